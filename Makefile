@@ -1,0 +1,40 @@
+# Wraps CMake so that the README's two commands work on a fresh Debian 12 machine as root:
+#   make run ARGS='...'   install what is missing, build Release, run perftop
+#   make test             same setup, then the whole test suite through ctest
+# Packages are installed only when missing (dpkg -s), so a second run does no apt work.
+
+BUILD     ?= build
+BUILD_TYPE ?= Release
+JOBS      ?= $(shell nproc)
+PACKAGES  := cmake make gcc pkg-config libdw-dev libelf-dev libncurses-dev libunwind-dev \
+             libzstd-dev libcapstone-dev tmux python3 linux-perf procps
+
+.PHONY: all deps build run test clean bench
+
+all: build
+
+deps:
+	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "error: missing packages:$$missing (run as root, or install them)"; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/perftop $(ARGS)
+
+# The sanitizer variants (ASan+UBSan of every unit test, TSan of the thread boundary) are built in the
+# same tree, so one ctest run covers them.
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 300
+
+bench: build
+	bash bench/run.sh
+
+clean:
+	rm -rf $(BUILD)

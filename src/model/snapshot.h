@@ -1,0 +1,48 @@
+/*
+ * snapshot: the plain, immutable picture of a profile that the views read: rows with stable ids,
+ * names and percentages, sorted by the chosen column. A snapshot owns its row array (the strings are
+ * the interned ones); the view may hold one while the model moves on, so it never tears.
+ */
+#ifndef PERFTOP_SNAPSHOT_H
+#define PERFTOP_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+
+enum snap_col { COL_SELF, COL_TOTAL, COL_SAMPLES, COL_COMM, COL_PID, COL_TID, COL_SYM, COL_DSO,
+		COL_SRCLINE, COL_COUNT };
+
+struct snap_row {
+	uint64_t id;               /* stable: a hash of the key values, the same across refreshes */
+	const char *comm;          /* set when comm is a sort key, else NULL */
+	uint32_t pid, tid;         /* set when pid / tid is a key */
+	const char *dso, *sym, *srcline; /* set when a key */
+	double self_pct, total_pct;
+	uint64_t samples;          /* samples whose leaf is this row (decayed) */
+	uint64_t self_period, total_period;
+};
+
+struct snapshot {
+	struct snap_row *rows;
+	size_t nrows;
+	uint64_t total_period;     /* the denominator of the percentages */
+	uint64_t window_samples;   /* samples added in the window that ended with this snapshot */
+	uint64_t window_lost;
+	uint64_t held_samples;     /* samples currently held (decayed) */
+	enum sort_key keys[PROFILE_MAX_KEYS];
+	int nkeys;
+	enum snap_col order;
+};
+
+/* A snapshot of p's current state ordered by col (numbers descending, names ascending). */
+struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order);
+/* Re-sorts in place (the view's < and > keys). */
+void snapshot_sort(struct snapshot *s, enum snap_col order);
+void snapshot_free(struct snapshot *s);
+/* Index of the row with this id, or -1. */
+long snapshot_find(const struct snapshot *s, uint64_t id);
+const char *snap_col_name(enum snap_col c);
+
+#endif

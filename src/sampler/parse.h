@@ -1,0 +1,40 @@
+/*
+ * parse: perf record bytes + the event's attr configuration -> struct rec.
+ *
+ * A pure function of its inputs: no I/O, no allocation, no global state, so it can be unit-tested on
+ * hand-made byte buffers and fuzzed. The layout of a SAMPLE and of the sample_id trailer of other
+ * records depends on attr.sample_type, read_format, sample_regs_user/intr, branch_sample_type and
+ * sample_id_all, which parse_cfg carries.
+ */
+#ifndef PERFTOP_PARSE_H
+#define PERFTOP_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include "sampler/record.h"
+
+struct parse_cfg {
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint64_t sample_regs_user;
+	uint64_t sample_regs_intr;
+	uint64_t branch_sample_type;
+	bool sample_id_all;
+	uint32_t evidx;
+};
+
+void parse_cfg_init(struct parse_cfg *cfg, const struct perf_event_attr *attr, uint32_t evidx);
+
+/*
+ * Parses the record at bytes (its perf_event_header included; len is what the caller has, which must
+ * cover header.size) into out, which has cap bytes. Returns 0; -EINVAL when the record's sizes do not
+ * add up (out is then unspecified); -ENOSPC when cap is too small. A type we do not keep becomes
+ * REC_OTHER with the header fields set.
+ */
+int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, struct rec *out,
+		 size_t cap);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * record: the plain, self-contained form of one perf record after parsing.
+ *
+ * A struct rec is flat: a fixed header, a per-type union, and trailing variable data (a sample's
+ * callchain, an mmap's file name) addressed by byte offsets from the start of the record, so that a
+ * record can be copied byte-for-byte through the sampler->rest queue or out of a perf.data file and
+ * read on the other side without pointer fix-ups. size is always a multiple of 8.
+ *
+ * This header is the sampler's public contract: the symbolizer and session code read it; nothing
+ * here depends on how the record was obtained (live ring, synthesized from /proc, or a file).
+ */
+#ifndef PERFTOP_RECORD_H
+#define PERFTOP_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum rec_type {
+	REC_SAMPLE = 1,
+	REC_MMAP,         /* PERF_RECORD_MMAP and MMAP2 */
+	REC_COMM,
+	REC_FORK,
+	REC_EXIT,
+	REC_LOST,
+	REC_LOST_SAMPLES,
+	REC_THROTTLE,
+	REC_UNTHROTTLE,
+	REC_OTHER,        /* a record type we know to skip: only the header fields are filled */
+};
+
+#define REC_NO_CPU UINT32_MAX
+#define REC_BUILD_ID_MAX 20
+#define REC_COMM_MAX 32
+
+struct rec_sample {
+	uint64_t ip;
+	uint64_t period;        /* 1 when the attr does not sample PERIOD */
+	uint64_t addr;
+	/* Raw kernel callchain, PERF_CONTEXT_* markers included; 0/0 when absent. */
+	uint32_t callchain_off;
+	uint32_t callchain_nr;
+	/* User registers and stack for DWARF unwinding (later issue); 0 when absent. */
+	uint64_t regs_user_abi;
+	uint64_t regs_user_mask;
+	uint32_t regs_user_off;
+	uint32_t regs_user_nr;
+	uint32_t stack_user_off;
+	uint32_t stack_user_size;  /* bytes copied */
+	uint64_t stack_user_dyn_size;
+};
+
+struct rec_mmap {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	uint8_t has_build_id;   /* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+	uint8_t build_id_size;
+	uint8_t build_id[REC_BUILD_ID_MAX];
+	uint8_t is_mmap2;
+	uint8_t executable;     /* not PERF_RECORD_MISC_MMAP_DATA */
+	uint32_t filename_off;  /* NUL-terminated path */
+};
+
+struct rec_comm {
+	uint32_t pid, tid;
+	uint8_t exec;           /* PERF_RECORD_MISC_COMM_EXEC */
+	char comm[REC_COMM_MAX];
+};
+
+struct rec_task {           /* FORK and EXIT */
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct rec_lost {           /* LOST (id, lost) and LOST_SAMPLES (lost) */
+	uint64_t id;
+	uint64_t lost;
+};
+
+struct rec_throttle {
+	uint64_t time, id, stream_id;
+};
+
+struct rec {
+	uint32_t size;          /* bytes of this record with its trailing data; multiple of 8 */
+	uint16_t type;          /* enum rec_type */
+	uint16_t misc;          /* perf_event_header.misc (cpumode bits, MMAP_DATA, COMM_EXEC...) */
+	uint32_t perf_type;     /* PERF_RECORD_* as read */
+	uint32_t evidx;         /* which event of the session (parse_cfg.evidx) */
+	uint64_t time;          /* sample TIME / sample_id time; 0 when none (synthesized records) */
+	uint32_t pid, tid;      /* sample TID or sample_id; for side-band records their own pid/tid */
+	uint32_t cpu;           /* REC_NO_CPU when unknown */
+	uint32_t reserved;
+	uint64_t id;            /* sample ID/IDENTIFIER; 0 when absent */
+	union {
+		struct rec_sample sample;
+		struct rec_mmap mmap;
+		struct rec_comm comm;
+		struct rec_task task;
+		struct rec_lost lost;
+		struct rec_throttle throttle;
+	} u;
+	/* trailing data follows */
+};
+
+static inline const void *rec_at(const struct rec *r, uint32_t off)
+{
+	return (const char *)r + off;
+}
+
+static inline const uint64_t *rec_callchain(const struct rec *r)
+{
+	return (const uint64_t *)rec_at(r, r->u.sample.callchain_off);
+}
+
+static inline const char *rec_filename(const struct rec *r)
+{
+	return (const char *)rec_at(r, r->u.mmap.filename_off);
+}
+
+/* perf_event_header.misc cpumode of a sample (PERF_RECORD_MISC_KERNEL, _USER, ...). */
+static inline unsigned rec_cpumode(const struct rec *r)
+{
+	return r->misc & 7u;
+}
+
+#endif

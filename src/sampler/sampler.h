@@ -1,0 +1,88 @@
+/*
+ * sampler: the live source of records. Opens the perf events for a target, runs a dedicated thread
+ * that polls the per-CPU rings, parses each record, merges the rings in timestamp order and hands the
+ * records to the rest through a bounded SPSC queue (queue.h) without ever blocking.
+ *
+ * Ordering: every record carries a time (sample_id_all + TIME, CLOCK_MONOTONIC). Each pass over the
+ * rings stages parsed records per ring; at the end of a pass, records older than the start time of the
+ * previous pass are emitted in time order (anything older than that had been written by the time we
+ * started this pass), so a mapping is always delivered before the samples that fall in it.
+ * Synthesized records (existing processes, from /proc) are emitted first, with time 0.
+ */
+#ifndef PERFTOP_SAMPLER_H
+#define PERFTOP_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sampler/queue.h"
+#include "sampler/record.h"
+
+enum sampler_target {
+	TARGET_SYSTEM,   /* -a, or no target and no command */
+	TARGET_CPUS,     /* -C LIST */
+	TARGET_PIDS,     /* -p PID[,PID]: all threads, and threads/children created later (inherit) */
+	TARGET_TIDS,     /* -t TID[,TID]: just those threads */
+	TARGET_COMMAND,  /* -- COMMAND ARGS: started by us, enabled on exec, children included */
+};
+
+struct sampler_opts {
+	enum sampler_target target;
+	const int *ids;        /* pids (-p) or tids (-t) */
+	int nids;
+	const int *cpus;       /* -C; with -p/-t/command too: restrict to these CPUs */
+	int ncpus;
+	char *const *argv;     /* TARGET_COMMAND */
+	const char *event;     /* -e NAME; NULL = cycles if the machine has a PMU, else cpu-clock */
+	uint64_t freq;         /* -F HZ; used when period == 0 */
+	uint64_t period;       /* -c PERIOD */
+	bool callchain;        /* kernel frame-pointer callchain (default on) */
+	unsigned mmap_pages;   /* data pages per CPU ring, power of two; 0 = default */
+	size_t queue_bytes;    /* 0 = default */
+	bool synthesize;       /* describe existing processes from /proc (default on) */
+};
+
+struct sampler_stats {
+	uint64_t samples;       /* samples handed to the queue */
+	uint64_t records;       /* all records handed to the queue */
+	uint64_t lost;          /* kernel LOST records' counts + LOST_SAMPLES */
+	uint64_t dropped;       /* records the queue had no room for */
+	uint64_t overruns;      /* ring overruns (data overwritten before we read it) */
+	uint64_t throttled;     /* THROTTLE records */
+	bool target_exited;     /* the command / all -p processes are gone and the rings are drained */
+	int exit_status;        /* the command's wait status when it exited */
+	bool synth_truncated;   /* /proc synthesis hit its deadline */
+};
+
+struct sampler;
+
+/*
+ * Opens the events for the target (and for a command, forks it, held before exec). On failure returns
+ * NULL and writes a one-line message naming the cause and what to do into err (e.g. "no such process:
+ * 4242", "permission denied for -a: kernel.perf_event_paranoid is 2, needs root or -1 ...",
+ * "event 'cycles' is not supported on this machine (no hardware PMU); try -e cpu-clock",
+ * "cannot run 'foo': No such file or directory").
+ */
+struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t errlen);
+
+/* Starts the thread (and releases the command to exec). 0 or -errno. */
+int sampler_start(struct sampler *s);
+
+/* Stops the thread (the command, if still running, is sent SIGTERM then reaped) and closes events. */
+void sampler_stop(struct sampler *s);
+void sampler_free(struct sampler *s);
+
+struct queue *sampler_queue(struct sampler *s);
+void sampler_get_stats(struct sampler *s, struct sampler_stats *st);
+
+/* "cpu-clock"; and whether it is the no-PMU fallback of the default event. */
+const char *sampler_event_name(const struct sampler *s);
+bool sampler_event_fell_back(const struct sampler *s);
+uint64_t sampler_freq(const struct sampler *s);    /* 0 when sampling by period */
+uint64_t sampler_period(const struct sampler *s);
+pid_t sampler_child_pid(const struct sampler *s);  /* the command's pid, or 0 */
+int sampler_nr_cpus(const struct sampler *s);
+
+#endif

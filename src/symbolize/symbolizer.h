@@ -1,0 +1,58 @@
+/*
+ * symbolizer: addresses in processes -> names. The only public header of src/symbolize.
+ *
+ * Per-process address spaces are built from the side-band records (MMAP/MMAP2, COMM, FORK, EXIT: exec
+ * replaces the maps, fork copies them). Each binary is opened once through libdw (dwfl) and shared by
+ * every process that maps it, keyed by build-id, else device+inode; symbol tables are read on the
+ * binary's first lookup (.symtab, else .dynsym). Kernel addresses resolve through /proc/kallsyms into
+ * dso "[kernel.kallsyms]". Names are interned (struct frame says how).
+ *
+ * One thread only (the session's): libdw handles are not shared across threads.
+ */
+#ifndef PERFTOP_SYMBOLIZER_H
+#define PERFTOP_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sampler/record.h"
+#include "util/frame.h"
+
+struct symbolizer;
+
+struct symbolizer_stats {
+	uint64_t dsos_opened;     /* binaries opened (each once) */
+	uint64_t lookups;
+	uint64_t unresolved;      /* addresses with no symbol */
+	uint64_t no_map;          /* addresses in no known mapping */
+	uint64_t processes;       /* address spaces alive */
+	uint64_t interned_bytes;
+};
+
+struct symbolizer *symbolizer_new(void);
+void symbolizer_free(struct symbolizer *s);
+
+/* Side-band records (MMAP, COMM, FORK, EXIT) update the address spaces; other types are ignored. */
+void symbolizer_feed(struct symbolizer *s, const struct rec *r);
+
+/*
+ * Resolves one address of process pid (kernel says which address space). Writes up to max frames for
+ * that address: the inline chain innermost first (inlined = true) and the function that holds the
+ * address last. Returns the number written, >= 1 when max >= 1.
+ */
+int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
+		      struct frame *out, int max);
+
+/*
+ * Resolves a whole sample: its IP first, then the callers from its callchain (PERF_CONTEXT_* markers
+ * decide kernel or user; the callchain's first entry repeating the IP is not doubled), each address
+ * expanded as symbolizer_lookup does. Without a callchain it is the IP alone. Returns frames written.
+ */
+int symbolizer_sample(struct symbolizer *s, const struct rec *sample, struct frame *out, int max);
+
+/* The command name of a thread (interned), from COMM records; "<pid>" style text when unknown. */
+const char *symbolizer_comm(struct symbolizer *s, uint32_t pid, uint32_t tid);
+
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * frame: one resolved stack frame, the plain value the symbolizer produces and the model consumes.
+ * It lives in util so that neither of those layers depends on the other. The strings are interned by
+ * the symbolizer for the whole session: equal names are equal pointers, and they never move.
+ */
+#ifndef PERFTOP_FRAME_H
+#define PERFTOP_FRAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct frame {
+	const char *sym;      /* function name; never NULL: unresolved reads "0x00007f12..." as perf does */
+	const char *dso;      /* short dso name as perf prints it: basename, [kernel.kallsyms], [vdso], [unknown] */
+	const char *srcline;  /* "file.c:123" or NULL when unknown (debug-info issue) */
+	uint64_t addr;        /* the address looked up */
+	uint64_t sym_start;   /* start of the function in the dso's file address space; 0 when unknown */
+	bool inlined;         /* an inline frame expanded from the address (debug-info issue) */
+	bool kernel;
+};
+
+#endif

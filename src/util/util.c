@@ -1,0 +1,132 @@
+/*
+ * util: allocation that never returns NULL, fatal errors that restore the terminal first,
+ * warnings that can be routed to the view, and the monotonic clock.
+ */
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void (*fatal_hook)(void);
+static void (*warn_hook)(const char *msg);
+
+void util_set_fatal_hook(void (*hook)(void)) { fatal_hook = hook; }
+void util_set_warn_hook(void (*hook)(const char *msg)) { warn_hook = hook; }
+
+static void run_fatal_hook(void)
+{
+	void (*hook)(void) = fatal_hook;
+	fatal_hook = NULL; /* never twice, even if the hook itself fails */
+	if (hook)
+		hook();
+}
+
+_Noreturn void die(const char *fmt, ...)
+{
+	va_list ap;
+	run_fatal_hook();
+	fputs("perftop: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+void warn_msg(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (warn_hook)
+		warn_hook(buf);
+	else
+		fprintf(stderr, "perftop: %s\n", buf);
+}
+
+static _Noreturn void out_of_memory(size_t n)
+{
+	die("out of memory (allocating %zu bytes)", n);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		out_of_memory(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		out_of_memory(n);
+	return q;
+}
+
+void xgrow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t ncap = *cap ? *cap : 8;
+	while (ncap < need)
+		ncap *= 2;
+	*p = xrealloc(*p, ncap * elem);
+	*cap = ncap;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = xmalloc(n);
+	memcpy(d, s, n);
+	return d;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+long read_small_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t off = 0;
+	while (off + 1 < cap) {
+		ssize_t n = read(fd, buf + off, cap - 1 - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		off += (size_t)n;
+	}
+	buf[off] = 0;
+	close(fd);
+	return (long)off;
+}

@@ -1,0 +1,36 @@
+/*
+ * util: the small things every layer needs and none should own.
+ *
+ * xmalloc and friends never return NULL: on failure they run the registered fatal hook (the UI
+ * registers one that restores the terminal) and exit with a one-line message. die() does the same
+ * for a fatal error. now_ns() is CLOCK_MONOTONIC, the clock the perf events are told to use
+ * (attr.use_clockid), so sample times and wall time can be compared.
+ */
+#ifndef PERFTOP_UTIL_H
+#define PERFTOP_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+/* Grows *p (of *cap elements of size elem) so that it holds at least need elements. */
+void xgrow(void **p, size_t *cap, size_t need, size_t elem);
+char *xstrdup(const char *s);
+
+/* Called once, before the message is printed, by die() and by a failed allocation. */
+void util_set_fatal_hook(void (*hook)(void));
+_Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Warnings go to stderr unless a hook (the TUI's status line) takes them. */
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void util_set_warn_hook(void (*hook)(const char *msg));
+
+uint64_t now_ns(void);
+/* Reads a whole small file (e.g. under /proc) into buf, NUL-terminated; returns bytes or -errno. */
+long read_small_file(const char *path, char *buf, size_t cap);
+
+#endif
