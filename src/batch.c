@@ -1,0 +1,200 @@
+/*
+ * batch: the refresh loop without a terminal. It polls the session every few milliseconds (so the
+ * sampler's queue never fills while we wait) and prints a snapshot at each interval.
+ *
+ * The JSON contract tests rely on (fields may be added, never changed):
+ *   {"time": 3.0, "event": "cpu-clock", "samples": 2987, "lost": 0,
+ *    "rows": [{"sym": "...", "dso": "...", "self": 23.5, "total": 81.2}]}
+ * time is seconds since the session started; samples and lost count this snapshot's window; rows are
+ * in the view's order; comm/pid/tid appear in rows when they are sort keys.
+ */
+#include "batch.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "util/util.h"
+
+static volatile sig_atomic_t batch_stop_signal;
+
+static void batch_on_signal(int sig)
+{
+	batch_stop_signal = sig;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+static bool snap_has_key(const struct snapshot *snap, enum sort_key k)
+{
+	for (int i = 0; i < snap->nkeys; i++)
+		if (snap->keys[i] == k)
+			return true;
+	return false;
+}
+
+void batch_print_json(FILE *out, const struct snapshot *snap, const struct session_status *st,
+		      double time)
+{
+	fprintf(out, "{\"time\": %.3f, \"event\": ", time);
+	json_string(out, st->event);
+	fprintf(out, ", \"samples\": %llu, \"lost\": %llu, \"dropped\": %llu, \"total_period\": %llu",
+		(unsigned long long)snap->window_samples, (unsigned long long)snap->window_lost,
+		(unsigned long long)st->window_dropped, (unsigned long long)snap->total_period);
+	if (st->target_exited)
+		fputs(", \"exited\": true", out);
+	fputs(", \"rows\": [", out);
+	bool comm = snap_has_key(snap, SORT_COMM), pid = snap_has_key(snap, SORT_PID),
+	     tid = snap_has_key(snap, SORT_TID), src = snap_has_key(snap, SORT_SRCLINE);
+	for (size_t i = 0; i < snap->nrows; i++) {
+		const struct snap_row *r = &snap->rows[i];
+		fputs(i ? ", {" : "{", out);
+		fputs("\"sym\": ", out);
+		json_string(out, r->sym ? r->sym : "");
+		fputs(", \"dso\": ", out);
+		json_string(out, r->dso ? r->dso : "");
+		fprintf(out, ", \"self\": %.4f, \"total\": %.4f, \"samples\": %llu", r->self_pct,
+			r->total_pct, (unsigned long long)r->samples);
+		if (comm) {
+			fputs(", \"comm\": ", out);
+			json_string(out, r->comm);
+		}
+		if (pid)
+			fprintf(out, ", \"pid\": %u", r->pid);
+		if (tid)
+			fprintf(out, ", \"tid\": %u", r->tid);
+		if (src) {
+			fputs(", \"srcline\": ", out);
+			json_string(out, r->srcline ? r->srcline : "");
+		}
+		fputc('}', out);
+	}
+	fputs("]}", out);
+}
+
+/* The plain table: perf report's column order (Self, Total, Samples, then the sort keys in order). */
+static void batch_print_text(FILE *out, const struct snapshot *snap, const struct session_status *st,
+			     double time)
+{
+	fprintf(out, "perftop  %.1fs  %s  event %s  samples %llu  lost %llu  dropped %llu%s\n", time,
+		st->target_text, st->event, (unsigned long long)snap->window_samples,
+		(unsigned long long)snap->window_lost, (unsigned long long)st->window_dropped,
+		st->target_exited ? "  (target exited)" : "");
+	fprintf(out, "%8s %8s %8s", "Self%", "Total%", "Samples");
+	for (int k = 0; k < snap->nkeys; k++) {
+		switch (snap->keys[k]) {
+		case SORT_COMM: fprintf(out, "  %-16s", "Command"); break;
+		case SORT_PID: fprintf(out, "  %7s", "PID"); break;
+		case SORT_TID: fprintf(out, "  %7s", "TID"); break;
+		case SORT_DSO: fprintf(out, "  %-24s", "Shared Object"); break;
+		case SORT_SRCLINE: fprintf(out, "  %-24s", "Source:Line"); break;
+		case SORT_SYM: fprintf(out, "  %s", "Symbol"); break;
+		default: break;
+		}
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < snap->nrows; i++) {
+		const struct snap_row *r = &snap->rows[i];
+		fprintf(out, "%7.2f%% %7.2f%% %8llu", r->self_pct, r->total_pct, (unsigned long long)r->samples);
+		for (int k = 0; k < snap->nkeys; k++) {
+			switch (snap->keys[k]) {
+			case SORT_COMM: fprintf(out, "  %-16s", r->comm ? r->comm : ""); break;
+			case SORT_PID: fprintf(out, "  %7u", r->pid); break;
+			case SORT_TID: fprintf(out, "  %7u", r->tid); break;
+			case SORT_DSO: fprintf(out, "  %-24s", r->dso ? r->dso : ""); break;
+			case SORT_SRCLINE: fprintf(out, "  %-24s", r->srcline ? r->srcline : "?"); break;
+			case SORT_SYM: fprintf(out, "  %s", r->sym ? r->sym : ""); break;
+			default: break;
+			}
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
+/* Prints one snapshot; returns false when stdout is gone (a closed pipe). */
+static bool batch_emit(struct session *s, const struct cli *c)
+{
+	struct snapshot *snap = session_refresh(s, COL_SELF, c->zero);
+	struct session_status st;
+	session_get_status(s, &st);
+	if (c->json) {
+		batch_print_json(stdout, snap, &st, st.elapsed);
+		fputc('\n', stdout);
+	} else {
+		batch_print_text(stdout, snap, &st, st.elapsed);
+	}
+	snapshot_free(snap);
+	return fflush(stdout) == 0 && !ferror(stdout);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+int batch_run(struct session *s, const struct cli *c)
+{
+	struct sigaction sa = {0};
+	sa.sa_handler = batch_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	const uint64_t interval = (uint64_t)(c->delay * 1e9);
+	uint64_t next = now_ns() + interval;
+	long printed = 0;
+	while (!batch_stop_signal) {
+		session_poll(s);
+		struct session_status st;
+		session_get_status(s, &st);
+		if (st.target_exited) {
+			batch_emit(s, c);
+			if (st.command_name && WIFEXITED(st.exit_status) && WEXITSTATUS(st.exit_status))
+				warn_msg("%s exited with status %d", st.command_name, WEXITSTATUS(st.exit_status));
+			return 0;
+		}
+		uint64_t now = now_ns();
+		if (now >= next) {
+			if (!batch_emit(s, c))
+				return 0;
+			if (c->iterations && ++printed >= c->iterations)
+				return 0;
+			next += interval;
+			if (next < now)
+				next = now + interval;
+			continue;
+		}
+		uint64_t wait_ms = (next - now) / 1000000;
+		sleep_ms(wait_ms < 10 ? (long)wait_ms + 1 : 10);
+	}
+	return 0;
+}

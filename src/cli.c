@@ -1,0 +1,285 @@
+/*
+ * cli: option parsing for perftop. Options follow perf top's where perf top has them (-p, -t, -a,
+ * -C, -e, -F, -c, -s, -z, -d, --call-graph) and top's for batch mode (-b, -n, -d). A command to
+ * profile comes after "--" (or as the first non-option word).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PERFTOP_VERSION "0.1"
+
+void cli_usage(FILE *out)
+{
+	fputs("usage: perftop [options] [-- COMMAND [ARGS...]]\n"
+	      "\n"
+	      "Targets (no target and no command = the whole system, like -a):\n"
+	      "  -p, --pid PID[,PID...]     processes: all their threads, and threads/children started later\n"
+	      "  -t, --tid TID[,TID...]     just these threads\n"
+	      "  -a, --all-cpus             the whole system (root or kernel.perf_event_paranoid <= 0)\n"
+	      "  -C, --cpu LIST             only these CPUs, e.g. 0-3,7\n"
+	      "  -- COMMAND ARGS            start COMMAND and profile it and its children\n"
+	      "\n"
+	      "Sampling:\n"
+	      "  -e, --event NAME           cpu-clock, task-clock, cycles, instructions, cache-misses,\n"
+	      "                             branch-misses, page-faults, context-switches, ...\n"
+	      "                             (default: cycles, or cpu-clock without a hardware PMU)\n"
+	      "  -F, --freq HZ              samples per second (default 999)\n"
+	      "  -c, --count PERIOD         sample every PERIOD events instead of a frequency\n"
+	      "  -g                         frame-pointer call graphs (the default)\n"
+	      "      --call-graph fp|none   call graphs on or off\n"
+	      "\n"
+	      "View:\n"
+	      "  -s, --sort KEYS            comm,pid,tid,dso,sym,srcline (default dso,sym)\n"
+	      "  -d, --delay SECS           refresh interval (default 1)\n"
+	      "  -z, --zero                 zero the histogram on each refresh instead of decaying it\n"
+	      "  -b, --batch                print a plain table each refresh instead of the full-screen view\n"
+	      "  -n, --iterations N         stop after N refreshes\n"
+	      "      --json                with -b: each refresh is one JSON object on its own line\n"
+	      "  -h, --help                 this text\n"
+	      "  -V, --version\n",
+	      out);
+}
+
+/* Parses "1,2,3" (and "0-3" ranges when ranges is set) into out; returns count or -1. */
+static int parse_id_list(const char *s, int *out, int max, bool ranges)
+{
+	int n = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		errno = 0;
+		long a = strtol(p, &end, 10);
+		if (end == p || errno || a < 0 || a > INT_MAX)
+			return -1;
+		long b = a;
+		p = end;
+		if (ranges && *p == '-') {
+			p++;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b > INT_MAX)
+				return -1;
+			p = end;
+		}
+		for (long v = a; v <= b; v++) {
+			if (n >= max)
+				return -1;
+			out[n++] = (int)v;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return n;
+}
+
+static int parse_positive(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end || errno || !(v > 0))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || *end || errno || v == 0 || s[0] == '-')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void describe_target(struct cli *c, int argc, char **argv, int first_arg)
+{
+	struct sampler_opts *o = &c->sampler;
+	size_t cap = sizeof(c->target_text), len = 0;
+	char *t = c->target_text;
+	switch (o->target) {
+	case TARGET_SYSTEM:
+		snprintf(t, cap, "all CPUs");
+		return;
+	case TARGET_CPUS:
+	case TARGET_PIDS:
+	case TARGET_TIDS: {
+		const char *what = o->target == TARGET_CPUS ? "CPU" : o->target == TARGET_PIDS ? "pid" : "tid";
+		const int *v = o->target == TARGET_CPUS ? o->cpus : o->ids;
+		int n = o->target == TARGET_CPUS ? o->ncpus : o->nids;
+		len = (size_t)snprintf(t, cap, "%s%s ", what, n > 1 ? "s" : "");
+		for (int i = 0; i < n && len < cap; i++)
+			len += (size_t)snprintf(t + len, cap - len, "%s%d", i ? "," : "", v[i]);
+		return;
+	}
+	case TARGET_COMMAND:
+		len = (size_t)snprintf(t, cap, "command:");
+		for (int i = first_arg; i < argc && len < cap; i++)
+			len += (size_t)snprintf(t + len, cap - len, " %s", argv[i]);
+		return;
+	}
+}
+
+enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
+{
+	enum { OPT_JSON = 256, OPT_CALL_GRAPH };
+	static const struct option longopts[] = {
+		{"pid", required_argument, 0, 'p'},     {"tid", required_argument, 0, 't'},
+		{"all-cpus", no_argument, 0, 'a'},      {"cpu", required_argument, 0, 'C'},
+		{"event", required_argument, 0, 'e'},   {"freq", required_argument, 0, 'F'},
+		{"count", required_argument, 0, 'c'},   {"sort", required_argument, 0, 's'},
+		{"delay", required_argument, 0, 'd'},   {"zero", no_argument, 0, 'z'},
+		{"batch", no_argument, 0, 'b'},         {"iterations", required_argument, 0, 'n'},
+		{"json", no_argument, 0, OPT_JSON},     {"call-graph", required_argument, 0, OPT_CALL_GRAPH},
+		{"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0},
+	};
+	struct sampler_opts *o = &c->sampler;
+	memset(c, 0, sizeof(*c));
+	o->target = TARGET_SYSTEM;
+	o->freq = 999;
+	o->callchain = true;
+	o->synthesize = true;
+	c->delay = 1.0;
+	const char *sort_spec = "dso,sym";
+	bool have_pids = false, have_tids = false, have_all = false;
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	/* '+': stop at the first non-option so "perftop python3 -c ..." keeps python's options. */
+	while ((opt = getopt_long(argc, argv, "+p:t:aC:e:F:c:s:d:zbn:ghV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+		case 't': {
+			int n = parse_id_list(optarg, c->ids, CLI_MAX_IDS, false);
+			if (n <= 0) {
+				snprintf(err, errlen, "-%c wants a comma-separated list of %s, not '%s'", opt,
+					 opt == 'p' ? "process ids" : "thread ids", optarg);
+				return CLI_ERROR;
+			}
+			o->nids = n;
+			if (opt == 'p')
+				have_pids = true;
+			else
+				have_tids = true;
+			break;
+		}
+		case 'a':
+			have_all = true;
+			break;
+		case 'C': {
+			int n = parse_id_list(optarg, c->cpus, CLI_MAX_IDS, true);
+			if (n <= 0) {
+				snprintf(err, errlen, "-C wants a CPU list like 0-3,7, not '%s'", optarg);
+				return CLI_ERROR;
+			}
+			o->ncpus = n;
+			break;
+		}
+		case 'e':
+			o->event = optarg;
+			break;
+		case 'F':
+			if (parse_u64(optarg, &o->freq)) {
+				snprintf(err, errlen, "-F wants a positive frequency in Hz, not '%s'", optarg);
+				return CLI_ERROR;
+			}
+			o->period = 0;
+			break;
+		case 'c':
+			if (parse_u64(optarg, &o->period)) {
+				snprintf(err, errlen, "-c wants a positive sample period, not '%s'", optarg);
+				return CLI_ERROR;
+			}
+			break;
+		case 's':
+			sort_spec = optarg;
+			break;
+		case 'd':
+			if (parse_positive(optarg, &c->delay) || c->delay < 0.05) {
+				snprintf(err, errlen, "-d wants seconds >= 0.05, not '%s'", optarg);
+				return CLI_ERROR;
+			}
+			break;
+		case 'z':
+			c->zero = true;
+			break;
+		case 'b':
+			c->batch = true;
+			break;
+		case 'n': {
+			uint64_t n;
+			if (parse_u64(optarg, &n) || n > 1000000000) {
+				snprintf(err, errlen, "-n wants a positive number of refreshes, not '%s'", optarg);
+				return CLI_ERROR;
+			}
+			c->iterations = (long)n;
+			break;
+		}
+		case 'g':
+			o->callchain = true;
+			break;
+		case OPT_CALL_GRAPH:
+			if (!strcmp(optarg, "none") || !strcmp(optarg, "no"))
+				o->callchain = false;
+			else if (!strcmp(optarg, "fp") || !strcmp(optarg, "yes"))
+				o->callchain = true;
+			else {
+				snprintf(err, errlen, "--call-graph wants fp or none, not '%s' (dwarf comes with DWARF unwinding)", optarg);
+				return CLI_ERROR;
+			}
+			break;
+		case OPT_JSON:
+			c->json = true;
+			break;
+		case 'h':
+			cli_usage(stdout);
+			return CLI_EXIT_OK;
+		case 'V':
+			printf("perftop %s\n", PERFTOP_VERSION);
+			return CLI_EXIT_OK;
+		default:
+			if (optopt && strchr("ptCeFcsdn", optopt))
+				snprintf(err, errlen, "option -%c needs a value (see perftop --help)", optopt);
+			else if (optopt)
+				snprintf(err, errlen, "unknown option -%c (see perftop --help)", optopt);
+			else
+				snprintf(err, errlen, "unknown option '%s' (see perftop --help)", argv[optind - 1]);
+			return CLI_ERROR;
+		}
+	}
+
+	int targets = have_pids + have_tids + have_all + (optind < argc);
+	if (targets > 1) {
+		snprintf(err, errlen, "choose one target: -p, -t, -a or a command");
+		return CLI_ERROR;
+	}
+	if (c->json && !c->batch)
+		c->batch = true; /* --json only makes sense as batch output */
+	if (have_pids)
+		o->target = TARGET_PIDS;
+	else if (have_tids)
+		o->target = TARGET_TIDS;
+	else if (optind < argc) {
+		o->target = TARGET_COMMAND;
+		o->argv = argv + optind;
+	} else if (o->ncpus && !have_all)
+		o->target = TARGET_CPUS;
+	o->ids = c->ids;
+	o->cpus = o->ncpus ? c->cpus : NULL;
+
+	c->nkeys = sort_keys_parse(sort_spec, c->keys, PROFILE_MAX_KEYS, err, errlen);
+	if (c->nkeys < 0)
+		return CLI_ERROR;
+	describe_target(c, argc, argv, optind);
+	return CLI_OK;
+}

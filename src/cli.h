@@ -1,0 +1,39 @@
+/*
+ * cli: perftop's command line -> a plain options struct. Parsing only; nothing is opened here, so
+ * every user mistake in the arguments is reported before any terminal or perf state exists.
+ */
+#ifndef PERFTOP_CLI_H
+#define PERFTOP_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "model/profile.h"
+#include "sampler/sampler.h"
+
+#define CLI_MAX_IDS 1024
+
+struct cli {
+	struct sampler_opts sampler;
+	int ids[CLI_MAX_IDS];
+	int cpus[CLI_MAX_IDS];
+	enum sort_key keys[PROFILE_MAX_KEYS];
+	int nkeys;
+	bool batch;           /* -b */
+	bool json;            /* --json */
+	long iterations;      /* -n; 0 = until stopped */
+	double delay;         /* -d seconds between refreshes */
+	bool zero;            /* -z */
+	char target_text[256];
+};
+
+enum cli_result { CLI_OK, CLI_EXIT_OK, CLI_ERROR };
+
+/* Parses argv into c. On CLI_ERROR err holds a one-line message; CLI_EXIT_OK means --help or
+ * --version was printed. */
+enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen);
+
+void cli_usage(FILE *out);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * session: the consumer side of the one thread boundary. It owns the sampler, the symbolizer and the
+ * profile, drains the sampler's queue (side-band records to the symbolizer, samples resolved and added
+ * to the profile) and turns the profile into snapshots for the batch printer and the TUI. Everything
+ * here runs on the main thread; the sampler thread is only ever reached through its queue and stats.
+ */
+#ifndef PERFTOP_SESSION_H
+#define PERFTOP_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "model/snapshot.h"
+
+struct session;
+
+/* Opens everything for the options; NULL with a one-line message in err on failure. */
+struct session *session_open(const struct cli *c, char *err, size_t errlen);
+/* Starts sampling (and the command). 0, or -1 with a message in err. */
+int session_start(struct session *s, char *err, size_t errlen);
+void session_close(struct session *s);
+
+/* Takes in everything queued so far. Returns the number of records taken. */
+long session_poll(struct session *s);
+
+/* The snapshot of the window that ends now (ordered by col), then decays or zeroes the profile. */
+struct snapshot *session_refresh(struct session *s, enum snap_col order, bool zero);
+
+struct session_status {
+	const char *event;
+	bool event_fell_back;
+	uint64_t freq, period;
+	double elapsed;            /* seconds since start */
+	double window_secs;        /* length of the window the last snapshot covered */
+	double samples_per_sec;    /* over that window */
+	uint64_t lost, dropped;    /* session totals */
+	uint64_t window_dropped;   /* queue drops during the last snapshot's window */
+	bool target_exited;        /* and everything it produced has been taken in */
+	int exit_status;           /* wait status of the command */
+	const char *target_text;
+	const char *command_name;  /* argv[0] of the command, or NULL */
+};
+void session_get_status(struct session *s, struct session_status *st);
+
+#endif

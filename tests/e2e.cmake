@@ -1,0 +1,16 @@
+# End-to-end tests: the real perftop binary on real workloads (perf_event_open for real; a test skips,
+# exit 77, only when the kernel refuses the syscall, and says so).
+add_executable(spinner e2e/spinner.c)
+target_compile_options(spinner PRIVATE -O1 -g -fno-omit-frame-pointer -fno-inline)
+target_link_libraries(spinner PRIVATE Threads::Threads)
+set_target_properties(spinner PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
+
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+foreach(t test_python_command test_pid_late_thread test_system_wide test_errors)
+  add_test(NAME e2e_${t}
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+  set_tests_properties(e2e_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf
+    ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/e2e")
+endforeach()
+add_test(NAME e2e_tui_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_tui_tmux.sh $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+set_tests_properties(e2e_tui_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)

@@ -1,0 +1,76 @@
+"""Shared helpers for perftop's end-to-end tests: run perftop, read its JSON snapshots, skip only
+when the kernel refuses perf_event_open (and say so), fail with a message otherwise."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+SKIP = 77
+
+
+def perftop_path():
+    if len(sys.argv) < 2:
+        sys.exit("usage: TEST PERFTOP [FIXTURE_DIR]")
+    return sys.argv[1]
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def skip_if_refused(stderr):
+    """perftop says 'permission denied' / 'not supported' when perf_event_open is refused."""
+    if re.search(r"permission denied|perf_event_open (is )?refused|not supported", stderr or "", re.I):
+        print(f"SKIP: perf_event_open refused: {stderr.strip()}")
+        sys.exit(SKIP)
+
+
+def run_json(args, timeout=60):
+    """Runs perftop -b --json ARGS; returns (snapshots, stderr)."""
+    cmd = [perftop_path(), "-b", "--json"] + args
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        skip_if_refused(p.stderr)
+        fail(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
+    snaps = []
+    for line in p.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                snaps.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                fail(f"not JSON: {e}: {line[:200]}")
+    if not snaps:
+        fail(f"no snapshot from {' '.join(cmd)}; stderr: {p.stderr.strip()}")
+    return snaps, p.stderr
+
+
+def merged_rows(snaps, key="self"):
+    """Sum of a field over all snapshots, per (dso, sym) - a steadier picture than one window."""
+    out = {}
+    for s in snaps:
+        for r in s["rows"]:
+            k = (r.get("dso"), r.get("sym"))
+            out[k] = out.get(k, 0.0) + r.get(key, 0.0)
+    return out
+
+
+def is_address(sym):
+    return re.fullmatch(r"(0x)?[0-9a-fA-F]+", sym or "") is not None
+
+
+def check_snapshot_contract(s):
+    for f in ("time", "event", "samples", "lost", "rows"):
+        if f not in s:
+            fail(f"snapshot lacks '{f}': {json.dumps(s)[:200]}")
+    for r in s["rows"][:50]:
+        for f in ("sym", "dso", "self", "total"):
+            if f not in r:
+                fail(f"row lacks '{f}': {r}")
+
+
+def passed(n_checks):
+    print(f"{n_checks} passed, 0 failed")
+    sys.exit(0)

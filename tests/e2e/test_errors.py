@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Acceptance: errors a user can cause give one line naming the cause and what to do, and a non-zero
+exit: no such PID, permission denied for -a and for another user's process (with the
+perf_event_paranoid setting), an event this machine does not support, a command that cannot be run,
+bad options."""
+import os
+import shutil
+import subprocess
+from e2elib import fail, perftop_path, passed
+
+pt = perftop_path()
+checks = 0
+
+
+def expect_error(args, *needles, run_as=None):
+    global checks
+    cmd = [pt] + args
+    if run_as:
+        cmd = ["setpriv", f"--reuid={run_as}", f"--regid={run_as}", "--clear-groups"] + cmd
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    err = p.stderr.strip()
+    if p.returncode == 0:
+        fail(f"{args} should fail, exited 0 (stderr: {err!r})")
+    lines = [l for l in err.splitlines() if l.strip()]
+    if len(lines) != 1:
+        fail(f"{args}: expected one line on stderr, got {len(lines)}: {err!r}")
+    for n in needles:
+        if n.lower() not in err.lower():
+            fail(f"{args}: message {err!r} does not mention {n!r}")
+    print(f"ok: perftop {' '.join(args)} -> {err}")
+    checks += 1
+
+
+expect_error(["-b", "-n", "1", "-p", "999999"], "no such process", "999999")
+expect_error(["-b", "-n", "1", "-e", "no-such-event"], "unknown event", "cpu-clock")
+expect_error(["-b", "-n", "1", "--", "/nonexistent/command"], "cannot run", "/nonexistent/command")
+expect_error(["-b", "-n", "1", "--", "no-such-command-anywhere"], "cannot run")
+expect_error(["-Z"], "unknown option")
+expect_error(["-s", "bogus", "-b", "-n", "1"], "sort key", "bogus")
+expect_error(["-p", "abc"], "-p")
+
+has_pmu = subprocess.run(["perf", "stat", "-e", "cycles", "-x,", "true"], capture_output=True,
+                         text=True).stderr
+if "not supported" in has_pmu or "<not" in has_pmu:
+    expect_error(["-b", "-n", "1", "-e", "cycles", "--", "true"], "cycles", "not supported", "cpu-clock")
+else:
+    print("note: this machine has a hardware PMU; the unsupported-event check does not apply")
+
+paranoid = int(open("/proc/sys/kernel/perf_event_paranoid").read())
+nobody = 65534
+# The binary must be reachable by another user for the permission checks.
+if os.geteuid() == 0 and shutil.which("setpriv") and \
+        subprocess.run(["setpriv", f"--reuid={nobody}", f"--regid={nobody}", "--clear-groups",
+                        pt, "--version"], capture_output=True).returncode == 0:
+    if paranoid > 0:
+        expect_error(["-b", "-n", "1", "-a"], "permission denied", "perf_event_paranoid", str(paranoid),
+                     run_as=nobody)
+    else:
+        print(f"note: perf_event_paranoid is {paranoid}: an unprivileged -a is allowed here")
+    expect_error(["-b", "-n", "1", "-p", "1"], "permission denied", run_as=nobody)
+else:
+    print("note: not root, or the build is not reachable by another user: permission checks not run")
+passed(checks)
