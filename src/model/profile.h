@@ -8,7 +8,13 @@
  * zeroed (-z). Percentages are of the total period currently held.
  *
  * Strings in frames and sample contexts are interned by the caller (stable pointers, equal names are
- * equal pointers); the profile keeps the pointers, never copies.
+ * equal pointers); the profile keeps the pointers, never copies. Rows are found by pointer identity,
+ * but a row's id hashes the string contents, so it is the same across refreshes and across runs.
+ *
+ * A profile belongs to one thread (the one that symbolizes and draws); it takes no locks.
+ *
+ * The order of a refresh: profile_snapshot() first, then profile_end_window(). The snapshot reports
+ * the window counters (samples and lost in the window), which end_window resets.
  */
 #ifndef PERFTOP_PROFILE_H
 #define PERFTOP_PROFILE_H
@@ -21,9 +27,11 @@
 
 enum sort_key { SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE, SORT_KEY_COUNT };
 #define PROFILE_MAX_KEYS 6
+#define SORT_KEYS_DEFAULT "dso,sym"
 
-/* Parses "dso,sym" / "comm" / "pid,sym" ... Returns the number of keys, or -1 with a one-line
- * message naming the bad key in err. */
+/* Parses "dso,sym" / "comm" / "pid,sym" ... (case-insensitive, spaces around names allowed, a
+ * repeated key is ignored). Returns the number of keys, or -1 with a one-line message naming the
+ * bad key in err. */
 int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, size_t errlen);
 const char *sort_key_name(enum sort_key k);
 
@@ -35,20 +43,47 @@ struct sample_ctx {
 	int nframes;
 };
 
+/* One aggregated row as the profile holds it. Key fields not in use are NULL / 0. */
+struct profile_row {
+	uint64_t id;               /* stable hash of the key values' contents, never 0 */
+	const char *comm;
+	uint32_t pid, tid;
+	const char *dso, *sym, *srcline;
+	uint64_t self_period;      /* period of the samples whose leaf is this row (decayed) */
+	uint64_t total_period;     /* period of the samples with this row anywhere (decayed) */
+	uint64_t samples;          /* samples whose leaf is this row (decayed) */
+};
+
 struct profile;
 
+/* keys == NULL or nkeys == 0 means the default (dso,sym); repeated keys are ignored. */
 struct profile *profile_new(const enum sort_key *keys, int nkeys);
 void profile_free(struct profile *p);
 
+/* Adds one sample. A sample without frames (nframes <= 0) makes no row, but its period still counts
+ * in the total period, so the percentages of the rows stay shares of everything sampled. Allocates
+ * only when a new row appears. */
 void profile_add(struct profile *p, const struct sample_ctx *s);
 /* Counts lost samples in the current window. */
 void profile_add_lost(struct profile *p, uint64_t lost);
 
 /* End of a refresh window: decay x7/8 (or zero everything when zero is true) and reset the window
- * counters. */
+ * counters. Take the window's snapshot before calling this. The decay is integer (x * 7 / 8) per row,
+ * and the total period drops by exactly what the rows' Self lost, so Self% keeps summing to 100
+ * instead of drifting with the rounding. Rows whose periods reach 0 are dropped. */
 void profile_end_window(struct profile *p, bool zero);
 
 int profile_nkeys(const struct profile *p);
 const enum sort_key *profile_keys(const struct profile *p);
+bool profile_has_key(const struct profile *p, enum sort_key k);
+
+/* The rows, in no particular order; valid until the next profile_add or profile_end_window. */
+size_t profile_nrows(const struct profile *p);
+const struct profile_row *profile_rows(const struct profile *p);
+
+uint64_t profile_total_period(const struct profile *p); /* the denominator of the percentages */
+uint64_t profile_held_samples(const struct profile *p); /* samples held (decayed) */
+uint64_t profile_window_samples(const struct profile *p);
+uint64_t profile_window_lost(const struct profile *p);
 
 #endif

@@ -1,0 +1,409 @@
+/*
+ * profile: the rows of the hot-function histogram and their decay.
+ *
+ * Rows live in one dense array (so a snapshot or a later call tree can walk them in a straight line)
+ * and are found through an open-addressing table of row indices, hashed on the key pointers: the
+ * strings are interned, so pointer identity is name identity and a lookup never touches string bytes.
+ * String contents are hashed once, when a row is created, to give it an id that survives refreshes
+ * and runs. Deleting from a linear-probing table is fiddly, and rows only disappear once per refresh
+ * (decay), so the decay compacts the array and rebuilds the table instead.
+ *
+ * Total counts a row once per sample even when it appears several times in the chain (recursion):
+ * each sample gets a new epoch number, and a row whose stamp already equals it was counted.
+ */
+#include "model/profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/util.h"
+
+static const char *const key_names[SORT_KEY_COUNT] = {
+	[SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_TID] = "tid",
+	[SORT_DSO] = "dso",   [SORT_SYM] = "sym", [SORT_SRCLINE] = "srcline",
+};
+
+/* Per-row bookkeeping kept beside the public rows so struct profile_row stays plain data. */
+struct row_aux {
+	uint64_t stamp; /* epoch of the last sample that counted this row's Total */
+	uint64_t phash; /* pointer hash, kept so the table can be rebuilt without rehashing */
+};
+
+/* A table slot: row index + 1 (0 = empty) and the high bits of the hash to skip most mismatches
+ * without touching the row. */
+struct slot {
+	uint32_t idx1;
+	uint32_t tag;
+};
+
+struct profile {
+	enum sort_key keys[PROFILE_MAX_KEYS];
+	int nkeys;
+	bool use[SORT_KEY_COUNT];
+
+	struct profile_row *rows;
+	struct row_aux *aux;
+	size_t nrows, rows_cap, aux_cap;
+
+	struct slot *table;
+	size_t table_cap; /* a power of two, at least twice nrows */
+
+	uint64_t epoch;
+	uint64_t total_period;
+	uint64_t held_samples;
+	/* Frameless samples: no row, but part of the total (see profile_add). */
+	uint64_t orphan_period, orphan_samples;
+	uint64_t window_samples, window_lost;
+};
+
+const char *sort_key_name(enum sort_key k)
+{
+	return (unsigned)k < SORT_KEY_COUNT ? key_names[k] : "?";
+}
+
+int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, size_t errlen)
+{
+	int n = 0;
+	const char *p = spec ? spec : "";
+
+	if (errlen)
+		err[0] = '\0';
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *tok = p;
+
+		while (len && (*tok == ' ' || *tok == '\t'))
+			tok++, len--;
+		while (len && (tok[len - 1] == ' ' || tok[len - 1] == '\t'))
+			len--;
+		if (!len) {
+			snprintf(err, errlen, "empty sort key in '%s' (known: comm, pid, tid, dso, sym, srcline)",
+				 spec ? spec : "");
+			return -1;
+		}
+		int k;
+		for (k = 0; k < SORT_KEY_COUNT; k++)
+			if (strlen(key_names[k]) == len && strncasecmp(tok, key_names[k], len) == 0)
+				break;
+		if (k == SORT_KEY_COUNT) {
+			snprintf(err, errlen,
+				 "unknown sort key '%.*s' (known: comm, pid, tid, dso, sym, srcline)",
+				 (int)len, tok);
+			return -1;
+		}
+		bool dup = false;
+		for (int i = 0; i < n; i++)
+			dup |= keys[i] == (enum sort_key)k;
+		if (!dup) {
+			if (n >= max) {
+				snprintf(err, errlen, "too many sort keys in '%s' (at most %d)", spec, max);
+				return -1;
+			}
+			keys[n++] = (enum sort_key)k;
+		}
+		if (!end)
+			return n;
+		p = end + 1;
+	}
+}
+
+/* --- hashing --------------------------------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static uint64_t ptr_hash(const struct profile_row *k)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	h = mix64(h ^ (uintptr_t)k->sym);
+	h = mix64(h ^ (uintptr_t)k->dso);
+	h = mix64(h ^ (uintptr_t)k->comm ^ ((uint64_t)k->pid << 32 | k->tid));
+	h = mix64(h ^ (uintptr_t)k->srcline);
+	return h;
+}
+
+/* FNV-1a over the bytes; a NULL string hashes differently from "" so the two stay apart. */
+static uint64_t str_hash(uint64_t h, const char *s)
+{
+	if (!s)
+		return mix64(h ^ 0x6e756c6cULL);
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return mix64(h ^ 0xffULL);
+}
+
+/* The id hashes contents in the fixed enum order, so it does not depend on pointers nor on the
+ * order the keys were given in. */
+static uint64_t row_id(const struct profile *p, const struct profile_row *r)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (int k = 0; k < SORT_KEY_COUNT; k++) {
+		if (!p->use[k])
+			continue;
+		h = mix64(h ^ (uint64_t)(k + 1));
+		switch ((enum sort_key)k) {
+		case SORT_COMM: h = str_hash(h, r->comm); break;
+		case SORT_PID: h = mix64(h ^ r->pid); break;
+		case SORT_TID: h = mix64(h ^ r->tid); break;
+		case SORT_DSO: h = str_hash(h, r->dso); break;
+		case SORT_SYM: h = str_hash(h, r->sym); break;
+		case SORT_SRCLINE: h = str_hash(h, r->srcline); break;
+		case SORT_KEY_COUNT: break;
+		}
+	}
+	return h ? h : 1;
+}
+
+static bool same_key(const struct profile_row *a, const struct profile_row *b)
+{
+	return a->sym == b->sym && a->dso == b->dso && a->comm == b->comm && a->pid == b->pid &&
+	       a->tid == b->tid && a->srcline == b->srcline;
+}
+
+/* --- the table ------------------------------------------------------------------------------- */
+
+static void table_insert(struct profile *p, uint32_t idx, uint64_t h)
+{
+	size_t mask = p->table_cap - 1;
+	size_t i = h & mask;
+	while (p->table[i].idx1)
+		i = (i + 1) & mask;
+	p->table[i].idx1 = idx + 1;
+	p->table[i].tag = (uint32_t)(h >> 32);
+}
+
+static void table_rebuild(struct profile *p, size_t cap)
+{
+	if (cap != p->table_cap) {
+		free(p->table);
+		p->table = xcalloc(cap, sizeof(*p->table));
+		p->table_cap = cap;
+	} else {
+		memset(p->table, 0, cap * sizeof(*p->table));
+	}
+	for (size_t i = 0; i < p->nrows; i++)
+		table_insert(p, (uint32_t)i, p->aux[i].phash);
+}
+
+/* Index of the row with key k, created (with zero counts) when new. */
+static size_t row_get(struct profile *p, const struct profile_row *k)
+{
+	uint64_t h = ptr_hash(k);
+	uint32_t tag = (uint32_t)(h >> 32);
+	size_t mask = p->table_cap - 1;
+
+	for (size_t i = h & mask; p->table[i].idx1; i = (i + 1) & mask) {
+		if (p->table[i].tag == tag && same_key(&p->rows[p->table[i].idx1 - 1], k))
+			return p->table[i].idx1 - 1;
+	}
+
+	size_t idx = p->nrows;
+	xgrow((void **)&p->rows, &p->rows_cap, idx + 1, sizeof(*p->rows));
+	xgrow((void **)&p->aux, &p->aux_cap, idx + 1, sizeof(*p->aux));
+	p->rows[idx] = *k;
+	p->rows[idx].self_period = p->rows[idx].total_period = p->rows[idx].samples = 0;
+	p->rows[idx].id = row_id(p, k);
+	p->aux[idx].stamp = 0;
+	p->aux[idx].phash = h;
+	p->nrows++;
+	if (p->nrows * 2 > p->table_cap)
+		table_rebuild(p, p->table_cap * 2);
+	else
+		table_insert(p, (uint32_t)idx, h);
+	return idx;
+}
+
+/* --- the profile ----------------------------------------------------------------------------- */
+
+struct profile *profile_new(const enum sort_key *keys, int nkeys)
+{
+	static const enum sort_key defaults[] = { SORT_DSO, SORT_SYM };
+	struct profile *p = xcalloc(1, sizeof(*p));
+
+	if (!keys || nkeys <= 0) {
+		keys = defaults;
+		nkeys = (int)ARRAY_SIZE(defaults);
+	}
+	for (int i = 0; i < nkeys; i++) {
+		if ((unsigned)keys[i] >= SORT_KEY_COUNT || p->use[keys[i]])
+			continue;
+		p->use[keys[i]] = true;
+		p->keys[p->nkeys++] = keys[i];
+	}
+	p->table_cap = 1024;
+	p->table = xcalloc(p->table_cap, sizeof(*p->table));
+	return p;
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	free(p->rows);
+	free(p->aux);
+	free(p->table);
+	free(p);
+}
+
+void profile_add(struct profile *p, const struct sample_ctx *s)
+{
+	uint64_t period = s->period;
+
+	p->window_samples++;
+	p->held_samples++;
+	p->total_period += period;
+	if (s->nframes <= 0 || !s->frames) {
+		p->orphan_period += period;
+		p->orphan_samples++;
+		return;
+	}
+
+	uint64_t epoch = ++p->epoch;
+	struct profile_row key = { 0 };
+	if (p->use[SORT_COMM])
+		key.comm = s->comm;
+	if (p->use[SORT_PID])
+		key.pid = s->pid;
+	if (p->use[SORT_TID])
+		key.tid = s->tid;
+
+	for (int i = 0; i < s->nframes; i++) {
+		const struct frame *f = &s->frames[i];
+		if (p->use[SORT_DSO])
+			key.dso = f->dso;
+		if (p->use[SORT_SYM])
+			key.sym = f->sym;
+		if (p->use[SORT_SRCLINE])
+			key.srcline = f->srcline;
+
+		size_t idx = row_get(p, &key);
+		struct profile_row *r = &p->rows[idx];
+		if (i == 0) {
+			r->self_period += period;
+			r->samples++;
+		}
+		if (p->aux[idx].stamp != epoch) {
+			p->aux[idx].stamp = epoch;
+			r->total_period += period;
+		}
+	}
+}
+
+void profile_add_lost(struct profile *p, uint64_t lost)
+{
+	p->window_lost += lost;
+}
+
+/* x * 7 / 8 without the overflow of x * 7 for huge x: with x = 8q + r it is 7q + 7r/8. */
+static uint64_t decay(uint64_t x)
+{
+	return x / 8 * 7 + x % 8 * 7 / 8;
+}
+
+void profile_end_window(struct profile *p, bool zero)
+{
+	p->window_samples = 0;
+	p->window_lost = 0;
+
+	if (zero) {
+		p->nrows = 0;
+		p->total_period = p->held_samples = 0;
+		p->orphan_period = p->orphan_samples = 0;
+		memset(p->table, 0, p->table_cap * sizeof(*p->table));
+		return;
+	}
+
+	/* The totals lose exactly what the rows lose, so they stay the sums of the rows. */
+	size_t kept = 0;
+	for (size_t i = 0; i < p->nrows; i++) {
+		struct profile_row *r = &p->rows[i];
+		uint64_t self = decay(r->self_period), samples = decay(r->samples);
+
+		p->total_period -= r->self_period - self;
+		p->held_samples -= r->samples - samples;
+		r->self_period = self;
+		r->samples = samples;
+		r->total_period = decay(r->total_period);
+		if (r->self_period == 0 && r->total_period == 0) {
+			/* Total >= Self, so the samples left (if any) all had a zero period. */
+			p->held_samples -= r->samples;
+			continue;
+		}
+		if (kept != i) {
+			p->rows[kept] = *r;
+			p->aux[kept] = p->aux[i];
+		}
+		kept++;
+	}
+	uint64_t op = decay(p->orphan_period), os = decay(p->orphan_samples);
+	p->total_period -= p->orphan_period - op;
+	p->held_samples -= p->orphan_samples - os;
+	p->orphan_period = op;
+	p->orphan_samples = os;
+
+	if (kept != p->nrows) {
+		p->nrows = kept;
+		/* Shrink the table too after a burst of rows has decayed away, but never below the start. */
+		size_t cap = p->table_cap;
+		while (cap > 1024 && kept * 8 < cap)
+			cap /= 2;
+		table_rebuild(p, cap);
+	}
+}
+
+int profile_nkeys(const struct profile *p)
+{
+	return p->nkeys;
+}
+
+const enum sort_key *profile_keys(const struct profile *p)
+{
+	return p->keys;
+}
+
+bool profile_has_key(const struct profile *p, enum sort_key k)
+{
+	return (unsigned)k < SORT_KEY_COUNT && p->use[k];
+}
+
+size_t profile_nrows(const struct profile *p)
+{
+	return p->nrows;
+}
+
+const struct profile_row *profile_rows(const struct profile *p)
+{
+	return p->rows;
+}
+
+uint64_t profile_total_period(const struct profile *p)
+{
+	return p->total_period;
+}
+
+uint64_t profile_held_samples(const struct profile *p)
+{
+	return p->held_samples;
+}
+
+uint64_t profile_window_samples(const struct profile *p)
+{
+	return p->window_samples;
+}
+
+uint64_t profile_window_lost(const struct profile *p)
+{
+	return p->window_lost;
+}
