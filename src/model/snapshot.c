@@ -1,0 +1,204 @@
+/*
+ * snapshot: copies a profile's rows into a plain array the views can keep while the model moves on,
+ * with percentages worked out once and a deterministic order.
+ *
+ * Every order ends in a full tie-break (the other numbers, then the names, then the id) so that two
+ * refreshes of equal data list rows identically and the cursor does not jump between equal rows.
+ * The numeric columns compare the integer periods rather than the percentages: they share one
+ * denominator, so the order is the same and no float rounding can make it unstable.
+ */
+#include "model/snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+static const char *const col_names[COL_COUNT] = {
+	[COL_SELF] = "Self",       [COL_TOTAL] = "Total",  [COL_SAMPLES] = "Samples",
+	[COL_COMM] = "Command",    [COL_PID] = "PID",      [COL_TID] = "TID",
+	[COL_SYM] = "Symbol",      [COL_DSO] = "Shared Object", [COL_SRCLINE] = "Source:Line",
+};
+
+const char *snap_col_name(enum snap_col c)
+{
+	return (unsigned)c < COL_COUNT ? col_names[c] : "?";
+}
+
+/* Ascending; an unknown (NULL) value goes after every name so unresolved lines end up last. */
+static int cmp_str(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a)
+		return 1;
+	if (!b)
+		return -1;
+	return strcmp(a, b);
+}
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int cmp_u64_asc(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* The names in a fixed order, then the id: the last word of every ordering. */
+static int cmp_names(const struct snap_row *a, const struct snap_row *b)
+{
+	int c;
+	if ((c = cmp_str(a->sym, b->sym)) || (c = cmp_str(a->dso, b->dso)) ||
+	    (c = cmp_str(a->comm, b->comm)) || (c = cmp_u64_asc(a->pid, b->pid)) ||
+	    (c = cmp_u64_asc(a->tid, b->tid)) || (c = cmp_str(a->srcline, b->srcline)))
+		return c;
+	return cmp_u64_asc(a->id, b->id);
+}
+
+/* Hottest first, for ties within a name column. */
+static int cmp_heat(const struct snap_row *a, const struct snap_row *b)
+{
+	int c;
+	if ((c = cmp_u64_desc(a->self_period, b->self_period)) ||
+	    (c = cmp_u64_desc(a->total_period, b->total_period)))
+		return c;
+	return cmp_names(a, b);
+}
+
+#define ROWS(x, y)                                 \
+	const struct snap_row *a = x, *b = y;      \
+	int c
+
+static int by_self(const void *x, const void *y)
+{
+	ROWS(x, y);
+	if ((c = cmp_u64_desc(a->self_period, b->self_period)) ||
+	    (c = cmp_u64_desc(a->total_period, b->total_period)))
+		return c;
+	return cmp_names(a, b);
+}
+
+static int by_total(const void *x, const void *y)
+{
+	ROWS(x, y);
+	if ((c = cmp_u64_desc(a->total_period, b->total_period)) ||
+	    (c = cmp_u64_desc(a->self_period, b->self_period)))
+		return c;
+	return cmp_names(a, b);
+}
+
+static int by_samples(const void *x, const void *y)
+{
+	ROWS(x, y);
+	if ((c = cmp_u64_desc(a->samples, b->samples)))
+		return c;
+	return cmp_heat(a, b);
+}
+
+static int by_comm(const void *x, const void *y)
+{
+	ROWS(x, y);
+	return (c = cmp_str(a->comm, b->comm)) ? c : cmp_heat(a, b);
+}
+
+static int by_pid(const void *x, const void *y)
+{
+	ROWS(x, y);
+	return (c = cmp_u64_asc(a->pid, b->pid)) ? c : cmp_heat(a, b);
+}
+
+static int by_tid(const void *x, const void *y)
+{
+	ROWS(x, y);
+	return (c = cmp_u64_asc(a->tid, b->tid)) ? c : cmp_heat(a, b);
+}
+
+static int by_sym(const void *x, const void *y)
+{
+	ROWS(x, y);
+	return (c = cmp_str(a->sym, b->sym)) ? c : cmp_heat(a, b);
+}
+
+static int by_dso(const void *x, const void *y)
+{
+	ROWS(x, y);
+	return (c = cmp_str(a->dso, b->dso)) ? c : cmp_heat(a, b);
+}
+
+static int by_srcline(const void *x, const void *y)
+{
+	ROWS(x, y);
+	return (c = cmp_str(a->srcline, b->srcline)) ? c : cmp_heat(a, b);
+}
+
+static int (*const comparators[COL_COUNT])(const void *, const void *) = {
+	[COL_SELF] = by_self, [COL_TOTAL] = by_total, [COL_SAMPLES] = by_samples,
+	[COL_COMM] = by_comm, [COL_PID] = by_pid,     [COL_TID] = by_tid,
+	[COL_SYM] = by_sym,   [COL_DSO] = by_dso,     [COL_SRCLINE] = by_srcline,
+};
+
+void snapshot_sort(struct snapshot *s, enum snap_col order)
+{
+	if ((unsigned)order >= COL_COUNT)
+		order = COL_SELF;
+	s->order = order;
+	if (s->nrows > 1)
+		qsort(s->rows, s->nrows, sizeof(*s->rows), comparators[order]);
+}
+
+struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order)
+{
+	struct snapshot *s = xcalloc(1, sizeof(*s));
+	size_t n = profile_nrows(p);
+	const struct profile_row *src = profile_rows(p);
+	uint64_t total = profile_total_period(p);
+	double scale = total ? 100.0 / (double)total : 0.0;
+
+	s->rows = xmalloc(n * sizeof(*s->rows));
+	s->nrows = n;
+	s->total_period = total;
+	s->window_samples = profile_window_samples(p);
+	s->window_lost = profile_window_lost(p);
+	s->held_samples = profile_held_samples(p);
+	s->nkeys = profile_nkeys(p);
+	memcpy(s->keys, profile_keys(p), (size_t)s->nkeys * sizeof(s->keys[0]));
+
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_row *r = &src[i];
+		s->rows[i] = (struct snap_row){
+			.id = r->id,
+			.comm = r->comm,
+			.pid = r->pid,
+			.tid = r->tid,
+			.dso = r->dso,
+			.sym = r->sym,
+			.srcline = r->srcline,
+			.self_pct = (double)r->self_period * scale,
+			.total_pct = (double)r->total_period * scale,
+			.samples = r->samples,
+			.self_period = r->self_period,
+			.total_period = r->total_period,
+		};
+	}
+	snapshot_sort(s, order);
+	return s;
+}
+
+void snapshot_free(struct snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->rows);
+	free(s);
+}
+
+long snapshot_find(const struct snapshot *s, uint64_t id)
+{
+	for (size_t i = 0; i < s->nrows; i++)
+		if (s->rows[i].id == id)
+			return (long)i;
+	return -1;
+}
