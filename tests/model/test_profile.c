@@ -1,0 +1,618 @@
+/*
+ * test_profile: the profile and its snapshots with hand-made frames.
+ *
+ * The strings stand in for interned ones: one static array per name, so equal pointers mean equal
+ * names, and a second set of arrays with the same contents checks that row ids hash contents, not
+ * pointers. A randomized run against a plain per-symbol tally covers table growth and compaction.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "check.h"
+#include "model/profile.h"
+#include "model/snapshot.h"
+
+static char s_main[] = "main", s_foo[] = "foo", s_bar[] = "bar", s_fib[] = "fib";
+static char s_app[] = "app", s_libc[] = "libc.so.6";
+static char s_comm_a[] = "worker", s_comm_b[] = "server";
+static char s_line1[] = "a.c:1";
+
+static struct frame fr(const char *sym, const char *dso)
+{
+	return (struct frame){ .sym = sym, .dso = dso };
+}
+
+static void add(struct profile *p, uint64_t period, const struct frame *frames, int n)
+{
+	struct sample_ctx s = { .comm = s_comm_a, .pid = 1, .tid = 1, .period = period,
+				.frames = frames, .nframes = n };
+	profile_add(p, &s);
+}
+
+static const struct snap_row *row_of(const struct snapshot *s, const char *sym)
+{
+	for (size_t i = 0; i < s->nrows; i++)
+		if (s->rows[i].sym && strcmp(s->rows[i].sym, sym) == 0)
+			return &s->rows[i];
+	return NULL;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void test_simple_chain(void)
+{
+	struct profile *p = profile_new(NULL, 0);
+	struct frame chain[] = { fr(s_bar, s_app), fr(s_foo, s_app), fr(s_main, s_app) };
+	add(p, 100, chain, 3);
+	add(p, 50, chain + 1, 2);
+
+	struct snapshot *s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->nrows, 3);
+	CHECK_EQ_U64(s->total_period, 150);
+	CHECK_EQ_U64(s->held_samples, 2);
+	const struct snap_row *bar = row_of(s, "bar"), *foo = row_of(s, "foo"), *m = row_of(s, "main");
+	CHECK(bar && foo && m);
+	if (bar && foo && m) {
+		CHECK_EQ_U64(bar->self_period, 100);
+		CHECK_EQ_U64(bar->total_period, 100);
+		CHECK_EQ_U64(bar->samples, 1);
+		CHECK_EQ_U64(foo->self_period, 50);
+		CHECK_EQ_U64(foo->total_period, 150);
+		CHECK_EQ_U64(foo->samples, 1);
+		CHECK_EQ_U64(m->self_period, 0);
+		CHECK_EQ_U64(m->total_period, 150);
+		CHECK_EQ_U64(m->samples, 0);
+		CHECK(fabs(m->total_pct - 100.0) < 1e-9);
+		CHECK(fabs(bar->self_pct - 100.0 * 100 / 150) < 1e-9);
+		CHECK_STR(bar->dso, "app");
+		CHECK(bar->comm == NULL && bar->pid == 0 && bar->tid == 0 && bar->srcline == NULL);
+	}
+	/* Self order: bar (100), foo (50), main (0). */
+	CHECK_STR(s->rows[0].sym, "bar");
+	CHECK_STR(s->rows[1].sym, "foo");
+	CHECK_STR(s->rows[2].sym, "main");
+	/* Total order: main and foo tie at 150; foo wins on Self. */
+	snapshot_sort(s, COL_TOTAL);
+	CHECK(s->order == COL_TOTAL);
+	CHECK_STR(s->rows[0].sym, "foo");
+	CHECK_STR(s->rows[1].sym, "main");
+	CHECK_STR(s->rows[2].sym, "bar");
+	snapshot_free(s);
+	profile_free(p);
+}
+
+static void test_recursion_counts_total_once(void)
+{
+	struct profile *p = profile_new(NULL, 0);
+	struct frame chain[] = { fr(s_fib, s_app), fr(s_fib, s_app), fr(s_fib, s_app),
+				 fr(s_main, s_app) };
+	add(p, 10, chain, 4);
+	add(p, 10, chain + 1, 3);
+	struct snapshot *s = profile_snapshot(p, COL_SELF);
+	const struct snap_row *fib = row_of(s, "fib");
+	CHECK(fib != NULL);
+	if (fib) {
+		CHECK_EQ_U64(fib->self_period, 20);
+		CHECK_EQ_U64(fib->total_period, 20);
+		CHECK_EQ_U64(fib->samples, 2);
+		CHECK(fabs(fib->total_pct - 100.0) < 1e-9);
+	}
+	CHECK_EQ_U64(s->total_period, 20);
+	snapshot_free(s);
+	profile_free(p);
+}
+
+static double self_pct_sum(const struct snapshot *s)
+{
+	double sum = 0;
+	for (size_t i = 0; i < s->nrows; i++)
+		sum += s->rows[i].self_pct;
+	return sum;
+}
+
+static void test_self_pct_sums_to_100(void)
+{
+	const char *syms[] = { s_main, s_foo, s_bar, s_fib };
+	struct profile *p = profile_new(NULL, 0);
+	srand(7);
+	for (int i = 0; i < 500; i++) {
+		struct frame f[4];
+		int n = 1 + rand() % 4;
+		for (int j = 0; j < n; j++)
+			f[j] = fr(syms[rand() % 4], rand() % 2 ? s_app : s_libc);
+		add(p, 1 + (uint64_t)(rand() % 1000), f, n);
+	}
+	for (int w = 0; w < 5; w++) {
+		struct snapshot *s = profile_snapshot(p, COL_SELF);
+		CHECK(s->nrows > 0);
+		CHECK(fabs(self_pct_sum(s) - 100.0) < 1e-6);
+		uint64_t sum = 0, samples = 0;
+		for (size_t i = 0; i < s->nrows; i++) {
+			sum += s->rows[i].self_period;
+			samples += s->rows[i].samples;
+			CHECK(s->rows[i].total_period >= s->rows[i].self_period);
+		}
+		/* Decay keeps the totals the sums of the rows. */
+		CHECK_EQ_U64(sum, s->total_period);
+		CHECK_EQ_U64(samples, s->held_samples);
+		snapshot_free(s);
+		profile_end_window(p, false);
+	}
+	profile_free(p);
+}
+
+static void test_decay(void)
+{
+	struct profile *p = profile_new(NULL, 0);
+	struct frame big[] = { fr(s_foo, s_app) };
+	struct frame tiny[] = { fr(s_bar, s_app), fr(s_main, s_app) };
+	for (int i = 0; i < 8; i++)
+		add(p, 125, big, 1); /* foo: self 1000, samples 8 */
+	add(p, 1, tiny, 2);          /* bar: self 1; main: total 1 */
+
+	profile_end_window(p, false);
+	struct snapshot *s = profile_snapshot(p, COL_SELF);
+	/* 1 * 7 / 8 == 0: bar and main (Total only) are gone. */
+	CHECK_EQ_U64(s->nrows, 1);
+	CHECK_EQ_U64(s->rows[0].self_period, 875);
+	CHECK_EQ_U64(s->rows[0].total_period, 875);
+	CHECK_EQ_U64(s->rows[0].samples, 7);
+	CHECK_EQ_U64(s->total_period, 875);
+	CHECK_EQ_U64(s->held_samples, 7);
+	CHECK(row_of(s, "bar") == NULL && row_of(s, "main") == NULL);
+	snapshot_free(s);
+
+	profile_end_window(p, false);
+	s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->rows[0].self_period, 765); /* 875 * 7 / 8 = 765.6 */
+	CHECK_EQ_U64(s->rows[0].samples, 6);       /* 7 * 7 / 8 = 6.1 */
+	CHECK_EQ_U64(s->total_period, 765);
+	snapshot_free(s);
+
+	/* A dropped row comes back as a new row with the same id. */
+	add(p, 1, tiny, 2);
+	s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->nrows, 3);
+	CHECK_EQ_U64(s->total_period, 766);
+	snapshot_free(s);
+
+	/* Everything decays away eventually. */
+	for (int i = 0; i < 100; i++)
+		profile_end_window(p, false);
+	s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->nrows, 0);
+	CHECK_EQ_U64(s->total_period, 0);
+	CHECK_EQ_U64(s->held_samples, 0);
+	snapshot_free(s);
+	profile_free(p);
+}
+
+static void test_zero_mode(void)
+{
+	struct profile *p = profile_new(NULL, 0);
+	struct frame chain[] = { fr(s_bar, s_app), fr(s_main, s_app) };
+	add(p, 100, chain, 2);
+	profile_end_window(p, true);
+	struct snapshot *s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->nrows, 0);
+	CHECK_EQ_U64(s->total_period, 0);
+	CHECK_EQ_U64(s->held_samples, 0);
+	snapshot_free(s);
+
+	add(p, 40, chain, 2);
+	s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->nrows, 2);
+	CHECK_EQ_U64(s->total_period, 40);
+	CHECK(row_of(s, "bar") && row_of(s, "bar")->self_period == 40);
+	snapshot_free(s);
+	profile_free(p);
+}
+
+static void test_window_counters(void)
+{
+	struct profile *p = profile_new(NULL, 0);
+	struct frame f[] = { fr(s_foo, s_app) };
+	for (int i = 0; i < 3; i++)
+		add(p, 8, f, 1);
+	profile_add_lost(p, 2);
+	profile_add_lost(p, 3);
+	struct snapshot *s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->window_samples, 3);
+	CHECK_EQ_U64(s->window_lost, 5);
+	CHECK_EQ_U64(s->held_samples, 3);
+	snapshot_free(s);
+
+	profile_end_window(p, false);
+	add(p, 8, f, 1);
+	s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->window_samples, 1);
+	CHECK_EQ_U64(s->window_lost, 0);
+	CHECK_EQ_U64(s->held_samples, 3); /* 3 * 7 / 8 = 2, + 1 */
+	snapshot_free(s);
+
+	profile_end_window(p, true);
+	s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->window_samples, 0);
+	CHECK_EQ_U64(s->window_lost, 0);
+	snapshot_free(s);
+	profile_free(p);
+}
+
+static void test_frameless_sample(void)
+{
+	struct profile *p = profile_new(NULL, 0);
+	struct frame f[] = { fr(s_foo, s_app) };
+	add(p, 300, f, 1);
+	add(p, 100, NULL, 0);
+	struct snapshot *s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->nrows, 1);
+	CHECK_EQ_U64(s->total_period, 400);
+	CHECK_EQ_U64(s->window_samples, 2);
+	CHECK(fabs(s->rows[0].self_pct - 75.0) < 1e-9);
+	snapshot_free(s);
+	profile_end_window(p, false);
+	s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->total_period, 262 + 87); /* each part decays on its own */
+	snapshot_free(s);
+	profile_free(p);
+}
+
+static void test_context_keys(void)
+{
+	enum sort_key keys[] = { SORT_COMM, SORT_PID, SORT_SYM };
+	struct profile *p = profile_new(keys, 3);
+	CHECK(profile_nkeys(p) == 3);
+	CHECK(profile_has_key(p, SORT_PID) && !profile_has_key(p, SORT_DSO));
+	struct frame f[] = { fr(s_foo, s_app), fr(s_main, s_app) };
+	struct sample_ctx a = { .comm = s_comm_a, .pid = 10, .tid = 11, .period = 5, .frames = f,
+				.nframes = 2 };
+	struct sample_ctx b = a;
+	b.pid = 9;
+	b.tid = 12;
+	struct sample_ctx c = a;
+	c.comm = s_comm_b;
+	c.tid = 13;
+	profile_add(p, &a);
+	profile_add(p, &a);
+	profile_add(p, &b);
+	profile_add(p, &c);
+
+	struct snapshot *s = profile_snapshot(p, COL_PID);
+	CHECK_EQ_U64(s->nrows, 6); /* {foo, main} x {worker/10, worker/9, server/10} */
+	CHECK(s->nkeys == 3 && s->keys[0] == SORT_COMM && s->keys[2] == SORT_SYM);
+	/* PID ascending numerically: 9 before 10. */
+	CHECK_EQ_U64(s->rows[0].pid, 9);
+	CHECK_EQ_U64(s->rows[1].pid, 9);
+	CHECK_EQ_U64(s->rows[2].pid, 10);
+	for (size_t i = 0; i < s->nrows; i++) {
+		CHECK(s->rows[i].dso == NULL && s->rows[i].srcline == NULL && s->rows[i].tid == 0);
+		CHECK(s->rows[i].comm != NULL);
+	}
+	/* Within pid 10, worker's foo (self 10) comes before server's foo (self 5), mains last. */
+	CHECK_STR(s->rows[2].comm, "worker");
+	CHECK_STR(s->rows[2].sym, "foo");
+	CHECK_EQ_U64(s->rows[2].self_period, 10);
+	CHECK_STR(s->rows[3].comm, "server");
+	CHECK_STR(s->rows[3].sym, "foo");
+
+	snapshot_sort(s, COL_COMM);
+	CHECK_STR(s->rows[0].comm, "server");
+	CHECK_STR(s->rows[2].comm, "worker");
+	snapshot_free(s);
+	profile_free(p);
+
+	/* tid: one row per thread. */
+	enum sort_key tkeys[] = { SORT_TID };
+	p = profile_new(tkeys, 1);
+	profile_add(p, &a);
+	profile_add(p, &b);
+	profile_add(p, &c);
+	profile_add(p, &c);
+	s = profile_snapshot(p, COL_TID);
+	CHECK_EQ_U64(s->nrows, 3);
+	CHECK_EQ_U64(s->rows[0].tid, 11);
+	CHECK_EQ_U64(s->rows[1].tid, 12);
+	CHECK_EQ_U64(s->rows[2].tid, 13);
+	CHECK_EQ_U64(s->rows[2].samples, 2);
+	CHECK(s->rows[0].sym == NULL && s->rows[0].pid == 0);
+	/* One row per thread, so each sample's whole chain lands in it: Total counted once. */
+	CHECK_EQ_U64(s->rows[2].total_period, 10);
+	snapshot_free(s);
+	profile_free(p);
+}
+
+static void test_srcline_null_is_a_value(void)
+{
+	enum sort_key keys[] = { SORT_SYM, SORT_SRCLINE };
+	struct profile *p = profile_new(keys, 2);
+	struct frame f1[] = { { .sym = s_foo, .dso = s_app, .srcline = s_line1 } };
+	struct frame f2[] = { { .sym = s_foo, .dso = s_app, .srcline = NULL } };
+	add(p, 10, f1, 1);
+	add(p, 20, f2, 1);
+	struct snapshot *s = profile_snapshot(p, COL_SRCLINE);
+	CHECK_EQ_U64(s->nrows, 2);
+	CHECK_STR(s->rows[0].srcline, "a.c:1");
+	CHECK(s->rows[1].srcline == NULL); /* unknown lines sort last */
+	CHECK(s->rows[0].id != s->rows[1].id);
+	snapshot_free(s);
+	profile_free(p);
+}
+
+static void test_sort_orders(void)
+{
+	static char n_a[] = "alpha", n_b[] = "beta", n_c[] = "gamma", n_d[] = "delta";
+	struct profile *p = profile_new(NULL, 0);
+	struct frame fa[] = { fr(n_a, s_app), fr(n_d, s_app) };
+	struct frame fb[] = { fr(n_b, s_app) };
+	struct frame fc[] = { fr(n_c, s_libc) };
+	struct frame fc2[] = { fr(n_c, s_app) };
+	add(p, 10, fa, 2); /* alpha: self 10 total 10; delta: self 0 total 10 */
+	add(p, 10, fb, 1); /* beta: self 10 total 10 */
+	add(p, 5, fc, 1);  /* gamma@libc: self 10 total 10 */
+	add(p, 5, fc, 1);
+	add(p, 10, fc2, 1); /* gamma@app: self 10 total 10, one sample */
+
+	struct snapshot *s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->nrows, 5);
+	/* All four leaves tie on Self and Total: by name, then dso. */
+	CHECK_STR(s->rows[0].sym, "alpha");
+	CHECK_STR(s->rows[1].sym, "beta");
+	CHECK_STR(s->rows[2].sym, "gamma");
+	CHECK_STR(s->rows[2].dso, "app");
+	CHECK_STR(s->rows[3].sym, "gamma");
+	CHECK_STR(s->rows[3].dso, "libc.so.6");
+	CHECK_STR(s->rows[4].sym, "delta");
+
+	snapshot_sort(s, COL_SAMPLES);
+	CHECK_STR(s->rows[0].sym, "gamma");
+	CHECK_STR(s->rows[0].dso, "libc.so.6");
+	CHECK_EQ_U64(s->rows[0].samples, 2);
+	CHECK_STR(s->rows[1].sym, "alpha");
+	CHECK_STR(s->rows[4].sym, "delta");
+
+	snapshot_sort(s, COL_SYM);
+	CHECK_STR(s->rows[0].sym, "alpha");
+	CHECK_STR(s->rows[1].sym, "beta");
+	CHECK_STR(s->rows[2].sym, "delta");
+	CHECK_STR(s->rows[3].sym, "gamma");
+	CHECK_STR(s->rows[4].sym, "gamma");
+
+	snapshot_sort(s, COL_DSO);
+	CHECK_STR(s->rows[4].dso, "libc.so.6");
+	CHECK_STR(s->rows[0].dso, "app");
+	CHECK_STR(s->rows[0].sym, "alpha"); /* app rows: hottest first, then by name */
+	CHECK_STR(s->rows[3].sym, "delta");
+
+	/* Same data, another profile fed in another order: the same listing. */
+	struct profile *q = profile_new(NULL, 0);
+	add(q, 10, fc2, 1);
+	add(q, 5, fc, 1);
+	add(q, 10, fb, 1);
+	add(q, 5, fc, 1);
+	add(q, 10, fa, 2);
+	struct snapshot *t = profile_snapshot(q, COL_DSO);
+	CHECK_EQ_U64(t->nrows, s->nrows);
+	for (size_t i = 0; i < s->nrows && i < t->nrows; i++)
+		CHECK_EQ_U64(t->rows[i].id, s->rows[i].id);
+	snapshot_free(t);
+	profile_free(q);
+
+	CHECK_STR(snap_col_name(COL_SELF), "Self");
+	CHECK_STR(snap_col_name(COL_DSO), "Shared Object");
+	CHECK_STR(snap_col_name(COL_SRCLINE), "Source:Line");
+	CHECK_STR(snap_col_name(COL_COMM), "Command");
+	snapshot_free(s);
+	profile_free(p);
+}
+
+static void test_stable_ids_and_find(void)
+{
+	/* The same names at other addresses, as another run's interner would give. */
+	static char o_main[] = "main", o_foo[] = "foo", o_app[] = "app";
+	struct profile *p = profile_new(NULL, 0);
+	struct frame f[] = { fr(s_foo, s_app), fr(s_main, s_app) };
+	add(p, 3, f, 2);
+	enum sort_key rev[] = { SORT_SYM, SORT_DSO };
+	struct profile *q = profile_new(rev, 2);
+	struct frame g[] = { fr(o_foo, o_app), fr(o_main, o_app) };
+	add(q, 7, g, 2);
+	CHECK((const char *)o_foo != (const char *)s_foo);
+
+	struct snapshot *s = profile_snapshot(p, COL_SYM), *t = profile_snapshot(q, COL_SYM);
+	CHECK_EQ_U64(s->nrows, 2);
+	CHECK_EQ_U64(t->nrows, 2);
+	CHECK_EQ_U64(s->rows[0].id, t->rows[0].id);
+	CHECK_EQ_U64(s->rows[1].id, t->rows[1].id);
+	CHECK(s->rows[0].id != 0 && s->rows[1].id != 0 && s->rows[0].id != s->rows[1].id);
+
+	uint64_t main_id = row_of(s, "main")->id;
+	CHECK(snapshot_find(s, main_id) == (long)(row_of(s, "main") - s->rows));
+	CHECK(snapshot_find(s, 12345) == -1);
+	snapshot_sort(s, COL_SELF);
+	CHECK(snapshot_find(s, main_id) == 1);
+	CHECK_STR(s->rows[snapshot_find(s, main_id)].sym, "main");
+
+	/* The id survives a decay that compacts rows around it. */
+	struct frame h[] = { fr(s_bar, s_app) };
+	add(p, 1, h, 1);
+	profile_end_window(p, false);
+	struct snapshot *u = profile_snapshot(p, COL_SELF);
+	CHECK(snapshot_find(u, main_id) >= 0);
+	snapshot_free(u);
+
+	/* Other keys, other ids. */
+	enum sort_key symonly[] = { SORT_SYM };
+	struct profile *r = profile_new(symonly, 1);
+	add(r, 1, f, 2);
+	u = profile_snapshot(r, COL_SYM);
+	CHECK(snapshot_find(u, main_id) == -1);
+	snapshot_free(u);
+	profile_free(r);
+
+	snapshot_free(s);
+	snapshot_free(t);
+	profile_free(p);
+	profile_free(q);
+}
+
+static void test_sort_keys_parse(void)
+{
+	enum sort_key k[PROFILE_MAX_KEYS];
+	char err[128];
+
+	CHECK(sort_keys_parse("dso,sym", k, PROFILE_MAX_KEYS, err, sizeof(err)) == 2);
+	CHECK(k[0] == SORT_DSO && k[1] == SORT_SYM);
+	CHECK(sort_keys_parse(SORT_KEYS_DEFAULT, k, PROFILE_MAX_KEYS, err, sizeof(err)) == 2);
+	CHECK(sort_keys_parse("comm", k, PROFILE_MAX_KEYS, err, sizeof(err)) == 1 && k[0] == SORT_COMM);
+	CHECK(sort_keys_parse(" pid , Sym,tid", k, PROFILE_MAX_KEYS, err, sizeof(err)) == 3);
+	CHECK(k[0] == SORT_PID && k[1] == SORT_SYM && k[2] == SORT_TID);
+	CHECK(sort_keys_parse("sym,dso,sym", k, PROFILE_MAX_KEYS, err, sizeof(err)) == 2);
+	CHECK(sort_keys_parse("comm,pid,tid,dso,sym,srcline", k, PROFILE_MAX_KEYS, err, sizeof(err)) ==
+	      6);
+	CHECK(k[5] == SORT_SRCLINE);
+
+	CHECK(sort_keys_parse("dso,foo", k, PROFILE_MAX_KEYS, err, sizeof(err)) == -1);
+	CHECK_STR(err, "unknown sort key 'foo' (known: comm, pid, tid, dso, sym, srcline)");
+	CHECK(sort_keys_parse("symbol", k, PROFILE_MAX_KEYS, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "'symbol'") != NULL);
+	CHECK(sort_keys_parse("", k, PROFILE_MAX_KEYS, err, sizeof(err)) == -1);
+	CHECK(sort_keys_parse("dso,,sym", k, PROFILE_MAX_KEYS, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "empty") != NULL);
+	CHECK(sort_keys_parse("dso,sym", k, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "too many") != NULL);
+
+	CHECK_STR(sort_key_name(SORT_SRCLINE), "srcline");
+	CHECK_STR(sort_key_name(SORT_COMM), "comm");
+}
+
+/* Many rows against a plain tally per symbol: covers table growth, compaction and rebuilds. */
+enum { NSYM = 3000 };
+
+static void test_against_tally(void)
+{
+	static char names[NSYM][16];
+	static uint64_t self[NSYM], total[NSYM], samples[NSYM], stamp[NSYM];
+	struct profile *p = profile_new(NULL, 0);
+	uint64_t all = 0;
+
+	for (int i = 0; i < NSYM; i++)
+		snprintf(names[i], sizeof(names[i]), "fn%d", i);
+	srand(42);
+	for (int round = 0; round < 3; round++) {
+		for (int n = 0; n < 20000; n++) {
+			struct frame f[8];
+			int nf = 1 + rand() % 8;
+			uint64_t period = 1 + (uint64_t)(rand() % 5000);
+			uint64_t tag = (uint64_t)round * 100000 + (uint64_t)n + 1;
+			for (int j = 0; j < nf; j++) {
+				int sym = rand() % (round == 1 ? 100 : NSYM); /* round 1: few rows survive */
+				f[j] = fr(names[sym], s_app);
+				if (j == 0) {
+					self[sym] += period;
+					samples[sym]++;
+				}
+				if (stamp[sym] != tag) {
+					stamp[sym] = tag;
+					total[sym] += period;
+				}
+			}
+			all += period;
+			add(p, period, f, nf);
+		}
+		struct snapshot *s = profile_snapshot(p, COL_SELF);
+		size_t live = 0;
+		bool ok = true;
+		for (int i = 0; i < NSYM; i++) {
+			const struct snap_row *r = NULL;
+			if (total[i] || self[i]) {
+				live++;
+				r = row_of(s, names[i]);
+				ok &= r && r->self_period == self[i] && r->total_period == total[i] &&
+				      r->samples == samples[i];
+			}
+		}
+		CHECK(ok);
+		CHECK_EQ_U64(s->nrows, live);
+		CHECK_EQ_U64(s->total_period, all);
+		snapshot_free(s);
+
+		/* Decay both sides the same way. */
+		profile_end_window(p, false);
+		all = 0;
+		for (int i = 0; i < NSYM; i++) {
+			self[i] = self[i] * 7 / 8;
+			total[i] = total[i] * 7 / 8;
+			samples[i] = samples[i] * 7 / 8;
+			if (!self[i] && !total[i])
+				samples[i] = 0;
+			all += self[i];
+		}
+		for (int k = 0; k < 20 && round == 0; k++) { /* let most rows fade before round 1 */
+			profile_end_window(p, false);
+			all = 0;
+			for (int i = 0; i < NSYM; i++) {
+				self[i] = self[i] * 7 / 8;
+				total[i] = total[i] * 7 / 8;
+				samples[i] = samples[i] * 7 / 8;
+				if (!self[i] && !total[i])
+					samples[i] = 0;
+				all += self[i];
+			}
+		}
+	}
+	profile_free(p);
+}
+
+/* Budgets: the spec is ~8000 samples/s of ~30 frames and a 10k-row snapshot well under 10 ms. The
+ * bounds here are loose (sanitizer builds, busy machines) and only catch a wrong complexity. */
+static void test_speed(void)
+{
+	enum { NROWS = 10000 };
+	static char names[NROWS][16];
+	struct profile *p = profile_new(NULL, 0);
+	for (int i = 0; i < NROWS; i++)
+		snprintf(names[i], sizeof(names[i]), "f%05d", i);
+
+	double t0 = now_ms();
+	struct frame f[30];
+	for (int n = 0; n < 8000; n++) {
+		for (int j = 0; j < 30; j++)
+			f[j] = fr(names[(n * 31 + j * 7919) % NROWS], s_app);
+		add(p, 1000 + (uint64_t)(n % 97), f, 30);
+	}
+	double t1 = now_ms();
+	struct snapshot *s = profile_snapshot(p, COL_SELF);
+	double t2 = now_ms();
+	CHECK_EQ_U64(s->nrows, NROWS);
+	snapshot_free(s);
+	printf("8000 samples x 30 frames: %.2f ms; snapshot of %d rows: %.2f ms\n", t1 - t0, NROWS,
+	       t2 - t1);
+	CHECK(t1 - t0 < 500);
+	CHECK(t2 - t1 < 100);
+	profile_free(p);
+}
+
+int main(void)
+{
+	test_simple_chain();
+	test_recursion_counts_total_once();
+	test_self_pct_sums_to_100();
+	test_decay();
+	test_zero_mode();
+	test_window_counters();
+	test_frameless_sample();
+	test_context_keys();
+	test_srcline_null_is_a_value();
+	test_sort_orders();
+	test_stable_ids_and_find();
+	test_sort_keys_parse();
+	test_against_tally();
+	test_speed();
+	return CHECK_DONE();
+}
