@@ -1,0 +1,87 @@
+/*
+ * keys: what a key does to the view, without a terminal. term.c turns the terminal's key codes
+ * into the keys_code values below; keys_handle changes the view state and says what the loop must
+ * do about it (redraw, re-sort the snapshot it holds, switch decay/zero, quit), like htop's actions.
+ * The view state is everything the frame depends on besides the snapshot, the header figures and
+ * the size, so a test can drive keys and render frames with no terminal at all.
+ *
+ * Views: VIEW_TOP is the table; drill-down views (callers/callees, annotate, flame graph) are added
+ * as further view_kind values, each with its own key table and render function.
+ */
+#ifndef PERFTOP_KEYS_H
+#define PERFTOP_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/snapshot.h"
+
+/* Key codes: printable ASCII and control characters are themselves; the rest are above 0xff. */
+enum keys_code {
+	KEYS_NONE = -1,
+	KEYS_CTRL_L = 12,
+	KEYS_ESC = 27,
+	KEYS_UP = 0x110,
+	KEYS_DOWN,
+	KEYS_LEFT,
+	KEYS_RIGHT,
+	KEYS_PGUP,
+	KEYS_PGDN,
+	KEYS_HOME,
+	KEYS_END,
+	KEYS_ENTER,
+	KEYS_F1,
+	KEYS_F6,
+	KEYS_RESIZE,   /* the terminal changed size */
+};
+
+enum view_kind { VIEW_TOP };
+
+struct view_state {
+	enum view_kind view;
+	size_t cursor;          /* index of the selected row in the displayed snapshot */
+	uint64_t cursor_id;     /* its stable id, to find it again in the next snapshot */
+	bool have_cursor_id;
+	size_t top;             /* index of the first row shown */
+	enum snap_col order;    /* the column the table is ordered by */
+	bool paused;            /* keep collecting, stop replacing the displayed snapshot */
+	bool zero;              /* zero the histogram at each refresh instead of decaying it */
+	bool help;              /* the help overlay is shown */
+	bool quit;
+	bool color;             /* hot percentages in colour; false under NO_COLOR */
+	double refresh_secs;    /* shown in the mode line */
+};
+
+/* What the loop must do after a key (bit flags). */
+enum keys_action {
+	KEYS_ACT_REDRAW = 1 << 0, /* the frame changed */
+	KEYS_ACT_RESORT = 1 << 1, /* order changed: re-sort the held snapshot, later refreshes use it */
+	KEYS_ACT_ZERO = 1 << 2,   /* zero changed: pass it to the next refresh */
+	KEYS_ACT_PAUSE = 1 << 3,  /* paused changed; on resume, refresh at once */
+	KEYS_ACT_QUIT = 1 << 4,
+	KEYS_ACT_CLEAR = 1 << 5,  /* repaint the whole terminal (Ctrl-L, resize) */
+};
+
+/* Defaults: top view, ordered by Self, decay, colour unless NO_COLOR is set and not empty. */
+void keys_state_init(struct view_state *v);
+
+/* Applies one key. s is the displayed snapshot (may be NULL), visible_rows the table rows that fit.
+ * Returns keys_action flags (0: nothing to do). */
+unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, int visible_rows);
+
+/* After a new or re-sorted snapshot: puts the cursor back on the row with the same id, or keeps
+ * its index (clamped) when that row is gone, and keeps it within the scrolled window. */
+void keys_follow(struct view_state *v, const struct snapshot *s, int visible_rows);
+
+/* The first row to show so that the cursor is visible and no rows are wasted at the bottom. */
+size_t keys_scroll_top(const struct view_state *v, size_t nrows, int visible_rows);
+
+/* The key list for the help overlay, in the order shown. */
+struct keys_help {
+	const char *keys;
+	const char *what;
+};
+const struct keys_help *keys_help_list(size_t *n);
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * render: a frame is a function of the snapshot, the header figures, the view state and the size,
+ * drawn into a surface. Nothing here touches the terminal or changes the state, so frames are
+ * tested as text (golden screens).
+ *
+ * Layout, top to bottom: the summary line, the mode line, notice lines (target exited, a warning),
+ * the view's body (for VIEW_TOP: column titles and rows), and the footer with key hints. The help
+ * overlay is drawn last, over the middle.
+ */
+#ifndef PERFTOP_RENDER_H
+#define PERFTOP_RENDER_H
+
+#include "model/snapshot.h"
+#include "ui/keys.h"
+#include "ui/surface.h"
+#include "ui/tui.h"
+
+/* Draws the whole frame into s (which it clears first). snap and h may be NULL (nothing yet). */
+void render_frame(struct surface *s, const struct snapshot *snap, const struct view_header *h,
+		  const struct view_state *v);
+
+/* How many table rows fit in a frame of this height with this header (for paging and scroll). */
+int render_table_rows(int height, const struct view_header *h);
+
+/* The table's columns for this snapshot, left to right: Self%, Total%, Samples, then the sort keys'
+ * columns (Command, PID, TID, Symbol, Shared Object, Source:Line) in that order. Returns the count
+ * (at most COL_COUNT). The order keys (< and >) move among these. */
+int render_columns(const struct snapshot *snap, enum snap_col *cols);
+
+/* The colour role of a percentage (hot levels like perf's: >= 5% high, >= 0.5% mid). */
+enum surface_role render_pct_role(double pct, bool color);
+
+#endif

@@ -1,0 +1,367 @@
+/*
+ * test_render: golden frames. A hand-made snapshot is rendered into a surface and the text dump is
+ * compared with the expected screen below; roles are checked cell by cell where they matter
+ * (hot percentages, the selected row, NO_COLOR). Also: the order marker after '>', the cursor
+ * following its row across a re-ordered snapshot, the help overlay, and tiny sizes.
+ */
+#include <stdlib.h>
+
+#include "check.h"
+#include "ui/keys.h"
+#include "ui/render.h"
+#include "ui/surface.h"
+#include "util/util.h"
+
+static struct snapshot *make_snapshot(void)
+{
+	static const struct {
+		const char *sym, *dso;
+		double self, total;
+		uint64_t samples;
+	} rows[] = {
+		{ "compute_checksum", "libcrc.so.1", 41.25, 62.50, 3300 },
+		{ "main", "demo", 22.50, 99.00, 1800 },
+		{ "__memmove_avx_unaligned_erms", "libc.so.6", 3.75, 3.75, 300 },
+		{ "do_syscall_64", "[kernel.kallsyms]", 0.25, 10.00, 20 },
+	};
+	struct snapshot *s = xcalloc(1, sizeof(*s));
+	s->nrows = ARRAY_SIZE(rows);
+	s->rows = xcalloc(s->nrows, sizeof(*s->rows));
+	for (size_t i = 0; i < s->nrows; i++) {
+		struct snap_row *r = &s->rows[i];
+		r->id = 100 + i;
+		r->sym = rows[i].sym;
+		r->dso = rows[i].dso;
+		r->self_pct = rows[i].self;
+		r->total_pct = rows[i].total;
+		r->samples = rows[i].samples;
+		r->self_period = (uint64_t)(rows[i].self * 1000);
+		r->total_period = (uint64_t)(rows[i].total * 1000);
+	}
+	s->total_period = 100000;
+	s->keys[0] = SORT_DSO;
+	s->keys[1] = SORT_SYM;
+	s->nkeys = 2;
+	s->order = COL_SELF;
+	return s;
+}
+
+static struct view_header make_header(void)
+{
+	return (struct view_header){ .target = "command: python3 -c busy()", .event = "cpu-clock",
+				     .freq = 4000, .samples_per_sec = 3999.6, .lost = 0,
+				     .dropped = 0, .elapsed = 12.7 };
+}
+
+static int expect_text(const struct surface *s, const char *want, int line)
+{
+	char *got = surface_to_text(s);
+	int ok = strcmp(got, want) == 0;
+	check_count++;
+	if (!ok) {
+		check_failures++;
+		fprintf(stderr, "%s:%d: frame differs\n--- want\n%s--- got\n%s---\n", __FILE__, line, want,
+			got);
+	}
+	free(got);
+	return ok;
+}
+#define EXPECT_TEXT(s, want) expect_text(s, want, __LINE__)
+
+static enum surface_role role_at(const struct surface *s, int x, int y)
+{
+	return (enum surface_role)surface_cell_const(s, x, y)->role;
+}
+
+/* x of the first cell of needle on line y, or -1. */
+static int find_on_line(const struct surface *s, int y, const char *needle)
+{
+	char *text = surface_to_text(s);
+	char *line = text;
+	for (int i = 0; i < y && line; i++) {
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	int x = -1;
+	if (line) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		char *hit = strstr(line, needle);
+		if (hit) {
+			*hit = '\0';
+			x = surface_text_width(line);
+		}
+	}
+	free(text);
+	return x;
+}
+
+static const char golden_top[] =
+	" perftop — command: python3 -c busy()   event: cpu-clock @ 4000 Hz   4000 samples/s   12s\n"
+	" mode: decay   refresh: 2.0s   order: Self%   rows: 4\n"
+	"  Self%▼   Total%   Samples  Symbol                                                Shared Object\n"
+	"  41.25%   62.50%      3300  compute_checksum                                      libcrc.so.1\n"
+	"  22.50%   99.00%      1800  main                                                  demo\n"
+	"   3.75%    3.75%       300  __memmove_avx_unaligned_erms                          libc.so.6\n"
+	"   0.25%   10.00%        20  do_syscall_64                                         [kernel.kallsyms]\n"
+	"\n"
+	"\n"
+	"\n"
+	"\n"
+	" q quit  ? help  </> order  z decay/zero  Space pause                                           1/4\n";
+
+static void test_golden(void)
+{
+	struct snapshot *snap = make_snapshot();
+	struct view_header h = make_header();
+	struct view_state v;
+	keys_state_init(&v);
+	v.refresh_secs = 2;
+	keys_follow(&v, snap, render_table_rows(12, &h));
+	struct surface *s = surface_new(100, 12);
+	render_frame(s, snap, &h, &v);
+	EXPECT_TEXT(s, golden_top);
+
+	/* Roles: summary, column titles (Self sorted), the selected first row, hot levels. */
+	CHECK(role_at(s, 1, 0) == ROLE_HEADER);
+	CHECK(role_at(s, 1, 2) == ROLE_COLHDR_SORTED);
+	CHECK(role_at(s, 12, 2) == ROLE_COLHDR);
+	CHECK(role_at(s, 3, 3) == ROLE_SELECTED);
+	CHECK(role_at(s, 99, 3) == ROLE_SELECTED);
+	CHECK(role_at(s, 3, 4) == ROLE_HOT_HIGH);  /* 22.50% */
+	CHECK(role_at(s, 3, 5) == ROLE_HOT_MID);   /* 3.75% */
+	CHECK(role_at(s, 3, 6) == ROLE_NORMAL);    /* 0.25% */
+	CHECK(role_at(s, 12, 6) == ROLE_HOT_HIGH); /* Total 10.00% */
+	CHECK(role_at(s, 1, 11) == ROLE_STATUS);
+	surface_free(s);
+	snapshot_free(snap);
+}
+
+static void test_order_marker_and_follow(void)
+{
+	struct snapshot *snap = make_snapshot();
+	struct view_header h = make_header();
+	struct view_state v;
+	keys_state_init(&v);
+	int rows = render_table_rows(12, &h);
+	keys_follow(&v, snap, rows);
+	struct surface *s = surface_new(100, 12);
+	render_frame(s, snap, &h, &v);
+	CHECK(find_on_line(s, 2, "Self%▼") >= 0);
+	CHECK(find_on_line(s, 2, "Total%▼") < 0);
+
+	/* Cursor on "main" (id 101), then '>' orders by Total: main moves to the top. */
+	keys_handle(&v, KEYS_DOWN, snap, rows);
+	CHECK_EQ_U64(v.cursor_id, 101);
+	unsigned act = keys_handle(&v, '>', snap, rows);
+	CHECK(act & KEYS_ACT_RESORT);
+	snapshot_sort(snap, v.order);
+	keys_follow(&v, snap, rows);
+	render_frame(s, snap, &h, &v);
+	CHECK(find_on_line(s, 2, "Self%▼") < 0);
+	int x = find_on_line(s, 2, "Total%▼");
+	CHECK(x >= 0);
+	CHECK(x >= 0 && role_at(s, x, 2) == ROLE_COLHDR_SORTED);
+	CHECK(find_on_line(s, 1, "order: Total%") >= 0);
+	CHECK_EQ_U64(v.cursor, 0);
+	CHECK(find_on_line(s, 3, "main") >= 0);
+	CHECK(role_at(s, 30, 3) == ROLE_SELECTED);
+
+	/* A new snapshot in yet another order (by Symbol): the cursor is still on main. */
+	struct snapshot *next = make_snapshot();
+	next->rows[1].self_pct = 30.0;
+	snapshot_sort(next, COL_SYM);
+	v.order = COL_SYM;
+	keys_follow(&v, next, rows);
+	CHECK_EQ_U64(v.cursor_id, 101);
+	CHECK_STR(next->rows[v.cursor].sym, "main");
+	render_frame(s, next, &h, &v);
+	int y = 3 + (int)v.cursor;
+	CHECK(find_on_line(s, y, "main") >= 0);
+	CHECK(role_at(s, 50, y) == ROLE_SELECTED);
+	CHECK(find_on_line(s, 2, "Symbol▲") >= 0);
+	surface_free(s);
+	snapshot_free(snap);
+	snapshot_free(next);
+}
+
+static const char golden_help[] =
+	" perftop — command: python3 -c busy()   event: cpu-clock @ 4000 Hz   4000 samples/s   12s\n"
+	" mode: decay   order┌─ perftop keys ───────────────────────────────────────────┐\n"
+	"  Self%▼   Total%   │ Up/Down j/k    move the cursor one row                   │   Shared Object\n"
+	"  41.25%   62.50%   │ PgUp/PgDn      move the cursor one page                  │   libcrc.so.1\n"
+	"  22.50%   99.00%   │ Home/End g/G   first / last row                          │   demo\n"
+	"   3.75%    3.75%   │ < >            order by the column to the left / right   │   libc.so.6\n"
+	"   0.25%   10.00%   │ F6             order by the next column (cycles)         │   [kernel.kallsyms]\n"
+	"                    │ z              toggle decay / zero at each refresh       │\n"
+	"                    │ Space          pause the display (sampling goes on)      │\n"
+	"                    │ Ctrl-L         repaint the screen                        │\n"
+	"                    │ ?  F1          show / hide this help                     │\n"
+	"                    │ Esc            close this help                           │\n"
+	"                    │ q              quit                                      │\n"
+	"                    │                                                          │\n"
+	"                    │ Esc or ? closes this help                                │\n"
+	"                    └──────────────────────────────────────────────────────────┘\n"
+	"\n"
+	" q quit  ? help  </> order  z decay/zero  Space pause                                           1/4\n";
+
+static void test_help(void)
+{
+	struct snapshot *snap = make_snapshot();
+	struct view_header h = make_header();
+	struct view_state v;
+	keys_state_init(&v);
+	keys_follow(&v, snap, 10);
+	keys_handle(&v, '?', snap, 10);
+	struct surface *s = surface_new(100, 18);
+	render_frame(s, snap, &h, &v);
+	EXPECT_TEXT(s, golden_help);
+	surface_free(s);
+	snapshot_free(snap);
+}
+
+static const char golden_notice[] =
+	" perftop — command: python3 -c busy()   lost: 12  dropped: 0\n"
+	" PAUSED   mode: zero   order: Self%   rows: 4\n"
+	" python3 exited with status 0 — showing the last data; q quits\n"
+	" cycles not supported here; using cpu-clock\n"
+	"  Self%▼   Total%   Samples  Symbol                            Shared Object\n"
+	"  41.25%   62.50%      3300  compute_checksum                  libcrc.so.1\n"
+	"  22.50%   99.00%      1800  main                              demo\n"
+	"   3.75%    3.75%       300  __memmove_avx_unaligned_erms      libc.so.6\n"
+	"   0.25%   10.00%        20  do_syscall_64                     [kernel.kallsyms]\n"
+	" q quit  ? help  </> order  z decay/zero  Space pause                       1/4\n";
+
+static void test_notice_and_paused(void)
+{
+	struct snapshot *snap = make_snapshot();
+	struct view_header h = make_header();
+	h.target_exited = true;
+	h.exit_text = "python3 exited with status 0";
+	h.notice = "cycles not supported here; using cpu-clock";
+	h.lost = 12;
+	struct view_state v;
+	keys_state_init(&v);
+	v.paused = true;
+	v.zero = true;
+	keys_follow(&v, snap, render_table_rows(10, &h));
+	CHECK(render_table_rows(10, &h) == 4);
+	struct surface *s = surface_new(80, 10);
+	render_frame(s, snap, &h, &v);
+	EXPECT_TEXT(s, golden_notice);
+	CHECK(role_at(s, 1, 1) == ROLE_NOTICE); /* PAUSED */
+	CHECK(role_at(s, 1, 2) == ROLE_NOTICE);
+	surface_free(s);
+	snapshot_free(snap);
+}
+
+static void test_no_color(void)
+{
+	setenv("NO_COLOR", "1", 1);
+	struct snapshot *snap = make_snapshot();
+	struct view_header h = make_header();
+	struct view_state v;
+	keys_state_init(&v);
+	CHECK(!v.color);
+	keys_follow(&v, snap, 8);
+	struct surface *s = surface_new(100, 12);
+	render_frame(s, snap, &h, &v);
+	for (int y = 0; y < s->h; y++)
+		for (int x = 0; x < s->w; x++) {
+			enum surface_role r = role_at(s, x, y);
+			CHECK(r != ROLE_HOT_HIGH && r != ROLE_HOT_MID && r != ROLE_KERNEL);
+		}
+	/* Still distinguishable through attributes: selected row, sorted column title. */
+	CHECK(role_at(s, 3, 3) == ROLE_SELECTED);
+	CHECK(role_at(s, 1, 2) == ROLE_COLHDR_SORTED);
+	unsetenv("NO_COLOR");
+	setenv("NO_COLOR", "", 1); /* empty means not set (no-color.org) */
+	keys_state_init(&v);
+	CHECK(v.color);
+	unsetenv("NO_COLOR");
+	surface_free(s);
+	snapshot_free(snap);
+}
+
+static void test_tiny_and_long(void)
+{
+	struct snapshot *snap = make_snapshot();
+	struct view_header h = make_header();
+	h.target_exited = true;
+	h.exit_text = "a command with a very long name exited with status 1";
+	struct view_state v;
+	keys_state_init(&v);
+	static const int sizes[][2] = { { 20, 5 }, { 1, 1 }, { 0, 0 }, { 5, 2 }, { 30, 3 },
+					{ 12, 40 }, { 300, 4 } };
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		struct surface *s = surface_new(sizes[i][0], sizes[i][1]);
+		keys_follow(&v, snap, render_table_rows(s->h, &h));
+		render_frame(s, snap, &h, &v);
+		v.help = true;
+		render_frame(s, snap, &h, &v);
+		v.help = false;
+		render_frame(s, NULL, NULL, &v);
+		char *t = surface_to_text(s);
+		free(t);
+		surface_free(s);
+	}
+	struct surface *s = surface_new(20, 5);
+	h.target_exited = false;
+	render_frame(s, snap, &h, &v);
+	char *t = surface_to_text(s);
+	fprintf(stderr, "20x5:\n%s", t);
+	free(t);
+	CHECK(role_at(s, 0, 4) == ROLE_STATUS);
+
+	/* A very long symbol is cut with an ellipsis, and nothing passes the right edge. */
+	snap->rows[0].sym = "std::vector<std::pair<std::string, std::map<int, std::string>>>::_M_realloc_insert_with_a_long_tail";
+	surface_resize(s, 60, 8);
+	keys_follow(&v, snap, 4);
+	render_frame(s, snap, &h, &v);
+	CHECK(find_on_line(s, 3, "…") > 0);
+	/* Broken UTF-8 in a name shows as '?', not as bytes the terminal would misread. */
+	snap->rows[1].sym = "bad\xff\xc3name";
+	render_frame(s, snap, &h, &v);
+	CHECK(find_on_line(s, 4, "bad??name") > 0);
+	surface_free(s);
+	snapshot_free(snap);
+}
+
+static void test_surface(void)
+{
+	struct surface *s = surface_new(6, 2);
+	CHECK(surface_put_text(s, 4, 0, -1, "abcdef", ROLE_HEADER) == 6);
+	CHECK(surface_put_text(s, -2, 1, -1, "xy—z", ROLE_NORMAL) == 4);
+	char *t = surface_to_text(s);
+	CHECK_STR(t, "    ab\n—z\n");
+	free(t);
+	surface_put_text_cut(s, 0, 0, 4, "abcdef", ROLE_NORMAL);
+	t = surface_to_text(s);
+	CHECK_STR(t, "abc…ab\n—z\n");
+	free(t);
+	CHECK(surface_text_width("a▼…") == 3);
+	struct surface *c = surface_new(1, 1);
+	CHECK(!surface_equal(s, c));
+	surface_copy(c, s);
+	CHECK(surface_equal(s, c));
+	surface_set_role(c, 0, 0, 1, ROLE_DIM);
+	CHECK(!surface_equal(s, c));
+	CHECK(surface_cell(s, 6, 0) == NULL && surface_cell(s, 0, -1) == NULL);
+	surface_free(c);
+	surface_free(s);
+}
+
+int main(void)
+{
+	unsetenv("NO_COLOR");
+	test_surface();
+	test_golden();
+	test_order_marker_and_follow();
+	test_help();
+	test_notice_and_paused();
+	test_no_color();
+	test_tiny_and_long();
+	return CHECK_DONE();
+}
