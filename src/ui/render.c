@@ -189,7 +189,8 @@ static int max_text(const struct snapshot *snap, enum snap_col c)
 	int w = 0;
 	for (size_t i = 0; snap && i < snap->nrows; i++) {
 		const struct snap_row *r = &snap->rows[i];
-		const char *t = c == COL_COMM ? r->comm : c == COL_DSO ? r->dso : r->srcline;
+		const char *t = c == COL_COMM ? r->comm : c == COL_DSO ? r->dso :
+				c == COL_SYM ? r->sym : r->srcline;
 		int tw = t ? surface_text_width(t) : 9; /* "[unknown]" */
 		if (tw > w)
 			w = tw;
@@ -255,7 +256,12 @@ static int layout_columns(const struct snapshot *snap, int width, struct col_lay
 	if (sym >= 0) {
 		int rest = width - LEFT_MARGIN - fixed - COL_GAP * (n - 1);
 		int title = surface_text_width(lay[sym].title) + 1;
-		lay[sym].width = rest > title ? rest : title;
+		/* Up to what is left, but no wider than the longest name: Shared Object then sits next
+		 * to the names instead of across an empty gap on a wide terminal. */
+		int want = max_text(snap, COL_SYM);
+		if (want < title)
+			want = title;
+		lay[sym].width = rest < title ? title : rest < want ? rest : want;
 	}
 	int x = LEFT_MARGIN;
 	for (int i = 0; i < n; i++) {

@@ -1,0 +1,252 @@
+/*
+ * term: ncurses (wide-character build) behind a small interface. Roles become colour pairs, or
+ * plain attributes when the terminal has no colours or NO_COLOR is set. Keys become keys_code
+ * values so that keys.c never sees a curses constant.
+ *
+ * Restoring the terminal: term_done is idempotent and is reached from every exit path: the normal
+ * return of tui_run, the util fatal hook (die, out of memory), atexit (an exit() elsewhere), and the
+ * signal flag (SIGINT/SIGTERM/SIGHUP only set a flag; the loop sees it within a tick and returns
+ * through the normal path, because endwin is not async-signal-safe). SIGWINCH is left to ncurses,
+ * which turns it into KEY_RESIZE.
+ */
+#include "ui/term.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ui/keys.h"
+#include "util/util.h"
+
+static SCREEN *screen;
+static bool active;
+static bool colors;
+static bool utf8;
+static attr_t role_attr[ROLE_COUNT];
+static volatile sig_atomic_t stop_signal;
+static struct sigaction old_int, old_term, old_hup;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+int term_stop_signal(void)
+{
+	return stop_signal;
+}
+
+bool term_has_color(void)
+{
+	return colors;
+}
+
+static void setup_roles(void)
+{
+	const char *nc = getenv("NO_COLOR");
+	colors = has_colors() && !(nc && *nc);
+	/* Attributes alone must carry every distinction, since that is all NO_COLOR gets. */
+	role_attr[ROLE_NORMAL] = A_NORMAL;
+	role_attr[ROLE_HEADER] = A_BOLD;
+	role_attr[ROLE_COLHDR] = A_REVERSE;
+	role_attr[ROLE_COLHDR_SORTED] = A_REVERSE | A_BOLD | A_UNDERLINE;
+	role_attr[ROLE_SELECTED] = A_REVERSE | A_BOLD;
+	role_attr[ROLE_HOT_HIGH] = A_BOLD;
+	role_attr[ROLE_HOT_MID] = A_NORMAL;
+	role_attr[ROLE_KERNEL] = A_NORMAL;
+	role_attr[ROLE_STATUS] = A_REVERSE;
+	role_attr[ROLE_NOTICE] = A_BOLD;
+	role_attr[ROLE_DIM] = A_DIM;
+	if (!colors)
+		return;
+	start_color();
+	use_default_colors();
+	/* Pair numbers are role + 1; -1 is the terminal's own colour (use_default_colors). */
+	static const struct {
+		enum surface_role role;
+		short fg, bg;
+		attr_t extra;
+	} pairs[] = {
+		{ ROLE_COLHDR, COLOR_BLACK, COLOR_GREEN, A_NORMAL },
+		{ ROLE_COLHDR_SORTED, COLOR_BLACK, COLOR_CYAN, A_BOLD },
+		{ ROLE_SELECTED, COLOR_BLACK, COLOR_CYAN, A_NORMAL },
+		{ ROLE_HOT_HIGH, COLOR_RED, -1, A_BOLD },
+		{ ROLE_HOT_MID, COLOR_GREEN, -1, A_NORMAL },
+		{ ROLE_KERNEL, COLOR_YELLOW, -1, A_NORMAL },
+		{ ROLE_STATUS, COLOR_BLACK, COLOR_CYAN, A_NORMAL },
+		{ ROLE_NOTICE, COLOR_YELLOW, -1, A_BOLD },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
+		short pair = (short)(pairs[i].role + 1);
+		if (pair >= COLOR_PAIRS || init_pair(pair, pairs[i].fg, pairs[i].bg) == ERR)
+			continue;
+		role_attr[pairs[i].role] = COLOR_PAIR(pair) | pairs[i].extra;
+	}
+}
+
+int term_init(char *err, size_t errlen)
+{
+	const char *t = getenv("TERM");
+	if (active)
+		return 0;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		snprintf(err, errlen, "the live view needs a terminal (stdin and stdout are not both a tty)");
+		return -1;
+	}
+	if (!t || !*t) {
+		snprintf(err, errlen, "TERM is not set; cannot drive the terminal");
+		return -1;
+	}
+	/* LC_CTYPE only: ncursesw needs the character set for UTF-8, but the rest of the program parses
+	 * and prints numbers and must keep the "C" decimal point. */
+	setlocale(LC_CTYPE, "");
+	utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	/* newterm, unlike initscr, returns NULL for an unknown TERM instead of exiting. */
+	screen = newterm(NULL, stdout, stdin);
+	if (!screen) {
+		snprintf(err, errlen, "cannot use terminal type '%s'", t);
+		return -1;
+	}
+	set_term(screen);
+	active = true;
+
+	static bool registered;
+	if (!registered) {
+		atexit(term_done);
+		registered = true;
+	}
+	util_set_fatal_hook(term_done);
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a blocked getch returns at once and the loop sees the flag. */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	stop_signal = 0;
+
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	intrflush(stdscr, FALSE);
+	set_escdelay(25); /* Esc closes help; the default second feels stuck */
+	curs_set(0);
+	setup_roles();
+	erase();
+	return 0;
+}
+
+void term_done(void)
+{
+	if (!active)
+		return;
+	active = false;
+	curs_set(1);
+	endwin();
+	fflush(stdout);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	util_set_fatal_hook(NULL);
+	delscreen(screen);
+	screen = NULL;
+}
+
+void term_size(int *w, int *h)
+{
+	if (!active) {
+		*w = *h = 0;
+		return;
+	}
+	getmaxyx(stdscr, *h, *w);
+}
+
+/* What a cell shows when the locale cannot print UTF-8 (a C locale in a bare container). */
+static const char *ascii_fallback(const char *ch)
+{
+	static const struct {
+		const char *utf8, *ascii;
+	} map[] = { { "—", "-" }, { "▼", "v" }, { "▲", "^" }, { "…", "~" }, { "─", "-" },
+		    { "│", "|" }, { "┌", "+" }, { "┐", "+" },  { "└", "+" }, { "┘", "+" } };
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (strcmp(ch, map[i].utf8) == 0)
+			return map[i].ascii;
+	return "?";
+}
+
+void term_blit(const struct surface *s, bool clear)
+{
+	if (!active)
+		return;
+	int w, h;
+	getmaxyx(stdscr, h, w);
+	char buf[4096];
+	if (clear)
+		clearok(curscr, TRUE);
+	for (int y = 0; y < h && y < s->h; y++) {
+		int x = 0;
+		while (x < w && x < s->w) {
+			/* A run of cells with one role goes out in one call. */
+			unsigned char role = surface_cell_const(s, x, y)->role;
+			int start = x;
+			size_t len = 0;
+			while (x < w && x < s->w) {
+				const struct surface_cell *c = surface_cell_const(s, x, y);
+				const char *ch = c->ch;
+				if (c->role != role)
+					break;
+				if (!utf8 && (unsigned char)ch[0] >= 0x80)
+					ch = ascii_fallback(ch);
+				size_t n = strlen(ch);
+				if (len + n >= sizeof(buf))
+					break;
+				memcpy(buf + len, ch, n);
+				len += n;
+				x++;
+			}
+			buf[len] = '\0';
+			attrset(role < ROLE_COUNT ? role_attr[role] : A_NORMAL);
+			/* Writing the bottom-right cell reports ERR (the cursor cannot move on); it is drawn. */
+			mvaddstr(y, start, buf);
+		}
+	}
+	attrset(A_NORMAL);
+	refresh();
+}
+
+int term_getkey(int timeout_ms)
+{
+	if (!active)
+		return KEYS_NONE;
+	timeout(timeout_ms);
+	int c = getch();
+	switch (c) {
+	case ERR: return KEYS_NONE;
+	case KEY_UP: return KEYS_UP;
+	case KEY_DOWN: return KEYS_DOWN;
+	case KEY_LEFT: return KEYS_LEFT;
+	case KEY_RIGHT: return KEYS_RIGHT;
+	case KEY_PPAGE: return KEYS_PGUP;
+	case KEY_NPAGE: return KEYS_PGDN;
+	case KEY_HOME:
+	case KEY_FIND: return KEYS_HOME;   /* some terminfo entries call Home "find" */
+	case KEY_END:
+	case KEY_SELECT: return KEYS_END;
+	case KEY_ENTER:
+	case '\r':
+	case '\n': return KEYS_ENTER;
+	case KEY_F(1): return KEYS_F1;
+	case KEY_F(6): return KEYS_F6;
+	case KEY_RESIZE: return KEYS_RESIZE;
+	default:
+		return c >= 0 && c < 0x100 ? c : KEYS_NONE;
+	}
+}

@@ -1,0 +1,34 @@
+/*
+ * term: the terminal, and the only place that knows ncurses. It sets the terminal up, restores it
+ * on every way out (normal return, q, SIGINT/SIGTERM through a flag the loop checks, die() and
+ * failed allocations through the util fatal hook, exit() through atexit), draws a surface and reads
+ * keys as keys_code values.
+ */
+#ifndef PERFTOP_TERM_H
+#define PERFTOP_TERM_H
+
+#include <stdbool.h>
+
+#include "ui/surface.h"
+
+/* Sets the terminal up. Returns 0, or -1 with a one-line reason in err (not a tty, TERM unset or
+ * unknown). Does nothing to the terminal when it fails. */
+int term_init(char *err, size_t errlen);
+/* Restores the terminal; safe to call any number of times, and from the fatal hook. */
+void term_done(void);
+
+/* The current size in cells. */
+void term_size(int *w, int *h);
+/* Whether colours are in use (the terminal has them and NO_COLOR is not set). */
+bool term_has_color(void);
+
+/* Draws the surface; with clear, repaints the whole screen instead of what changed. */
+void term_blit(const struct surface *s, bool clear);
+
+/* Waits up to timeout_ms (0: just looks) for a key; returns a keys_code value or KEYS_NONE. */
+int term_getkey(int timeout_ms);
+
+/* The signal (SIGINT, SIGTERM, SIGHUP) that asked us to stop, or 0. */
+int term_stop_signal(void);
+
+#endif

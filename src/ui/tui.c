@@ -1,0 +1,138 @@
+/*
+ * tui: the loop of the live view. Each tick (about 50 ms, the wait for a key) it lets the source
+ * take in what the sampler produced, ends a refresh window when one is due, renders a frame and
+ * sends it to the terminal only if it differs from what is on screen. Keys are handled as they
+ * come, between ticks.
+ *
+ * Timing: the first snapshots are asked for every 100 ms until one has rows, so data shows within
+ * a few tenths of a second of the start instead of after the first full interval. Paused means no
+ * refresh at all: the histogram keeps accumulating and the screen keeps the snapshot it had, and
+ * resuming refreshes at once.
+ *
+ * Warnings (warn_msg) would scribble over the screen on stderr, so while the view runs they go to
+ * the notice line instead. They may come from another thread, hence the lock.
+ */
+#include "ui/tui.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui/keys.h"
+#include "ui/render.h"
+#include "ui/surface.h"
+#include "ui/term.h"
+#include "util/util.h"
+
+#define TUI_TICK_MS 50
+#define TUI_EARLY_REFRESH_NS 100000000ull
+#define TUI_WARN_SHOW_NS 15000000000ull
+#define TUI_DEFAULT_REFRESH_SECS 2.0
+
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
+static char warn_text[256];
+static uint64_t warn_at;
+
+static void tui_warn(const char *msg)
+{
+	pthread_mutex_lock(&warn_lock);
+	snprintf(warn_text, sizeof(warn_text), "%s", msg);
+	warn_at = now_ns();
+	pthread_mutex_unlock(&warn_lock);
+}
+
+/* The source's notice and a recent warning, in buf, as one line. */
+static const char *tui_notice(const char *notice, char *buf, size_t len)
+{
+	char warn[sizeof(warn_text)] = "";
+	pthread_mutex_lock(&warn_lock);
+	if (warn_at && now_ns() - warn_at < TUI_WARN_SHOW_NS)
+		memcpy(warn, warn_text, sizeof(warn));
+	pthread_mutex_unlock(&warn_lock);
+	if (!*warn)
+		return notice;
+	if (notice && *notice)
+		snprintf(buf, len, "%s;  warning: %s", notice, warn);
+	else
+		snprintf(buf, len, "warning: %s", warn);
+	return buf;
+}
+
+int tui_run(const struct tui_source *src)
+{
+	char err[256];
+	if (term_init(err, sizeof(err)) < 0) {
+		fprintf(stderr, "perftop: %s\n", err);
+		return 1;
+	}
+	util_set_warn_hook(tui_warn);
+
+	double refresh_secs = src->refresh_secs > 0 ? src->refresh_secs : TUI_DEFAULT_REFRESH_SECS;
+	uint64_t refresh_ns = (uint64_t)(refresh_secs * 1e9);
+	struct view_state v;
+	keys_state_init(&v);
+	v.color = v.color && term_has_color();
+	v.zero = src->zero;
+	v.refresh_secs = refresh_secs;
+
+	int w, h;
+	term_size(&w, &h);
+	struct surface *frame = surface_new(w, h), *shown = surface_new(0, 0);
+	struct snapshot *snap = NULL;
+	struct view_header hdr;
+	char notice[512];
+	uint64_t next_refresh = now_ns();
+	bool clear = true;
+
+	while (!v.quit && !term_stop_signal()) {
+		if (src->poll)
+			src->poll(src->ctx);
+		memset(&hdr, 0, sizeof(hdr));
+		if (src->header)
+			src->header(src->ctx, &hdr);
+		hdr.notice = tui_notice(hdr.notice, notice, sizeof(notice));
+
+		uint64_t t = now_ns();
+		if (!v.paused && t >= next_refresh) {
+			struct snapshot *fresh = src->refresh(src->ctx, v.order, v.zero);
+			if (fresh) {
+				snapshot_free(snap);
+				snap = fresh;
+				keys_follow(&v, snap, render_table_rows(h, &hdr));
+			}
+			next_refresh = t + (snap && snap->nrows ? refresh_ns : TUI_EARLY_REFRESH_NS);
+		}
+
+		term_size(&w, &h);
+		if (w != frame->w || h != frame->h) {
+			surface_resize(frame, w, h);
+			clear = true;
+		}
+		render_frame(frame, snap, &hdr, &v);
+		if (clear || !surface_equal(frame, shown)) {
+			term_blit(frame, clear);
+			surface_copy(shown, frame);
+			clear = false;
+		}
+
+		for (int key = term_getkey(TUI_TICK_MS); key != KEYS_NONE && !v.quit;
+		     key = term_getkey(0)) {
+			unsigned act = keys_handle(&v, key, snap, render_table_rows(h, &hdr));
+			if ((act & KEYS_ACT_RESORT) && snap) {
+				snapshot_sort(snap, v.order);
+				keys_follow(&v, snap, render_table_rows(h, &hdr));
+			}
+			if ((act & KEYS_ACT_PAUSE) && !v.paused)
+				next_refresh = 0;
+			if (act & KEYS_ACT_CLEAR)
+				clear = true;
+		}
+	}
+
+	util_set_warn_hook(NULL);
+	term_done();
+	snapshot_free(snap);
+	surface_free(frame);
+	surface_free(shown);
+	return 0;
+}

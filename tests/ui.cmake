@@ -1,0 +1,13 @@
+# Tests of src/ui: golden frames and key actions without a terminal, and one run of the real
+# terminal loop inside tmux (tui_demo with a fake source).
+perftop_unit_test(test_render SOURCES ui/test_render.c LIBS perftop_ui perftop_model perftop_util)
+perftop_unit_test(test_keys SOURCES ui/test_keys.c LIBS perftop_ui perftop_model perftop_util)
+
+# Not a test by itself: the terminal tests drive it.
+add_executable(tui_demo ui/tui_demo.c)
+target_include_directories(tui_demo PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(tui_demo PRIVATE perftop_ui perftop_model perftop_util)
+
+add_test(NAME test_tui_tmux
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ui/test_tui_tmux.sh $<TARGET_FILE:tui_demo>)
+set_tests_properties(test_tui_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)

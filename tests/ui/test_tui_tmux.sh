@@ -1,0 +1,98 @@
+#!/bin/bash
+# test_tui_tmux: the live view in a real terminal. tui_demo (a fake source) runs inside a private tmux
+# server; the test reads the screen with capture-pane, sends keys, and checks that the terminal is
+# restored after q, after SIGTERM and after die(). Every wait is bounded. Exit 77 (skip) only when
+# tmux is missing.
+set -u
+BIN=${1:?usage: test_tui_tmux.sh path/to/tui_demo}
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
+
+SOCK=perftop-test-$$
+TM=(tmux -L "$SOCK" -f /dev/null)
+trap '"${TM[@]}" kill-server >/dev/null 2>&1' EXIT
+
+# A UTF-8 locale if there is one, so the marker and dashes are drawn as such.
+for l in C.UTF-8 C.utf8 en_US.UTF-8 en_US.utf8; do
+	if locale -a 2>/dev/null | grep -qx "$l"; then export LANG=$l; break; fi
+done
+unset LC_ALL NO_COLOR
+
+fails=0
+fail() { echo "FAIL: $*"; echo "--- screen of $S:"; screen; echo "---"; fails=$((fails + 1)); }
+screen() { "${TM[@]}" capture-pane -p -t "$S" 2>/dev/null; }
+# wait_for REGEX [tries]: polls the screen every 0.1 s, about 5 s by default.
+wait_for() {
+	local i
+	for ((i = 0; i < ${2:-50}; i++)); do
+		screen | grep -qE -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# wait_gone REGEX: polls until the screen no longer matches.
+wait_gone() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		screen | grep -qE -- "$1" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+start() { # start NAME ARGS...
+	S=$1
+	shift
+	"${TM[@]}" new-session -d -s "$S" -x 120 -y 30 "$BIN $*; echo EXITED:\$?; sleep 30"
+}
+alt_off() { [ "$("${TM[@]}" display -p -t "$S" '#{alternate_on}')" = 0 ]; }
+demo_pid() { pgrep -P "$("${TM[@]}" display -p -t "$S" '#{pane_pid}')" | head -n1; }
+
+# 1. header and rows show up fast, order keys, pause, help, q.
+start main -d 0.5
+wait_for 'perftop .*command: python3' || fail "no header"
+wait_for '%.*compute_checksum' || fail "no rows"
+wait_for 'Self%(▼|v)' || fail "no order marker on Self%"
+"${TM[@]}" send-keys -t "$S" '>'
+wait_for 'Total%(▼|v)' || fail "order marker did not move to Total% after >"
+wait_gone 'Self%(▼|v)' || fail "Self% still marked after >"
+"${TM[@]}" send-keys -t "$S" Space
+wait_for 'PAUSED' || fail "no PAUSED after Space"
+"${TM[@]}" send-keys -t "$S" Space
+wait_gone 'PAUSED' || fail "still PAUSED after a second Space"
+"${TM[@]}" send-keys -t "$S" '?'
+wait_for 'perftop keys' || fail "no help after ?"
+"${TM[@]}" send-keys -t "$S" Escape
+wait_gone 'perftop keys' || fail "help still shown after Esc"
+"${TM[@]}" send-keys -t "$S" q
+wait_for '^EXITED:0$' || fail "no EXITED:0 after q"
+alt_off || fail "alternate screen still on after q"
+screen | grep -q 'Shared Object' && fail "the view is still on the screen after q"
+
+# 2. SIGTERM: restored, status 0 (the loop returns normally).
+start term -d 0.5
+wait_for '%.*compute_checksum' || fail "no rows (SIGTERM run)"
+pid=$(demo_pid)
+[ -n "$pid" ] && kill -TERM "$pid"
+wait_for '^EXITED:0$' || fail "no EXITED:0 after SIGTERM"
+alt_off || fail "alternate screen still on after SIGTERM"
+
+# 3. die() inside the loop: restored first, then the message, status 1.
+start die --die-after 1
+wait_for '^EXITED:1$' || fail "no EXITED:1 after die()"
+alt_off || fail "alternate screen still on after die()"
+screen | grep -q 'perftop: demo: dying on purpose' || fail "die() message not on the restored screen"
+
+# 4. warnings go to the notice line, the exited target gets its notice.
+start notes --warn --exit-after 0.3
+wait_for 'warning: this is a warning from the demo source' || fail "warning not shown in the view"
+wait_for 'python3 exited with status 0 — showing the last data; q quits' || fail "no exit notice"
+"${TM[@]}" send-keys -t "$S" q
+wait_for '^EXITED:0$' || fail "no EXITED:0 (notes run)"
+
+# 5. no terminal: a clear error, status 1.
+out=$("$BIN" </dev/null 2>&1 >/dev/null)
+rc=$?
+[ $rc = 1 ] || { echo "FAIL: without a tty, status $rc (want 1)"; fails=$((fails + 1)); }
+echo "$out" | grep -q 'needs a terminal' || { echo "FAIL: without a tty: '$out'"; fails=$((fails + 1)); }
+
+[ $fails = 0 ] && echo "all tmux checks passed"
+exit $((fails ? 1 : 0))
