@@ -1,0 +1,62 @@
+/*
+ * dso: one binary (executable or shared object), opened once and shared by every process that maps
+ * it. A dso set finds the object for a mapping by build-id, else device+inode, else path, so a
+ * library mapped by a thousand processes is read once.
+ *
+ * A dso owns its libdwfl handle (Dwfl + the one module reported in it) for the whole session: the
+ * symbol names we hand out point into its string tables until they are interned, and the same handle
+ * will later give DWARF (inline chains, file:line) and CFI for unwinding. Opening is lazy, on the first
+ * lookup, and happens once: a file that cannot be opened or parsed leaves a broken dso whose lookups
+ * simply miss.
+ *
+ * Addresses given to dso_lookup are file offsets (what a mapping's pgoff speaks in); the dso turns them
+ * into ELF virtual addresses through its PT_LOAD headers, which makes PIE, shared objects and
+ * ET_EXEC binaries the same case.
+ */
+#ifndef PERFTOP_SYMBOLIZE_DSO_H
+#define PERFTOP_SYMBOLIZE_DSO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/frame.h"
+
+struct intern;
+struct dso;
+struct dso_set;
+
+/* What identifies a mapped file; any part may be absent (size 0, ino 0). */
+struct dso_id {
+	const uint8_t *build_id;
+	uint32_t build_id_size;
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+struct dso_set *dso_set_new(struct intern *in);
+void dso_set_free(struct dso_set *set);
+
+/* The dso for a file mapped from path; created (not opened) on first sight. Never NULL. */
+struct dso *dso_set_get(struct dso_set *set, const char *path, const struct dso_id *id);
+
+/* How many dsos were opened successfully, and how many exist. */
+uint64_t dso_set_opened(const struct dso_set *set);
+uint64_t dso_set_count(const struct dso_set *set);
+
+/* Short name as perf prints it (basename, or "[vdso]"-style names as they are); interned. */
+const char *dso_name(const struct dso *d);
+const char *dso_path(const struct dso *d);
+/* Why the dso could not be used, or NULL. */
+const char *dso_error(const struct dso *d);
+
+/*
+ * Resolves file offset off. Writes up to max frames (innermost inline first, the containing function
+ * last; today always one) with sym, sym_start (ELF virtual address), srcline and inlined set; the
+ * caller fills addr, dso and kernel. Returns the number written, 0 when nothing covers off.
+ */
+int dso_lookup(struct dso *d, uint64_t off, struct frame *out, int max);
+
+/* Number of function symbols once loaded (opens and loads if needed); for tests and stats. */
+long dso_symbol_count(struct dso *d);
+
+#endif

@@ -1,0 +1,545 @@
+/*
+ * maps: processes and their executable mappings.
+ *
+ * Lookups are the hot path (every user frame of every sample), so a process's mappings are one
+ * sorted array of non-overlapping ranges searched by bisection, and the last process looked up is
+ * remembered (the frames of a sample all belong to one pid). Records are rare by comparison, so
+ * inserting a mapping just shifts the array.
+ *
+ * The array lives in a refcounted mapset so a FORK costs a reference, not a copy; the first change
+ * to a shared set (usually the child's exec, which drops it anyway) makes the copy.
+ *
+ * Memory stays bounded: dead processes queue in a fixed ring and the oldest is freed when a newer one
+ * needs its place; exited threads drop their comm at once; /proc reads for unknown pids are
+ * rate-limited and each pid is read at most once.
+ */
+#include "symbolize/maps.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize/dso.h"
+#include "symbolize/intern.h"
+#include "util/util.h"
+
+/* ---- a small uint32 -> pointer table (linear probing, values never NULL) ---- */
+
+struct u32tab {
+	uint32_t *keys;
+	void **vals;
+	size_t cap, n;  /* cap: 0 or a power of two */
+};
+
+static size_t u32tab_home(const struct u32tab *t, uint32_t key)
+{
+	return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 32) & (t->cap - 1);
+}
+
+static void *u32tab_get(const struct u32tab *t, uint32_t key)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = u32tab_home(t, key);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->vals[i])
+			return NULL;
+		if (t->keys[i] == key)
+			return t->vals[i];
+	}
+}
+
+static void u32tab_put(struct u32tab *t, uint32_t key, void *val);
+
+static void u32tab_grow(struct u32tab *t)
+{
+	struct u32tab old = *t;
+	t->cap = old.cap ? old.cap * 2 : 8;
+	t->n = 0;
+	t->keys = xcalloc(t->cap, sizeof(*t->keys));
+	t->vals = xcalloc(t->cap, sizeof(*t->vals));
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.vals[i])
+			u32tab_put(t, old.keys[i], old.vals[i]);
+	free(old.keys);
+	free(old.vals);
+}
+
+static void u32tab_put(struct u32tab *t, uint32_t key, void *val)
+{
+	if ((t->n + 1) * 4 > t->cap * 3)
+		u32tab_grow(t);
+	size_t i = u32tab_home(t, key);
+	while (t->vals[i] && t->keys[i] != key)
+		i = (i + 1) & (t->cap - 1);
+	if (!t->vals[i])
+		t->n++;
+	t->keys[i] = key;
+	t->vals[i] = val;
+}
+
+/* Removes key; later entries of the probe run move back so no tombstones are needed. */
+static void u32tab_del(struct u32tab *t, uint32_t key)
+{
+	if (!t->cap)
+		return;
+	size_t mask = t->cap - 1, i = u32tab_home(t, key);
+	while (t->vals[i] && t->keys[i] != key)
+		i = (i + 1) & mask;
+	if (!t->vals[i])
+		return;
+	t->vals[i] = NULL;
+	t->n--;
+	for (size_t j = (i + 1) & mask; t->vals[j]; j = (j + 1) & mask) {
+		size_t h = u32tab_home(t, t->keys[j]);
+		/* Entry j may fill hole i only if its home is not in the cyclic range (i, j]. */
+		bool stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
+		if (stays)
+			continue;
+		t->keys[i] = t->keys[j];
+		t->vals[i] = t->vals[j];
+		t->vals[j] = NULL;
+		i = j;
+	}
+}
+
+static void u32tab_done(struct u32tab *t)
+{
+	free(t->keys);
+	free(t->vals);
+	*t = (struct u32tab){ 0 };
+}
+
+/* ---- mapsets ---- */
+
+struct mapset {
+	unsigned refs;
+	struct map *v;
+	size_t n, cap;
+};
+
+static struct mapset *mapset_new(void)
+{
+	struct mapset *ms = xcalloc(1, sizeof(*ms));
+	ms->refs = 1;
+	return ms;
+}
+
+static void mapset_unref(struct mapset *ms)
+{
+	if (ms && --ms->refs == 0) {
+		free(ms->v);
+		free(ms);
+	}
+}
+
+/* The set to modify: ms itself when unshared, else a private copy (dropping one reference). */
+static struct mapset *mapset_own(struct mapset *ms)
+{
+	if (ms->refs == 1)
+		return ms;
+	struct mapset *c = mapset_new();
+	if (ms->n) {
+		c->v = xmalloc(ms->n * sizeof(*c->v));
+		memcpy(c->v, ms->v, ms->n * sizeof(*c->v));
+		c->n = c->cap = ms->n;
+	}
+	ms->refs--;
+	return c;
+}
+
+/* Index of the first map ending after addr (ends are sorted as the maps do not overlap). */
+static size_t mapset_first_after(const struct mapset *ms, uint64_t addr)
+{
+	size_t lo = 0, hi = ms->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ms->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct map *mapset_find(const struct mapset *ms, uint64_t addr)
+{
+	size_t i = mapset_first_after(ms, addr);
+	if (i < ms->n && ms->v[i].start <= addr)
+		return &ms->v[i];
+	return NULL;
+}
+
+static bool mapset_overlaps(const struct mapset *ms, uint64_t start, uint64_t end)
+{
+	size_t i = mapset_first_after(ms, start);
+	return i < ms->n && ms->v[i].start < end;
+}
+
+/* Inserts nm; the parts of older maps it covers are cut away (the kernel replaced them). */
+static void mapset_insert(struct mapset *ms, const struct map *nm)
+{
+	size_t i = mapset_first_after(ms, nm->start);
+	size_t j = i;
+	while (j < ms->n && ms->v[j].start < nm->end)
+		j++;
+	struct map repl[3];
+	size_t k = 0;
+	if (i < j && ms->v[i].start < nm->start) {
+		repl[k] = ms->v[i];
+		repl[k++].end = nm->start;
+	}
+	repl[k++] = *nm;
+	if (i < j && ms->v[j - 1].end > nm->end) {
+		struct map r = ms->v[j - 1];
+		r.pgoff += nm->end - r.start;
+		r.start = nm->end;
+		repl[k++] = r;
+	}
+	size_t old = j - i;
+	xgrow((void **)&ms->v, &ms->cap, ms->n - old + k, sizeof(*ms->v));
+	memmove(&ms->v[i + k], &ms->v[j], (ms->n - j) * sizeof(*ms->v));
+	memcpy(&ms->v[i], repl, k * sizeof(*repl));
+	ms->n = ms->n - old + k;
+}
+
+/* ---- processes ---- */
+
+struct proc {
+	uint32_t pid;
+	bool dead;
+	bool complete;   /* the maps came from a fork/exec we saw: no need to ask /proc */
+	bool fs_tried;   /* /proc/PID/maps was read (or could not be) */
+	uint64_t dead_seq;
+	struct mapset *ms;
+	const char *comm;
+	struct u32tab threads;  /* tid -> interned comm */
+};
+
+struct maps_dead {
+	uint32_t pid;
+	uint64_t seq;
+};
+
+struct maps {
+	struct dso_set *dsos;
+	struct intern *in;
+	struct u32tab procs;
+	struct proc *last;
+	size_t alive;
+	struct maps_dead dead[MAPS_DEAD_MAX];
+	size_t dead_head, dead_n;
+	uint64_t dead_seq;
+	uint64_t read_window_ns;
+	unsigned reads_in_window;
+	uint64_t reads;
+};
+
+struct maps *maps_new(struct dso_set *dsos, struct intern *in)
+{
+	struct maps *m = xcalloc(1, sizeof(*m));
+	m->dsos = dsos;
+	m->in = in;
+	return m;
+}
+
+static void proc_destroy(struct proc *p)
+{
+	mapset_unref(p->ms);
+	u32tab_done(&p->threads);
+	free(p);
+}
+
+void maps_free(struct maps *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->procs.cap; i++)
+		if (m->procs.vals[i])
+			proc_destroy(m->procs.vals[i]);
+	u32tab_done(&m->procs);
+	free(m);
+}
+
+static struct proc *proc_get(struct maps *m, uint32_t pid)
+{
+	if (m->last && m->last->pid == pid)
+		return m->last;
+	struct proc *p = u32tab_get(&m->procs, pid);
+	if (p)
+		m->last = p;
+	return p;
+}
+
+static void proc_remove(struct maps *m, struct proc *p)
+{
+	if (m->last == p)
+		m->last = NULL;
+	if (!p->dead)
+		m->alive--;
+	u32tab_del(&m->procs, p->pid);
+	proc_destroy(p);
+}
+
+static struct proc *proc_create(struct maps *m, uint32_t pid)
+{
+	struct proc *old = u32tab_get(&m->procs, pid);
+	if (old)
+		proc_remove(m, old);
+	struct proc *p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	p->ms = mapset_new();
+	u32tab_put(&m->procs, pid, p);
+	m->alive++;
+	return p;
+}
+
+/* The process a record speaks of. A dead one means the pid was reused (we missed the FORK). */
+static struct proc *proc_for_record(struct maps *m, uint32_t pid)
+{
+	struct proc *p = proc_get(m, pid);
+	if (p && !p->dead)
+		return p;
+	return proc_create(m, pid);
+}
+
+static void proc_mark_dead(struct maps *m, struct proc *p)
+{
+	if (p->dead)
+		return;
+	p->dead = true;
+	p->dead_seq = ++m->dead_seq;
+	m->alive--;
+	if (m->dead_n == MAPS_DEAD_MAX) {
+		struct maps_dead *o = &m->dead[m->dead_head];
+		struct proc *victim = u32tab_get(&m->procs, o->pid);
+		/* Unless that pid has come back to life (or died again, queued later) since. */
+		if (victim && victim->dead && victim->dead_seq == o->seq)
+			proc_remove(m, victim);
+		m->dead_head = (m->dead_head + 1) % MAPS_DEAD_MAX;
+		m->dead_n--;
+	}
+	m->dead[(m->dead_head + m->dead_n) % MAPS_DEAD_MAX] = (struct maps_dead){ p->pid, p->dead_seq };
+	m->dead_n++;
+}
+
+static void proc_set_thread_comm(struct proc *p, uint32_t tid, const char *comm)
+{
+	if (comm)
+		u32tab_put(&p->threads, tid, (void *)comm);
+	if (tid == p->pid && comm)
+		p->comm = comm;
+}
+
+static const char *proc_thread_comm(const struct proc *p, uint32_t tid)
+{
+	const char *c = u32tab_get(&p->threads, tid);
+	return c ? c : p->comm;
+}
+
+/* ---- records ---- */
+
+static void maps_feed_mmap(struct maps *m, const struct rec *r)
+{
+	const struct rec_mmap *mm = &r->u.mmap;
+	if (!mm->executable || !mm->len || mm->start + mm->len < mm->start)
+		return;
+	if (mm->filename_off < sizeof(struct rec) || mm->filename_off >= r->size)
+		return;
+	const char *fn = rec_filename(r);
+	size_t room = r->size - mm->filename_off;
+	if (strnlen(fn, room) == room)
+		return;  /* not terminated inside the record */
+	struct dso_id id = {
+		.build_id = mm->has_build_id ? mm->build_id : NULL,
+		.build_id_size = mm->has_build_id ? mm->build_id_size : 0,
+		.maj = mm->has_build_id ? 0 : mm->maj,
+		.min = mm->has_build_id ? 0 : mm->min,
+		.ino = mm->has_build_id ? 0 : mm->ino,
+	};
+	struct proc *p = proc_for_record(m, mm->pid);
+	struct map nm = { mm->start, mm->start + mm->len, mm->pgoff, dso_set_get(m->dsos, fn, &id) };
+	p->ms = mapset_own(p->ms);
+	mapset_insert(p->ms, &nm);
+}
+
+static void maps_feed_comm(struct maps *m, const struct rec *r)
+{
+	const struct rec_comm *c = &r->u.comm;
+	struct proc *p = proc_for_record(m, c->pid);
+	const char *comm = intern_strn(m->in, c->comm, strnlen(c->comm, sizeof(c->comm)));
+	if (c->exec || (r->misc & (1u << 13)) /* PERF_RECORD_MISC_COMM_EXEC */) {
+		mapset_unref(p->ms);
+		p->ms = mapset_new();
+		p->complete = true;
+		/* exec kills the other threads; their comms would only mislead a reused tid. */
+		u32tab_done(&p->threads);
+		p->comm = NULL;
+	}
+	proc_set_thread_comm(p, c->tid, comm);
+	if (c->tid == c->pid || !p->comm)
+		p->comm = comm;
+}
+
+static void maps_feed_fork(struct maps *m, const struct rec *r)
+{
+	const struct rec_task *t = &r->u.task;
+	if (t->pid != t->ppid) {
+		struct proc *parent = proc_get(m, t->ppid);
+		const char *comm = parent ? proc_thread_comm(parent, t->ptid) : NULL;
+		struct mapset *pms = NULL;
+		bool complete = false;
+		if (parent) {
+			pms = parent->ms;
+			pms->refs++;  /* before proc_create: it may free a stale proc sharing it */
+			complete = parent->complete || parent->fs_tried;
+		}
+		struct proc *child = proc_create(m, t->pid);
+		if (pms) {
+			mapset_unref(child->ms);
+			child->ms = pms;
+		}
+		child->complete = complete;
+		proc_set_thread_comm(child, t->tid, comm);
+		return;
+	}
+	struct proc *p = proc_for_record(m, t->pid);
+	const char *comm = proc_thread_comm(p, t->ptid);
+	proc_set_thread_comm(p, t->tid, comm);
+}
+
+static void maps_feed_exit(struct maps *m, const struct rec *r)
+{
+	const struct rec_task *t = &r->u.task;
+	struct proc *p = proc_get(m, t->pid);
+	if (!p)
+		return;
+	if (t->pid == t->tid)
+		proc_mark_dead(m, p);
+	else if (!p->dead)
+		u32tab_del(&p->threads, t->tid);
+}
+
+void maps_feed(struct maps *m, const struct rec *r)
+{
+	switch (r->type) {
+	case REC_MMAP: maps_feed_mmap(m, r); break;
+	case REC_COMM: maps_feed_comm(m, r); break;
+	case REC_FORK: maps_feed_fork(m, r); break;
+	case REC_EXIT: maps_feed_exit(m, r); break;
+	default: break;
+	}
+}
+
+/* ---- /proc fallback ---- */
+
+static bool maps_read_allowed(struct maps *m)
+{
+	uint64_t now = now_ns();
+	if (now - m->read_window_ns >= 1000000000ull) {
+		m->read_window_ns = now;
+		m->reads_in_window = 0;
+	}
+	if (m->reads_in_window >= MAPS_PROC_READS_PER_SEC)
+		return false;
+	m->reads_in_window++;
+	return true;
+}
+
+/* Parses one line of /proc/PID/maps into p (only gaps are filled: records are at least as new). */
+static void maps_read_line(struct maps *m, struct proc *p, char *line)
+{
+	unsigned long long start, end, off, ino;
+	unsigned maj, min;
+	char perms[8];
+	int pos = 0;
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min, &ino,
+		   &pos) < 7)
+		return;
+	if (strlen(perms) < 3 || perms[2] != 'x' || end <= start)
+		return;
+	char *path = line + pos;
+	path[strcspn(path, "\n")] = 0;
+	if (!path[0])
+		path = "//anon";
+	if (mapset_overlaps(p->ms, start, end))
+		return;
+	struct dso_id id = { .maj = maj, .min = min, .ino = ino };
+	struct map nm = { start, end, off, dso_set_get(m->dsos, path, &id) };
+	p->ms = mapset_own(p->ms);
+	mapset_insert(p->ms, &nm);
+}
+
+/* Reads /proc/PID/maps and comm once. Returns false when rate-limited (to be tried again later). */
+static bool maps_read_proc(struct maps *m, struct proc *p)
+{
+	if (!maps_read_allowed(m))
+		return false;
+	p->fs_tried = true;
+	m->reads++;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", p->pid);
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		if (!p->ms->n)
+			proc_mark_dead(m, p);  /* gone: keep the empty entry only as long as the dead */
+		return true;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0)
+		maps_read_line(m, p, line);
+	free(line);
+	fclose(f);
+	if (!p->comm) {
+		char buf[64];
+		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/comm", p->pid);
+		long n = read_small_file(path, buf, sizeof(buf));
+		if (n > 0) {
+			buf[strcspn(buf, "\n")] = 0;
+			proc_set_thread_comm(p, p->pid, intern_str(m->in, buf));
+		}
+	}
+	return true;
+}
+
+/* pid 0 is the idle task and -1 "no pid": neither has a /proc entry worth reading. */
+static bool maps_pid_readable(uint32_t pid)
+{
+	return pid != 0 && pid != UINT32_MAX;
+}
+
+static struct proc *proc_get_lazy(struct maps *m, uint32_t pid)
+{
+	struct proc *p = proc_get(m, pid);
+	if (p || !maps_pid_readable(pid))
+		return p;
+	p = proc_create(m, pid);
+	m->last = p;
+	maps_read_proc(m, p);
+	return p;
+}
+
+const struct map *maps_find(struct maps *m, uint32_t pid, uint64_t addr)
+{
+	struct proc *p = proc_get_lazy(m, pid);
+	if (!p)
+		return NULL;
+	const struct map *mp = mapset_find(p->ms, addr);
+	if (!mp && !p->complete && !p->fs_tried && !p->dead && maps_pid_readable(pid) &&
+	    maps_read_proc(m, p))
+		mp = mapset_find(p->ms, addr);
+	return mp;
+}
+
+const char *maps_comm(struct maps *m, uint32_t pid, uint32_t tid)
+{
+	struct proc *p = proc_get(m, pid);
+	return p ? proc_thread_comm(p, tid) : NULL;
+}
+
+size_t maps_alive(const struct maps *m) { return m->alive; }
+size_t maps_kept(const struct maps *m) { return m->procs.n; }
+uint64_t maps_proc_reads(const struct maps *m) { return m->reads; }

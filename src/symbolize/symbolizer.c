@@ -1,0 +1,182 @@
+/*
+ * symbolizer: the facade that ties the pieces together: records go to maps, user addresses go
+ * maps -> dso, kernel addresses go to kallsyms, and whatever cannot be named becomes the address in
+ * hex, the way perf prints it, so a row always has a name.
+ *
+ * Callchains: the kernel writes PERF_CONTEXT_* markers into the chain to say whose addresses follow;
+ * they switch our mode and are never frames. The chain normally starts (after its first marker) with
+ * the sample's own IP, which we have already written, so that one entry is skipped.
+ */
+#include "symbolize/symbolizer.h"
+
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize/dso.h"
+#include "symbolize/intern.h"
+#include "symbolize/kernel.h"
+#include "symbolize/maps.h"
+#include "util/util.h"
+
+struct symbolizer {
+	struct intern *in;
+	struct dso_set *dsos;
+	struct maps *maps;
+	struct kernel *kernel;
+	const char *unknown;  /* "[unknown]" */
+	struct symbolizer_stats st;
+};
+
+struct symbolizer *symbolizer_new(void)
+{
+	struct symbolizer *s = xcalloc(1, sizeof(*s));
+	s->in = intern_new();
+	s->dsos = dso_set_new(s->in);
+	s->maps = maps_new(s->dsos, s->in);
+	s->kernel = kernel_new(s->in, NULL);
+	s->unknown = intern_str(s->in, "[unknown]");
+	return s;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	maps_free(s->maps);
+	kernel_free(s->kernel);
+	dso_set_free(s->dsos);
+	intern_free(s->in);
+	free(s);
+}
+
+void symbolizer_feed(struct symbolizer *s, const struct rec *r)
+{
+	maps_feed(s->maps, r);
+}
+
+static const char *symbolizer_hex(struct symbolizer *s, uint64_t addr)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "0x%016" PRIx64, addr);
+	return intern_strn(s->in, buf, (size_t)n);
+}
+
+static void frame_unresolved(struct symbolizer *s, struct frame *f, uint64_t addr, const char *dso,
+			     bool kernel)
+{
+	*f = (struct frame){ .sym = symbolizer_hex(s, addr), .dso = dso, .addr = addr, .kernel = kernel };
+	s->st.unresolved++;
+}
+
+int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
+		      struct frame *out, int max)
+{
+	if (max < 1)
+		return 0;
+	s->st.lookups++;
+	if (kernel) {
+		if (!kernel_lookup(s->kernel, addr, &out[0])) {
+			frame_unresolved(s, &out[0], addr, kernel_dso_name(s->kernel), true);
+			return 1;
+		}
+		out[0].addr = addr;
+		out[0].srcline = NULL;
+		out[0].inlined = false;
+		out[0].kernel = true;
+		return 1;
+	}
+	const struct map *m = maps_find(s->maps, pid, addr);
+	if (!m) {
+		s->st.no_map++;
+		frame_unresolved(s, &out[0], addr, s->unknown, false);
+		return 1;
+	}
+	const char *dname = dso_name(m->dso);
+	int n = dso_lookup(m->dso, addr - m->start + m->pgoff, out, max);
+	if (n <= 0) {
+		frame_unresolved(s, &out[0], addr, dname, false);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		out[i].dso = dname;
+		out[i].addr = addr;
+		out[i].kernel = false;
+	}
+	return n;
+}
+
+enum sym_mode { MODE_USER, MODE_KERNEL, MODE_OTHER };
+
+/* Frames of an address we cannot resolve by design (hypervisor, guest). */
+static int symbolizer_other(struct symbolizer *s, uint64_t addr, bool kernel, struct frame *out)
+{
+	frame_unresolved(s, out, addr, s->unknown, kernel);
+	s->st.lookups++;
+	return 1;
+}
+
+int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *out, int max)
+{
+	if (max < 1)
+		return 0;
+	const struct rec_sample *smp = &r->u.sample;
+	unsigned cpumode = rec_cpumode(r);
+	bool ip_kernel = cpumode == PERF_RECORD_MISC_KERNEL;
+	int n;
+	if (cpumode == PERF_RECORD_MISC_HYPERVISOR || cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||
+	    cpumode == PERF_RECORD_MISC_GUEST_USER)
+		n = symbolizer_other(s, smp->ip, cpumode != PERF_RECORD_MISC_GUEST_USER, out);
+	else
+		n = symbolizer_lookup(s, r->pid, smp->ip, ip_kernel, out, max);
+
+	uint32_t nr = smp->callchain_nr;
+	if (!nr || smp->callchain_off < sizeof(struct rec) ||
+	    (uint64_t)smp->callchain_off + (uint64_t)nr * 8 > r->size)
+		return n;
+	const uint64_t *cc = rec_callchain(r);
+	enum sym_mode mode = ip_kernel ? MODE_KERNEL : MODE_USER;
+	bool skip_ip = true;  /* the first address of the chain is normally the IP again */
+	for (uint32_t i = 0; i < nr && n < max; i++) {
+		uint64_t a = cc[i];
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			switch (a) {
+			case PERF_CONTEXT_KERNEL: mode = MODE_KERNEL; break;
+			case PERF_CONTEXT_USER: mode = MODE_USER; break;
+			default: mode = MODE_OTHER; break;  /* HV, GUEST* */
+			}
+			continue;
+		}
+		if (skip_ip) {
+			skip_ip = false;
+			if (a == smp->ip)
+				continue;
+		}
+		if (mode == MODE_OTHER)
+			n += symbolizer_other(s, a, false, &out[n]);
+		else
+			n += symbolizer_lookup(s, r->pid, a, mode == MODE_KERNEL, &out[n], max - n);
+	}
+	return n;
+}
+
+const char *symbolizer_comm(struct symbolizer *s, uint32_t pid, uint32_t tid)
+{
+	const char *c = maps_comm(s->maps, pid, tid);
+	if (c)
+		return c;
+	/* perf shows a thread it knows nothing of as ":<tid>". */
+	char buf[16];
+	int n = snprintf(buf, sizeof(buf), ":%" PRId32, (int32_t)tid);
+	return intern_strn(s->in, buf, (size_t)n);
+}
+
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st)
+{
+	*st = s->st;
+	st->dsos_opened = dso_set_opened(s->dsos);
+	st->processes = maps_alive(s->maps);
+	st->interned_bytes = intern_bytes(s->in);
+}

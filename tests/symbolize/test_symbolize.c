@@ -1,0 +1,552 @@
+/*
+ * test_symbolize: the symbolizer against this very process. We dlopen a fixture library with known
+ * symbols, read our own /proc/self/maps, and feed hand-built MMAP2/COMM/FORK/EXIT records as the
+ * sampler would, then check the names that come back for function starts and middles, for the
+ * test's own PIE executable, for libc (with its separate debug info when installed) and for the
+ * kernel. It ends with a lookup micro benchmark (printed, not asserted).
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "symbolize/dso.h"
+#include "symbolize/intern.h"
+#include "symbolize/kernel.h"
+#include "symbolize/maps.h"
+#include "symbolize/symbolizer.h"
+#include "util/util.h"
+
+#define FAKE_PID 0x7ffffff0u  /* above any pid_max: never read from /proc */
+
+struct mapline {
+	uint64_t start, end, off, ino;
+	unsigned maj, min;
+	char perms[8];
+	char path[512];
+};
+
+static int self_maps(struct mapline *v, int max)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[1024];
+	int n = 0;
+	while (f && n < max && fgets(line, sizeof(line), f)) {
+		struct mapline *m = &v[n];
+		int pos = 0;
+		unsigned long long s, e, o, ino;
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &s, &e, m->perms, &o, &m->maj, &m->min,
+			   &ino, &pos) < 7)
+			continue;
+		m->start = s, m->end = e, m->off = o, m->ino = ino;
+		snprintf(m->path, sizeof(m->path), "%s", line + pos);
+		m->path[strcspn(m->path, "\n")] = 0;
+		n++;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static struct rec *mk_mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, unsigned maj,
+			   unsigned min, uint64_t ino, const char *path)
+{
+	size_t plen = strlen(path) + 1;
+	size_t size = (sizeof(struct rec) + plen + 7) & ~(size_t)7;
+	struct rec *r = xcalloc(1, size);
+	r->size = (uint32_t)size;
+	r->type = REC_MMAP;
+	r->perf_type = PERF_RECORD_MMAP2;
+	r->pid = r->tid = pid;
+	r->cpu = REC_NO_CPU;
+	r->u.mmap = (struct rec_mmap){ .pid = pid, .tid = pid, .start = start, .len = len, .pgoff = pgoff,
+				       .maj = maj, .min = min, .ino = ino, .is_mmap2 = 1, .executable = 1,
+				       .filename_off = sizeof(struct rec) };
+	memcpy((char *)r + sizeof(struct rec), path, plen);
+	return r;
+}
+
+static void feed_mmap(struct symbolizer *s, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		      const char *path)
+{
+	struct rec *r = mk_mmap(pid, start, len, pgoff, 0, 0, 0, path);
+	symbolizer_feed(s, r);
+	free(r);
+}
+
+/* Feeds pid the executable mappings of this process whose path contains what (all when NULL). */
+static int feed_self(struct symbolizer *s, uint32_t pid, const char *what)
+{
+	static struct mapline v[512];
+	int n = self_maps(v, 512), fed = 0;
+	for (int i = 0; i < n; i++) {
+		if (v[i].perms[2] != 'x' || (what && !strstr(v[i].path, what)))
+			continue;
+		struct rec *r = mk_mmap(pid, v[i].start, v[i].end - v[i].start, v[i].off, v[i].maj, v[i].min,
+					v[i].ino, v[i].path[0] ? v[i].path : "//anon");
+		symbolizer_feed(s, r);
+		free(r);
+		fed++;
+	}
+	return fed;
+}
+
+static struct rec task_rec(enum rec_type type, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	struct rec r = { .size = sizeof(struct rec), .type = (uint16_t)type, .pid = pid, .tid = tid };
+	r.u.task = (struct rec_task){ .pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid };
+	return r;
+}
+
+static struct rec comm_rec(uint32_t pid, uint32_t tid, const char *comm, bool exec)
+{
+	struct rec r = { .size = sizeof(struct rec), .type = REC_COMM, .pid = pid, .tid = tid };
+	r.u.comm.pid = pid;
+	r.u.comm.tid = tid;
+	r.u.comm.exec = exec;
+	snprintf(r.u.comm.comm, sizeof(r.u.comm.comm), "%s", comm);
+	return r;
+}
+
+static struct frame look1(struct symbolizer *s, uint32_t pid, const void *addr)
+{
+	struct frame f[4];
+	memset(f, 0, sizeof(f));
+	int n = symbolizer_lookup(s, pid, (uint64_t)(uintptr_t)addr, false, f, 4);
+	CHECK(n >= 1);
+	return f[n - 1];
+}
+
+/* Size of an exported symbol from the dynamic symbol table, 0 if unknown. */
+static size_t dyn_size(void *addr)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	if (!dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+		return 0;
+	return sym->st_size;
+}
+
+__attribute__((noinline)) int test_marker_function(int x)
+{
+	volatile int y = x;
+	for (int i = 0; i < 10; i++)
+		y += i;
+	return y;
+}
+
+typedef int (*fixfn)(int);
+static fixfn fx_alpha, fx_beta, fx_weak, fx_local;
+
+static void test_intern(void)
+{
+	struct intern *in = intern_new();
+	const char *a = intern_str(in, "alpha");
+	char buf[32];
+	snprintf(buf, sizeof(buf), "al%s", "pha");
+	CHECK(intern_str(in, buf) == a);
+	CHECK(intern_strn(in, "alphabet", 5) == a);
+	const char *first[5000];
+	for (int i = 0; i < 5000; i++) {
+		snprintf(buf, sizeof(buf), "name_%d", i);
+		first[i] = intern_str(in, buf);
+	}
+	int same = 0;
+	for (int i = 0; i < 5000; i++) {
+		snprintf(buf, sizeof(buf), "name_%d", i);
+		same += intern_str(in, buf) == first[i] && strcmp(first[i], buf) == 0;
+	}
+	CHECK(same == 5000);
+	CHECK_STR(a, "alpha");
+	static char big[100000];
+	memset(big, 'x', sizeof(big) - 1);
+	const char *b = intern_str(in, big);
+	CHECK(b != big && strlen(b) == sizeof(big) - 1);
+	CHECK(intern_str(in, "alpha") == a);
+	intern_free(in);
+}
+
+static void test_fixture(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	uint32_t pid = (uint32_t)getpid();
+	CHECK(feed_self(s, pid, "libsymfixture") >= 1);
+	struct {
+		fixfn fn;
+		const char *name;
+	} want[] = { { fx_alpha, "fixture_alpha" }, { fx_beta, "fixture_beta" },
+		     { fx_weak, "fixture_weak" }, { fx_local, "fixture_local" } };
+	Dl_info info;
+	CHECK(dladdr((void *)fx_alpha, &info));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const char *p = (const char *)want[i].fn;
+		size_t sz = dyn_size((void *)want[i].fn);
+		size_t mid = sz ? sz / 2 : 5;
+		struct frame f = look1(s, pid, p);
+		CHECK_STR(f.sym, want[i].name);
+		CHECK_STR(f.dso, "libsymfixture.so");
+		CHECK_EQ_U64(f.sym_start, (uint64_t)(uintptr_t)(p - (const char *)info.dli_fbase));
+		CHECK_EQ_U64(f.addr, (uint64_t)(uintptr_t)p);
+		CHECK(!f.kernel && !f.inlined);
+		f = look1(s, pid, p + mid);
+		CHECK_STR(f.sym, want[i].name);
+		if (sz) {
+			f = look1(s, pid, p + sz - 1);
+			CHECK_STR(f.sym, want[i].name);
+		}
+	}
+	/* Equal names are equal pointers. */
+	CHECK(look1(s, pid, (void *)fx_alpha).sym == look1(s, pid, (char *)fx_alpha + 3).sym);
+
+	struct frame f = look1(s, pid, (void *)0x10);
+	CHECK_STR(f.dso, "[unknown]");
+	CHECK_STR(f.sym, "0x0000000000000010");
+
+	/* A newer mapping over part of an old one cuts it: the rest keeps resolving. */
+	uint64_t a = (uint64_t)(uintptr_t)fx_alpha;
+	feed_mmap(s, pid, a, 2, 0, "/nonexistent/dir/fake.so");
+	f = look1(s, pid, (void *)fx_alpha);
+	CHECK_STR(f.dso, "fake.so");
+	CHECK(strncmp(f.sym, "0x", 2) == 0);
+	f = look1(s, pid, (char *)fx_alpha + 3);
+	CHECK_STR(f.sym, "fixture_alpha");
+	f = look1(s, pid, (void *)fx_beta);
+	CHECK_STR(f.sym, "fixture_beta");
+
+	struct symbolizer_stats st;
+	symbolizer_get_stats(s, &st);
+	CHECK(st.dsos_opened == 1);  /* fake.so is not a file: never counted as opened */
+	CHECK(st.no_map == 1);
+	symbolizer_free(s);
+}
+
+static void test_executable_and_libc(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	uint32_t pid = (uint32_t)getpid();
+	CHECK(feed_self(s, pid, NULL) >= 3);
+	struct frame f = look1(s, pid, (char *)test_marker_function + 4);
+	CHECK_STR(f.sym, "test_marker_function");
+	CHECK(strstr(f.dso, "test_symbolize") == f.dso);
+
+	f = look1(s, pid, (void *)getpid);
+	printf("libc: getpid -> %s in %s\n", f.sym, f.dso);
+	CHECK(strstr(f.sym, "getpid") != NULL);
+	CHECK_STR(f.dso, "libc.so.6");
+
+	/* memcpy resolves (IFUNC) to an implementation that only .symtab names: a local symbol from the
+	 * separate debug file when libc6-dbg is installed. */
+	void *mc = dlsym(RTLD_DEFAULT, "memcpy");
+	f = look1(s, pid, (char *)mc + 1);
+	bool dbg = access("/usr/lib/debug/.build-id", F_OK) == 0;
+	printf("libc: memcpy implementation -> %s in %s (debug files %s)\n", f.sym, f.dso,
+	       dbg ? "installed" : "absent");
+	if (strcmp(f.dso, "libc.so.6") == 0 && dbg)
+		CHECK(strncmp(f.sym, "0x", 2) != 0);
+	symbolizer_free(s);
+}
+
+static void test_fork_exec_comm(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	uint32_t pid = (uint32_t)getpid();
+	feed_self(s, pid, "libsymfixture");
+	struct rec r = comm_rec(pid, pid, "parent-comm", false);
+	symbolizer_feed(s, &r);
+	r = task_rec(REC_FORK, FAKE_PID, pid, FAKE_PID, pid);
+	symbolizer_feed(s, &r);
+	CHECK_STR(look1(s, FAKE_PID, (void *)fx_beta).sym, "fixture_beta");
+	CHECK_STR(symbolizer_comm(s, FAKE_PID, FAKE_PID), "parent-comm");
+
+	/* A thread of the child shares its maps; its comm comes from its own COMM. */
+	r = task_rec(REC_FORK, FAKE_PID, FAKE_PID, FAKE_PID + 1, FAKE_PID);
+	symbolizer_feed(s, &r);
+	r = comm_rec(FAKE_PID, FAKE_PID + 1, "worker", false);
+	symbolizer_feed(s, &r);
+	CHECK_STR(symbolizer_comm(s, FAKE_PID, FAKE_PID + 1), "worker");
+	CHECK_STR(symbolizer_comm(s, FAKE_PID, FAKE_PID + 7), "parent-comm");
+
+	r = comm_rec(FAKE_PID, FAKE_PID, "newprog", true);
+	symbolizer_feed(s, &r);
+	struct frame f = look1(s, FAKE_PID, (void *)fx_beta);
+	CHECK_STR(f.dso, "[unknown]");
+	CHECK(strncmp(f.sym, "0x", 2) == 0);
+	CHECK_STR(symbolizer_comm(s, FAKE_PID, FAKE_PID), "newprog");
+	/* The parent's maps were shared, not moved. */
+	CHECK_STR(look1(s, pid, (void *)fx_beta).sym, "fixture_beta");
+
+	/* Exit: kept for late samples. */
+	r = task_rec(REC_EXIT, FAKE_PID, FAKE_PID, FAKE_PID, FAKE_PID);
+	symbolizer_feed(s, &r);
+	CHECK_STR(symbolizer_comm(s, FAKE_PID, FAKE_PID), "newprog");
+	CHECK_STR(symbolizer_comm(s, 0x7fffff00, 0x7fffff01), ":2147483393");
+	struct symbolizer_stats st;
+	symbolizer_get_stats(s, &st);
+	CHECK_EQ_U64(st.processes, 1);
+	symbolizer_free(s);
+}
+
+static void test_dead_bound(void)
+{
+	struct intern *in = intern_new();
+	struct dso_set *ds = dso_set_new(in);
+	struct maps *m = maps_new(ds, in);
+	for (uint32_t i = 0; i < 5000; i++) {
+		struct rec r = task_rec(REC_FORK, FAKE_PID - 10000 + i, 1, FAKE_PID - 10000 + i, 1);
+		maps_feed(m, &r);
+		struct rec *mm = mk_mmap(FAKE_PID - 10000 + i, 0x400000, 0x1000, 0, 8, 1, 1234, "/bin/true");
+		maps_feed(m, mm);
+		free(mm);
+		r = task_rec(REC_EXIT, FAKE_PID - 10000 + i, 1, FAKE_PID - 10000 + i, 1);
+		maps_feed(m, &r);
+	}
+	CHECK_EQ_U64(maps_alive(m), 0);
+	CHECK(maps_kept(m) <= MAPS_DEAD_MAX);
+	CHECK(maps_find(m, FAKE_PID - 10000 + 4999, 0x400100) != NULL);  /* a recent dead one */
+	CHECK_EQ_U64(maps_proc_reads(m), 0);  /* dead processes are never looked for in /proc */
+	CHECK(maps_find(m, FAKE_PID - 10000, 0x400100) == NULL);         /* long gone */
+	CHECK_EQ_U64(maps_proc_reads(m), 1);  /* ... and as unknown it is read once, not again: */
+	CHECK(maps_find(m, FAKE_PID - 10000, 0x400100) == NULL);
+	CHECK_EQ_U64(maps_proc_reads(m), 1);
+	CHECK_EQ_U64(dso_set_count(ds), 1);   /* one /bin/true for all */
+	maps_free(m);
+	dso_set_free(ds);
+	intern_free(in);
+}
+
+static void test_lazy_proc(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	/* No records at all: our pid is read from /proc once. */
+	struct frame f = look1(s, (uint32_t)getpid(), (void *)fx_alpha);
+	CHECK_STR(f.sym, "fixture_alpha");
+	CHECK_STR(f.dso, "libsymfixture.so");
+	char self[64];
+	snprintf(self, sizeof(self), "%s", symbolizer_comm(s, (uint32_t)getpid(), (uint32_t)getpid()));
+	CHECK(strstr(self, "test_symbolize") == self);
+	symbolizer_free(s);
+}
+
+static void test_bad_files(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	uint32_t pid = FAKE_PID;
+	/* Truncated copy of the fixture, a text file, a directory, a missing file, a pseudo path. */
+	char trunc[] = "/tmp/perftop-symtest-XXXXXX";
+	int fd = mkstemp(trunc);
+	CHECK(fd >= 0);
+	int src = open(SYMFIXTURE_PATH, O_RDONLY);
+	char buf[1500];
+	ssize_t n = read(src, buf, sizeof(buf));
+	CHECK(n > 64);
+	CHECK(write(fd, buf, (size_t)n) == n);
+	close(src);
+	close(fd);
+	const char *paths[] = { trunc, "/etc/passwd", "/etc", "/nonexistent.so", "[vdso]", "//anon",
+				"/dev/zero" };
+	struct rec r = comm_rec(pid, pid, "bad", true);
+	symbolizer_feed(s, &r);
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+		feed_mmap(s, pid, 0x100000 * (i + 1), 0x10000, 0, paths[i]);
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+			struct frame f[2];
+			int k = symbolizer_lookup(s, pid, 0x100000 * (i + 1) + 0x40, false, f, 2);
+			CHECK(k == 1);
+			CHECK(strncmp(f[0].sym, "0x", 2) == 0);
+			const char *slash = strrchr(paths[i], '/');
+			const char *want = paths[i][0] == '/' && paths[i][1] != '/' ? slash + 1 : paths[i];
+			CHECK_STR(f[0].dso, want);
+		}
+	struct symbolizer_stats st;
+	symbolizer_get_stats(s, &st);
+	printf("bad files: %" PRIu64 " opened (the truncated ELF may open with no symbols)\n",
+	       st.dsos_opened);
+	unlink(trunc);
+	symbolizer_free(s);
+}
+
+static void test_kernel(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512];
+	uint64_t addr = 0;
+	const char *name = NULL;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char t, nm[256];
+		if (sscanf(line, "%llx %c %255s", &a, &t, nm) != 3 || (t != 'T' && t != 't'))
+			continue;
+		if (strcmp(nm, "schedule") == 0 || strcmp(nm, "do_sys_openat2") == 0) {
+			addr = a;
+			name = strcmp(nm, "schedule") == 0 ? "schedule" : "do_sys_openat2";
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!addr) {
+		printf("kernel: no usable address in /proc/kallsyms (kptr_restrict?): skipped\n");
+		return;
+	}
+	struct symbolizer *s = symbolizer_new();
+	struct frame fr[2];
+	CHECK(symbolizer_lookup(s, 0, addr, true, fr, 2) == 1);
+	CHECK_STR(fr[0].sym, name);
+	CHECK_STR(fr[0].dso, "[kernel.kallsyms]");
+	CHECK(fr[0].kernel);
+	CHECK_EQ_U64(fr[0].sym_start, addr);
+	CHECK(symbolizer_lookup(s, 0, addr + 8, true, fr, 2) == 1);
+	CHECK_STR(fr[0].sym, name);
+	CHECK(symbolizer_lookup(s, 0, 0x10, true, fr, 2) == 1);
+	CHECK_STR(fr[0].sym, "0x0000000000000010");
+	CHECK_STR(fr[0].dso, "[kernel.kallsyms]");
+
+	/* Kernel part then user part of one callchain. */
+	uint64_t ua = (uint64_t)(uintptr_t)fx_alpha + 4, ub = (uint64_t)(uintptr_t)fx_beta + 4;
+	uint64_t cc[] = { PERF_CONTEXT_KERNEL, addr + 8, addr + 16, PERF_CONTEXT_USER, ua, ub };
+	size_t size = sizeof(struct rec) + sizeof(cc);
+	struct rec *r = xcalloc(1, size);
+	r->size = (uint32_t)size;
+	r->type = REC_SAMPLE;
+	r->misc = PERF_RECORD_MISC_KERNEL;
+	r->pid = r->tid = (uint32_t)getpid();
+	r->u.sample.ip = addr + 8;
+	r->u.sample.callchain_off = sizeof(struct rec);
+	r->u.sample.callchain_nr = ARRAY_SIZE(cc);
+	memcpy((char *)r + sizeof(struct rec), cc, sizeof(cc));
+	feed_self(s, r->pid, "libsymfixture");
+	struct frame out[8];
+	int n = symbolizer_sample(s, r, out, 8);
+	CHECK(n == 4);
+	if (n == 4) {
+		CHECK_STR(out[0].sym, name);
+		CHECK(out[0].kernel && out[1].kernel && !out[2].kernel && !out[3].kernel);
+		CHECK_STR(out[1].sym, name);
+		CHECK_STR(out[2].sym, "fixture_alpha");
+		CHECK_STR(out[3].sym, "fixture_beta");
+	}
+	free(r);
+
+	symbolizer_free(s);
+}
+
+static void test_sample(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	uint32_t pid = (uint32_t)getpid();
+	feed_self(s, pid, "libsymfixture");
+	uint64_t ip = (uint64_t)(uintptr_t)fx_alpha + 4;
+	uint64_t cc[] = { PERF_CONTEXT_USER, ip, (uint64_t)(uintptr_t)fx_beta + 6,
+			  (uint64_t)(uintptr_t)fx_local + 6 };
+	size_t size = sizeof(struct rec) + sizeof(cc);
+	struct rec *r = xcalloc(1, size);
+	r->size = (uint32_t)size;
+	r->type = REC_SAMPLE;
+	r->misc = PERF_RECORD_MISC_USER;
+	r->pid = r->tid = pid;
+	r->u.sample.ip = ip;
+	r->u.sample.period = 1;
+	r->u.sample.callchain_off = sizeof(struct rec);
+	r->u.sample.callchain_nr = ARRAY_SIZE(cc);
+	memcpy((char *)r + sizeof(struct rec), cc, sizeof(cc));
+	struct frame out[8];
+	int n = symbolizer_sample(s, r, out, 8);
+	CHECK(n == 3);
+	if (n == 3) {
+		CHECK_STR(out[0].sym, "fixture_alpha");
+		CHECK_EQ_U64(out[0].addr, ip);
+		CHECK_STR(out[1].sym, "fixture_beta");
+		CHECK_STR(out[2].sym, "fixture_local");
+	}
+	CHECK(symbolizer_sample(s, r, out, 2) == 2);
+	CHECK(symbolizer_sample(s, r, out, 0) == 0);
+
+	/* No callchain: the IP alone. */
+	r->u.sample.callchain_nr = 0;
+	n = symbolizer_sample(s, r, out, 8);
+	CHECK(n == 1);
+	CHECK_STR(out[0].sym, "fixture_alpha");
+
+	/* A callchain pointing outside the record is ignored, not read. */
+	r->u.sample.callchain_nr = 1000;
+	CHECK(symbolizer_sample(s, r, out, 8) == 1);
+	free(r);
+	symbolizer_free(s);
+}
+
+static double secs(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void bench(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	uint32_t pid = (uint32_t)getpid();
+	feed_self(s, pid, NULL);
+	static struct mapline v[512];
+	int nm = self_maps(v, 512);
+	uint64_t lo = 0, hi = 0, llo = 0, lhi = 0;
+	for (int i = 0; i < nm; i++) {
+		if (v[i].perms[2] != 'x')
+			continue;
+		if (strstr(v[i].path, "libsymfixture"))
+			lo = v[i].start, hi = v[i].end;
+		if (strstr(v[i].path, "/libc.so"))
+			llo = v[i].start, lhi = v[i].end;
+	}
+	struct frame f[4];
+	const int N = 2000000;
+	uint64_t x = 88172645463325252ull;
+	for (int which = 0; which < 2; which++) {
+		uint64_t a = which ? llo : lo, b = which ? lhi : hi;
+		if (!a)
+			continue;
+		symbolizer_lookup(s, pid, a, false, f, 4);  /* load outside the timing */
+		double t0 = secs();
+		for (int i = 0; i < N; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			symbolizer_lookup(s, pid, a + x % (b - a), false, f, 4);
+		}
+		double t = secs() - t0;
+		printf("bench: %.1f M lookups/s on random addresses in %s (%.0f ns each)\n", N / t / 1e6,
+		       which ? "libc" : "the fixture", t / N * 1e9);
+	}
+	symbolizer_free(s);
+}
+
+int main(void)
+{
+	void *h = dlopen(SYMFIXTURE_PATH, RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "dlopen %s: %s\n", SYMFIXTURE_PATH, dlerror());
+		return 1;
+	}
+	fx_alpha = (fixfn)dlsym(h, "fixture_alpha");
+	fx_beta = (fixfn)dlsym(h, "fixture_beta");
+	fx_weak = (fixfn)dlsym(h, "fixture_weak");
+	fx_local = (fixfn)((void *(*)(void))dlsym(h, "fixture_local_ptr"))();
+	CHECK(fx_alpha && fx_beta && fx_weak && fx_local);
+	test_marker_function(1);
+
+	test_intern();
+	test_fixture();
+	test_executable_and_libc();
+	test_fork_exec_comm();
+	test_dead_bound();
+	test_lazy_proc();
+	test_bad_files();
+	test_kernel();
+	test_sample();
+	bench();
+	return CHECK_DONE();
+}
