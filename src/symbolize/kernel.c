@@ -70,7 +70,10 @@ static int ksym_cmp(const void *a, const void *b)
 		return x->start < y->start ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1;
-	return 0;
+	size_t xl = strlen(x->n.name), yl = strlen(y->n.name);  /* the longer name, as perf */
+	if (xl != yl)
+		return xl > yl ? -1 : 1;
+	return strcmp(x->n.name, y->n.name);
 }
 
 /* Global over weak over local, then the fewest leading underscores. */

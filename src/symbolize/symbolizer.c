@@ -57,11 +57,17 @@ void symbolizer_feed(struct symbolizer *s, const struct rec *r)
 	maps_feed(s->maps, r);
 }
 
+/* "0x%016" PRIx64 by hand: unresolved addresses can be most of a profile (JIT code), and printf's
+ * machinery was the largest cost of those lookups. */
 static const char *symbolizer_hex(struct symbolizer *s, uint64_t addr)
 {
-	char buf[24];
-	int n = snprintf(buf, sizeof(buf), "0x%016" PRIx64, addr);
-	return intern_strn(s->in, buf, (size_t)n);
+	static const char digits[] = "0123456789abcdef";
+	char buf[18];
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (int i = 17; i >= 2; i--, addr >>= 4)
+		buf[i] = digits[addr & 15];
+	return intern_strn(s->in, buf, sizeof(buf));
 }
 
 static void frame_unresolved(struct symbolizer *s, struct frame *f, uint64_t addr, const char *dso,
