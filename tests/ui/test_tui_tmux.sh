@@ -88,7 +88,39 @@ wait_for 'python3 exited with status 0 — showing the last data; q quits' || fa
 "${TM[@]}" send-keys -t "$S" q
 wait_for '^EXITED:0$' || fail "no EXITED:0 (notes run)"
 
-# 5. no terminal: a clear error, status 1.
+# 5. Ctrl-C: restored, status 0.
+start intr -d 0.5
+wait_for '%.*compute_checksum' || fail "no rows (Ctrl-C run)"
+"${TM[@]}" send-keys -t "$S" C-c
+wait_for '^EXITED:0$' || fail "no EXITED:0 after Ctrl-C"
+alt_off || fail "alternate screen still on after Ctrl-C"
+
+# 6. resize down to a tiny window and back: redrawn, no crash.
+start resize -d 0.5
+wait_for '%.*compute_checksum' || fail "no rows (resize run)"
+"${TM[@]}" resize-window -t "$S" -x 20 -y 5
+wait_for '^ q quit  \? help  </>$' || fail "no footer after resizing to 20x5"
+"${TM[@]}" resize-window -t "$S" -x 100 -y 20
+wait_for 'Shared Object' || fail "no table after resizing back"
+"${TM[@]}" send-keys -t "$S" q
+wait_for '^EXITED:0$' || fail "no EXITED:0 (resize run)"
+
+# 7. NO_COLOR: attributes only, no colour escapes in the pane.
+S=nocolor
+"${TM[@]}" new-session -d -s "$S" -x 120 -y 30 "NO_COLOR=1 $BIN; echo EXITED:\$?; sleep 30"
+wait_for '%.*compute_checksum' || fail "no rows (NO_COLOR run)"
+"${TM[@]}" capture-pane -p -e -t "$S" | grep -qE $'\e\\[(3[0-7]|4[0-7])m' && fail "colour escapes under NO_COLOR"
+"${TM[@]}" capture-pane -p -e -t "$S" | grep -qE $'\e\\[(1|7)m' || fail "no bold/reverse under NO_COLOR"
+"${TM[@]}" send-keys -t "$S" q
+wait_for '^EXITED:0$' || fail "no EXITED:0 (NO_COLOR run)"
+
+# 8. an unknown terminal type: a clear error, status 1, nothing left behind.
+S=badterm
+"${TM[@]}" new-session -d -s "$S" -x 120 -y 30 "TERM=bogus-term $BIN; echo EXITED:\$?; sleep 30"
+wait_for '^EXITED:1$' || fail "no EXITED:1 with TERM=bogus-term"
+screen | grep -q "perftop: cannot use terminal type 'bogus-term'" || fail "no message for an unknown TERM"
+
+# 9. no terminal: a clear error, status 1.
 out=$("$BIN" </dev/null 2>&1 >/dev/null)
 rc=$?
 [ $rc = 1 ] || { echo "FAIL: without a tty, status $rc (want 1)"; fails=$((fails + 1)); }
