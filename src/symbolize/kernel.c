@@ -155,7 +155,8 @@ static void kernel_load(struct kernel *k)
 	/* The pool no longer moves: offsets become pointers. */
 	for (size_t i = 0; i < k->nsyms; i++)
 		k->syms[i].n.name = k->pool + k->syms[i].n.off;
-	qsort(k->syms, k->nsyms, sizeof(*k->syms), ksym_cmp);
+	if (k->nsyms)
+		qsort(k->syms, k->nsyms, sizeof(*k->syms), ksym_cmp);
 	size_t out = 0;
 	for (size_t i = 0; i < k->nsyms; i++)
 		if (out == 0 || k->syms[out - 1].start != k->syms[i].start)

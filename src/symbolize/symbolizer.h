@@ -50,7 +50,10 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
  */
 int symbolizer_sample(struct symbolizer *s, const struct rec *sample, struct frame *out, int max);
 
-/* The command name of a thread (interned), from COMM records; "<pid>" style text when unknown. */
+/*
+ * The command name of a thread (interned), from COMM records (the thread's, else its process's, else
+ * /proc/PID/comm read with the maps of an unknown process); ":<tid>" as perf prints it when unknown.
+ */
 const char *symbolizer_comm(struct symbolizer *s, uint32_t pid, uint32_t tid);
 
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st);

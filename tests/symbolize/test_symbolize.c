@@ -437,6 +437,60 @@ static void test_kernel(void)
 	symbolizer_free(s);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* kallsyms parsing on made-up files: duplicates, weak symbols, modules, hidden addresses. */
+static void test_kallsyms_file(void)
+{
+	char path[] = "/tmp/perftop-kallsyms-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	write_file(path, "ffffffff81000000 T _stext\n"
+			 "ffffffff81000100 t __foo_alias\n"
+			 "ffffffff81000100 T foo\n"
+			 "ffffffff81000200 W bar\n"
+			 "ffffffff81000300 D some_data\n"
+			 "ffffffffc0001000 t modfn\t[mymod]\n"
+			 "ffffffffc0001040 t modfn2\t[mymod]\n"
+			 "garbage line\n");
+	struct intern *in = intern_new();
+	struct kernel *k = kernel_new(in, path);
+	struct frame f = { 0 };
+	CHECK_EQ_U64(kernel_symbol_count(k), 5);
+	CHECK(kernel_lookup(k, 0xffffffff81000150, &f) == 1);
+	CHECK_STR(f.sym, "foo");
+	CHECK_STR(f.dso, "[kernel.kallsyms]");
+	CHECK_EQ_U64(f.sym_start, 0xffffffff81000100);
+	CHECK(kernel_lookup(k, 0xffffffff81000350, &f) == 1);  /* data is not a symbol: bar runs on */
+	CHECK_STR(f.sym, "bar");
+	CHECK(kernel_lookup(k, 0xffffffffc0001010, &f) == 1);
+	CHECK_STR(f.sym, "modfn");
+	CHECK_STR(f.dso, "[mymod]");
+	CHECK(kernel_lookup(k, 0xffffffffc0001050, &f) == 1);
+	CHECK_STR(f.sym, "modfn2");
+	CHECK(kernel_lookup(k, 0xffffffffc0001040 + 8192, &f) == 0);
+	CHECK(kernel_lookup(k, 0xffffffff80000000, &f) == 0);
+	kernel_free(k);
+
+	printf("expect one warning about hidden kernel symbols:\n");
+	write_file(path, "0000000000000000 T _stext\n0000000000000000 t foo\n");
+	k = kernel_new(in, path);
+	CHECK_EQ_U64(kernel_symbol_count(k), 0);
+	CHECK(kernel_lookup(k, 0xffffffff81000150, &f) == 0);
+	kernel_free(k);
+	intern_free(in);
+	unlink(path);
+}
+
 static void test_sample(void)
 {
 	struct symbolizer *s = symbolizer_new();
@@ -562,6 +616,7 @@ int main(void)
 	test_lazy_proc();
 	test_bad_files();
 	test_kernel();
+	test_kallsyms_file();
 	test_sample();
 	bench();
 	return CHECK_DONE();
