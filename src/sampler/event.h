@@ -6,6 +6,7 @@
 #define PERFTOP_EVENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
 
@@ -16,6 +17,9 @@ int event_lookup(const char *name, uint32_t *type, uint64_t *config);
 
 /* The canonical name of type/config ("cpu-clock"), or NULL. */
 const char *event_name(uint32_t type, uint64_t config);
+
+/* The i-th name event_lookup accepts (aliases included), NULL past the end: for "known events". */
+const char *event_known_name(size_t i);
 
 /* True when this machine can count the hardware cycles event (has a PMU). */
 bool event_have_hw_pmu(void);

@@ -19,9 +19,11 @@ struct queue;
 struct queue *queue_new(size_t capacity);
 void queue_free(struct queue *q);
 
-/* Producer side. 0, or -ENOSPC (counted in queue_dropped), or -EINVAL if len can never fit. */
+/* Producer side. 0, or -ENOSPC (counted in queue_dropped), or -EINVAL if len can never fit (more
+ * than capacity/2 - 8 bytes; also counted as dropped). */
 int queue_push(struct queue *q, const void *msg, size_t len);
-/* Producer side: reserve len bytes to fill in place, then commit them (avoids a copy). */
+/* Producer side: reserve len bytes to fill in place, then commit them (avoids a copy). NULL (and
+ * counted as dropped) when there is no room. The pointer is 8-byte aligned. */
 void *queue_reserve(struct queue *q, size_t len);
 void queue_commit(struct queue *q);
 
@@ -30,6 +32,6 @@ const void *queue_peek(struct queue *q, size_t *len);
 void queue_pop(struct queue *q);
 
 uint64_t queue_dropped(const struct queue *q);   /* any thread */
-uint64_t queue_pushed(const struct queue *q);    /* any thread */
+uint64_t queue_pushed(const struct queue *q);    /* any thread: messages committed */
 
 #endif

@@ -54,6 +54,8 @@ struct sampler_stats {
 	bool target_exited;     /* the command / all -p processes are gone and the rings are drained */
 	int exit_status;        /* the command's wait status when it exited */
 	bool synth_truncated;   /* /proc synthesis hit its deadline */
+	uint64_t bad_records;   /* ring records with an impossible size, or that failed to parse */
+	uint64_t out_of_order;  /* records emitted with a time older than one already emitted */
 };
 
 struct sampler;
@@ -64,11 +66,18 @@ struct sampler;
  * 4242", "permission denied for -a: kernel.perf_event_paranoid is 2, needs root or -1 ...",
  * "event 'cycles' is not supported on this machine (no hardware PMU); try -e cpu-clock",
  * "cannot run 'foo': No such file or directory").
+ *
+ * Defaults for a zeroed opts: event as above, freq 999 (clamped to
+ * kernel.perf_event_max_sample_rate with a warn_msg), 128 data pages per CPU, a 16 MiB queue.
+ * opts.callchain and opts.synthesize are taken as given (the CLI sets them on by default).
+ * Nothing of opts is referenced after sampler_open returns.
  */
 struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t errlen);
 
-/* Starts the thread (and releases the command to exec). 0 or -errno. */
-int sampler_start(struct sampler *s);
+/* Enables the events and starts the thread; for a command, releases it to exec and waits for the
+ * exec to succeed or fail. 0, or -errno with a one-line message in err ("cannot run 'foo': No
+ * such file or directory"; the command is then already reaped). */
+int sampler_start(struct sampler *s, char *err, size_t errlen);
 
 /* Stops the thread (the command, if still running, is sent SIGTERM then reaped) and closes events. */
 void sampler_stop(struct sampler *s);

@@ -1,0 +1,507 @@
+/*
+ * parse: turns the bytes of one perf record into a flat struct rec.
+ *
+ * The layout of a SAMPLE is the concatenation, in a fixed order, of the fields selected by
+ * attr.sample_type (see the PERF_RECORD_SAMPLE comment in <linux/perf_event.h>); several fields
+ * have a length that is itself in the record (callchain, raw, branch stack, user stack, aux), so
+ * every step is checked against the bytes the record claims to have. Non-sample records carry
+ * their own fixed fields, sometimes a NUL-terminated string, and, with sample_id_all, a trailer
+ * whose size depends only on sample_type: we read that trailer from the end of the record, which
+ * is the one place its position is certain.
+ *
+ * All loads go through memcpy: a record copied out of a file or a queue need not be 8-aligned.
+ */
+#include "sampler/parse.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* perf.data's own record types start here (tools/perf, not the uapi header); they carry no
+ * sample_id trailer. */
+#define PARSE_USER_TYPE_START 64
+
+/* A bounded reader over [p, end). Every take fails instead of reading past end. */
+struct cursor {
+	const unsigned char *p;
+	const unsigned char *end;
+};
+
+static size_t cursor_left(const struct cursor *c)
+{
+	return (size_t)(c->end - c->p);
+}
+
+static int cursor_skip(struct cursor *c, uint64_t n)
+{
+	if (n > cursor_left(c))
+		return -EINVAL;
+	c->p += n;
+	return 0;
+}
+
+static int cursor_u64(struct cursor *c, uint64_t *v)
+{
+	if (cursor_left(c) < 8)
+		return -EINVAL;
+	memcpy(v, c->p, 8);
+	c->p += 8;
+	return 0;
+}
+
+static int cursor_u32_pair(struct cursor *c, uint32_t *a, uint32_t *b)
+{
+	if (cursor_left(c) < 8)
+		return -EINVAL;
+	memcpy(a, c->p, 4);
+	memcpy(b, c->p + 4, 4);
+	c->p += 8;
+	return 0;
+}
+
+/* n u64 words starting at the cursor; their position is remembered as an input offset. */
+static int cursor_array(struct cursor *c, uint64_t n, const unsigned char **at)
+{
+	if (n > cursor_left(c) / 8)
+		return -EINVAL;
+	*at = c->p;
+	c->p += n * 8;
+	return 0;
+}
+
+void parse_cfg_init(struct parse_cfg *cfg, const struct perf_event_attr *attr, uint32_t evidx)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->sample_type = attr->sample_type;
+	cfg->read_format = attr->read_format;
+	cfg->sample_regs_user = attr->sample_regs_user;
+	cfg->sample_regs_intr = attr->sample_regs_intr;
+	cfg->branch_sample_type = attr->branch_sample_type;
+	cfg->sample_id_all = attr->sample_id_all;
+	cfg->evidx = evidx;
+}
+
+/* Bytes of the sample_id trailer for this sample_type (fields in the kernel's order). */
+static size_t trailer_size(uint64_t st)
+{
+	size_t n = 0;
+	if (st & PERF_SAMPLE_TID)
+		n += 8;
+	if (st & PERF_SAMPLE_TIME)
+		n += 8;
+	if (st & PERF_SAMPLE_ID)
+		n += 8;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		n += 8;
+	if (st & PERF_SAMPLE_CPU)
+		n += 8;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		n += 8;
+	return n;
+}
+
+/*
+ * Reads the sample_id trailer occupying the last trailer_size() bytes of [body, end) and shrinks
+ * *end to exclude it, so the record's own fields are parsed within what is left. The record's own
+ * pid/tid are kept for side-band records (set_pid false), which describe a task of their own.
+ */
+static int parse_trailer(const struct parse_cfg *cfg, const unsigned char *body,
+			 const unsigned char **end, struct rec *out, bool set_pid)
+{
+	size_t n = trailer_size(cfg->sample_type);
+	struct cursor c;
+	uint64_t v;
+	uint32_t a, b;
+
+	if (!cfg->sample_id_all || n == 0)
+		return 0;
+	if ((size_t)(*end - body) < n)
+		return -EINVAL;
+	c.p = *end - n;
+	c.end = *end;
+	*end = c.p;
+	if (cfg->sample_type & PERF_SAMPLE_TID) {
+		cursor_u32_pair(&c, &a, &b);
+		if (set_pid) {
+			out->pid = a;
+			out->tid = b;
+		}
+	}
+	if (cfg->sample_type & PERF_SAMPLE_TIME)
+		cursor_u64(&c, &out->time);
+	if (cfg->sample_type & PERF_SAMPLE_ID)
+		cursor_u64(&c, &out->id);
+	if (cfg->sample_type & PERF_SAMPLE_STREAM_ID)
+		cursor_u64(&c, &v);
+	if (cfg->sample_type & PERF_SAMPLE_CPU) {
+		cursor_u32_pair(&c, &a, &b);
+		out->cpu = a;
+	}
+	if (cfg->sample_type & PERF_SAMPLE_IDENTIFIER)
+		cursor_u64(&c, &out->id);
+	return 0;
+}
+
+/* struct read_format, whose shape read_format decides; nothing of it is kept. */
+static int skip_read_format(struct cursor *c, uint64_t rf)
+{
+	uint64_t nr, per = 8;
+	size_t head = 0;
+
+	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		head += 8;
+	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		head += 8;
+	if (rf & PERF_FORMAT_ID)
+		per += 8;
+	if (rf & PERF_FORMAT_LOST)
+		per += 8;
+	if (!(rf & PERF_FORMAT_GROUP))
+		return cursor_skip(c, per + head);
+	if (cursor_u64(c, &nr) || cursor_skip(c, head))
+		return -EINVAL;
+	/* nr comes from the record: divide rather than multiply so a huge nr cannot overflow. */
+	if (nr > cursor_left(c) / per)
+		return -EINVAL;
+	return cursor_skip(c, nr * per);
+}
+
+/* { u64 abi; u64 regs[popcount(mask)] } where regs are present only when abi != NONE. */
+static int parse_regs(struct cursor *c, uint64_t mask, uint64_t *abi, const unsigned char **at,
+		      uint32_t *nr)
+{
+	if (cursor_u64(c, abi))
+		return -EINVAL;
+	*nr = 0;
+	*at = NULL;
+	if (*abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return 0;
+	*nr = (uint32_t)__builtin_popcountll(mask);
+	return cursor_array(c, *nr, at);
+}
+
+/* Where a sample's variable parts sit in the input, until they are copied out. */
+struct sample_parts {
+	const unsigned char *callchain;
+	uint64_t callchain_nr;
+	const unsigned char *regs;
+	uint32_t regs_nr;
+	const unsigned char *stack;
+	uint64_t stack_size;
+};
+
+static int parse_sample(const struct parse_cfg *cfg, struct cursor *c, struct rec *out,
+			struct sample_parts *sp)
+{
+	uint64_t st = cfg->sample_type, v, n;
+	uint32_t a, b;
+	struct rec_sample *s = &out->u.sample;
+
+	s->period = 1;
+	if ((st & PERF_SAMPLE_IDENTIFIER) && cursor_u64(c, &out->id))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_IP) && cursor_u64(c, &s->ip))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_TID) {
+		if (cursor_u32_pair(c, &a, &b))
+			return -EINVAL;
+		out->pid = a;
+		out->tid = b;
+	}
+	if ((st & PERF_SAMPLE_TIME) && cursor_u64(c, &out->time))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_ADDR) && cursor_u64(c, &s->addr))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_ID) && cursor_u64(c, &out->id))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_STREAM_ID) && cursor_u64(c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_CPU) {
+		if (cursor_u32_pair(c, &a, &b))
+			return -EINVAL;
+		out->cpu = a;
+	}
+	if ((st & PERF_SAMPLE_PERIOD) && cursor_u64(c, &s->period))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_READ) && skip_read_format(c, cfg->read_format))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (cursor_u64(c, &sp->callchain_nr) ||
+		    cursor_array(c, sp->callchain_nr, &sp->callchain))
+			return -EINVAL;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t rawsz;
+		if (cursor_left(c) < 4)
+			return -EINVAL;
+		memcpy(&rawsz, c->p, 4);
+		/* The kernel pads u32 size + data to 8 bytes; round up so the next field is aligned. */
+		n = ((uint64_t)rawsz + 4 + 7) & ~(uint64_t)7;
+		if (cursor_skip(c, n))
+			return -EINVAL;
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		if (cursor_u64(c, &n))
+			return -EINVAL;
+		if ((cfg->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && cursor_u64(c, &v))
+			return -EINVAL;
+		/* Each entry is from, to, flags: 24 bytes. */
+		if (n > cursor_left(c) / 24 || cursor_skip(c, n * 24))
+			return -EINVAL;
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		if (parse_regs(c, cfg->sample_regs_user, &s->regs_user_abi, &sp->regs, &sp->regs_nr))
+			return -EINVAL;
+		s->regs_user_mask = cfg->sample_regs_user;
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		if (cursor_u64(c, &n))
+			return -EINVAL;
+		sp->stack = c->p;
+		if (cursor_skip(c, n))
+			return -EINVAL;
+		/* dyn_size follows only when something was copied. */
+		if (n != 0 && cursor_u64(c, &s->stack_user_dyn_size))
+			return -EINVAL;
+		if (n > UINT32_MAX)
+			return -EINVAL;
+		sp->stack_size = n;
+	}
+	/* WEIGHT and WEIGHT_STRUCT share one u64 slot. */
+	if ((st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && cursor_u64(c, &v))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_DATA_SRC) && cursor_u64(c, &v))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_TRANSACTION) && cursor_u64(c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_REGS_INTR) {
+		const unsigned char *at;
+		uint32_t nr;
+		if (parse_regs(c, cfg->sample_regs_intr, &v, &at, &nr))
+			return -EINVAL;
+	}
+	if ((st & PERF_SAMPLE_PHYS_ADDR) && cursor_u64(c, &v))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_CGROUP) && cursor_u64(c, &v))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_DATA_PAGE_SIZE) && cursor_u64(c, &v))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_CODE_PAGE_SIZE) && cursor_u64(c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_AUX) {
+		if (cursor_u64(c, &n) || cursor_skip(c, n))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* A NUL-terminated string that must end within [p, end); returns its length with the NUL. */
+static int string_len(const unsigned char *p, const unsigned char *end, size_t *len)
+{
+	const unsigned char *nul = memchr(p, '\0', (size_t)(end - p));
+	if (!nul)
+		return -EINVAL;
+	*len = (size_t)(nul - p) + 1;
+	return 0;
+}
+
+static uint32_t align8(uint64_t n)
+{
+	return (uint32_t)((n + 7) & ~(uint64_t)7);
+}
+
+int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, struct rec *out,
+		 size_t cap)
+{
+	struct perf_event_header h;
+	const unsigned char *base = bytes, *end;
+	struct cursor c;
+	struct sample_parts sp;
+	const unsigned char *name = NULL;
+	size_t name_len = 0;
+	uint64_t extra = 0;
+	int err = 0;
+
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, base, sizeof(h));
+	if (h.size < sizeof(h) || h.size > len)
+		return -EINVAL;
+	if (cap < sizeof(*out))
+		return -ENOSPC;
+
+	memset(out, 0, sizeof(*out));
+	memset(&sp, 0, sizeof(sp));
+	out->misc = h.misc;
+	out->perf_type = h.type;
+	out->evidx = cfg->evidx;
+	out->cpu = REC_NO_CPU;
+	c.p = base + sizeof(h);
+	end = base + h.size;
+
+	switch (h.type) {
+	case PERF_RECORD_SAMPLE:
+		out->type = REC_SAMPLE;
+		c.end = end;
+		err = parse_sample(cfg, &c, out, &sp);
+		extra = sp.callchain_nr * 8 + (uint64_t)sp.regs_nr * 8 + align8(sp.stack_size);
+		break;
+
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		struct rec_mmap *m = &out->u.mmap;
+		out->type = REC_MMAP;
+		if (parse_trailer(cfg, c.p, &end, out, false))
+			return -EINVAL;
+		c.end = end;
+		if (cursor_u32_pair(&c, &m->pid, &m->tid) || cursor_u64(&c, &m->start) ||
+		    cursor_u64(&c, &m->len) || cursor_u64(&c, &m->pgoff))
+			return -EINVAL;
+		if (h.type == PERF_RECORD_MMAP2) {
+			m->is_mmap2 = 1;
+			if (cursor_left(&c) < 32)
+				return -EINVAL;
+			if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+				/* u8 size, u8 + u16 reserved, u8 build_id[20] in place of maj..ino_gen */
+				m->build_id_size = c.p[0];
+				if (m->build_id_size > REC_BUILD_ID_MAX)
+					return -EINVAL;
+				m->has_build_id = 1;
+				memcpy(m->build_id, c.p + 4, m->build_id_size);
+				c.p += 24;
+			} else {
+				cursor_u32_pair(&c, &m->maj, &m->min);
+				cursor_u64(&c, &m->ino);
+				cursor_u64(&c, &m->ino_generation);
+			}
+			cursor_u32_pair(&c, &m->prot, &m->flags);
+		}
+		m->executable = !(h.misc & PERF_RECORD_MISC_MMAP_DATA);
+		name = c.p;
+		if (string_len(c.p, end, &name_len))
+			return -EINVAL;
+		out->pid = m->pid;
+		out->tid = m->tid;
+		extra = align8(name_len);
+		break;
+	}
+
+	case PERF_RECORD_COMM: {
+		struct rec_comm *cm = &out->u.comm;
+		size_t n;
+		out->type = REC_COMM;
+		if (parse_trailer(cfg, c.p, &end, out, false))
+			return -EINVAL;
+		c.end = end;
+		if (cursor_u32_pair(&c, &cm->pid, &cm->tid) || string_len(c.p, end, &n))
+			return -EINVAL;
+		/* The kernel's comm is 16 bytes; keep what fits and always terminate. */
+		if (n > REC_COMM_MAX)
+			n = REC_COMM_MAX;
+		memcpy(cm->comm, c.p, n);
+		cm->comm[REC_COMM_MAX - 1] = '\0';
+		cm->exec = (h.misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+		out->pid = cm->pid;
+		out->tid = cm->tid;
+		break;
+	}
+
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		struct rec_task *t = &out->u.task;
+		out->type = h.type == PERF_RECORD_FORK ? REC_FORK : REC_EXIT;
+		if (parse_trailer(cfg, c.p, &end, out, false))
+			return -EINVAL;
+		c.end = end;
+		if (cursor_u32_pair(&c, &t->pid, &t->ppid) || cursor_u32_pair(&c, &t->tid, &t->ptid) ||
+		    cursor_u64(&c, &t->time))
+			return -EINVAL;
+		out->pid = t->pid;
+		out->tid = t->tid;
+		if (!out->time)
+			out->time = t->time;
+		break;
+	}
+
+	case PERF_RECORD_LOST:
+		out->type = REC_LOST;
+		if (parse_trailer(cfg, c.p, &end, out, true))
+			return -EINVAL;
+		c.end = end;
+		if (cursor_u64(&c, &out->u.lost.id) || cursor_u64(&c, &out->u.lost.lost))
+			return -EINVAL;
+		break;
+
+	case PERF_RECORD_LOST_SAMPLES:
+		out->type = REC_LOST_SAMPLES;
+		if (parse_trailer(cfg, c.p, &end, out, true))
+			return -EINVAL;
+		c.end = end;
+		if (cursor_u64(&c, &out->u.lost.lost))
+			return -EINVAL;
+		break;
+
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE: {
+		struct rec_throttle *t = &out->u.throttle;
+		out->type = h.type == PERF_RECORD_THROTTLE ? REC_THROTTLE : REC_UNTHROTTLE;
+		if (parse_trailer(cfg, c.p, &end, out, true))
+			return -EINVAL;
+		c.end = end;
+		if (cursor_u64(&c, &t->time) || cursor_u64(&c, &t->id) ||
+		    cursor_u64(&c, &t->stream_id))
+			return -EINVAL;
+		if (!out->time)
+			out->time = t->time;
+		break;
+	}
+
+	default:
+		out->type = REC_OTHER;
+		/* Kernel-generated types carry the trailer too (useful for ordering); types from
+		 * user space (perf.data's own, >= 64) do not. A type we do not know is not an error. */
+		if (h.type < PARSE_USER_TYPE_START &&
+		    (size_t)(end - c.p) >= trailer_size(cfg->sample_type))
+			parse_trailer(cfg, c.p, &end, out, true);
+		break;
+	}
+	if (err)
+		return err;
+
+	if (extra > (uint64_t)cap - sizeof(*out))
+		return -ENOSPC;
+	out->size = (uint32_t)(sizeof(*out) + extra);
+
+	/* Trailing data, in a fixed order: callchain, user regs, user stack, file name. */
+	{
+		unsigned char *dst = (unsigned char *)out + sizeof(*out);
+		uint32_t off = sizeof(*out);
+		if (out->type == REC_SAMPLE) {
+			struct rec_sample *s = &out->u.sample;
+			if (sp.callchain_nr) {
+				s->callchain_off = off;
+				s->callchain_nr = (uint32_t)sp.callchain_nr;
+				memcpy(dst, sp.callchain, sp.callchain_nr * 8);
+				dst += sp.callchain_nr * 8;
+				off += (uint32_t)sp.callchain_nr * 8;
+			}
+			if (sp.regs_nr) {
+				s->regs_user_off = off;
+				s->regs_user_nr = sp.regs_nr;
+				memcpy(dst, sp.regs, (size_t)sp.regs_nr * 8);
+				dst += (size_t)sp.regs_nr * 8;
+				off += sp.regs_nr * 8;
+			}
+			if (sp.stack_size) {
+				s->stack_user_off = off;
+				s->stack_user_size = (uint32_t)sp.stack_size;
+				memcpy(dst, sp.stack, sp.stack_size);
+				memset(dst + sp.stack_size, 0, align8(sp.stack_size) - sp.stack_size);
+			}
+		} else if (out->type == REC_MMAP) {
+			out->u.mmap.filename_off = off;
+			memcpy(dst, name, name_len);
+			memset(dst + name_len, 0, align8(name_len) - name_len);
+		}
+	}
+	return 0;
+}

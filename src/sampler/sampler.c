@@ -1,0 +1,1149 @@
+/*
+ * sampler: opens the perf events for a target and runs the thread that turns the per-CPU rings
+ * into one time-ordered stream of struct rec on the SPSC queue.
+ *
+ * DESIGN
+ * - One ring per CPU. Every event fd of that CPU (one per thread with -p/-t) is redirected into it
+ *   with PERF_EVENT_IOC_SET_OUTPUT, so the number of mmaps does not grow with the thread count.
+ * - Ordering: a ring is written in time order (per CPU), but rings are read one after another, so
+ *   a record of CPU 1 may be older than one already read from CPU 0. Each pass stages the parsed
+ *   records per ring and emits, merged across rings, only those not newer than the start of the
+ *   previous pass: by the time the previous pass started, anything older had been written to its
+ *   ring, and this pass has read it. The cost is one pass (~15 ms) of latency.
+ * - The thread owns the rings, the staging and the child's reaping; other threads see only the
+ *   queue (consumer side) and the atomic counters.
+ * - A command is forked in sampler_open but held on a pipe before execvp so that its events exist
+ *   (enable_on_exec) before it runs; a CLOEXEC pipe carries an exec failure back as an errno.
+ */
+#include "sampler/sampler.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "sampler/event.h"
+#include "sampler/parse.h"
+#include "sampler/ring.h"
+#include "sampler/synth.h"
+#include "util/util.h"
+
+#define SAMPLER_DEFAULT_FREQ 999
+#define SAMPLER_DEFAULT_PAGES 128
+#define SAMPLER_DEFAULT_QUEUE (16u << 20)
+#define SAMPLER_POLL_MS 15
+#define SAMPLER_SYNTH_NS (500ull * 1000 * 1000)
+/* Staged bytes per ring beyond which we stop waiting for order (only with absurd timestamps). */
+#define SAMPLER_STAGE_MAX (32u << 20)
+/* A parsed record is at most the struct plus the raw record (header.size is a u16). */
+#define SAMPLER_REC_MAX (sizeof(struct rec) + 65536 + 16)
+
+struct staged {
+	uint64_t time;
+	uint32_t off;
+	uint32_t size;
+};
+
+struct sampler_ring {
+	int cpu;
+	int fd;                 /* the fd the ring is mmapped from */
+	void *map;
+	size_t map_len;
+	struct ring ring;
+	bool ring_ok;
+	/* Parsed records waiting for their turn: bytes, and an index kept sorted by time. */
+	unsigned char *arena;
+	size_t arena_len, arena_cap;
+	struct staged *idx;
+	size_t nidx, idx_cap, idx_pos;
+};
+
+struct sampler_fd {
+	int fd;
+	int ring;
+	bool hup;
+};
+
+struct sampler {
+	enum sampler_target target;
+	int *ids;
+	int nids;
+	int *cpus;
+	int ncpus;
+	bool callchain;
+	bool synthesize;
+	unsigned mmap_pages;
+	long page_size;
+
+	struct perf_event_attr attr;
+	struct parse_cfg cfg;
+	char evname[64];
+	bool fell_back;
+	uint64_t freq, period;
+	int paranoid;
+
+	struct sampler_ring *rings;
+	int nrings;
+	struct sampler_fd *fds;
+	size_t nfds, fds_cap;
+	struct pollfd *pfds;
+	struct queue *q;
+
+	pid_t child;
+	char *cmd_name;
+	int go_fd;              /* write end: releases the held child */
+	int status_fd;          /* read end: errno of a failed exec, EOF on success */
+	bool child_reaped;
+
+	pthread_t thread;
+	bool thread_started;
+	bool stopped;
+	atomic_bool stop;
+	uint64_t last_time;
+
+	_Atomic uint64_t st_samples, st_records, st_lost, st_overruns, st_throttled, st_bad,
+		st_out_of_order;
+	atomic_bool st_exited, st_synth_truncated;
+	atomic_int st_exit_status;
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static void stat_add(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+static long read_long_file(const char *path, long dflt)
+{
+	char buf[64];
+	if (read_small_file(path, buf, sizeof(buf)) <= 0)
+		return dflt;
+	return strtol(buf, NULL, 10);
+}
+
+/* Parses a CPU list like "0-3,8,10-11" into a sorted-as-given array; -EINVAL when malformed. */
+static int parse_cpu_list(const char *s, int **out, int *n)
+{
+	int *v = NULL;
+	size_t cap = 0, cnt = 0;
+
+	while (*s && *s != '\n') {
+		char *end;
+		long a = strtol(s, &end, 10), b;
+		if (end == s || a < 0 || a > 65535)
+			goto bad;
+		b = a;
+		s = end;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			if (end == s + 1 || b < a || b > 65535)
+				goto bad;
+			s = end;
+		}
+		for (long c = a; c <= b; c++) {
+			xgrow((void **)&v, &cap, cnt + 1, sizeof(*v));
+			v[cnt++] = (int)c;
+		}
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			goto bad;
+	}
+	*out = v;
+	*n = (int)cnt;
+	return 0;
+bad:
+	free(v);
+	return -EINVAL;
+}
+
+static int online_cpus(int **cpus, int *n)
+{
+	char buf[4096];
+	if (read_small_file("/sys/devices/system/cpu/online", buf, sizeof(buf)) <= 0) {
+		/* No sysfs: assume what sysconf says, numbered from 0. */
+		long k = sysconf(_SC_NPROCESSORS_ONLN);
+		if (k < 1)
+			k = 1;
+		*cpus = xmalloc((size_t)k * sizeof(int));
+		for (long i = 0; i < k; i++)
+			(*cpus)[i] = (int)i;
+		*n = (int)k;
+		return 0;
+	}
+	return parse_cpu_list(buf, cpus, n);
+}
+
+/* Whether argv0 would be found by execvp: so "cannot run" is reported before anything starts. */
+static int find_in_path(const char *argv0)
+{
+	const char *path, *p;
+	char buf[PATH_MAX];
+	struct stat st;
+	int err = ENOENT;
+
+	if (!*argv0)
+		return ENOENT;
+	if (strchr(argv0, '/')) {
+		if (stat(argv0, &st) != 0)
+			return errno;
+		if (S_ISDIR(st.st_mode))
+			return EACCES;
+		return access(argv0, X_OK) == 0 ? 0 : errno;
+	}
+	path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/bin:/usr/bin";
+	for (p = path;; p++) {
+		const char *e = strchr(p, ':');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		int n = len ? snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, argv0)
+			    : snprintf(buf, sizeof(buf), "%s", argv0);
+		if (n > 0 && (size_t)n < sizeof(buf) && stat(buf, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (access(buf, X_OK) == 0)
+				return 0;
+			err = EACCES;
+		}
+		if (!e)
+			break;
+		p = e;
+	}
+	return err;
+}
+
+static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Opens the event for pid on cpu, relaxing what old kernels or unprivileged users cannot have. */
+static int open_one(struct sampler *s, pid_t pid, int cpu)
+{
+	for (;;) {
+		long fd = sys_perf_event_open(&s->attr, pid, cpu);
+		if (fd >= 0)
+			return (int)fd;
+		if (errno == EINVAL && s->attr.build_id) {
+			/* build ids in MMAP2 came with 5.12; the symbolizer can read them from files. */
+			s->attr.build_id = 0;
+			continue;
+		}
+		if ((errno == EACCES || errno == EPERM) && pid != -1 && !s->attr.exclude_kernel) {
+			/* perf_event_paranoid 2 allows user-space profiling of one's own processes. */
+			s->attr.exclude_kernel = 1;
+			s->attr.exclude_hv = 1;
+			continue;
+		}
+		return -errno;
+	}
+}
+
+static void open_error(struct sampler *s, int e, pid_t pid, int cpu, char *err, size_t errlen)
+{
+	switch (e) {
+	case ESRCH:
+		seterr(err, errlen, "no such process: %d", (int)pid);
+		break;
+	case EACCES:
+	case EPERM:
+		if (pid == -1)
+			seterr(err, errlen,
+			       "permission denied for system-wide profiling: kernel.perf_event_paranoid is %d; "
+			       "run as root or set it to -1/0 (sysctl -w kernel.perf_event_paranoid=0)",
+			       s->paranoid);
+		else
+			seterr(err, errlen,
+			       "permission denied for process %d (another user's?): "
+			       "kernel.perf_event_paranoid is %d; run as root or as its owner",
+			       (int)pid, s->paranoid);
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		if (s->attr.type == PERF_TYPE_HARDWARE)
+			seterr(err, errlen,
+			       "event '%s' is not supported on this machine (no hardware PMU?); "
+			       "try -e cpu-clock",
+			       s->evname);
+		else
+			seterr(err, errlen,
+			       "event '%s' is not supported on this machine (%s); try -e cpu-clock",
+			       s->evname, strerror(e));
+		break;
+	case EMFILE:
+	case ENFILE:
+		seterr(err, errlen,
+		       "too many open files (%zu perf events open so far); raise the limit with "
+		       "ulimit -n",
+		       s->nfds);
+		break;
+	case EBUSY:
+		seterr(err, errlen, "event '%s' is busy on CPU %d (in use by another tool?)",
+		       s->evname, cpu);
+		break;
+	default:
+		seterr(err, errlen, "cannot open event '%s' on CPU %d: %s", s->evname, cpu,
+		       strerror(e));
+		break;
+	}
+}
+
+/* Maps the ring of rings[ri] from fd. */
+static int map_ring(struct sampler *s, int ri, int fd, char *err, size_t errlen)
+{
+	struct sampler_ring *r = &s->rings[ri];
+	size_t len = (size_t)(s->mmap_pages + 1) * (size_t)s->page_size;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (m == MAP_FAILED) {
+		int e = errno;
+		seterr(err, errlen,
+		       "cannot map the %zu KiB ring buffer of CPU %d: %s; try fewer pages (-m) or "
+		       "raise kernel.perf_event_mlock_kb",
+		       len / 1024, r->cpu, strerror(e));
+		return -e;
+	}
+	r->fd = fd;
+	r->map = m;
+	r->map_len = len;
+	ring_init(&r->ring, m, (unsigned char *)m + s->page_size,
+		  (uint64_t)s->mmap_pages * (uint64_t)s->page_size);
+	r->ring_ok = true;
+	return 0;
+}
+
+/* Opens the event for pid on every CPU of the session, each into that CPU's ring. */
+static int open_task(struct sampler *s, pid_t pid, char *err, size_t errlen)
+{
+	for (int i = 0; i < s->nrings; i++) {
+		struct sampler_ring *r = &s->rings[i];
+		int fd = open_one(s, pid, r->cpu);
+		if (fd < 0) {
+			open_error(s, -fd, pid, r->cpu, err, errlen);
+			return fd;
+		}
+		xgrow((void **)&s->fds, &s->fds_cap, s->nfds + 1, sizeof(*s->fds));
+		s->fds[s->nfds].fd = fd;
+		s->fds[s->nfds].ring = i;
+		s->fds[s->nfds].hup = false;
+		s->nfds++;
+		if (!r->ring_ok) {
+			int ret = map_ring(s, i, fd, err, errlen);
+			if (ret)
+				return ret;
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) != 0) {
+			int e = errno;
+			seterr(err, errlen, "cannot redirect an event into the ring of CPU %d: %s", r->cpu,
+			       strerror(e));
+			return -e;
+		}
+	}
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* The thread ids of pid, sorted; -ESRCH when the process is gone. */
+static int list_tasks(pid_t pid, int **tids, size_t *n)
+{
+	char path[64];
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+
+	*tids = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		xgrow((void **)tids, &cap, *n + 1, sizeof(**tids));
+		(*tids)[(*n)++] = atoi(de->d_name);
+	}
+	closedir(d);
+	qsort(*tids, *n, sizeof(**tids), cmp_int);
+	return *n ? 0 : -ESRCH;
+}
+
+/*
+ * Every thread of pid, each with inherit so that later threads and children are covered. Threads
+ * born while we open are caught by listing again until nothing new appears (a few rounds at most:
+ * a process spawning threads without end still gets them through inherit from its older ones).
+ */
+static int open_process(struct sampler *s, pid_t pid, char *err, size_t errlen)
+{
+	int *done = NULL, *tids;
+	size_t ndone = 0, capdone = 0, n;
+	int ret = 0;
+
+	for (int round = 0; round < 4; round++) {
+		bool added = false;
+		ret = list_tasks(pid, &tids, &n);
+		if (ret) {
+			if (ndone == 0)
+				seterr(err, errlen, "no such process: %d", (int)pid);
+			else
+				ret = 0;
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			bool seen = false;
+			for (size_t j = 0; j < ndone && !seen; j++)
+				seen = done[j] == tids[i];
+			if (seen)
+				continue;
+			ret = open_task(s, tids[i], err, errlen);
+			if (ret == -ESRCH) {
+				ret = 0;   /* that thread just ended */
+				continue;
+			}
+			if (ret)
+				break;
+			xgrow((void **)&done, &capdone, ndone + 1, sizeof(*done));
+			done[ndone++] = tids[i];
+			added = true;
+		}
+		free(tids);
+		if (ret || !added)
+			break;
+	}
+	if (!ret && ndone == 0) {
+		seterr(err, errlen, "no such process: %d", (int)pid);
+		ret = -ESRCH;
+	}
+	free(done);
+	return ret;
+}
+
+/* Child side of fork: wait to be released, then become the command. Only async-signal-safe. */
+static _Noreturn void child_run(int go_rd, int status_wr, char *const *argv)
+{
+	char c;
+	int e;
+	ssize_t n;
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	do
+		n = read(go_rd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(127);   /* the sampler gave up before starting */
+	close(go_rd);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(status_wr, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static int fork_command(struct sampler *s, char *const *argv, char *err, size_t errlen)
+{
+	int go[2], status[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0) {
+		seterr(err, errlen, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		seterr(err, errlen, "cannot run '%s': fork: %s", argv[0], strerror(e));
+		close(go[0]);
+		close(go[1]);
+		close(status[0]);
+		close(status[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(status[0]);
+		child_run(go[0], status[1], argv);
+	}
+	close(go[0]);
+	close(status[1]);
+	s->child = pid;
+	s->go_fd = go[1];
+	s->status_fd = status[0];
+	return 0;
+}
+
+static uint64_t clamp_freq(uint64_t freq)
+{
+	static atomic_bool warned;
+	long max = read_long_file("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+
+	if (max > 0 && freq > (uint64_t)max) {
+		if (!atomic_exchange(&warned, true))
+			warn_msg("-F %llu is above kernel.perf_event_max_sample_rate; using %ld Hz",
+				 (unsigned long long)freq, max);
+		freq = (uint64_t)max;
+	}
+	return freq;
+}
+
+static int setup_event(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+{
+	const char *name = o->event;
+	uint32_t type;
+	uint64_t config;
+	struct perf_event_attr *a = &s->attr;
+
+	if (!name) {
+		if (event_have_hw_pmu()) {
+			name = "cycles";
+		} else {
+			name = "cpu-clock";
+			s->fell_back = true;
+		}
+	}
+	if (event_lookup(name, &type, &config) != 0) {
+		char list[1024];
+		size_t len = 0;
+		const char *k;
+		list[0] = '\0';
+		for (size_t i = 0; (k = event_known_name(i)) != NULL && len + 1 < sizeof(list); i++) {
+			int n = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", k);
+			if (n < 0)
+				break;
+			len += (size_t)n;
+		}
+		seterr(err, errlen, "unknown event '%s'; known events: %s", name, list);
+		return -ENOENT;
+	}
+	snprintf(s->evname, sizeof(s->evname), "%s", name);
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = type;
+	a->config = config;
+	if (o->period) {
+		a->sample_period = o->period;
+		s->period = o->period;
+	} else {
+		s->freq = clamp_freq(o->freq ? o->freq : SAMPLER_DEFAULT_FREQ);
+		if (s->freq == 0)
+			s->freq = 1;
+		a->freq = 1;
+		a->sample_freq = s->freq;
+	}
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			 PERF_SAMPLE_PERIOD;
+	if (o->callchain)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->disabled = 1;
+	a->sample_id_all = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->build_id = 1;
+	/* Wake us when the ring is half full; the poll timeout handles the steady trickle. */
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)((uint64_t)s->mmap_pages * (uint64_t)s->page_size / 2);
+	switch (s->target) {
+	case TARGET_PIDS:
+		a->inherit = 1;
+		break;
+	case TARGET_COMMAND:
+		a->inherit = 1;
+		a->enable_on_exec = 1;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int setup_cpus(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+{
+	int *online, nonline;
+
+	if (online_cpus(&online, &nonline) != 0 || nonline == 0) {
+		seterr(err, errlen, "cannot read the online CPUs from /sys/devices/system/cpu/online");
+		return -EINVAL;
+	}
+	if (o->ncpus > 0) {
+		s->cpus = xmalloc((size_t)o->ncpus * sizeof(int));
+		s->ncpus = 0;
+		for (int i = 0; i < o->ncpus; i++) {
+			bool ok = false, dup = false;
+			for (int j = 0; j < nonline; j++)
+				ok |= online[j] == o->cpus[i];
+			for (int j = 0; j < s->ncpus; j++)
+				dup |= s->cpus[j] == o->cpus[i];
+			if (!ok) {
+				seterr(err, errlen, "CPU %d is not online; see /sys/devices/system/cpu/online",
+				       o->cpus[i]);
+				free(online);
+				return -EINVAL;
+			}
+			if (!dup)
+				s->cpus[s->ncpus++] = o->cpus[i];
+		}
+		free(online);
+	} else {
+		s->cpus = online;
+		s->ncpus = nonline;
+	}
+	s->nrings = s->ncpus;
+	s->rings = xcalloc((size_t)s->nrings, sizeof(*s->rings));
+	for (int i = 0; i < s->nrings; i++) {
+		s->rings[i].cpu = s->cpus[i];
+		s->rings[i].fd = -1;
+	}
+	return 0;
+}
+
+struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t errlen)
+{
+	struct sampler *s = xcalloc(1, sizeof(*s));
+	unsigned pages = o->mmap_pages ? o->mmap_pages : SAMPLER_DEFAULT_PAGES;
+	int ret = 0;
+
+	seterr(err, errlen, "%s", "");
+	s->target = o->target;
+	s->callchain = o->callchain;
+	s->synthesize = o->synthesize;
+	s->go_fd = -1;
+	s->status_fd = -1;
+	s->page_size = sysconf(_SC_PAGESIZE);
+	s->paranoid = (int)read_long_file("/proc/sys/kernel/perf_event_paranoid", 2);
+	s->mmap_pages = 1;
+	while (s->mmap_pages < pages && s->mmap_pages < (1u << 16))
+		s->mmap_pages <<= 1;
+	atomic_init(&s->stop, false);
+	if (o->nids > 0) {
+		s->ids = xmalloc((size_t)o->nids * sizeof(int));
+		memcpy(s->ids, o->ids, (size_t)o->nids * sizeof(int));
+		s->nids = o->nids;
+	}
+
+	if ((s->target == TARGET_PIDS || s->target == TARGET_TIDS) && s->nids == 0) {
+		seterr(err, errlen, "no process given");
+		goto fail;
+	}
+	if (s->target == TARGET_CPUS && o->ncpus == 0) {
+		seterr(err, errlen, "no CPU given");
+		goto fail;
+	}
+	if (s->target == TARGET_COMMAND) {
+		int e;
+		if (!o->argv || !o->argv[0]) {
+			seterr(err, errlen, "no command given");
+			goto fail;
+		}
+		s->cmd_name = xstrdup(o->argv[0]);
+		e = find_in_path(o->argv[0]);
+		if (e) {
+			seterr(err, errlen, "cannot run '%s': %s", o->argv[0], strerror(e));
+			goto fail;
+		}
+	}
+	if (setup_event(s, o, err, errlen) || setup_cpus(s, o, err, errlen))
+		goto fail;
+
+	switch (s->target) {
+	case TARGET_SYSTEM:
+	case TARGET_CPUS:
+		ret = open_task(s, -1, err, errlen);
+		break;
+	case TARGET_PIDS:
+		for (int i = 0; i < s->nids && !ret; i++) {
+			if (s->ids[i] <= 0 || (kill(s->ids[i], 0) != 0 && errno == ESRCH)) {
+				seterr(err, errlen, "no such process: %d", s->ids[i]);
+				ret = -ESRCH;
+				break;
+			}
+			ret = open_process(s, s->ids[i], err, errlen);
+		}
+		break;
+	case TARGET_TIDS:
+		for (int i = 0; i < s->nids && !ret; i++) {
+			if (s->ids[i] <= 0) {
+				seterr(err, errlen, "no such process: %d", s->ids[i]);
+				ret = -ESRCH;
+				break;
+			}
+			ret = open_task(s, s->ids[i], err, errlen);
+		}
+		break;
+	case TARGET_COMMAND:
+		ret = fork_command(s, o->argv, err, errlen);
+		if (!ret)
+			ret = open_task(s, s->child, err, errlen);
+		break;
+	}
+	if (ret)
+		goto fail;
+
+	parse_cfg_init(&s->cfg, &s->attr, 0);
+	s->q = queue_new(o->queue_bytes ? o->queue_bytes : SAMPLER_DEFAULT_QUEUE);
+	s->pfds = xcalloc(s->nfds ? s->nfds : 1, sizeof(*s->pfds));
+	return s;
+
+fail:
+	sampler_free(s);
+	return NULL;
+}
+
+/* ---- the thread ---- */
+
+static void emit(struct sampler *s, const struct rec *r)
+{
+	if (r->time) {
+		if (r->time < s->last_time)
+			stat_add(&s->st_out_of_order, 1);
+		else
+			s->last_time = r->time;
+	}
+	if (queue_push(s->q, r, r->size) != 0)
+		return;   /* counted by the queue */
+	stat_add(&s->st_records, 1);
+	if (r->type == REC_SAMPLE)
+		stat_add(&s->st_samples, 1);
+}
+
+static int emit_synth(void *ctx, const struct rec *r)
+{
+	struct sampler *s = ctx;
+	emit(s, r);
+	return atomic_load_explicit(&s->stop, memory_order_relaxed);
+}
+
+/* Parses one ring record into the ring's staging area, its index kept in time order. */
+static void stage(struct sampler *s, struct sampler_ring *r, const struct perf_event_header *h)
+{
+	size_t cap = sizeof(struct rec) + h->size + 16;
+	struct rec *rec;
+	size_t i;
+
+	xgrow((void **)&r->arena, &r->arena_cap, r->arena_len + cap, 1);
+	rec = (struct rec *)(r->arena + r->arena_len);
+	if (parse_record(&s->cfg, h, h->size, rec, cap) != 0) {
+		stat_add(&s->st_bad, 1);
+		return;
+	}
+	switch (rec->type) {
+	case REC_LOST:
+	case REC_LOST_SAMPLES:
+		stat_add(&s->st_lost, rec->u.lost.lost);
+		break;
+	case REC_THROTTLE:
+		stat_add(&s->st_throttled, 1);
+		break;
+	default:
+		break;
+	}
+	xgrow((void **)&r->idx, &r->idx_cap, r->nidx + 1, sizeof(*r->idx));
+	/* A ring is nearly always in order already, so this insertion is usually a no-op. */
+	for (i = r->nidx; i > r->idx_pos && r->idx[i - 1].time > rec->time; i--)
+		r->idx[i] = r->idx[i - 1];
+	r->idx[i].time = rec->time;
+	r->idx[i].off = (uint32_t)r->arena_len;
+	r->idx[i].size = rec->size;
+	r->nidx++;
+	r->arena_len += rec->size;
+}
+
+static void read_rings(struct sampler *s)
+{
+	for (int i = 0; i < s->nrings; i++) {
+		struct sampler_ring *r = &s->rings[i];
+		const struct perf_event_header *h;
+		uint64_t ov, bad;
+
+		if (!r->ring_ok)
+			continue;
+		ov = r->ring.overruns;
+		bad = r->ring.bad_records;
+		if (ring_read_begin(&r->ring) == 0) {
+			ring_read_end(&r->ring);
+		} else {
+			while ((h = ring_next(&r->ring)) != NULL)
+				stage(s, r, h);
+			ring_read_end(&r->ring);
+		}
+		stat_add(&s->st_overruns, r->ring.overruns - ov);
+		stat_add(&s->st_bad, r->ring.bad_records - bad);
+	}
+}
+
+/* Emits every staged record with time <= limit, merged across rings, then compacts the rings. */
+static void emit_upto(struct sampler *s, uint64_t limit)
+{
+	for (;;) {
+		struct sampler_ring *best = NULL;
+		for (int i = 0; i < s->nrings; i++) {
+			struct sampler_ring *r = &s->rings[i];
+			if (r->idx_pos < r->nidx &&
+			    (!best || r->idx[r->idx_pos].time < best->idx[best->idx_pos].time))
+				best = r;
+		}
+		if (!best || best->idx[best->idx_pos].time > limit)
+			break;
+		emit(s, (const struct rec *)(best->arena + best->idx[best->idx_pos].off));
+		best->idx_pos++;
+	}
+	for (int i = 0; i < s->nrings; i++) {
+		struct sampler_ring *r = &s->rings[i];
+		size_t keep = r->nidx - r->idx_pos, first;
+		if (r->idx_pos == 0)
+			continue;
+		if (keep == 0) {
+			r->nidx = r->idx_pos = 0;
+			r->arena_len = 0;
+			continue;
+		}
+		/* Records are in the arena in arrival order, which may differ from the index order:
+		 * keep everything from the lowest offset still referenced. */
+		first = r->idx[r->idx_pos].off;
+		for (size_t j = r->idx_pos; j < r->nidx; j++)
+			if (r->idx[j].off < first)
+				first = r->idx[j].off;
+		memmove(r->arena, r->arena + first, r->arena_len - first);
+		r->arena_len -= first;
+		memmove(r->idx, r->idx + r->idx_pos, keep * sizeof(*r->idx));
+		for (size_t j = 0; j < keep; j++)
+			r->idx[j].off -= (uint32_t)first;
+		r->nidx = keep;
+		r->idx_pos = 0;
+	}
+}
+
+static bool staged_too_much(const struct sampler *s)
+{
+	for (int i = 0; i < s->nrings; i++)
+		if (s->rings[i].arena_len > SAMPLER_STAGE_MAX)
+			return true;
+	return false;
+}
+
+static void synthesize(struct sampler *s)
+{
+	int truncated = 0;
+
+	switch (s->target) {
+	case TARGET_SYSTEM:
+	case TARGET_CPUS:
+		synth_all(now_ns() + SAMPLER_SYNTH_NS, &truncated, emit_synth, s);
+		atomic_store(&s->st_synth_truncated, truncated != 0);
+		break;
+	case TARGET_PIDS:
+		for (int i = 0; i < s->nids; i++)
+			synth_process((uint32_t)s->ids[i], emit_synth, s);
+		break;
+	case TARGET_TIDS:
+		for (int i = 0; i < s->nids; i++) {
+			char path[64], buf[2048], *p;
+			long tgid = s->ids[i];
+			snprintf(path, sizeof(path), "/proc/%d/status", s->ids[i]);
+			if (read_small_file(path, buf, sizeof(buf)) > 0 && (p = strstr(buf, "\nTgid:")))
+				tgid = strtol(p + 6, NULL, 10);
+			synth_process((uint32_t)tgid, emit_synth, s);
+		}
+		break;
+	case TARGET_COMMAND:
+		break;   /* it has not exec'd yet: the kernel reports all of it */
+	}
+}
+
+/* Whether the target is gone; polled once per pass. */
+static bool target_gone(struct sampler *s)
+{
+	switch (s->target) {
+	case TARGET_COMMAND: {
+		int status;
+		pid_t p = waitpid(s->child, &status, WNOHANG);
+		if (p == s->child || (p < 0 && errno == ECHILD)) {
+			s->child_reaped = true;
+			atomic_store(&s->st_exit_status, p == s->child ? status : 0);
+			return true;
+		}
+		return false;
+	}
+	case TARGET_PIDS:
+	case TARGET_TIDS: {
+		bool all_hup = true, all_gone = true;
+		for (size_t i = 0; i < s->nfds && all_hup; i++)
+			all_hup = s->fds[i].hup;
+		if (all_hup)
+			return true;
+		for (int i = 0; i < s->nids && all_gone; i++)
+			all_gone = kill(s->ids[i], 0) != 0 && errno == ESRCH;
+		return all_gone;
+	}
+	default:
+		return false;
+	}
+}
+
+static void *sampler_thread(void *arg)
+{
+	struct sampler *s = arg;
+	uint64_t prev;
+
+	if (s->synthesize)
+		synthesize(s);
+	prev = now_ns();
+	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+		nfds_t n = 0;
+		uint64_t start;
+
+		for (size_t i = 0; i < s->nfds; i++) {
+			if (s->fds[i].hup)
+				continue;
+			s->pfds[n].fd = s->fds[i].fd;
+			s->pfds[n].events = POLLIN;
+			s->pfds[n].revents = 0;
+			n++;
+		}
+		if (n > 0) {
+			if (poll(s->pfds, n, SAMPLER_POLL_MS) > 0) {
+				/* pfds are in fds order, minus the fds already hung up. */
+				nfds_t k = 0;
+				for (size_t i = 0; i < s->nfds && k < n; i++) {
+					if (s->fds[i].hup)
+						continue;
+					if (s->pfds[k].revents & (POLLHUP | POLLERR))
+						s->fds[i].hup = true;
+					k++;
+				}
+			}
+		} else {
+			struct timespec ts = { 0, SAMPLER_POLL_MS * 1000000L };
+			nanosleep(&ts, NULL);
+		}
+		start = now_ns();
+		read_rings(s);
+		emit_upto(s, staged_too_much(s) ? UINT64_MAX : prev);
+		prev = start;
+		if (target_gone(s)) {
+			read_rings(s);
+			emit_upto(s, UINT64_MAX);
+			atomic_store(&s->st_exited, true);
+			return NULL;
+		}
+	}
+	read_rings(s);
+	emit_upto(s, UINT64_MAX);
+	return NULL;
+}
+
+int sampler_start(struct sampler *s, char *err, size_t errlen)
+{
+	int e;
+
+	seterr(err, errlen, "%s", "");
+	if (s->thread_started || s->stopped)
+		return -EINVAL;
+	if (s->target == TARGET_COMMAND) {
+		ssize_t n;
+		char c = 1;
+		int child_errno = 0;
+
+		if (write(s->go_fd, &c, 1) != 1) {
+			e = errno;
+			seterr(err, errlen, "cannot run '%s': %s", s->cmd_name, strerror(e));
+			return -e;
+		}
+		close(s->go_fd);
+		s->go_fd = -1;
+		/* EOF: the exec succeeded and closed the CLOEXEC pipe. */
+		do
+			n = read(s->status_fd, &child_errno, sizeof(child_errno));
+		while (n < 0 && errno == EINTR);
+		close(s->status_fd);
+		s->status_fd = -1;
+		if (n == (ssize_t)sizeof(child_errno)) {
+			int status;
+			seterr(err, errlen, "cannot run '%s': %s", s->cmd_name, strerror(child_errno));
+			while (waitpid(s->child, &status, 0) < 0 && errno == EINTR)
+				;
+			s->child_reaped = true;
+			return -child_errno;
+		}
+	} else {
+		for (size_t i = 0; i < s->nfds; i++) {
+			if (ioctl(s->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+				e = errno;
+				seterr(err, errlen, "cannot enable event '%s': %s", s->evname, strerror(e));
+				return -e;
+			}
+		}
+	}
+	e = pthread_create(&s->thread, NULL, sampler_thread, s);
+	if (e) {
+		seterr(err, errlen, "cannot start the sampler thread: %s", strerror(e));
+		return -e;
+	}
+	s->thread_started = true;
+	return 0;
+}
+
+/* SIGTERM, a second to go, then SIGKILL: never waits on a child that ignores us. */
+static void reap_child(struct sampler *s)
+{
+	int status;
+
+	if (s->child <= 0 || s->child_reaped)
+		return;
+	if (s->go_fd >= 0) {
+		/* Still held before exec: closing the pipe makes it exit by itself. */
+		close(s->go_fd);
+		s->go_fd = -1;
+	} else {
+		kill(s->child, SIGTERM);
+	}
+	for (int i = 0; i < 100; i++) {
+		pid_t p = waitpid(s->child, &status, WNOHANG);
+		if (p == s->child || (p < 0 && errno != EINTR))
+			goto reaped;
+		struct timespec ts = { 0, 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	kill(s->child, SIGKILL);
+	while (waitpid(s->child, &status, 0) < 0 && errno == EINTR)
+		;
+reaped:
+	s->child_reaped = true;
+}
+
+void sampler_stop(struct sampler *s)
+{
+	if (!s || s->stopped)
+		return;
+	s->stopped = true;
+	atomic_store(&s->stop, true);
+	if (s->thread_started)
+		pthread_join(s->thread, NULL);
+	s->thread_started = false;
+	reap_child(s);
+	for (size_t i = 0; i < s->nfds; i++)
+		close(s->fds[i].fd);
+	s->nfds = 0;
+	for (int i = 0; i < s->nrings; i++) {
+		struct sampler_ring *r = &s->rings[i];
+		if (r->ring_ok)
+			ring_done(&r->ring);
+		if (r->map)
+			munmap(r->map, r->map_len);
+		r->map = NULL;
+		r->ring_ok = false;
+	}
+	if (s->status_fd >= 0)
+		close(s->status_fd);
+	s->status_fd = -1;
+}
+
+void sampler_free(struct sampler *s)
+{
+	if (!s)
+		return;
+	sampler_stop(s);
+	for (int i = 0; i < s->nrings; i++) {
+		free(s->rings[i].arena);
+		free(s->rings[i].idx);
+	}
+	free(s->rings);
+	free(s->fds);
+	free(s->pfds);
+	free(s->cpus);
+	free(s->ids);
+	free(s->cmd_name);
+	queue_free(s->q);
+	free(s);
+}
+
+struct queue *sampler_queue(struct sampler *s)
+{
+	return s->q;
+}
+
+void sampler_get_stats(struct sampler *s, struct sampler_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->samples = atomic_load_explicit(&s->st_samples, memory_order_relaxed);
+	st->records = atomic_load_explicit(&s->st_records, memory_order_relaxed);
+	st->lost = atomic_load_explicit(&s->st_lost, memory_order_relaxed);
+	st->dropped = s->q ? queue_dropped(s->q) : 0;
+	st->overruns = atomic_load_explicit(&s->st_overruns, memory_order_relaxed);
+	st->throttled = atomic_load_explicit(&s->st_throttled, memory_order_relaxed);
+	st->bad_records = atomic_load_explicit(&s->st_bad, memory_order_relaxed);
+	st->out_of_order = atomic_load_explicit(&s->st_out_of_order, memory_order_relaxed);
+	/* The thread stores exit_status before target_exited (seq_cst): read in the other order. */
+	st->target_exited = atomic_load(&s->st_exited);
+	st->exit_status = atomic_load(&s->st_exit_status);
+	st->synth_truncated = atomic_load(&s->st_synth_truncated);
+}
+
+const char *sampler_event_name(const struct sampler *s)
+{
+	return s->evname;
+}
+
+bool sampler_event_fell_back(const struct sampler *s)
+{
+	return s->fell_back;
+}
+
+uint64_t sampler_freq(const struct sampler *s)
+{
+	return s->freq;
+}
+
+uint64_t sampler_period(const struct sampler *s)
+{
+	return s->period;
+}
+
+pid_t sampler_child_pid(const struct sampler *s)
+{
+	return s->child;
+}
+
+int sampler_nr_cpus(const struct sampler *s)
+{
+	return s->ncpus;
+}

@@ -1,0 +1,23 @@
+# Sampler tests: pure parsing and ring/queue mechanics on hand-made data, then a live sampler on
+# real perf events (skipped with code 77 where perf_event_open is refused).
+set(SAMPLER_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/sampler)
+
+perftop_unit_test(test_parse SOURCES ${SAMPLER_TEST_DIR}/test_parse.c LIBS perftop_sampler)
+perftop_unit_test(test_ring SOURCES ${SAMPLER_TEST_DIR}/test_ring.c LIBS perftop_sampler)
+perftop_unit_test(test_queue SOURCES ${SAMPLER_TEST_DIR}/test_queue.c LIBS perftop_sampler
+  Threads::Threads TSAN)
+
+# A program that busy-loops and starts a second busy thread ~300 ms in (the -p test attaches first).
+add_executable(sampler_fixture_thread ${SAMPLER_TEST_DIR}/fixture_thread.c)
+target_link_libraries(sampler_fixture_thread PRIVATE Threads::Threads)
+target_compile_options(sampler_fixture_thread PRIVATE -O0 -fno-omit-frame-pointer)
+
+perftop_unit_test(test_sampler_live SOURCES ${SAMPLER_TEST_DIR}/test_sampler_live.c
+  LIBS perftop_sampler Threads::Threads
+  ARGS $<TARGET_FILE:sampler_fixture_thread>)
+add_dependencies(test_sampler_live sampler_fixture_thread)
+set_tests_properties(test_sampler_live PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+if(TARGET test_sampler_live_asan)
+  add_dependencies(test_sampler_live_asan sampler_fixture_thread)
+  set_tests_properties(test_sampler_live_asan PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+endif()

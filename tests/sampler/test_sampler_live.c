@@ -1,0 +1,515 @@
+/*
+ * test_sampler_live: the sampler on real perf events (cpu-clock, so it runs without a hardware
+ * PMU). A command run by the sampler, a running program attached with -p that starts a thread
+ * later, and the one-line errors a user can cause. Exits 77 (skipped) where perf_event_open is
+ * refused outright.
+ *
+ * argv[1] is the fixture_thread program.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "check.h"
+#include "sampler/event.h"
+#include "sampler/sampler.h"
+
+/* Every record the sampler delivered, copied out of the queue. */
+struct stream {
+	unsigned char *buf;
+	size_t len, cap;
+	size_t *offs;
+	size_t n, ncap;
+};
+
+static const struct rec *stream_at(const struct stream *st, size_t i)
+{
+	return (const struct rec *)(st->buf + st->offs[i]);
+}
+
+static void stream_add(struct stream *st, const void *p, size_t len)
+{
+	if (st->len + len > st->cap) {
+		st->cap = (st->len + len) * 2;
+		st->buf = realloc(st->buf, st->cap);
+	}
+	if (st->n == st->ncap) {
+		st->ncap = st->ncap ? st->ncap * 2 : 1024;
+		st->offs = realloc(st->offs, st->ncap * sizeof(*st->offs));
+	}
+	if (!st->buf || !st->offs)
+		abort();
+	memcpy(st->buf + st->len, p, len);
+	st->offs[st->n++] = st->len;
+	st->len += len;
+}
+
+static void stream_free(struct stream *st)
+{
+	free(st->buf);
+	free(st->offs);
+	memset(st, 0, sizeof(*st));
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* Drains the queue until the sampler says the target exited (and then once more). */
+static int collect(struct sampler *s, struct stream *st, int timeout_ms)
+{
+	struct queue *q = sampler_queue(s);
+	struct sampler_stats stats;
+	int waited = 0;
+
+	for (;;) {
+		const void *p;
+		size_t len;
+		bool exited;
+
+		sampler_get_stats(s, &stats);
+		exited = stats.target_exited;
+		while ((p = queue_peek(q, &len)) != NULL) {
+			stream_add(st, p, len);
+			queue_pop(q);
+		}
+		if (exited)
+			return 0;
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		sleep_ms(5);
+		waited += 5;
+	}
+}
+
+/* Refused outright (no perf at all, or paranoid settings)? Then the live tests cannot run. */
+static int perf_refused(char *why, size_t len)
+{
+	struct perf_event_attr a;
+	long fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.disabled = 1;
+	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close((int)fd);
+		return 0;
+	}
+	if (errno == EACCES || errno == EPERM || errno == ENOENT || errno == ENOSYS) {
+		snprintf(why, len, "%s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* Checks common to every stream: time 0 only first, then non-decreasing times. */
+static void check_order(const struct stream *st)
+{
+	uint64_t last = 0;
+	size_t bad = 0;
+	bool seen_timed = false;
+
+	for (size_t i = 0; i < st->n; i++) {
+		const struct rec *r = stream_at(st, i);
+		if (r->size % 8 != 0)
+			bad++;
+		if (r->time == 0) {
+			if (seen_timed && r->type != REC_OTHER)
+				bad++;
+			continue;
+		}
+		seen_timed = true;
+		if (r->time < last) {
+			fprintf(stderr, "record %zu (type %u) at %llu after %llu\n", i, r->type,
+				(unsigned long long)r->time, (unsigned long long)last);
+			bad++;
+		}
+		last = r->time;
+	}
+	CHECK_EQ_U64(bad, 0);
+}
+
+static void test_command(void)
+{
+	char *argv[] = { "/bin/sh", "-c", "i=0; while [ $i -lt 600000 ]; do i=$((i+1)); done",
+			 NULL };
+	struct sampler_opts o = { 0 };
+	struct sampler_stats stats;
+	struct stream st = { 0 };
+	char err[512], shell[PATH_MAX];
+	struct sampler *s;
+	pid_t child;
+	size_t samples = 0, with_chain = 0, first_user = SIZE_MAX, first_map = SIZE_MAX;
+	uint64_t map_start = 0, map_end = 0;
+
+	if (!realpath("/bin/sh", shell))
+		snprintf(shell, sizeof(shell), "/bin/sh");
+	o.target = TARGET_COMMAND;
+	o.argv = argv;
+	o.event = "cpu-clock";
+	o.freq = 999;
+	o.callchain = true;
+	o.synthesize = true;
+	s = sampler_open(&o, err, sizeof(err));
+	CHECK(s != NULL);
+	if (!s) {
+		fprintf(stderr, "sampler_open: %s\n", err);
+		return;
+	}
+	CHECK_STR(sampler_event_name(s), "cpu-clock");
+	CHECK(!sampler_event_fell_back(s));
+	CHECK_EQ_U64(sampler_freq(s), 999);
+	CHECK(sampler_nr_cpus(s) >= 1);
+	child = sampler_child_pid(s);
+	CHECK(child > 0);
+	CHECK(sampler_start(s, err, sizeof(err)) == 0);
+	CHECK(collect(s, &st, 30000) == 0);
+	sampler_get_stats(s, &stats);
+	sampler_stop(s);
+
+	CHECK(stats.target_exited);
+	CHECK(WIFEXITED(stats.exit_status) && WEXITSTATUS(stats.exit_status) == 0);
+	CHECK_EQ_U64(stats.records, st.n);
+	CHECK_EQ_U64(stats.dropped, 0);
+	CHECK_EQ_U64(stats.bad_records, 0);
+	check_order(&st);
+
+	/* Find the shell's executable mapping for the child, and the child's first user sample in
+	 * it: the mapping has to come first. */
+	for (size_t i = 0; i < st.n; i++) {
+		const struct rec *r = stream_at(&st, i);
+		if (r->type == REC_MMAP && r->u.mmap.pid == (uint32_t)child && r->u.mmap.executable &&
+		    strcmp(rec_filename(r), shell) == 0 && first_map == SIZE_MAX) {
+			first_map = i;
+			map_start = r->u.mmap.start;
+			map_end = r->u.mmap.start + r->u.mmap.len;
+		}
+	}
+	for (size_t i = 0; i < st.n; i++) {
+		const struct rec *r = stream_at(&st, i);
+		if (r->type != REC_SAMPLE || r->pid != (uint32_t)child)
+			continue;
+		samples++;
+		if (r->u.sample.callchain_nr > 0)
+			with_chain++;
+		if (first_user == SIZE_MAX && rec_cpumode(r) == PERF_RECORD_MISC_USER &&
+		    r->u.sample.ip >= map_start && r->u.sample.ip < map_end)
+			first_user = i;
+	}
+	printf("command: %zu records, %zu samples of pid %d (%zu with callchains), %s mapped at "
+	       "record %zu, first user sample in it at %zu\n",
+	       st.n, samples, (int)child, with_chain, shell, first_map, first_user);
+	CHECK(samples > 100);
+	CHECK_EQ_U64(with_chain, samples);
+	CHECK(first_map != SIZE_MAX);
+	CHECK(first_user != SIZE_MAX);
+	CHECK(first_map < first_user);
+	sampler_free(s);
+	stream_free(&st);
+}
+
+static int count_tasks(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void test_pids(const char *fixture)
+{
+	struct sampler_opts o = { 0 };
+	struct sampler_stats stats;
+	struct stream st = { 0 };
+	char err[512];
+	struct sampler *s;
+	pid_t pid;
+	int ids[1], status, ntasks;
+	size_t main_samples = 0, thread_samples = 0, comms = 0;
+
+	pid = fork();
+	if (pid == 0) {
+		execl(fixture, fixture, (char *)NULL);
+		_exit(127);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	sleep_ms(80);
+	ntasks = count_tasks(pid);
+	ids[0] = pid;
+	o.target = TARGET_PIDS;
+	o.ids = ids;
+	o.nids = 1;
+	o.event = "cpu-clock";
+	o.freq = 999;
+	o.callchain = true;
+	o.synthesize = true;
+	s = sampler_open(&o, err, sizeof(err));
+	CHECK(s != NULL);
+	if (!s) {
+		fprintf(stderr, "sampler_open: %s\n", err);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return;
+	}
+	CHECK(sampler_start(s, err, sizeof(err)) == 0);
+	CHECK(collect(s, &st, 30000) == 0);
+	sampler_get_stats(s, &stats);
+	sampler_stop(s);
+	waitpid(pid, &status, 0);
+
+	CHECK(stats.target_exited);
+	CHECK_EQ_U64(stats.bad_records, 0);
+	check_order(&st);
+	for (size_t i = 0; i < st.n; i++) {
+		const struct rec *r = stream_at(&st, i);
+		if (r->type == REC_COMM && r->time == 0 && r->pid == (uint32_t)pid)
+			comms++;
+		if (r->type != REC_SAMPLE || r->pid != (uint32_t)pid)
+			continue;
+		if (r->tid == (uint32_t)pid)
+			main_samples++;
+		else
+			thread_samples++;
+	}
+	printf("pids: %d task(s) at attach, %zu records, %zu synthesized comms, %zu main-thread "
+	       "samples, %zu new-thread samples\n",
+	       ntasks, st.n, comms, main_samples, thread_samples);
+	CHECK_EQ_U64(ntasks, 1);
+	CHECK(comms >= 1);
+	CHECK(main_samples > 100);
+	CHECK(thread_samples > 100);
+	sampler_free(s);
+	stream_free(&st);
+}
+
+/* Opens with these opts and expects failure with a message containing both needles. */
+static void expect_open_error(struct sampler_opts *o, const char *n1, const char *n2)
+{
+	char err[1024];
+	struct sampler *s = sampler_open(o, err, sizeof(err));
+	CHECK(s == NULL);
+	if (s) {
+		sampler_free(s);
+		return;
+	}
+	printf("error: %s\n", err);
+	CHECK(strstr(err, n1) != NULL);
+	CHECK(!n2 || strstr(err, n2) != NULL);
+	CHECK(strchr(err, '\n') == NULL);
+}
+
+static void test_errors(void)
+{
+	struct sampler_opts o = { 0 };
+	int ids[1];
+	char *nocmd[] = { "perftop-no-such-command", NULL };
+	char *nopath[] = { "/nonexistent/foo", NULL };
+
+	o.event = "cpu-clock";
+	o.callchain = true;
+
+	/* A pid nobody has. */
+	ids[0] = 4194000;
+	while (ids[0] > 2 && !(kill(ids[0], 0) != 0 && errno == ESRCH))
+		ids[0]--;
+	o.target = TARGET_PIDS;
+	o.ids = ids;
+	o.nids = 1;
+	expect_open_error(&o, "no such process", NULL);
+	o.target = TARGET_TIDS;
+	expect_open_error(&o, "no such process", NULL);
+
+	o.target = TARGET_SYSTEM;
+	o.event = "no-such-event";
+	expect_open_error(&o, "unknown event", "cpu-clock");
+
+	if (!event_have_hw_pmu()) {
+		o.event = "cycles";
+		expect_open_error(&o, "not supported", "cpu-clock");
+		/* And the default falls back to cpu-clock, saying so. */
+		o.event = NULL;
+		o.target = TARGET_CPUS;
+		o.cpus = (int[]){ 0 };
+		o.ncpus = 1;
+		char err[512];
+		struct sampler *s = sampler_open(&o, err, sizeof(err));
+		CHECK(s != NULL);
+		if (s) {
+			CHECK_STR(sampler_event_name(s), "cpu-clock");
+			CHECK(sampler_event_fell_back(s));
+			sampler_free(s);   /* never started: must still clean up */
+		}
+		o.cpus = NULL;
+		o.ncpus = 0;
+	}
+
+	o.event = "cpu-clock";
+	o.target = TARGET_CPUS;
+	o.cpus = (int[]){ 4000 };
+	o.ncpus = 1;
+	expect_open_error(&o, "not online", NULL);
+	o.cpus = NULL;
+	o.ncpus = 0;
+
+	o.target = TARGET_COMMAND;
+	o.argv = nocmd;
+	expect_open_error(&o, "cannot run 'perftop-no-such-command'", "No such file");
+	o.argv = nopath;
+	expect_open_error(&o, "cannot run '/nonexistent/foo'", "No such file");
+
+	/* Found, but the exec itself fails (a script whose interpreter does not exist): reported by
+	 * sampler_start, with the child already reaped. */
+	{
+		char path[] = "/tmp/perftop-test-XXXXXX";
+		char *argv[] = { path, NULL };
+		char err[512];
+		int fd = mkstemp(path);
+		CHECK(fd >= 0);
+		if (fd >= 0) {
+			const char *script = "#!/nonexistent/interpreter\n";
+			CHECK(write(fd, script, strlen(script)) == (ssize_t)strlen(script));
+			fchmod(fd, 0755);
+			close(fd);
+			o.argv = argv;
+			struct sampler *s = sampler_open(&o, err, sizeof(err));
+			CHECK(s != NULL);
+			if (s) {
+				CHECK(sampler_start(s, err, sizeof(err)) < 0);
+				printf("error: %s\n", err);
+				CHECK(strstr(err, "cannot run") != NULL);
+				CHECK(strstr(err, "No such file") != NULL);
+				sampler_free(s);
+			}
+			unlink(path);
+		}
+	}
+
+	/* A command that is never started is released and reaped by sampler_free. */
+	{
+		char *argv[] = { "sleep", "10", NULL };
+		char err[512];
+		o.argv = argv;
+		struct sampler *s = sampler_open(&o, err, sizeof(err));
+		CHECK(s != NULL);
+		if (s) {
+			pid_t c = sampler_child_pid(s);
+			sampler_free(s);
+			CHECK(kill(c, 0) != 0 && errno == ESRCH);
+		}
+	}
+
+	/* Stopping a long command early: SIGTERM, reaped, no hang. */
+	{
+		char *argv[] = { "sleep", "30", NULL };
+		char err[512];
+		o.argv = argv;
+		struct sampler *s = sampler_open(&o, err, sizeof(err));
+		CHECK(s != NULL);
+		if (s) {
+			CHECK(sampler_start(s, err, sizeof(err)) == 0);
+			sleep_ms(100);
+			pid_t c = sampler_child_pid(s);
+			sampler_stop(s);
+			CHECK(kill(c, 0) != 0 && errno == ESRCH);
+			sampler_free(s);
+		}
+	}
+}
+
+static void test_system(void)
+{
+	/* System-wide for a moment: synthesized records first (time 0), then live ones in order. */
+	struct sampler_opts o = { 0 };
+	struct sampler_stats stats;
+	struct stream st = { 0 };
+	char err[512];
+	struct sampler *s;
+	size_t synth = 0, live = 0;
+	struct queue *q;
+
+	o.target = TARGET_SYSTEM;
+	o.event = "cpu-clock";
+	o.freq = 999;
+	o.callchain = true;
+	o.synthesize = true;
+	s = sampler_open(&o, err, sizeof(err));
+	CHECK(s != NULL);
+	if (!s) {
+		fprintf(stderr, "sampler_open: %s\n", err);
+		return;
+	}
+	CHECK(sampler_start(s, err, sizeof(err)) == 0);
+	q = sampler_queue(s);
+	for (int t = 0; t < 1000; t += 5) {
+		const void *p;
+		size_t len;
+		while ((p = queue_peek(q, &len)) != NULL) {
+			stream_add(&st, p, len);
+			queue_pop(q);
+		}
+		sleep_ms(5);
+	}
+	sampler_stop(s);
+	sampler_get_stats(s, &stats);
+	for (size_t i = 0; i < st.n; i++) {
+		if (stream_at(&st, i)->time == 0)
+			synth++;
+		else
+			live++;
+	}
+	printf("system: %zu synthesized, %zu live records, %llu samples, truncated %d\n", synth,
+	       live, (unsigned long long)stats.samples, stats.synth_truncated);
+	CHECK(synth > 10);
+	CHECK(stats.samples > 0);
+	CHECK(!stats.target_exited);
+	check_order(&st);
+	sampler_free(s);
+	stream_free(&st);
+}
+
+int main(int argc, char **argv)
+{
+	char why[128];
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (perf_refused(why, sizeof(why))) {
+		printf("SKIP: perf_event_open refused: %s\n", why);
+		return 77;
+	}
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s FIXTURE_THREAD\n", argv[0]);
+		return 2;
+	}
+	test_errors();
+	test_command();
+	test_pids(argv[1]);
+	test_system();
+	return CHECK_DONE();
+}
