@@ -38,7 +38,7 @@ measure() {
 	pid=$(tm display -p -t b '#{pane_pid}')
 	local deadline=$(( $(date +%s) + secs + 5 ))
 	while [ -z "$first" ] && [ "$(date +%s)" -lt "$deadline" ]; do
-		if tm capture-pane -p -t b | grep -Eq '^ *[0-9]+\.[0-9]+%.*[A-Za-z_]'; then
+		if tm capture-pane -p -t b | grep -Eq '^[ +-]*[0-9]+\.[0-9]+%.*[A-Za-z_]'; then
 			t1=$(date +%s.%N); first=$(echo "$t1 - $t0" | bc -l)
 		else
 			sleep 0.02
