@@ -14,10 +14,13 @@ target_compile_options(sampler_fixture_thread PRIVATE -O0 -fno-omit-frame-pointe
 
 perftop_unit_test(test_sampler_live SOURCES ${SAMPLER_TEST_DIR}/test_sampler_live.c
   LIBS perftop_sampler Threads::Threads
-  ARGS $<TARGET_FILE:sampler_fixture_thread>)
+  ARGS $<TARGET_FILE:sampler_fixture_thread>
+  TSAN)
 add_dependencies(test_sampler_live sampler_fixture_thread)
 set_tests_properties(test_sampler_live PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
-if(TARGET test_sampler_live_asan)
-  add_dependencies(test_sampler_live_asan sampler_fixture_thread)
-  set_tests_properties(test_sampler_live_asan PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
-endif()
+foreach(san asan tsan)
+  if(TARGET test_sampler_live_${san})
+    add_dependencies(test_sampler_live_${san} sampler_fixture_thread)
+    set_tests_properties(test_sampler_live_${san} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+  endif()
+endforeach()
