@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -445,6 +446,112 @@ static void test_errors(void)
 	}
 }
 
+/* Runs sampler_open in a child as user nobody and returns its message (root only). */
+static int open_as_nobody(struct sampler_opts *o, char *msg, size_t len)
+{
+	int fds[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe(fds) != 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char err[512] = "";
+		close(fds[0]);
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(3);
+		struct sampler *s = sampler_open(o, err, sizeof(err));
+		if (s)
+			snprintf(err, sizeof(err), "(opened)");
+		if (write(fds[1], err, strlen(err)) < 0)
+			_exit(4);
+		_exit(0);
+	}
+	close(fds[1]);
+	n = pid > 0 ? read(fds[0], msg, len - 1) : -1;
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	msg[n > 0 ? n : 0] = '\0';
+	return n > 0 ? 0 : -1;
+}
+
+static void test_permission_and_limits(void)
+{
+	struct sampler_opts o = { 0 };
+	char msg[512];
+	long paranoid = 2;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &paranoid) != 1)
+			paranoid = 2;
+		fclose(f);
+	}
+	o.event = "cpu-clock";
+	o.callchain = true;
+	if (geteuid() == 0 && paranoid >= 1) {
+		o.target = TARGET_SYSTEM;
+		CHECK(open_as_nobody(&o, msg, sizeof(msg)) == 0);
+		printf("as nobody, -a: %s\n", msg);
+		CHECK(strstr(msg, "permission denied for system-wide") != NULL);
+		CHECK(strstr(msg, "perf_event_paranoid") != NULL);
+		int ids[1] = { 1 };
+		o.target = TARGET_PIDS;
+		o.ids = ids;
+		o.nids = 1;
+		CHECK(open_as_nobody(&o, msg, sizeof(msg)) == 0);
+		printf("as nobody, -p 1: %s\n", msg);
+		CHECK(strstr(msg, "permission denied for process 1") != NULL);
+		o.ids = NULL;
+		o.nids = 0;
+	}
+
+	/* Too few file descriptors: the message says what to raise. */
+	{
+		struct rlimit old, low;
+		char err[512];
+		int probe = dup(0);
+		getrlimit(RLIMIT_NOFILE, &old);
+		low = old;
+		low.rlim_cur = (rlim_t)probe + 1;   /* room for one more fd only */
+		close(probe);
+		o.target = TARGET_SYSTEM;
+		if (setrlimit(RLIMIT_NOFILE, &low) == 0) {
+			struct sampler *s = sampler_open(&o, err, sizeof(err));
+			setrlimit(RLIMIT_NOFILE, &old);
+			if (s) {
+				sampler_free(s);   /* a single CPU needs one fd: nothing to learn */
+			} else {
+				printf("low fd limit: %s\n", err);
+				CHECK(strstr(err, "ulimit -n") != NULL);
+			}
+		}
+	}
+
+	/* -F above the kernel's maximum is clamped to it. */
+	{
+		long max = 0;
+		char err[512];
+		f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+		if (f) {
+			if (fscanf(f, "%ld", &max) != 1)
+				max = 0;
+			fclose(f);
+		}
+		o.target = TARGET_CPUS;
+		o.cpus = (int[]){ 0 };
+		o.ncpus = 1;
+		o.freq = 1000000000;
+		struct sampler *s = sampler_open(&o, err, sizeof(err));
+		CHECK(s != NULL);
+		if (s && max > 0)
+			CHECK_EQ_U64(sampler_freq(s), (uint64_t)max);
+		sampler_free(s);
+	}
+}
+
 static void test_system(void)
 {
 	/* System-wide for a moment: synthesized records first (time 0), then live ones in order. */
@@ -510,6 +617,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	test_errors();
+	test_permission_and_limits();
 	test_command(0);
 	test_command(1);
 	test_pids(argv[1]);
