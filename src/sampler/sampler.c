@@ -479,9 +479,17 @@ static int fork_command(struct sampler *s, char *const *argv, char *err, size_t 
 	int go[2], status[2];
 	pid_t pid;
 
-	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0) {
-		seterr(err, errlen, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
-		return -errno;
+	if (pipe2(go, O_CLOEXEC) != 0) {
+		int e = errno;
+		seterr(err, errlen, "cannot run '%s': pipe: %s", argv[0], strerror(e));
+		return -e;
+	}
+	if (pipe2(status, O_CLOEXEC) != 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		seterr(err, errlen, "cannot run '%s': pipe: %s", argv[0], strerror(e));
+		return -e;
 	}
 	pid = fork();
 	if (pid < 0) {
