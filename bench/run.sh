@@ -16,9 +16,10 @@ command -v perf >/dev/null || { echo "perf is not installed"; exit 2; }
 command -v tmux >/dev/null || { echo "tmux is not installed"; exit 2; }
 [ -x "$pt" ] || { echo "no perftop at $pt (make build)"; exit 2; }
 sock=perftop-bench-$$
+tmpd=$(mktemp -d)
 tm() { tmux -L "$sock" "$@"; }
 workers=()
-cleanup() { tm kill-server 2>/dev/null; for w in "${workers[@]}"; do kill "$w" 2>/dev/null; done; }
+cleanup() { tm kill-server 2>/dev/null; rm -rf "$tmpd"; for w in "${workers[@]}"; do kill "$w" 2>/dev/null; done; }
 trap cleanup EXIT
 
 # The workload: a Python loop (user code, deep stacks) and dd (kernel work), one per vCPU.
@@ -33,13 +34,14 @@ measure() {
 	local name=$1; shift
 	tm kill-server 2>/dev/null
 	local t0 t1 pid first=""
-	t0=$(date +%s.%N)
-	tm new-session -d -s b -x 160 -y 50 "exec $*"
+	# The clock starts right before the profiler is exec'ed, so tmux's own start-up is not counted.
+	rm -f "$tmpd/t0"
+	tm new-session -d -s b -x 160 -y 50 "date +%s.%N > $tmpd/t0; exec $*"
 	pid=$(tm display -p -t b '#{pane_pid}')
 	local deadline=$(( $(date +%s) + secs + 5 ))
 	while [ -z "$first" ] && [ "$(date +%s)" -lt "$deadline" ]; do
 		if tm capture-pane -p -t b | grep -Eq '^[ +-]*[0-9]+\.[0-9]+%.*[A-Za-z_]'; then
-			t1=$(date +%s.%N); first=$(echo "$t1 - $t0" | bc -l)
+			t1=$(date +%s.%N); t0=$(cat "$tmpd/t0"); first=$(echo "$t1 - $t0" | bc -l)
 		else
 			sleep 0.02
 		fi

@@ -110,7 +110,7 @@ static int parse_trailer(const struct parse_cfg *cfg, const unsigned char *body,
 	size_t n = trailer_size(cfg->sample_type);
 	struct cursor c;
 	uint64_t v;
-	uint32_t a, b;
+	uint32_t a = 0, b = 0; /* stay 0 when the cursor runs out */
 
 	if (!cfg->sample_id_all || n == 0)
 		return 0;
@@ -193,7 +193,7 @@ static int parse_sample(const struct parse_cfg *cfg, struct cursor *c, struct re
 			struct sample_parts *sp)
 {
 	uint64_t st = cfg->sample_type, v, n;
-	uint32_t a, b;
+	uint32_t a = 0, b = 0;
 	struct rec_sample *s = &out->u.sample;
 
 	s->period = 1;

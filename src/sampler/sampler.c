@@ -47,7 +47,11 @@
 
 #define SAMPLER_DEFAULT_FREQ 999
 #define SAMPLER_DEFAULT_PAGES 128
-#define SAMPLER_DEFAULT_QUEUE (16u << 20)
+/* The queue is sized per CPU ring: 1 MiB each (at least 2 MiB) holds a few hundred ms of records at
+ * -F 4000 with deep callchains, far more than the consumer's 20-50 ms tick needs. It is a ring the
+ * producer walks through whole, so every byte of it ends up resident: bigger costs RSS for nothing. */
+#define SAMPLER_QUEUE_PER_CPU (1u << 20)
+#define SAMPLER_QUEUE_MIN (2u << 20)
 #define SAMPLER_POLL_MS 15
 #define SAMPLER_SYNTH_NS (500ull * 1000 * 1000)
 /* Staged bytes per ring beyond which we stop waiting for order (only with absurd timestamps). */
@@ -727,7 +731,10 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 		goto fail;
 
 	parse_cfg_init(&s->cfg, &s->attr, 0);
-	s->q = queue_new(o->queue_bytes ? o->queue_bytes : SAMPLER_DEFAULT_QUEUE);
+	size_t qbytes = (size_t)(s->ncpus > 0 ? s->ncpus : 1) * SAMPLER_QUEUE_PER_CPU;
+	if (qbytes < SAMPLER_QUEUE_MIN)
+		qbytes = SAMPLER_QUEUE_MIN;
+	s->q = queue_new(o->queue_bytes ? o->queue_bytes : qbytes);
 	s->pfds = xcalloc(s->nfds ? s->nfds : 1, sizeof(*s->pfds));
 	return s;
 

@@ -68,7 +68,7 @@ struct sampler;
  * "cannot run 'foo': No such file or directory").
  *
  * Defaults for a zeroed opts: event as above, freq 999 (clamped to
- * kernel.perf_event_max_sample_rate with a warn_msg), 128 data pages per CPU, a 16 MiB queue.
+ * kernel.perf_event_max_sample_rate with a warn_msg), 128 data pages per CPU, a queue of 1 MiB per CPU (at least 2 MiB).
  * opts.callchain and opts.synthesize are taken as given (the CLI sets them on by default).
  * Nothing of opts is referenced after sampler_open returns.
  */
