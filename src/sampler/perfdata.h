@@ -1,0 +1,86 @@
+/*
+ * perfdata: reading perf.data files (perf's PERFILE2 format, and its pipe mode) as a source of the
+ * same struct rec records the live sampler produces, so that everything after parsing is the same
+ * code for live sessions and replays.
+ *
+ * The reader handles: the file header and its attrs with their ids (HEADER_ATTR records in pipe
+ * mode), files of the other byte order (a swapped magic), the feature sections (header info),
+ * COMPRESSED records (zstd), FINISHED_ROUND and a bounded reorder window for time order, files cut
+ * short (it says so and how much was recovered) and bad input (clear error, or a partial result with
+ * a warning saying where reading stopped). It never allocates without bound.
+ *
+ * Records come out in timestamp order across CPUs; each record's evidx says which event (attr) it
+ * belongs to (matched through the sample id when the file has several events).
+ */
+#ifndef PERFTOP_PERFDATA_H
+#define PERFTOP_PERFDATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include "sampler/record.h"
+
+struct perfdata_event {
+	struct perf_event_attr attr;
+	char name[128];            /* from EVENT_DESC when present, else the canonical name */
+	const uint64_t *ids;
+	size_t nids;
+};
+
+/* What the file's header and feature sections say; strings are empty when absent. */
+struct perfdata_info {
+	char hostname[256];
+	char osrelease[256];
+	char version[64];          /* perf version that wrote it */
+	char arch[64];
+	uint32_t nr_cpus_online, nr_cpus_avail;
+	char cpudesc[256];
+	char cpuid[256];
+	uint64_t total_mem_kib;
+	char cmdline[1024];
+	/* Further text lines (topology, NUMA, PMU mappings, groups, build-ids...), "Name: value". */
+	char **extra_lines;
+	size_t nextra;
+	bool pipe_mode;
+	bool swapped;              /* written on a machine of the other byte order */
+	uint64_t data_offset, data_size;
+	uint64_t first_time, last_time; /* sample time range (ns), when known */
+};
+
+struct perfdata_stats {
+	uint64_t records;          /* records delivered */
+	uint64_t samples;
+	uint64_t skipped_unknown;  /* record types we do not know, skipped by size */
+	uint64_t bad_records;      /* records that did not parse (-EINVAL) */
+	uint64_t compressed_bytes; /* decompressed from COMPRESSED records */
+	bool truncated;            /* the file ends before its header says it should, or mid-record */
+	uint64_t bytes_recovered;  /* data bytes read up to the cut */
+	char warning[256];         /* where reading stopped and why, when it stopped early */
+};
+
+struct perfdata_reader;
+
+/* Opens path ("-" = stdin, pipe mode). NULL with a one-line message in err on failure ("not a
+ * perf.data file", "cannot open ...: No such file or directory", ...). */
+struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen);
+void perfdata_close(struct perfdata_reader *r);
+
+size_t perfdata_nevents(const struct perfdata_reader *r);
+const struct perfdata_event *perfdata_event(const struct perfdata_reader *r, size_t i);
+const struct perfdata_info *perfdata_info(const struct perfdata_reader *r);
+
+/*
+ * The next record in time order, parsed into out (cap bytes). Returns 1 for a record, 0 at the end
+ * of the data (check stats.truncated / warning), or -errno for an error that stops reading (with
+ * stats.warning set). Records that do not parse are counted and skipped, not returned.
+ */
+int perfdata_next(struct perfdata_reader *r, struct rec *out, size_t cap);
+
+/* Starts again from the first record (not for pipe mode: -ESPIPE). */
+int perfdata_rewind(struct perfdata_reader *r);
+
+void perfdata_get_stats(const struct perfdata_reader *r, struct perfdata_stats *st);
+
+#endif
