@@ -24,6 +24,13 @@ void cli_usage(FILE *out)
 	      "  -C, --cpu LIST             only these CPUs, e.g. 0-3,7\n"
 	      "  -- COMMAND ARGS            start COMMAND and profile it and its children\n"
 	      "\n"
+	      "Recording and replay:\n"
+	      "  -o, --output FILE          record the session as a perf.data file (perf report reads it)\n"
+	      "  -i, --input FILE           replay a recording (perftop's or perf record's; - = stdin)\n"
+	      "      --time START,END       replay: aggregate only this range (seconds from the start)\n"
+	      "      --select-event NAME    replay: which event of a file with several\n"
+	      "      --header               replay: print the recording's header info and exit\n"
+	      "\n"
 	      "Sampling:\n"
 	      "  -e, --event NAME           cpu-clock, task-clock, cycles, instructions, cache-misses,\n"
 	      "                             branch-misses, page-faults, context-switches, ...\n"
@@ -130,7 +137,7 @@ static void describe_target(struct cli *c, int argc, char **argv, int first_arg)
 
 enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
 {
-	enum { OPT_JSON = 256, OPT_CALL_GRAPH };
+	enum { OPT_JSON = 256, OPT_CALL_GRAPH, OPT_TIME, OPT_HEADER, OPT_EVENT_SELECT };
 	static const struct option longopts[] = {
 		{"pid", required_argument, 0, 'p'},     {"tid", required_argument, 0, 't'},
 		{"all-cpus", no_argument, 0, 'a'},      {"cpu", required_argument, 0, 'C'},
@@ -140,6 +147,9 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 		{"batch", no_argument, 0, 'b'},         {"iterations", required_argument, 0, 'n'},
 		{"json", no_argument, 0, OPT_JSON},     {"call-graph", required_argument, 0, OPT_CALL_GRAPH},
 		{"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
+		{"output", required_argument, 0, 'o'},  {"input", required_argument, 0, 'i'},
+		{"time", required_argument, 0, OPT_TIME}, {"header", no_argument, 0, OPT_HEADER},
+		{"select-event", required_argument, 0, OPT_EVENT_SELECT},
 		{0, 0, 0, 0},
 	};
 	struct sampler_opts *o = &c->sampler;
@@ -156,7 +166,7 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option so "perftop python3 -c ..." keeps python's options. */
-	while ((opt = getopt_long(argc, argv, "+p:t:aC:e:F:c:s:d:zbn:ghV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+p:t:aC:e:F:c:s:d:zbn:ghVo:i:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 		case 't': {
@@ -209,6 +219,36 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 				snprintf(err, errlen, "-d wants seconds >= 0.05, not '%s'", optarg);
 				return CLI_ERROR;
 			}
+			c->delay_given = true;
+			break;
+		case 'o':
+			c->output = optarg;
+			break;
+		case 'i':
+			c->input = optarg;
+			break;
+		case OPT_TIME: {
+			char *end;
+			c->time_start = strtod(optarg, &end);
+			if (end == optarg || *end != ',' || c->time_start < 0) {
+				snprintf(err, errlen, "--time wants START,END in seconds from the start, not '%s'", optarg);
+				return CLI_ERROR;
+			}
+			const char *e = end + 1;
+			c->time_end = *e ? strtod(e, &end) : 1e18;
+			if ((*e && (end == e || *end)) || c->time_end <= c->time_start) {
+				snprintf(err, errlen, "--time wants START,END with END > START, not '%s'", optarg);
+				return CLI_ERROR;
+			}
+			c->have_time = true;
+			break;
+		}
+		case OPT_HEADER:
+			c->header_only = true;
+			c->batch = true;
+			break;
+		case OPT_EVENT_SELECT:
+			c->event_select = optarg;
 			break;
 		case 'z':
 			c->zero = true;
@@ -258,9 +298,17 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 		}
 	}
 
-	int targets = have_pids + have_tids + have_all + (optind < argc);
+	int targets = have_pids + have_tids + have_all + (optind < argc) + (c->input != NULL);
 	if (targets > 1) {
-		snprintf(err, errlen, "choose one target: -p, -t, -a or a command");
+		snprintf(err, errlen, "choose one target: -p, -t, -a, -i FILE or a command");
+		return CLI_ERROR;
+	}
+	if ((c->have_time || c->header_only) && !c->input) {
+		snprintf(err, errlen, "--time and --header are for replays: add -i FILE");
+		return CLI_ERROR;
+	}
+	if (c->input && c->output) {
+		snprintf(err, errlen, "-i and -o together: replaying a recording does not record it again");
 		return CLI_ERROR;
 	}
 	if (c->json && !c->batch)

@@ -26,6 +26,14 @@ struct cli {
 	double delay;         /* -d seconds between refreshes */
 	bool zero;            /* -z */
 	char target_text[256];
+	/* Recording and replay (perf.data in and out). */
+	const char *output;   /* -o FILE: record the session */
+	const char *input;    /* -i FILE ("-" = stdin): replay a recording instead of sampling */
+	bool have_time;       /* --time START,END (seconds from the start of the recording) */
+	double time_start, time_end;
+	bool header_only;     /* --header: print the recording's header info and exit */
+	const char *event_select; /* --event NAME: which event of a multi-event file */
+	bool delay_given;     /* -d was on the command line (replay: one snapshot per -d of recorded time) */
 };
 
 enum cli_result { CLI_OK, CLI_EXIT_OK, CLI_ERROR };

@@ -85,6 +85,10 @@ int main(int argc, char **argv)
 		break;
 	}
 
+	if (cli.input || cli.output) {
+		fprintf(stderr, "perftop: %s is not available in this build yet\n", cli.input ? "-i (replay)" : "-o (recording)");
+		return 2;
+	}
 	struct session *s = session_open(&cli, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "perftop: %s\n", err);
