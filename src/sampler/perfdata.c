@@ -1,0 +1,1 @@
+/* placeholder: perf.data reader (issue 3) */

@@ -1,0 +1,1 @@
+/* placeholder: perf.data writer (issue 3) */
