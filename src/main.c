@@ -7,6 +7,7 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -75,6 +76,10 @@ int main(int argc, char **argv)
 {
 	struct cli cli;
 	char err[512] = "";
+	/* libdwfl's standard debuginfo lookup would query debuginfod servers synchronously, on the
+	 * thread that draws the view; until fetching runs in the background (the debug-info issue),
+	 * perftop uses only local debug files. */
+	unsetenv("DEBUGINFOD_URLS");
 	switch (cli_parse(argc, argv, &cli, err, sizeof(err))) {
 	case CLI_EXIT_OK:
 		return 0;
