@@ -1,12 +1,17 @@
 # Symbolizer tests: a fixture shared library with known symbols (dlopened by the test, never linked),
 # and test_symbolize (+ its ASan/UBSan twin) which feeds hand-made records for its own process.
 add_library(symfixture SHARED ${CMAKE_CURRENT_SOURCE_DIR}/symbolize/fixture.c)
-target_compile_options(symfixture PRIVATE -O1 -g -fno-inline)
+target_compile_options(symfixture PRIVATE -O1 -g -fno-inline -fcf-protection=none)
+# The same with IBT: the linker then splits the PLT into .plt and .plt.sec (entries called in .plt.sec).
+add_library(symfixture_ibt SHARED ${CMAKE_CURRENT_SOURCE_DIR}/symbolize/fixture.c)
+target_compile_options(symfixture_ibt PRIVATE -O1 -g -fno-inline -fcf-protection=full)
+target_link_options(symfixture_ibt PRIVATE -Wl,-z,ibtplt)
 
 perftop_unit_test(test_symbolize
   SOURCES symbolize/test_symbolize.c
   LIBS perftop_symbolize perftop_util ${CMAKE_DL_LIBS})
 foreach(t test_symbolize test_symbolize_asan)
-  target_compile_definitions(${t} PRIVATE SYMFIXTURE_PATH="$<TARGET_FILE:symfixture>")
-  add_dependencies(${t} symfixture)
+  target_compile_definitions(${t} PRIVATE SYMFIXTURE_PATH="$<TARGET_FILE:symfixture>"
+                                          SYMFIXTURE_IBT_PATH="$<TARGET_FILE:symfixture_ibt>")
+  add_dependencies(${t} symfixture symfixture_ibt)
 endforeach()

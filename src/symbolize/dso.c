@@ -6,8 +6,10 @@
  * thousands of samples a second times thirty frames is far too slow. We walk the table once (lazily,
  * on the first lookup) with dwfl_module_getsym_info, which already merges the separate debug file
  * (found by dwfl_standard_find_debuginfo in /usr/lib/debug/.build-id or by debuglink) and the
- * MiniDebugInfo table, keep the function-like symbols, choose one name per address, give zero-size
- * symbols the room up to the next one, and binary-search that.
+ * MiniDebugInfo table, keep the function-like symbols, add the PLT entries as perf names them
+ * (NAME@plt, synthesized from the PLT relocations), choose one name per address, give zero-size
+ * symbols the room up to the next one but never past the end of their section, and binary-search
+ * that.
  *
  * Names stay pointers into libelf's string tables (valid while the Dwfl lives) and are interned only
  * when a lookup first returns them, so loading libc's ten thousand symbols costs no string copies.
@@ -36,6 +38,7 @@ struct dso_sym {
 	const char *name;     /* interned once returned (interned = 1), else libelf's */
 	uint8_t interned;
 	uint8_t rank;         /* while loading: which of several names at one address wins */
+	uint8_t unsized;      /* while loading: end is only the limit (its section's end) */
 };
 
 struct dso_seg {              /* one PT_LOAD: file bytes [off, off + size) are at vaddr */
@@ -410,20 +413,247 @@ static int dso_sym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Where a zero-size symbol must stop at the latest: the end of the section that holds it, else of its
+ * PT_LOAD segment. The section comes from the file the symbol was read from (a separate debug file
+ * keeps the section headers, addresses and sizes of the original). */
+static uint64_t dso_sym_limit(const struct dso *d, Elf *selem, GElf_Word shndx, uint64_t sec_delta,
+			      uint64_t start)
+{
+	if (selem && shndx != SHN_UNDEF && shndx != SHN_ABS && shndx != SHN_COMMON) {
+		Elf_Scn *scn = elf_getscn(selem, shndx);
+		GElf_Shdr sh;
+		if (scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC)) {
+			uint64_t lo = sh.sh_addr + sec_delta, hi = lo + sh.sh_size;
+			if (start >= lo && start < hi)
+				return hi;
+		}
+	}
+	for (size_t s = 0; s < d->nsegs; s++) {
+		const struct dso_seg *g = &d->segs[s];
+		if (start >= g->vaddr && start < g->vaddr + g->size)
+			return g->vaddr + g->size;
+	}
+	return start + 1;
+}
+
+/* ---- PLT entries: NAME@plt, the way perf synthesizes them (x86-64 only) ---- */
+
+struct dso_vec {
+	struct dso_sym *v;
+	size_t n, cap;
+};
+
+static void dso_vec_push(struct dso_vec *vec, struct dso_sym s)
+{
+	if (vec->n == vec->cap) {
+		vec->cap = vec->cap ? vec->cap * 2 : 64;
+		vec->v = xrealloc(vec->v, vec->cap * sizeof(*vec->v));
+	}
+	vec->v[vec->n++] = s;
+}
+
+struct dso_scn {
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+};
+
+static bool dso_find_scn(Elf *elf, size_t shstrndx, const char *want, struct dso_scn *out)
+{
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && strcmp(name, want) == 0 && sh.sh_type != SHT_NOBITS) {
+			out->scn = scn;
+			out->sh = sh;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The dynamic symbol table a relocation section refers to (sh_link) and its string table. */
+struct dso_dynsyms {
+	Elf_Data *syms;
+	size_t strndx, nsyms;
+};
+
+static bool dso_dynsyms(Elf *elf, const GElf_Shdr *rel_sh, struct dso_dynsyms *out)
+{
+	Elf_Scn *scn = elf_getscn(elf, rel_sh->sh_link);
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
+		return false;
+	out->syms = elf_getdata(scn, NULL);
+	out->strndx = sh.sh_link;
+	size_t esz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	out->nsyms = out->syms && esz ? out->syms->d_size / esz : 0;
+	return out->nsyms > 0;
+}
+
+static const char *dso_dynsym_name(Elf *elf, const struct dso_dynsyms *ds, size_t idx)
+{
+	GElf_Sym sym;
+	if (idx == 0 || idx >= ds->nsyms || !gelf_getsym(ds->syms, (int)idx, &sym))
+		return NULL;
+	const char *name = elf_strptr(elf, ds->strndx, sym.st_name);
+	return name && name[0] ? name : NULL;
+}
+
+/* Best-ranked symbol already read that starts at addr (what an IRELATIVE addend points to). */
+static const char *dso_name_at(const struct dso_vec *vec, size_t nread, uint64_t addr)
+{
+	const struct dso_sym *best = NULL;
+	for (size_t i = 0; i < nread; i++)
+		if (vec->v[i].start == addr && (!best || vec->v[i].rank > best->rank))
+			best = &vec->v[i];
+	return best ? best->name : NULL;
+}
+
+static void dso_push_plt(struct dso *d, struct dso_vec *vec, uint64_t start, uint64_t size,
+			 const char *name)
+{
+	static const char suffix[] = "@plt";
+	size_t len = strlen(name);
+	char small[256];
+	char *buf = len + sizeof(suffix) <= sizeof(small) ? small : xmalloc(len + sizeof(suffix));
+	memcpy(buf, name, len);
+	memcpy(buf + len, suffix, sizeof(suffix));
+	/* Interned now: there is no string table to point into. A few hundred names per library. */
+	const char *n = intern_strn(d->set->in, buf, len + sizeof(suffix) - 1);
+	if (buf != small)
+		free(buf);
+	/* Ranked as a sized global function: a real symbol at the same address is not expected. */
+	dso_vec_push(vec, (struct dso_sym){ .start = start, .end = start + size, .name = n,
+					    .interned = 1, .rank = 64 + 32 + 16 + 7 });
+}
+
+/* .plt / .plt.sec: the i-th relocation of .rela.plt names the i-th entry (after the 16-byte PLT0 in
+ * .plt; .plt.sec, which IBT-enabled links add, has no header). */
+static void dso_synth_plt_rela(struct dso *d, Elf *elf, size_t shstrndx, struct dso_vec *vec,
+			       size_t nread)
+{
+	struct dso_scn rela, plt;
+	if (!dso_find_scn(elf, shstrndx, ".rela.plt", &rela) || rela.sh.sh_type != SHT_RELA)
+		return;
+	uint64_t header;
+	if (dso_find_scn(elf, shstrndx, ".plt.sec", &plt)) {
+		header = 0;
+	} else if (dso_find_scn(elf, shstrndx, ".plt", &plt)) {
+		header = plt.sh.sh_entsize ? plt.sh.sh_entsize : 16;
+	} else {
+		return;
+	}
+	uint64_t entsize = plt.sh.sh_entsize ? plt.sh.sh_entsize : 16;
+	struct dso_dynsyms ds;
+	Elf_Data *data = elf_getdata(rela.scn, NULL);
+	size_t resz = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
+	if (!data || !resz || !dso_dynsyms(elf, &rela.sh, &ds))
+		return;
+	size_t nrel = data->d_size / resz;
+	uint64_t addr = plt.sh.sh_addr + header, end = plt.sh.sh_addr + plt.sh.sh_size;
+	for (size_t i = 0; i < nrel && addr + entsize <= end; i++, addr += entsize) {
+		GElf_Rela r;
+		if (!gelf_getrela(data, (int)i, &r))
+			break;
+		const char *name = NULL;
+		switch (GELF_R_TYPE(r.r_info)) {
+		case R_X86_64_JUMP_SLOT:
+			name = dso_dynsym_name(elf, &ds, GELF_R_SYM(r.r_info));
+			break;
+		case R_X86_64_IRELATIVE:
+			/* Normally no symbol: the addend is the resolver, which the symbol table may name. */
+			name = dso_dynsym_name(elf, &ds, GELF_R_SYM(r.r_info));
+			if (!name)
+				name = dso_name_at(vec, nread, (uint64_t)r.r_addend);
+			break;
+		default:
+			break;
+		}
+		if (name)
+			dso_push_plt(d, vec, addr, entsize, name);
+	}
+}
+
+/* .plt.got: entries for functions whose address is also taken jump through the GOT slot that a
+ * GLOB_DAT relocation of .rela.dyn fills; each entry is decoded to find its slot. */
+static void dso_synth_plt_got(struct dso *d, Elf *elf, size_t shstrndx, struct dso_vec *vec)
+{
+	struct dso_scn got, rela;
+	if (!dso_find_scn(elf, shstrndx, ".plt.got", &got) ||
+	    !dso_find_scn(elf, shstrndx, ".rela.dyn", &rela) || rela.sh.sh_type != SHT_RELA)
+		return;
+	uint64_t entsize = got.sh.sh_entsize ? got.sh.sh_entsize : 8;
+	Elf_Data *code = elf_getdata(got.scn, NULL);
+	Elf_Data *data = elf_getdata(rela.scn, NULL);
+	size_t resz = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
+	struct dso_dynsyms ds;
+	if (!code || !code->d_buf || !data || !resz || !dso_dynsyms(elf, &rela.sh, &ds))
+		return;
+	size_t nrel = data->d_size / resz;
+	/* The symbol-carrying GOT relocations, once (.rela.dyn is mostly RELATIVE ones). */
+	GElf_Rela *slots = NULL;
+	size_t nslots = 0, cap = 0;
+	for (size_t i = 0; i < nrel; i++) {
+		GElf_Rela r;
+		if (!gelf_getrela(data, (int)i, &r))
+			break;
+		unsigned type = (unsigned)GELF_R_TYPE(r.r_info);
+		if ((type != R_X86_64_GLOB_DAT && type != R_X86_64_JUMP_SLOT) || !GELF_R_SYM(r.r_info))
+			continue;
+		if (nslots == cap) {
+			cap = cap ? cap * 2 : 32;
+			slots = xrealloc(slots, cap * sizeof(*slots));
+		}
+		slots[nslots++] = r;
+	}
+	const uint8_t *bytes = code->d_buf;
+	size_t size = code->d_size < got.sh.sh_size ? code->d_size : got.sh.sh_size;
+	for (size_t off = 0; nslots && off + entsize <= size; off += entsize) {
+		const uint8_t *p = bytes + off, *e = p + entsize;
+		if (e - p >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+			p += 4;  /* endbr64 */
+		if (p < e && p[0] == 0xf2)
+			p++;     /* bnd */
+		if (e - p < 6 || p[0] != 0xff || p[1] != 0x25)
+			continue;  /* not jmp *disp32(%rip) */
+		int32_t disp;
+		memcpy(&disp, p + 2, sizeof(disp));
+		uint64_t slot = got.sh.sh_addr + (uint64_t)(p + 6 - bytes) + (uint64_t)(int64_t)disp;
+		for (size_t k = 0; k < nslots; k++) {
+			if (slots[k].r_offset != slot)
+				continue;
+			const char *name = dso_dynsym_name(elf, &ds, GELF_R_SYM(slots[k].r_info));
+			if (name)
+				dso_push_plt(d, vec, got.sh.sh_addr + off, entsize, name);
+			break;
+		}
+	}
+	free(slots);
+}
+
+static void dso_synth_plt(struct dso *d, Elf *elf, struct dso_vec *vec, size_t nread)
+{
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	dso_synth_plt_rela(d, elf, shstrndx, vec, nread);
+	dso_synth_plt_got(d, elf, shstrndx, vec);
+}
+
 static void dso_load_syms(struct dso *d)
 {
 	d->syms_loaded = true;
 	GElf_Addr main_bias = 0;
-	if (!dwfl_module_getelf(d->mod, &main_bias))
+	Elf *main_elf = dwfl_module_getelf(d->mod, &main_bias);
+	if (!main_elf)
 		return;
 	int n = dwfl_module_getsymtab(d->mod);
-	if (n <= 0) {
-		if (n < 0)
-			d->err = intern_str(d->set->in, dwfl_errmsg(-1));
-		return;
-	}
-	struct dso_sym *v = xmalloc((size_t)n * sizeof(*v));
-	size_t cnt = 0;
+	if (n < 0)
+		d->err = intern_str(d->set->in, dwfl_errmsg(-1));
+	struct dso_vec vec = { 0 };
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -434,35 +664,40 @@ static void dso_load_syms(struct dso *d)
 		if (!dso_sym_wanted(&sym, name, shndx, selem))
 			continue;
 		uint64_t start = addr - main_bias;  /* back from module to file addresses */
-		v[cnt++] = (struct dso_sym){ .start = start,
-					     .end = sym.st_size ? start + sym.st_size : start,
-					     .name = name,
-					     .rank = dso_sym_rank(&sym, name) };
+		struct dso_sym s = { .start = start, .name = name, .rank = dso_sym_rank(&sym, name) };
+		if (sym.st_size) {
+			s.end = start + sym.st_size;
+		} else {
+			s.unsized = 1;
+			s.end = dso_sym_limit(d, selem, shndx, sbias - main_bias, start);
+		}
+		dso_vec_push(&vec, s);
 	}
-	qsort(v, cnt, sizeof(*v), dso_sym_cmp);
+	/* Synthesized from the main file, which has the dynamic sections whatever the symbols came from. */
+	dso_synth_plt(d, main_elf, &vec, vec.n);
+
+	struct dso_sym *v = vec.v;
+	size_t cnt = vec.n;
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), dso_sym_cmp);
 	size_t out = 0;
 	for (size_t i = 0; i < cnt; i++)
 		if (out == 0 || v[out - 1].start != v[i].start)
 			v[out++] = v[i];
+	/* Zero-size symbols run to the next symbol, within their section; what ends up empty goes. */
+	size_t kept = 0;
 	for (size_t i = 0; i < out; i++) {
-		if (v[i].end > v[i].start)
-			continue;
-		if (i + 1 < out) {
-			v[i].end = v[i + 1].start;
-		} else {
-			/* The last unsized symbol runs to the end of its segment. */
-			v[i].end = v[i].start + 1;
-			for (size_t s = 0; s < d->nsegs; s++) {
-				const struct dso_seg *g = &d->segs[s];
-				if (v[i].start >= g->vaddr && v[i].start < g->vaddr + g->size)
-					v[i].end = g->vaddr + g->size;
-			}
-		}
+		struct dso_sym s = v[i];
+		if (s.unsized && i + 1 < out && v[i + 1].start < s.end)
+			s.end = v[i + 1].start;
+		s.unsized = 0;
+		if (s.end > s.start)
+			v[kept++] = s;
 	}
-	d->syms = out ? xrealloc(v, out * sizeof(*v)) : (free(v), NULL);
-	d->nsyms = out;
-	d->starts = xmalloc((out ? out : 1) * sizeof(*d->starts));
-	for (size_t i = 0; i < out; i++)
+	d->syms = kept ? xrealloc(v, kept * sizeof(*v)) : (free(v), NULL);
+	d->nsyms = kept;
+	d->starts = xmalloc((kept ? kept : 1) * sizeof(*d->starts));
+	for (size_t i = 0; i < kept; i++)
 		d->starts[i] = d->syms[i].start;
 }
 

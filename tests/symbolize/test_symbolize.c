@@ -3,10 +3,12 @@
  * symbols, read our own /proc/self/maps, and feed hand-built MMAP2/COMM/FORK/EXIT records as the
  * sampler would, then check the names that come back for function starts and middles, for the
  * test's own PIE executable, for libc (with its separate debug info when installed) and for the
- * kernel. It ends with a lookup micro benchmark (printed, not asserted).
+ * kernel, and NAME@plt for PLT entries found independently by decoding their jumps. It ends with a
+ * lookup micro benchmark (printed, not asserted).
  */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <link.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -143,6 +145,194 @@ __attribute__((noinline)) int test_marker_function(int x)
 
 typedef int (*fixfn)(int);
 static fixfn fx_alpha, fx_beta, fx_weak, fx_local;
+
+/* ---- PLT entries, found the independent way: the entry whose jmp reads name's GOT slot ---- */
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+	size_t shstrndx;
+};
+
+static bool elf_file_open(struct elf_file *f, const char *path)
+{
+	elf_version(EV_CURRENT);
+	f->fd = open(path, O_RDONLY);
+	f->elf = f->fd >= 0 ? elf_begin(f->fd, ELF_C_READ, NULL) : NULL;
+	if (f->elf && elf_getshdrstrndx(f->elf, &f->shstrndx) == 0)
+		return true;
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	return false;
+}
+
+static void elf_file_close(struct elf_file *f)
+{
+	elf_end(f->elf);
+	close(f->fd);
+}
+
+static Elf_Scn *elf_file_scn(struct elf_file *f, const char *want, GElf_Shdr *sh)
+{
+	for (Elf_Scn *scn = elf_nextscn(f->elf, NULL); scn; scn = elf_nextscn(f->elf, scn)) {
+		const char *n;
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(f->elf, f->shstrndx, sh->sh_name)) &&
+		    strcmp(n, want) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+/* r_offset of the GOT slot a relocation of section rel_name fills for the dynamic symbol name. */
+static uint64_t got_slot_of(struct elf_file *f, const char *rel_name, const char *name)
+{
+	GElf_Shdr sh, dsh;
+	Elf_Scn *scn = elf_file_scn(f, rel_name, &sh);
+	Elf_Scn *dyn = scn ? elf_getscn(f->elf, sh.sh_link) : NULL;
+	if (!dyn || !gelf_getshdr(dyn, &dsh))
+		return 0;
+	Elf_Data *rd = elf_getdata(scn, NULL), *sd = elf_getdata(dyn, NULL);
+	for (size_t i = 0; rd && sd && i < sh.sh_size / sizeof(Elf64_Rela); i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		if (!gelf_getrela(rd, (int)i, &r) || !GELF_R_SYM(r.r_info) ||
+		    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
+		const char *n = elf_strptr(f->elf, dsh.sh_link, sym.st_name);
+		if (n && strcmp(n, name) == 0)
+			return r.r_offset;
+	}
+	return 0;
+}
+
+/* Virtual address of the entry of PLT section sec_name whose jmp *disp(%rip) reads slot, 0 if none. */
+static uint64_t plt_entry_reading(struct elf_file *f, const char *sec_name, uint64_t slot)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_file_scn(f, sec_name, &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!d || !d->d_buf || !slot)
+		return 0;
+	const uint8_t *b = d->d_buf;
+	/* Every byte position: the test must not share the symbolizer's idea of the entry layout. */
+	for (size_t i = 0; i + 6 <= d->d_size; i++) {
+		if (b[i] != 0xff || b[i + 1] != 0x25)
+			continue;
+		int32_t disp;
+		memcpy(&disp, b + i + 2, 4);
+		if (sh.sh_addr + i + 6 + (uint64_t)(int64_t)disp != slot)
+			continue;
+		/* Back to the entry start: endbr64 (4 bytes) and bnd (1) may precede the jmp. */
+		size_t start = i;
+		if (start >= 1 && b[start - 1] == 0xf2)
+			start--;
+		if (start >= 4 && memcmp(b + start - 4, "\xf3\x0f\x1e\xfa", 4) == 0)
+			start -= 4;
+		return sh.sh_addr + start;
+	}
+	return 0;
+}
+
+static uint64_t elf_vaddr_to_off(struct elf_file *f, uint64_t va)
+{
+	size_t nph = 0;
+	elf_getphdrnum(f->elf, &nph);
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(f->elf, (int)i, &ph) && ph.p_type == PT_LOAD && va >= ph.p_vaddr &&
+		    va < ph.p_vaddr + ph.p_filesz)
+			return va - ph.p_vaddr + ph.p_offset;
+	}
+	return UINT64_MAX;
+}
+
+/* Name dso_lookup gives the virtual address va of the file f (NULL when nothing covers it). */
+static const char *name_at(struct dso *d, struct elf_file *f, uint64_t va)
+{
+	struct frame fr[2];
+	uint64_t off = elf_vaddr_to_off(f, va);
+	if (off == UINT64_MAX || dso_lookup(d, off, fr, 2) < 1)
+		return NULL;
+	return fr[0].sym;
+}
+
+/* Checks func@plt on the PLT entry calling func (through .rela.plt, or .plt.got for got_func), and
+ * that _init stops at the end of .init. Returns the vaddr of func's entry, 0 if not found. */
+static uint64_t check_plt_file(const char *path, const char *func, const char *got_func)
+{
+	struct elf_file f;
+	CHECK(elf_file_open(&f, path));
+	struct intern *in = intern_new();
+	struct dso_set *set = dso_set_new(in);
+	struct dso *d = dso_set_get(set, path, NULL);
+	char want[256];
+	GElf_Shdr sh;
+	bool sec = elf_file_scn(&f, ".plt.sec", &sh) != NULL;
+	uint64_t slot = got_slot_of(&f, ".rela.plt", func);
+	uint64_t entry = plt_entry_reading(&f, sec ? ".plt.sec" : ".plt", slot);
+	printf("plt: %s: %s@plt at %#" PRIx64 " in %s\n", strrchr(path, '/') + 1, func, entry,
+	       sec ? ".plt.sec" : ".plt");
+	CHECK(entry != 0);
+	snprintf(want, sizeof(want), "%s@plt", func);
+	for (uint64_t k = 0; entry && k < 16; k += 5)
+		CHECK_STR(name_at(d, &f, entry + k), want);
+	if (got_func) {
+		uint64_t got = plt_entry_reading(&f, ".plt.got", got_slot_of(&f, ".rela.dyn", got_func));
+		printf("plt: %s: %s@plt at %#" PRIx64 " in .plt.got\n", strrchr(path, '/') + 1, got_func,
+		       got);
+		CHECK(got != 0);
+		snprintf(want, sizeof(want), "%s@plt", got_func);
+		if (got)
+			CHECK_STR(name_at(d, &f, got + 2), want);
+	}
+	/* _init has size 0: it may name .init, never the PLT0 header (or anything else) after it. */
+	GElf_Shdr init, plt;
+	if (elf_file_scn(&f, ".init", &init) && elf_file_scn(&f, ".plt", &plt)) {
+		const char *n = name_at(d, &f, init.sh_addr);
+		printf("plt: %s: .init -> %s, PLT0 -> %s\n", strrchr(path, '/') + 1, n ? n : "(none)",
+		       name_at(d, &f, plt.sh_addr + 4) ? name_at(d, &f, plt.sh_addr + 4) : "(none)");
+		CHECK(n == NULL || strcmp(n, "_init") == 0);
+		for (uint64_t va = plt.sh_addr; va < plt.sh_addr + plt.sh_size; va += 4) {
+			n = name_at(d, &f, va);
+			CHECK(n == NULL || strcmp(n, "_init") != 0);
+			if (n && strcmp(n, "_init") == 0)
+				break;
+		}
+	}
+	dso_set_free(set);
+	intern_free(in);
+	elf_file_close(&f);
+	return entry;
+}
+
+static void test_plt(void)
+{
+	/* The fixture built with a classic PLT, and with IBT (.plt.sec); both with a .plt.got entry. */
+	uint64_t entry = check_plt_file(SYMFIXTURE_PATH, "puts", "getenv");
+	check_plt_file(SYMFIXTURE_IBT_PATH, "puts", "getenv");
+
+	/* Through the symbolizer at the address where the fixture is loaded in this process. */
+	Dl_info info;
+	if (entry && dladdr((void *)fx_alpha, &info)) {
+		struct symbolizer *s = symbolizer_new();
+		uint32_t pid = (uint32_t)getpid();
+		CHECK(feed_self(s, pid, "libsymfixture.so") >= 1);
+		struct frame f = look1(s, pid, (const char *)info.dli_fbase + entry + 3);
+		CHECK_STR(f.sym, "puts@plt");
+		CHECK_STR(f.dso, "libsymfixture.so");
+		CHECK_EQ_U64(f.sym_start, entry);
+		symbolizer_free(s);
+	}
+
+	/* The library where the problem was seen (perf report: PyObject_Malloc@plt). */
+	const char *py = "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0";
+	if (access(py, R_OK) == 0)
+		check_plt_file(py, "PyObject_Malloc", NULL);
+	else
+		printf("plt: %s absent: skipped\n", py);
+}
 
 static void test_intern(void)
 {
@@ -618,6 +808,7 @@ int main(void)
 	test_kernel();
 	test_kallsyms_file();
 	test_sample();
+	test_plt();
 	bench();
 	return CHECK_DONE();
 }
