@@ -173,6 +173,9 @@ const char *symbolizer_comm(struct symbolizer *s, uint32_t pid, uint32_t tid)
 	const char *c = maps_comm(s->maps, pid, tid);
 	if (c)
 		return c;
+	/* The idle tasks have no /proc entry and no COMM record; the kernel calls them swapper. */
+	if (pid == 0 && tid == 0)
+		return intern_str(s->in, "swapper");
 	/* perf shows a thread it knows nothing of as ":<tid>". */
 	char buf[16];
 	int n = snprintf(buf, sizeof(buf), ":%" PRId32, (int32_t)tid);
