@@ -90,8 +90,8 @@ int main(int argc, char **argv)
 		break;
 	}
 
-	if (cli.input || cli.output) {
-		fprintf(stderr, "perftop: %s is not available in this build yet\n", cli.input ? "-i (replay)" : "-o (recording)");
+	if (cli.input) {
+		fprintf(stderr, "perftop: -i (replay) is not available in this build yet\n");
 		return 2;
 	}
 	struct session *s = session_open(&cli, err, sizeof(err));

@@ -32,11 +32,15 @@ struct session {
 	bool drained_after_exit;
 	char target_text[256];
 	const char *command_name;
+	const char *output;        /* -o FILE */
+	bool record_error_told;
 };
 
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
 {
-	struct sampler *sampler = sampler_open(&c->sampler, err, errlen);
+	struct sampler_opts so = c->sampler;
+	so.record_path = c->output;   /* -o: the sampler thread tees the rings into the file */
+	struct sampler *sampler = sampler_open(&so, err, errlen);
 	if (!sampler)
 		return NULL;
 	struct session *s = xcalloc(1, sizeof(*s));
@@ -46,6 +50,7 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 	snprintf(s->target_text, sizeof(s->target_text), "%s", c->target_text);
 	if (c->sampler.target == TARGET_COMMAND)
 		s->command_name = c->sampler.argv[0];
+	s->output = c->output;
 	return s;
 }
 
@@ -104,6 +109,15 @@ long session_poll(struct session *s)
 			session_take(s, msg);
 		queue_pop(q);
 		taken++;
+	}
+	if (s->output && !s->record_error_told) {
+		/* A failed recording is told once, here on the main thread; the view goes on. */
+		struct sampler_stats ss;
+		sampler_get_stats(s->sampler, &ss);
+		if (ss.record_error) {
+			s->record_error_told = true;
+			warn_msg("recording to %s stopped: %s", s->output, strerror(-ss.record_error));
+		}
 	}
 	return taken;
 }

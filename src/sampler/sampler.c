@@ -14,6 +14,11 @@
  *   queue (consumer side) and the atomic counters.
  * - A command is forked in sampler_open but held on a pipe before execvp so that its events exist
  *   (enable_on_exec) before it runs; a CLOEXEC pipe carries an exec failure back as an errno.
+ * - Recording (-o) is a tee on this thread: the raw bytes of each ring record that parsed go into
+ *   the writer's pass buffer in ring order (perf report orders them again, FINISHED_ROUND telling it
+ *   how far it may), and every emitted record, in time order, goes to its mapping tracker so it can
+ *   find the binaries samples hit. One write(2) per pass; the time it takes is counted, and a failed
+ *   write ends the recording, never the thread.
  */
 #include "sampler/sampler.h"
 
@@ -41,6 +46,7 @@
 
 #include "sampler/event.h"
 #include "sampler/parse.h"
+#include "sampler/perfdata_write.h"
 #include "sampler/ring.h"
 #include "sampler/synth.h"
 #include "util/util.h"
@@ -115,6 +121,11 @@ struct sampler {
 	int go_fd;              /* write end: releases the held child */
 	int status_fd;          /* read end: errno of a failed exec, EOF on success */
 	bool child_reaped;
+
+	struct perfdata_writer *pw;   /* -o: owned by the thread while it runs */
+	char *record_path;
+	_Atomic uint64_t st_rec_bytes, st_rec_write_ns;
+	atomic_int st_rec_err;
 
 	pthread_t thread;
 	bool thread_started;
@@ -581,6 +592,9 @@ static int setup_event(struct sampler *s, const struct sampler_opts *o, char *er
 			 PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	/* A recording's readers match every record to its attr by this id, however many events. */
+	if (o->record_path)
+		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	a->disabled = 1;
 	a->sample_id_all = 1;
 	a->mmap = 1;
@@ -645,6 +659,25 @@ static int setup_cpus(struct sampler *s, const struct sampler_opts *o, char *err
 		s->rings[i].cpu = s->cpus[i];
 		s->rings[i].fd = -1;
 	}
+	return 0;
+}
+
+/* Creates the -o file once every event is open: the file lists the ids of all of them. */
+static int open_recording(struct sampler *s, const char *path, char *err, size_t errlen)
+{
+	uint64_t *ids = xmalloc((s->nfds ? s->nfds : 1) * sizeof(*ids));
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nfds; i++) {
+		uint64_t id;
+		if (ioctl(s->fds[i].fd, PERF_EVENT_IOC_ID, &id) == 0)
+			ids[n++] = id;
+	}
+	s->pw = perfdata_writer_open(path, &s->attr, ids, n, s->evname, err, errlen);
+	free(ids);
+	if (!s->pw)
+		return -EIO;
+	s->record_path = xstrdup(path);
 	return 0;
 }
 
@@ -731,6 +764,8 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 		goto fail;
 
 	parse_cfg_init(&s->cfg, &s->attr, 0);
+	if (o->record_path && open_recording(s, o->record_path, err, errlen) != 0)
+		goto fail;
 	size_t qbytes = (size_t)(s->ncpus > 0 ? s->ncpus : 1) * SAMPLER_QUEUE_PER_CPU;
 	if (qbytes < SAMPLER_QUEUE_MIN)
 		qbytes = SAMPLER_QUEUE_MIN;
@@ -747,6 +782,8 @@ fail:
 
 static void emit(struct sampler *s, const struct rec *r)
 {
+	if (s->pw)
+		perfdata_writer_note(s->pw, r);
 	if (r->time) {
 		if (r->time < s->last_time)
 			stat_add(&s->st_out_of_order, 1);
@@ -763,6 +800,8 @@ static void emit(struct sampler *s, const struct rec *r)
 static int emit_synth(void *ctx, const struct rec *r)
 {
 	struct sampler *s = ctx;
+	if (s->pw)
+		perfdata_writer_add_rec(s->pw, r);
 	emit(s, r);
 	return atomic_load_explicit(&s->stop, memory_order_relaxed);
 }
@@ -780,6 +819,8 @@ static void stage(struct sampler *s, struct sampler_ring *r, const struct perf_e
 		stat_add(&s->st_bad, 1);
 		return;
 	}
+	if (s->pw)
+		perfdata_writer_add(s->pw, h, h->size);
 	switch (rec->type) {
 	case REC_LOST:
 	case REC_LOST_SAMPLES:
@@ -904,6 +945,19 @@ static void synthesize(struct sampler *s)
 	}
 }
 
+/* Writes what this pass read to the recording; on error the writer stops itself for good. */
+static void record_pass(struct sampler *s, bool round, bool sync)
+{
+	if (!s->pw)
+		return;
+	int e = perfdata_writer_end_pass(s->pw, round, sync);
+	atomic_store_explicit(&s->st_rec_bytes, perfdata_writer_bytes(s->pw), memory_order_relaxed);
+	atomic_store_explicit(&s->st_rec_write_ns, perfdata_writer_write_ns(s->pw),
+			      memory_order_relaxed);
+	if (e)
+		atomic_store(&s->st_rec_err, e);
+}
+
 /* Whether the target is gone; polled once per pass. */
 static bool target_gone(struct sampler *s)
 {
@@ -941,6 +995,8 @@ static void *sampler_thread(void *arg)
 
 	if (s->synthesize)
 		synthesize(s);
+	/* The kernel map and the processes at start: on disk with a valid header before any sample. */
+	record_pass(s, false, true);
 	prev = now_ns();
 	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
 		nfds_t n = 0;
@@ -973,16 +1029,19 @@ static void *sampler_thread(void *arg)
 		start = now_ns();
 		read_rings(s);
 		emit_upto(s, staged_too_much(s) ? UINT64_MAX : prev);
+		record_pass(s, true, false);
 		prev = start;
 		if (target_gone(s)) {
 			read_rings(s);
 			emit_upto(s, UINT64_MAX);
+			record_pass(s, true, true);
 			atomic_store(&s->st_exited, true);
 			return NULL;
 		}
 	}
 	read_rings(s);
 	emit_upto(s, UINT64_MAX);
+	record_pass(s, true, true);
 	return NULL;
 }
 
@@ -1090,6 +1149,17 @@ void sampler_stop(struct sampler *s)
 	if (s->status_fd >= 0)
 		close(s->status_fd);
 	s->status_fd = -1;
+	if (s->pw) {
+		/* The thread is gone: the writer is ours now. Features and the final header. */
+		char msg[512];
+		int e = perfdata_writer_close(s->pw, msg, sizeof(msg));
+		s->pw = NULL;
+		if (e && !atomic_load(&s->st_rec_err)) {
+			atomic_store(&s->st_rec_err, e);
+			if (msg[0])
+				warn_msg("%s", msg);
+		}
+	}
 }
 
 void sampler_free(struct sampler *s)
@@ -1107,6 +1177,7 @@ void sampler_free(struct sampler *s)
 	free(s->cpus);
 	free(s->ids);
 	free(s->cmd_name);
+	free(s->record_path);
 	queue_free(s->q);
 	free(s);
 }
@@ -1131,6 +1202,10 @@ void sampler_get_stats(struct sampler *s, struct sampler_stats *st)
 	st->target_exited = atomic_load(&s->st_exited);
 	st->exit_status = atomic_load(&s->st_exit_status);
 	st->synth_truncated = atomic_load(&s->st_synth_truncated);
+	st->recording = s->record_path != NULL;
+	st->record_error = atomic_load(&s->st_rec_err);
+	st->record_bytes = atomic_load_explicit(&s->st_rec_bytes, memory_order_relaxed);
+	st->record_write_ns = atomic_load_explicit(&s->st_rec_write_ns, memory_order_relaxed);
 }
 
 const char *sampler_event_name(const struct sampler *s)

@@ -8,6 +8,10 @@
  * previous pass are emitted in time order (anything older than that had been written by the time we
  * started this pass), so a mapping is always delivered before the samples that fall in it.
  * Synthesized records (existing processes, from /proc) are emitted first, with time 0.
+ *
+ * Recording (opts.record_path): the thread also writes every ring record it parsed, raw, to a perf.data
+ * file, one write(2) per pass with a FINISHED_ROUND after it, preceded by the synthesized records; a
+ * write error stops the recording only (sampler_stats.record_error). sampler_stop finishes the file.
  */
 #ifndef PERFTOP_SAMPLER_H
 #define PERFTOP_SAMPLER_H
@@ -42,6 +46,7 @@ struct sampler_opts {
 	unsigned mmap_pages;   /* data pages per CPU ring, power of two; 0 = default */
 	size_t queue_bytes;    /* 0 = default */
 	bool synthesize;       /* describe existing processes from /proc (default on) */
+	const char *record_path; /* -o FILE: also write the session there as perf.data (perfdata_write.h) */
 };
 
 struct sampler_stats {
@@ -56,6 +61,10 @@ struct sampler_stats {
 	bool synth_truncated;   /* /proc synthesis hit its deadline */
 	uint64_t bad_records;   /* ring records with an impossible size, or that failed to parse */
 	uint64_t out_of_order;  /* records emitted with a time older than one already emitted */
+	bool recording;         /* a record_path was given and the file was created */
+	int record_error;       /* 0, or the -errno that stopped the recording (the session goes on) */
+	uint64_t record_bytes;  /* data bytes written to the recording */
+	uint64_t record_write_ns; /* time the sampler thread spent in write(2) for it */
 };
 
 struct sampler;
