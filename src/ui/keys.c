@@ -4,6 +4,11 @@
  *
  * The cursor is held twice: as an index (what is drawn) and as the row's stable id (what the user
  * means). A new snapshot or a re-sort moves rows around; keys_follow puts the index back on the id.
+ *
+ * Replay keys are like mpv's: Space pause, + - speed, Left Right seek 10 s; [ ] set the range's
+ * start and end at the current position and \ clears it (a second [ moves the start rather than
+ * clearing it, since moving is what one does while scrubbing). The view keeps the speed, pause and
+ * range it asked for and calls the source's setter only on a change.
  */
 #include "ui/keys.h"
 
@@ -13,18 +18,39 @@
 #include "util/util.h"
 
 static const struct keys_help help_list[] = {
-	{ "Up/Down j/k", "move the cursor one row" },
-	{ "PgUp/PgDn", "move the cursor one page" },
-	{ "Home/End g/G", "first / last row" },
-	{ "< >", "order by the column to the left / right" },
-	{ "F6", "order by the next column (cycles)" },
-	{ "z", "toggle decay / zero at each refresh" },
-	{ "Space", "pause the display (sampling goes on)" },
-	{ "Ctrl-L", "repaint the screen" },
-	{ "?  F1", "show / hide this help" },
-	{ "Esc", "close this help" },
-	{ "q", "quit" },
+	{ "Up/Down j/k", "move the cursor one row", KEYS_HELP_ALL },
+	{ "PgUp/PgDn", "move the cursor one page", KEYS_HELP_ALL },
+	{ "Home/End g/G", "first / last row", KEYS_HELP_ALL },
+	{ "< >", "order by the column to the left / right", KEYS_HELP_ALL },
+	{ "F6", "order by the next column (cycles)", KEYS_HELP_ALL },
+	{ "z", "toggle decay / zero at each refresh", KEYS_HELP_ALL },
+	{ "Space", "pause the display (sampling goes on)", KEYS_HELP_LIVE },
+	{ "Space", "pause / resume the replay", KEYS_HELP_REPLAY },
+	{ "+ -", "replay faster / slower (0.25x .. 16x, max)", KEYS_HELP_REPLAY },
+	{ "Left/Right", "seek back / forward 10 s", KEYS_HELP_REPLAY },
+	{ "[ ]", "set the range start / end here (table = range)", KEYS_HELP_REPLAY },
+	{ "\\", "clear the range", KEYS_HELP_REPLAY },
+	{ "i", "session information view", KEYS_HELP_LIVE },
+	{ "i", "recording header view (Esc, i, q close it)", KEYS_HELP_REPLAY },
+	{ "Ctrl-L", "repaint the screen", KEYS_HELP_ALL },
+	{ "?  F1", "show / hide this help", KEYS_HELP_ALL },
+	{ "Esc", "close this help", KEYS_HELP_ALL },
+	{ "q", "quit", KEYS_HELP_ALL },
 };
+
+static const double speeds[KEYS_SPEED_STEPS] = { 0.25, 0.5, 1, 2, 4, 8, 16, TUI_SPEED_MAX };
+static const char *const speed_labels[KEYS_SPEED_STEPS] = { "0.25x", "0.5x", "1x", "2x",
+							    "4x",    "8x",   "16x", "max" };
+
+double keys_speed(int step)
+{
+	return step >= 0 && step < KEYS_SPEED_STEPS ? speeds[step] : 1.0;
+}
+
+const char *keys_speed_label(int step)
+{
+	return step >= 0 && step < KEYS_SPEED_STEPS ? speed_labels[step] : "?";
+}
 
 const struct keys_help *keys_help_list(size_t *n)
 {
@@ -34,7 +60,9 @@ const struct keys_help *keys_help_list(size_t *n)
 
 void keys_state_init(struct view_state *v)
 {
-	*v = (struct view_state){ .view = VIEW_TOP, .order = COL_SELF };
+	*v = (struct view_state){ .view = VIEW_TOP, .order = COL_SELF,
+				  .speed_step = KEYS_SPEED_DEFAULT, .range_start = TUI_RANGE_NONE,
+				  .range_end = TUI_RANGE_NONE };
 	const char *nc = getenv("NO_COLOR");
 	/* no-color.org: present and not empty disables colour. */
 	v->color = !(nc && *nc);
@@ -125,10 +153,157 @@ static unsigned move(struct view_state *v, const struct snapshot *s, long delta,
 	return v->cursor != old_cursor || v->top != old_top ? KEYS_ACT_REDRAW : 0;
 }
 
+/* --- replay --- */
+
+static double replay_position(const struct view_state *v)
+{
+	return v->replay->position ? v->replay->position(v->replay_ctx) : 0;
+}
+
+static double replay_duration(const struct view_state *v)
+{
+	return v->replay->duration ? v->replay->duration(v->replay_ctx) : 0;
+}
+
+static unsigned replay_speed(struct view_state *v, int step)
+{
+	int next = v->speed_step + step;
+	if (next < 0 || next >= KEYS_SPEED_STEPS)
+		return 0; /* at the end of the steps: holding + does not wrap round to the slowest */
+	v->speed_step = next;
+	if (v->replay->set_speed)
+		v->replay->set_speed(v->replay_ctx, speeds[next]);
+	return KEYS_ACT_REDRAW;
+}
+
+static unsigned replay_seek(struct view_state *v, double delta)
+{
+	double pos = replay_position(v), dur = replay_duration(v), to = pos + delta;
+	if (to > dur)
+		to = dur;
+	if (to < 0)
+		to = 0;
+	if (to == pos)
+		return 0; /* at an end already */
+	if (v->replay->seek)
+		v->replay->seek(v->replay_ctx, to);
+	return KEYS_ACT_REDRAW | KEYS_ACT_REFRESH;
+}
+
+/* [ and ]: the range end at the position; an end on the wrong side of the new one is dropped, so
+ * the range is never empty or backwards. */
+static unsigned replay_range(struct view_state *v, int key)
+{
+	if (key == '\\') {
+		if (v->range_start < 0 && v->range_end < 0)
+			return 0;
+		v->range_start = v->range_end = TUI_RANGE_NONE;
+	} else {
+		double pos = replay_position(v);
+		if (key == '[') {
+			v->range_start = pos;
+			if (v->range_end >= 0 && v->range_end <= pos)
+				v->range_end = TUI_RANGE_NONE;
+		} else {
+			v->range_end = pos;
+			if (v->range_start >= 0 && v->range_start >= pos)
+				v->range_start = TUI_RANGE_NONE;
+		}
+	}
+	if (v->replay->set_range)
+		v->replay->set_range(v->replay_ctx, v->range_start, v->range_end);
+	return KEYS_ACT_REDRAW | KEYS_ACT_REFRESH;
+}
+
+/* Keys of the replay, in every view; 0 when key is not one (or not a replay). */
+static unsigned replay_key(struct view_state *v, int key, bool *handled)
+{
+	*handled = true;
+	switch (key) {
+	case ' ':
+		v->paused = !v->paused;
+		if (v->replay->set_paused)
+			v->replay->set_paused(v->replay_ctx, v->paused);
+		return KEYS_ACT_PAUSE | KEYS_ACT_REDRAW;
+	case '+':
+	case '=': /* + without shift on most layouts */
+		return replay_speed(v, 1);
+	case '-':
+		return replay_speed(v, -1);
+	case KEYS_RIGHT:
+		return replay_seek(v, KEYS_SEEK_SECS);
+	case KEYS_LEFT:
+		return replay_seek(v, -KEYS_SEEK_SECS);
+	case '[':
+	case ']':
+	case '\\':
+		return replay_range(v, key);
+	default:
+		*handled = false;
+		return 0;
+	}
+}
+
+/* --- the i view --- */
+
+static unsigned info_scroll(struct view_state *v, long delta, int visible_rows)
+{
+	size_t rows = visible_rows > 0 ? (size_t)visible_rows : 1;
+	size_t max = v->info_count > rows ? v->info_count - rows : 0;
+	long top = (long)(v->info_top > max ? max : v->info_top) + delta;
+	size_t next = top < 0 ? 0 : (size_t)top > max ? max : (size_t)top;
+	if (next == v->info_top)
+		return 0;
+	v->info_top = next;
+	return KEYS_ACT_REDRAW;
+}
+
+/* Keys of the i view; *handled false for the ones it leaves to the common keys. q closes the view
+ * rather than quitting, like a pager: it is the key people press to get out of a list. */
+static unsigned info_key(struct view_state *v, int key, int visible_rows, bool *handled)
+{
+	long page = visible_rows > 1 ? visible_rows : 1;
+	*handled = true;
+	switch (key) {
+	case 'q':
+	case 'Q':
+	case 'i':
+	case 'I':
+	case KEYS_ESC:
+		v->view = VIEW_TOP;
+		return KEYS_ACT_REDRAW;
+	case KEYS_UP:
+	case 'k':
+		return info_scroll(v, -1, visible_rows);
+	case KEYS_DOWN:
+	case 'j':
+		return info_scroll(v, 1, visible_rows);
+	case KEYS_PGUP:
+		return info_scroll(v, -page, visible_rows);
+	case KEYS_PGDN:
+		return info_scroll(v, page, visible_rows);
+	case KEYS_HOME:
+	case 'g':
+		return info_scroll(v, -(long)v->info_count - 1, visible_rows);
+	case KEYS_END:
+	case 'G':
+		return info_scroll(v, (long)v->info_count + 1, visible_rows);
+	default:
+		*handled = false;
+		return 0;
+	}
+}
+
 unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, int visible_rows)
 {
 	long page = visible_rows > 1 ? visible_rows : 1;
+	bool handled;
 
+	if (v->view == VIEW_INFO && !v->help) {
+		unsigned act = info_key(v, key, visible_rows, &handled);
+		if (handled)
+			return act;
+	}
 	if (key == 'q' || key == 'Q') {
 		v->quit = true;
 		return KEYS_ACT_QUIT;
@@ -143,11 +318,34 @@ unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, in
 		v->help = false;
 		return KEYS_ACT_REDRAW;
 	}
+	if (v->replay) {
+		unsigned act = replay_key(v, key, &handled);
+		if (handled)
+			return act;
+	}
 	switch (key) {
 	case '?':
 	case KEYS_F1:
 		v->help = true;
 		return KEYS_ACT_REDRAW;
+	case 'i':
+	case 'I':
+		v->view = VIEW_INFO;
+		v->info_top = 0;
+		return KEYS_ACT_REDRAW;
+	case 'z':
+	case 'Z':
+		v->zero = !v->zero;
+		return KEYS_ACT_ZERO | KEYS_ACT_REDRAW;
+	case ' ':
+		v->paused = !v->paused;
+		return KEYS_ACT_PAUSE | KEYS_ACT_REDRAW;
+	default:
+		break;
+	}
+	if (v->view != VIEW_TOP)
+		return 0;
+	switch (key) {
 	case KEYS_UP:
 	case 'k':
 		return move(v, s, -1, visible_rows);
@@ -172,13 +370,6 @@ unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, in
 		return order_move(v, s, 1, false);
 	case KEYS_F6:
 		return order_move(v, s, 1, true);
-	case 'z':
-	case 'Z':
-		v->zero = !v->zero;
-		return KEYS_ACT_ZERO | KEYS_ACT_REDRAW;
-	case ' ':
-		v->paused = !v->paused;
-		return KEYS_ACT_PAUSE | KEYS_ACT_REDRAW;
 	default:
 		return 0;
 	}

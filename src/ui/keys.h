@@ -5,8 +5,12 @@
  * The view state is everything the frame depends on besides the snapshot, the header figures and
  * the size, so a test can drive keys and render frames with no terminal at all.
  *
- * Views: VIEW_TOP is the table; drill-down views (callers/callees, annotate, flame graph) are added
- * as further view_kind values, each with its own key table and render function.
+ * Views: VIEW_TOP is the table, VIEW_INFO the recording's header (key i); drill-down views
+ * (callers/callees, annotate, flame graph) are added as further view_kind values, each with its
+ * own key table and render function.
+ *
+ * Replay keys call the source's tui_replay setters directly (v->replay, NULL when live), so a test
+ * drives them with a fake replay that records the calls.
  */
 #ifndef PERFTOP_KEYS_H
 #define PERFTOP_KEYS_H
@@ -16,6 +20,7 @@
 #include <stdint.h>
 
 #include "model/snapshot.h"
+#include "ui/tui.h"
 
 /* Key codes: printable ASCII and control characters are themselves; the rest are above 0xff. */
 enum keys_code {
@@ -36,7 +41,12 @@ enum keys_code {
 	KEYS_RESIZE,   /* the terminal changed size */
 };
 
-enum view_kind { VIEW_TOP };
+enum view_kind { VIEW_TOP, VIEW_INFO };
+
+/* The replay speeds + and - step through; the last is TUI_SPEED_MAX. */
+#define KEYS_SPEED_STEPS 8
+#define KEYS_SPEED_DEFAULT 2 /* 1x */
+#define KEYS_SEEK_SECS 10.0
 
 struct view_state {
 	enum view_kind view;
@@ -51,6 +61,18 @@ struct view_state {
 	bool quit;
 	bool color;             /* hot percentages in colour; false under NO_COLOR */
 	double refresh_secs;    /* shown in the mode line */
+
+	/* Replay: the source's controls and their ctx (NULL when live), and what the user chose.
+	 * paused above is the replay's pause. */
+	const struct tui_replay *replay;
+	void *replay_ctx;
+	int speed_step;         /* index into the speed steps, KEYS_SPEED_DEFAULT at start */
+	double range_start;     /* seconds, TUI_RANGE_NONE when not set */
+	double range_end;
+
+	/* The i view: first line shown, and how many there are (set by the loop from the source). */
+	size_t info_top;
+	size_t info_count;
 };
 
 /* What the loop must do after a key (bit flags). */
@@ -61,12 +83,14 @@ enum keys_action {
 	KEYS_ACT_PAUSE = 1 << 3,  /* paused changed; on resume, refresh at once */
 	KEYS_ACT_QUIT = 1 << 4,
 	KEYS_ACT_CLEAR = 1 << 5,  /* repaint the whole terminal (Ctrl-L, resize) */
+	KEYS_ACT_REFRESH = 1 << 6, /* replay seek or range: ask for a snapshot now, even paused */
 };
 
 /* Defaults: top view, ordered by Self, decay, colour unless NO_COLOR is set and not empty. */
 void keys_state_init(struct view_state *v);
 
-/* Applies one key. s is the displayed snapshot (may be NULL), visible_rows the table rows that fit.
+/* Applies one key. s is the displayed snapshot (may be NULL), visible_rows the rows of the current
+ * view that fit (render_body_rows).
  * Returns keys_action flags (0: nothing to do). */
 unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, int visible_rows);
 
@@ -77,10 +101,15 @@ void keys_follow(struct view_state *v, const struct snapshot *s, int visible_row
 /* The first row to show so that the cursor is visible and no rows are wasted at the bottom. */
 size_t keys_scroll_top(const struct view_state *v, size_t nrows, int visible_rows);
 
+/* The speed of a step (TUI_SPEED_MAX for the last) and its label ("0.25x", "1x", "max"). */
+double keys_speed(int step);
+const char *keys_speed_label(int step);
+
 /* The key list for the help overlay, in the order shown. */
 struct keys_help {
 	const char *keys;
 	const char *what;
+	enum { KEYS_HELP_ALL, KEYS_HELP_LIVE, KEYS_HELP_REPLAY } when; /* the sessions it applies to */
 };
 const struct keys_help *keys_help_list(size_t *n);
 

@@ -5,11 +5,17 @@
  * does not waste the screen, and the Symbol column takes what is left because it is what people
  * read. Everything that does not fit is clipped by the surface, which is what keeps a 20x5
  * terminal safe without special cases here.
+ *
+ * A replay adds two lines under the mode line: a sparkline of samples per second over the whole
+ * recording, one cell per slice of recorded time, with the position and the range highlighted by
+ * role, and under it a line of marks ([ ] around the range, ▲ at the position) so that both read
+ * without colour and in a text dump. The i view replaces the whole frame with the header lines.
  */
 #include "ui/render.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/util.h"
@@ -94,11 +100,28 @@ static int notice_lines(const struct view_header *h)
 	return (h->target_exited ? 1 : 0) + (h->notice && *h->notice ? 1 : 0);
 }
 
+static int replay_lines(const struct view_header *h)
+{
+	return h && h->replay ? 2 : 0; /* sparkline, marks */
+}
+
 int render_table_rows(int height, const struct view_header *h)
 {
-	/* summary + mode + notices + column titles + footer */
-	int n = height - (2 + notice_lines(h) + 1 + 1);
+	/* summary + mode + notices + replay + column titles + footer */
+	int n = height - (2 + notice_lines(h) + replay_lines(h) + 1 + 1);
 	return n > 0 ? n : 0;
+}
+
+int render_body_rows(int height, const struct view_header *h, const struct view_state *v)
+{
+	if (v->view == VIEW_INFO)
+		return height > 2 ? height - 2 : 0; /* title, footer */
+	return render_table_rows(height, h);
+}
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
 }
 
 /* --- header --- */
@@ -163,11 +186,30 @@ static void render_summary(struct surface *s, int y, const struct view_header *h
 	surface_put_text_cut(s, LEFT_MARGIN, y, s->w - LEFT_MARGIN, line, ROLE_HEADER);
 }
 
-static void render_mode(struct surface *s, int y, const struct snapshot *snap,
-			const struct view_state *v)
+/* "12.3s – 30.0s" for the range, an unset end read as the start / end of the recording. */
+static void range_text(char *buf, size_t len, const struct view_header *h,
+		       const struct view_state *v)
 {
-	char line[256];
-	int len = snprintf(line, sizeof(line), "mode: %s", v->zero ? "zero" : "decay");
+	snprintf(buf, len, "range %.1fs–%.1fs", v->range_start >= 0 ? v->range_start : 0.0,
+		 v->range_end >= 0 ? v->range_end : h->duration);
+}
+
+static void render_mode(struct surface *s, int y, const struct snapshot *snap,
+			const struct view_header *h, const struct view_state *v)
+{
+	char line[512];
+	int len = 0;
+	if (h && h->replay) {
+		/* Where the replay is comes first: it is what changes as the user scrubs. */
+		len += snprintf(line, sizeof(line), "%.1fs / %.1fs   speed %s   ", h->position,
+				h->duration, keys_speed_label(v->speed_step));
+		if (v->range_start >= 0 || v->range_end >= 0) {
+			char r[96];
+			range_text(r, sizeof(r), h, v);
+			len += snprintf(line + len, sizeof(line) - (size_t)len, "%s   ", r);
+		}
+	}
+	len += snprintf(line + len, sizeof(line) - (size_t)len, "mode: %s", v->zero ? "zero" : "decay");
 	if (v->refresh_secs > 0)
 		len += snprintf(line + len, sizeof(line) - (size_t)len, "   refresh: %.1fs",
 				v->refresh_secs);
@@ -175,11 +217,98 @@ static void render_mode(struct surface *s, int y, const struct snapshot *snap,
 	if (snap)
 		snprintf(line + len, sizeof(line) - (size_t)len, "   rows: %zu", snap->nrows);
 	int x = LEFT_MARGIN;
-	if (v->paused) {
+	bool at_end = h && h->replay && h->duration > 0 && h->position >= h->duration;
+	if (v->paused || at_end) {
 		/* First, so that even a narrow terminal says why the numbers stopped moving. */
-		x += surface_put_text(s, x, y, -1, "PAUSED", ROLE_NOTICE) + 3;
+		x += surface_put_text(s, x, y, -1, v->paused ? "PAUSED" : "END", ROLE_NOTICE) + 3;
 	}
 	surface_put_text_cut(s, x, y, s->w - x, line, ROLE_NORMAL);
+}
+
+/* --- replay: sparkline and marks --- */
+
+static const char *const spark_glyph[9] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+
+/* The cell (0..w-1) of recorded time t on a line of w cells spanning dur seconds. */
+static int spark_cell(double t, double dur, int w)
+{
+	if (dur <= 0 || w <= 0)
+		return 0;
+	double c = t / dur * w;
+	return c < 0 ? 0 : c >= w ? w - 1 : (int)c;
+}
+
+/* The cells of the range, inclusive; false when there is no range. */
+static bool spark_range(const struct view_state *v, double dur, int w, int *a, int *b)
+{
+	if (v->range_start < 0 && v->range_end < 0)
+		return false;
+	*a = v->range_start >= 0 ? spark_cell(v->range_start, dur, w) : 0;
+	/* The end is exclusive: an end on a cell boundary belongs to the cell before. */
+	*b = v->range_end >= 0 ? spark_cell(v->range_end - dur / w * 1e-6, dur, w) : w - 1;
+	if (*b < *a)
+		*b = *a;
+	return true;
+}
+
+static void render_spark(struct surface *s, int y, const struct view_header *h,
+			 const struct view_state *v)
+{
+	int w = s->w - 2 * LEFT_MARGIN;
+	if (w <= 0)
+		return;
+	/* Cells span the duration; without one yet, the histogram's length stands in. */
+	double dur = h->duration > 0 ? h->duration : (double)h->nhist;
+	double *val = xcalloc((size_t)w, sizeof(*val));
+	double max = 0;
+	for (int i = 0; i < w && h->hist && h->nhist; i++) {
+		/* Mean samples per second of the one-second bins this cell's slice of time touches, so a
+		 * narrow terminal shows rates, not sums, and a short recording is stretched over all. */
+		size_t lo = (size_t)(dur * i / w), hi = (size_t)(dur * (i + 1) / w);
+		if (hi <= lo)
+			hi = lo + 1;
+		if (hi > h->nhist)
+			hi = h->nhist;
+		if (lo >= hi)
+			continue;
+		double sum = 0;
+		for (size_t b = lo; b < hi; b++)
+			sum += (double)h->hist[b];
+		val[i] = sum / (double)(hi - lo);
+		if (val[i] > max)
+			max = val[i];
+	}
+	int a = -1, b = -2;
+	spark_range(v, dur, w, &a, &b);
+	int pos = spark_cell(h->position, dur, w);
+	for (int i = 0; i < w; i++) {
+		/* Any sample at all gets at least the lowest bar: an empty second and a quiet one differ. */
+		int lvl = max > 0 && val[i] > 0 ? (int)(val[i] / max * 8.0 + 0.999) : 0;
+		lvl = clampi(lvl, val[i] > 0 ? 1 : 0, 8);
+		enum surface_role role = i == pos ? ROLE_SPARK_POS : i >= a && i <= b ? ROLE_SPARK_RANGE :
+										       ROLE_SPARK;
+		surface_put_text(s, LEFT_MARGIN + i, y, 1, spark_glyph[lvl], role);
+	}
+	free(val);
+}
+
+static void render_marks(struct surface *s, int y, const struct view_header *h,
+			 const struct view_state *v)
+{
+	int w = s->w - 2 * LEFT_MARGIN;
+	if (w <= 0)
+		return;
+	double dur = h->duration > 0 ? h->duration : (double)h->nhist;
+	int a, b;
+	if (spark_range(v, dur, w, &a, &b)) {
+		surface_fill(s, LEFT_MARGIN + a, y, b - a + 1, "─", ROLE_SPARK);
+		/* A bracket only at an end that is set: an open end runs to the edge. */
+		if (v->range_start >= 0)
+			surface_put_text(s, LEFT_MARGIN + a, y, 1, "[", ROLE_SPARK);
+		if (v->range_end >= 0)
+			surface_put_text(s, LEFT_MARGIN + b, y, 1, "]", ROLE_SPARK);
+	}
+	surface_put_text(s, LEFT_MARGIN + spark_cell(h->position, dur, w), y, 1, "▲", ROLE_NOTICE);
 }
 
 /* --- table --- */
@@ -196,11 +325,6 @@ static int max_text(const struct snapshot *snap, enum snap_col c)
 			w = tw;
 	}
 	return w;
-}
-
-static int clampi(int v, int lo, int hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
 }
 
 /* Places the columns; returns how many. The marker (▼/▲) is part of the title width. */
@@ -374,11 +498,13 @@ static void render_table(struct surface *s, int y, int rows, const struct snapsh
 /* --- footer and help --- */
 
 static void render_footer(struct surface *s, int y, const struct snapshot *snap,
-			  const struct view_state *v)
+			  const struct view_state *v, bool replay)
 {
 	surface_fill(s, 0, y, s->w, " ", ROLE_STATUS);
-	int used = surface_put_text(s, LEFT_MARGIN, y, -1,
-				    "q quit  ? help  </> order  z decay/zero  Space pause", ROLE_STATUS);
+	const char *hints = replay ?
+		"q quit  ? help  Space pause  +/- speed  Left/Right seek  [ ] range  i header" :
+		"q quit  ? help  </> order  z decay/zero  Space pause";
+	int used = surface_put_text(s, LEFT_MARGIN, y, -1, hints, ROLE_STATUS);
 	if (snap && snap->nrows) {
 		char pos[48];
 		int n = snprintf(pos, sizeof(pos), "%zu/%zu", v->cursor + 1, snap->nrows);
@@ -388,14 +514,21 @@ static void render_footer(struct surface *s, int y, const struct snapshot *snap,
 	}
 }
 
-static void render_help(struct surface *s)
+static void render_help(struct surface *s, bool replay)
 {
-	size_t n;
-	const struct keys_help *list = keys_help_list(&n);
+	size_t all;
+	const struct keys_help *full = keys_help_list(&all);
+	/* Only the keys of this kind of session: Space means something else in each. */
+	const struct keys_help *list[64];
+	size_t n = 0;
+	for (size_t i = 0; i < all && n < ARRAY_SIZE(list); i++)
+		if (full[i].when == KEYS_HELP_ALL ||
+		    full[i].when == (replay ? KEYS_HELP_REPLAY : KEYS_HELP_LIVE))
+			list[n++] = &full[i];
 	int keyw = 0, whatw = 0;
 	for (size_t i = 0; i < n; i++) {
-		keyw = clampi(surface_text_width(list[i].keys), keyw, 40);
-		whatw = clampi(surface_text_width(list[i].what), whatw, 80);
+		keyw = clampi(surface_text_width(list[i]->keys), keyw, 40);
+		whatw = clampi(surface_text_width(list[i]->what), whatw, 80);
 	}
 	const char *title = " perftop keys ";
 	const char *foot = "Esc or ? closes this help";
@@ -419,13 +552,91 @@ static void render_help(struct surface *s)
 	int inner = bw - 4;
 	for (size_t i = 0; i < n && y0 + 1 + (int)i < y0 + bh - 1; i++) {
 		int y = y0 + 1 + (int)i;
-		surface_put_text(s, x0 + 2, y, inner < keyw ? inner : keyw, list[i].keys, ROLE_COLHDR_SORTED);
+		surface_put_text(s, x0 + 2, y, inner < keyw ? inner : keyw, list[i]->keys,
+				 ROLE_COLHDR_SORTED);
 		if (inner > keyw + 3)
-			surface_put_text_cut(s, x0 + 2 + keyw + 3, y, inner - keyw - 3, list[i].what,
+			surface_put_text_cut(s, x0 + 2 + keyw + 3, y, inner - keyw - 3, list[i]->what,
 					     ROLE_NORMAL);
 	}
 	if (bh >= (int)n + 4)
 		surface_put_text(s, x0 + 2, y0 + bh - 2, inner, foot, ROLE_DIM);
+}
+
+/* --- the i view --- */
+
+#define INFO_NAME_MAX 28
+
+/* Length of the "Name" in "Name: value", or -1 for a line that is not one (a continuation starts
+ * with a space). */
+static int info_name_len(const char *line)
+{
+	if (*line == ' ' || *line == '\t')
+		return -1;
+	const char *colon = strstr(line, ": ");
+	return colon ? (int)(colon - line) : -1;
+}
+
+static void render_info(struct surface *s, const struct view_header *h, const struct view_state *v)
+{
+	size_t n = h ? h->ninfo : 0;
+	const char *const *lines = h ? h->info : NULL;
+	int rows = render_body_rows(s->h, h, v);
+	char buf[128];
+
+	surface_fill(s, 0, 0, s->w, " ", ROLE_HEADER);
+	snprintf(buf, sizeof(buf), "perftop — %s (%zu lines)",
+		 h && h->replay ? "recording header" : "session information", n);
+	surface_put_text_cut(s, LEFT_MARGIN, 0, s->w - LEFT_MARGIN, buf, ROLE_HEADER);
+
+	/* Values line up in one column after the names, as in perf report --header-only, unless a
+	 * name is too long to be worth the indent. */
+	int namew = 0;
+	for (size_t i = 0; i < n && lines; i++) {
+		int len = lines[i] ? info_name_len(lines[i]) : -1;
+		if (len >= 0 && len <= INFO_NAME_MAX && len > namew)
+			namew = len; /* names are ASCII: bytes are columns */
+	}
+	int valx = LEFT_MARGIN + namew + 2;
+	size_t top = v->info_top;
+	if (rows > 0 && n > (size_t)rows && top > n - (size_t)rows)
+		top = n - (size_t)rows;
+	if (n <= (size_t)rows)
+		top = 0;
+	if (n == 0 && rows > 0)
+		surface_put_text(s, LEFT_MARGIN, 1, -1, "no header information for this session",
+				 ROLE_DIM);
+	for (int r = 0; r < rows && lines && top + (size_t)r < n; r++) {
+		const char *line = lines[top + (size_t)r];
+		int y = 1 + r;
+		if (!line)
+			continue;
+		int len = info_name_len(line);
+		if (len < 0 && (*line == ' ' || *line == '\t')) {
+			while (*line == ' ' || *line == '\t')
+				line++;
+			surface_put_text_cut(s, valx, y, s->w - valx, line, ROLE_NORMAL);
+		} else if (len >= 0 && len <= INFO_NAME_MAX) {
+			char name[INFO_NAME_MAX + 2];
+			snprintf(name, sizeof(name), "%.*s:", len, line);
+			surface_put_text(s, LEFT_MARGIN, y, s->w - LEFT_MARGIN, name, ROLE_HEADER);
+			surface_put_text_cut(s, valx, y, s->w - valx, line + len + 2, ROLE_NORMAL);
+		} else {
+			surface_put_text_cut(s, LEFT_MARGIN, y, s->w - LEFT_MARGIN, line, ROLE_NORMAL);
+		}
+	}
+
+	if (s->h < 2)
+		return;
+	int fy = s->h - 1;
+	surface_fill(s, 0, fy, s->w, " ", ROLE_STATUS);
+	int used = surface_put_text(s, LEFT_MARGIN, fy, -1,
+				    "Esc/i/q close  Up/Down PgUp/PgDn Home/End scroll", ROLE_STATUS);
+	if (n) {
+		size_t last = top + (size_t)(rows > 0 ? rows : 0);
+		int len = snprintf(buf, sizeof(buf), "%zu-%zu/%zu", top + 1, last < n ? last : n, n);
+		if (s->w - len - 1 > LEFT_MARGIN + used + 2)
+			surface_put_text(s, s->w - len - 1, fy, len, buf, ROLE_STATUS);
+	}
 }
 
 void render_frame(struct surface *s, const struct snapshot *snap, const struct view_header *h,
@@ -434,12 +645,23 @@ void render_frame(struct surface *s, const struct snapshot *snap, const struct v
 	surface_clear(s);
 	if (s->w <= 0 || s->h <= 0)
 		return;
+	bool replay = h && h->replay;
+	if (v->view == VIEW_INFO) {
+		render_info(s, h, v);
+		if (v->help)
+			render_help(s, replay);
+		return;
+	}
 	/* The footer keeps the last line from 2 lines up; everything else stops above it. */
 	int footer = s->h >= 2 ? s->h - 1 : s->h;
 	int y = 0;
 	render_summary(s, y++, h);
 	if (y < footer)
-		render_mode(s, y++, snap, v);
+		render_mode(s, y++, snap, h, v);
+	if (replay && y < footer)
+		render_spark(s, y++, h, v);
+	if (replay && y < footer)
+		render_marks(s, y++, h, v);
 	if (h && h->target_exited && y < footer) {
 		char line[512];
 		snprintf(line, sizeof(line), "%s — showing the last data; q quits",
@@ -457,7 +679,7 @@ void render_frame(struct surface *s, const struct snapshot *snap, const struct v
 		}
 	}
 	if (footer < s->h)
-		render_footer(s, footer, snap, v);
+		render_footer(s, footer, snap, v, replay);
 	if (v->help)
-		render_help(s);
+		render_help(s, replay);
 }

@@ -3,9 +3,11 @@
  * drawn into a surface. Nothing here touches the terminal or changes the state, so frames are
  * tested as text (golden screens).
  *
- * Layout, top to bottom: the summary line, the mode line, notice lines (target exited, a warning),
- * the view's body (for VIEW_TOP: column titles and rows), and the footer with key hints. The help
- * overlay is drawn last, over the middle.
+ * Layout, top to bottom: the summary line, the mode line (in a replay: position, speed, range
+ * first), in a replay the sparkline and its marks, notice lines (target exited, a warning), the
+ * view's body (for VIEW_TOP: column titles and rows), and the footer with key hints. The help
+ * overlay is drawn last, over the middle. The i view (VIEW_INFO) is a full-screen list instead:
+ * a title, the header lines, a footer.
  */
 #ifndef PERFTOP_RENDER_H
 #define PERFTOP_RENDER_H
@@ -21,6 +23,10 @@ void render_frame(struct surface *s, const struct snapshot *snap, const struct v
 
 /* How many table rows fit in a frame of this height with this header (for paging and scroll). */
 int render_table_rows(int height, const struct view_header *h);
+
+/* How many rows the body of the current view has (table rows, or lines of the i view): what
+ * keys_handle pages by. */
+int render_body_rows(int height, const struct view_header *h, const struct view_state *v);
 
 /* The table's columns for this snapshot, left to right: Self%, Total%, Samples, then the sort keys'
  * columns (Command, PID, TID, Symbol, Shared Object, Source:Line) in that order. Returns the count

@@ -23,6 +23,9 @@ enum surface_role {
 	ROLE_STATUS,        /* the footer with key hints */
 	ROLE_NOTICE,        /* target exited, warnings, PAUSED */
 	ROLE_DIM,           /* secondary text: "no samples yet", help borders */
+	ROLE_SPARK,         /* the replay's samples-per-second sparkline */
+	ROLE_SPARK_RANGE,   /* sparkline cells inside the time range */
+	ROLE_SPARK_POS,     /* the sparkline cell of the current position */
 	ROLE_COUNT
 };
 

@@ -62,6 +62,11 @@ static void setup_roles(void)
 	role_attr[ROLE_STATUS] = A_REVERSE;
 	role_attr[ROLE_NOTICE] = A_BOLD;
 	role_attr[ROLE_DIM] = A_DIM;
+	/* Without colour the range is reversed like a selection and the position stands out from it
+	 * by being the one cell that is bold and underlined instead. */
+	role_attr[ROLE_SPARK] = A_NORMAL;
+	role_attr[ROLE_SPARK_RANGE] = A_REVERSE;
+	role_attr[ROLE_SPARK_POS] = A_BOLD | A_UNDERLINE;
 	if (!colors)
 		return;
 	start_color();
@@ -80,6 +85,9 @@ static void setup_roles(void)
 		{ ROLE_KERNEL, COLOR_YELLOW, -1, A_NORMAL },
 		{ ROLE_STATUS, COLOR_BLACK, COLOR_CYAN, A_NORMAL },
 		{ ROLE_NOTICE, COLOR_YELLOW, -1, A_BOLD },
+		{ ROLE_SPARK, COLOR_GREEN, -1, A_NORMAL },
+		{ ROLE_SPARK_RANGE, COLOR_BLACK, COLOR_GREEN, A_NORMAL },
+		{ ROLE_SPARK_POS, COLOR_BLACK, COLOR_YELLOW, A_BOLD },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
 		short pair = (short)(pairs[i].role + 1);
@@ -175,7 +183,10 @@ static const char *ascii_fallback(const char *ch)
 	static const struct {
 		const char *utf8, *ascii;
 	} map[] = { { "—", "-" }, { "▼", "v" }, { "▲", "^" }, { "…", "~" }, { "─", "-" },
-		    { "│", "|" }, { "┌", "+" }, { "┐", "+" },  { "└", "+" }, { "┘", "+" } };
+		    { "│", "|" }, { "┌", "+" }, { "┐", "+" },  { "└", "+" }, { "┘", "+" },
+		    /* The sparkline's eight heights, lowest first, as marks of rising ink. */
+		    { "▁", "_" }, { "▂", "." }, { "▃", "-" }, { "▄", "~" }, { "▅", "=" },
+		    { "▆", "+" }, { "▇", "*" }, { "█", "#" } };
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
 		if (strcmp(ch, map[i].utf8) == 0)
 			return map[i].ascii;

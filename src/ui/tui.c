@@ -9,6 +9,10 @@
  * refresh at all: the histogram keeps accumulating and the screen keeps the snapshot it had, and
  * resuming refreshes at once.
  *
+ * Replay: the same loop; the header's replay figures come from the source's tui_replay every tick,
+ * Space pauses the replay itself (the source stops feeding), and a seek or a range change asks for
+ * a snapshot at once, paused or not, since the table is then about another stretch of time.
+ *
  * Warnings (warn_msg) would scribble over the screen on stderr, so while the view runs they go to
  * the notice line instead. They may come from another thread, hence the lock.
  */
@@ -75,6 +79,8 @@ int tui_run(const struct tui_source *src)
 	v.color = v.color && term_has_color();
 	v.zero = src->zero;
 	v.refresh_secs = refresh_secs;
+	v.replay = src->replay;
+	v.replay_ctx = src->ctx;
 
 	int w, h;
 	term_size(&w, &h);
@@ -83,7 +89,7 @@ int tui_run(const struct tui_source *src)
 	struct view_header hdr;
 	char notice[512];
 	uint64_t next_refresh = now_ns();
-	bool clear = true;
+	bool clear = true, force_refresh = false;
 
 	while (!v.quit && !term_stop_signal()) {
 		if (src->poll)
@@ -92,9 +98,26 @@ int tui_run(const struct tui_source *src)
 		if (src->header)
 			src->header(src->ctx, &hdr);
 		hdr.notice = tui_notice(hdr.notice, notice, sizeof(notice));
+		if (src->replay) {
+			const struct tui_replay *r = src->replay;
+			hdr.replay = true;
+			hdr.duration = r->duration ? r->duration(src->ctx) : 0;
+			hdr.position = r->position ? r->position(src->ctx) : 0;
+			if (r->histogram)
+				hdr.hist = r->histogram(src->ctx, &hdr.nhist);
+			if (!hdr.hist)
+				hdr.nhist = 0;
+		}
+		if (v.view == VIEW_INFO && src->info) {
+			hdr.info = src->info(src->ctx, &hdr.ninfo);
+			if (!hdr.info)
+				hdr.ninfo = 0;
+		}
+		v.info_count = hdr.ninfo;
 
 		uint64_t t = now_ns();
-		if (!v.paused && t >= next_refresh) {
+		if (force_refresh || (!v.paused && t >= next_refresh)) {
+			force_refresh = false;
 			struct snapshot *fresh = src->refresh(src->ctx, v.order, v.zero);
 			if (fresh) {
 				snapshot_free(snap);
@@ -121,7 +144,7 @@ int tui_run(const struct tui_source *src)
 		int tick = snap && snap->nrows ? TUI_TICK_MS : TUI_EARLY_TICK_MS;
 		for (int key = term_getkey(tick); key != KEYS_NONE && !v.quit;
 		     key = term_getkey(0)) {
-			unsigned act = keys_handle(&v, key, snap, render_table_rows(h, &hdr));
+			unsigned act = keys_handle(&v, key, snap, render_body_rows(h, &hdr, &v));
 			if ((act & KEYS_ACT_RESORT) && snap) {
 				snapshot_sort(snap, v.order);
 				keys_follow(&v, snap, render_table_rows(h, &hdr));
@@ -130,6 +153,8 @@ int tui_run(const struct tui_source *src)
 				next_refresh = 0;
 			if (act & KEYS_ACT_CLEAR)
 				clear = true;
+			if (act & KEYS_ACT_REFRESH)
+				force_refresh = true;
 		}
 	}
 

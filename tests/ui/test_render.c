@@ -3,6 +3,8 @@
  * compared with the expected screen below; roles are checked cell by cell where they matter
  * (hot percentages, the selected row, NO_COLOR). Also: the order marker after '>', the cursor
  * following its row across a re-ordered snapshot, the help overlay, and tiny sizes.
+ * Replay: the mode line with position and speed, the sparkline with the position and the range
+ * marked (at 100 and 60 columns, roles included), the replay help and footer, and the i view.
  */
 #include <stdlib.h>
 
@@ -197,6 +199,7 @@ static const char golden_help[] =
 	"   0.25%   10.00%   │ F6             order by the next column (cycles)         │\n"
 	"                    │ z              toggle decay / zero at each refresh       │\n"
 	"                    │ Space          pause the display (sampling goes on)      │\n"
+	"                    │ i              session information view                  │\n"
 	"                    │ Ctrl-L         repaint the screen                        │\n"
 	"                    │ ?  F1          show / hide this help                     │\n"
 	"                    │ Esc            close this help                           │\n"
@@ -204,7 +207,6 @@ static const char golden_help[] =
 	"                    │                                                          │\n"
 	"                    │ Esc or ? closes this help                                │\n"
 	"                    └──────────────────────────────────────────────────────────┘\n"
-	"\n"
 	" q quit  ? help  </> order  z decay/zero  Space pause                                           1/4\n";
 
 static void test_help(void)
@@ -329,6 +331,253 @@ static void test_tiny_and_long(void)
 	snapshot_free(snap);
 }
 
+/* --- replay --- */
+
+/* 60 s of recorded time: a slow rise, a burst from 35 to 40 s, a quiet second at 50 s. */
+static uint64_t replay_hist[60];
+
+static struct view_header make_replay_header(void)
+{
+	for (int i = 0; i < 60; i++)
+		replay_hist[i] = (uint64_t)(1000 + i * 40) + (i >= 35 && i < 40 ? 3000u : 0u);
+	replay_hist[50] = 0;
+	struct view_header h = make_header();
+	h.target = "perf.data: python3 -c busy()";
+	h.replay = true;
+	h.position = 12.3;
+	h.duration = 60.0;
+	h.hist = replay_hist;
+	h.nhist = 60;
+	return h;
+}
+
+static const char golden_replay_100[] =
+	" perftop — perf.data: python3 -c busy()   event: cpu-clock @ 4000 Hz   4000 samples/s   12s\n"
+	" PAUSED   12.3s / 60.0s   speed 2x   range 10.0s–30.0s   mode: decay   refresh: 2.0s   order: Self%…\n"
+	" ▂▂▂▂▂▂▂▂▂▂▂▂▂▂▂▂▂▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▄▄▄▄▄▄▄▄▄▄▄▄████████▄▄▄▄▄▄▄▄▅▅▅▅▅▅▅▅  ▅▅▅▅▅▅▅▅▅▅▅▅▅▅\n"
+	"                 [───▲───────────────────────────]\n"
+	"  Self%▼   Total%   Samples  Symbol                        Shared Object\n"
+	"  41.25%   62.50%      3300  compute_checksum              libcrc.so.1\n"
+	"  22.50%   99.00%      1800  main                          demo\n"
+	"   3.75%    3.75%       300  __memmove_avx_unaligned_erms  libc.so.6\n"
+	"   0.25%   10.00%        20  do_syscall_64                 [kernel.kallsyms]\n"
+	"\n"
+	"\n"
+	" q quit  ? help  Space pause  +/- speed  Left/Right seek  [ ] range  i header                   1/4\n";
+
+static const char golden_replay_60[] =
+	" perftop — perf.data: python3 -c busy()\n"
+	" PAUSED   12.3s / 60.0s   speed 2x   range 10.0s–30.0s   mo…\n"
+	" ▂▂▂▂▂▂▂▂▂▂▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▄▄▄▄▄▄█████▄▄▄▄▄▅▅▅▅▅ ▅▅▅▅▅▅▅▅\n"
+	"          [─▲────────────────]\n"
+	"  Self%▼   Total%   Samples  Symbol        Shared Object\n"
+	"  41.25%   62.50%      3300  compute_che…  libcrc.so.1\n"
+	"  22.50%   99.00%      1800  main          demo\n"
+	"   3.75%    3.75%       300  __memmove_a…  libc.so.6\n"
+	"   0.25%   10.00%        20  do_syscall_…  [kernel.kallsyms]\n"
+	"\n"
+	"\n"
+	" q quit  ? help  Space pause  +/- speed  Left/Right seek  [\n";
+
+static void test_replay_header(void)
+{
+	struct snapshot *snap = make_snapshot();
+	struct view_header h = make_replay_header();
+	struct view_state v;
+	keys_state_init(&v);
+	v.refresh_secs = 2;
+	v.paused = true;
+	v.speed_step = KEYS_SPEED_DEFAULT + 1;
+	v.range_start = 10.0;
+	v.range_end = 30.0;
+	CHECK(render_table_rows(12, &h) == 6); /* two lines fewer than live: sparkline and marks */
+	keys_follow(&v, snap, render_table_rows(12, &h));
+	struct surface *s = surface_new(100, 12);
+	render_frame(s, snap, &h, &v);
+	EXPECT_TEXT(s, golden_replay_100);
+	/* 98 cells for 60 s: the position 12.3 s is cell 20, the range 10-30 s cells 16..48. */
+	CHECK(role_at(s, 1 + 20, 2) == ROLE_SPARK_POS);
+	CHECK(role_at(s, 1 + 16, 2) == ROLE_SPARK_RANGE);
+	CHECK(role_at(s, 1 + 48, 2) == ROLE_SPARK_RANGE);
+	CHECK(role_at(s, 1 + 15, 2) == ROLE_SPARK);
+	CHECK(role_at(s, 1 + 49, 2) == ROLE_SPARK);
+	CHECK(role_at(s, 1, 1) == ROLE_NOTICE); /* PAUSED */
+
+	surface_resize(s, 60, 12);
+	render_frame(s, snap, &h, &v);
+	EXPECT_TEXT(s, golden_replay_60);
+	CHECK(find_on_line(s, 3, "▲") == 1 + 11); /* 58 cells: 12.3 s is cell 11.9 -> 11 */
+	CHECK(role_at(s, 1 + 11, 2) == ROLE_SPARK_POS);
+
+	/* Only a start: the range runs to the right edge without a closing bracket. No range: just
+	 * the position. At the end and playing: END instead of PAUSED; max speed reads "max". */
+	v.range_end = TUI_RANGE_NONE;
+	render_frame(s, snap, &h, &v);
+	CHECK(find_on_line(s, 3, "[─▲") == 10);
+	CHECK(find_on_line(s, 3, "]") < 0);
+	CHECK(role_at(s, 58, 2) == ROLE_SPARK_RANGE);
+	CHECK(find_on_line(s, 1, "range 10.0s–60.0s") > 0);
+	v.range_start = TUI_RANGE_NONE;
+	v.paused = false;
+	v.speed_step = KEYS_SPEED_STEPS - 1;
+	h.position = 60.0;
+	render_frame(s, snap, &h, &v);
+	CHECK(find_on_line(s, 1, "END   60.0s / 60.0s   speed max   mode:") == 1);
+	CHECK(find_on_line(s, 3, "▲") == 58); /* the last cell */
+	CHECK(find_on_line(s, 3, "─") < 0);
+	for (int x = 1; x < 58; x++)
+		CHECK(role_at(s, x, 2) == ROLE_SPARK);
+
+	/* NO_COLOR keeps the sparkline roles: term.c draws them as reverse / bold+underline. */
+	setenv("NO_COLOR", "1", 1);
+	keys_state_init(&v);
+	v.range_start = 5;
+	h.position = 30;
+	render_frame(s, snap, &h, &v);
+	CHECK(role_at(s, 1 + 29, 2) == ROLE_SPARK_POS);
+	CHECK(role_at(s, 1 + 10, 2) == ROLE_SPARK_RANGE);
+	unsetenv("NO_COLOR");
+
+	/* No histogram yet, or none at all: an empty line, the position still marked; tiny sizes. */
+	h.hist = NULL;
+	h.nhist = 0;
+	render_frame(s, snap, &h, &v);
+	CHECK(role_at(s, 1 + 29, 2) == ROLE_SPARK_POS);
+	h.duration = 0;
+	render_frame(s, snap, &h, &v);
+	static const int sizes[][2] = { { 1, 1 }, { 2, 3 }, { 3, 4 }, { 20, 5 }, { 300, 6 } };
+	h = make_replay_header();
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		surface_resize(s, sizes[i][0], sizes[i][1]);
+		render_frame(s, snap, &h, &v);
+	}
+	surface_free(s);
+	snapshot_free(snap);
+}
+
+static const char golden_replay_help[] =
+	" perftop — perf.data: python3 -c busy()   event: cpu-clock @ 4000 Hz   4000 samples/s   12s\n"
+	" 12.3s / 60.0s  ┌─ perftop keys ──────────────────────────────────────────────────┐\n"
+	" ▂▂▂▂▂▂▂▂▂▂▂▂▂▂▂│ Up/Down j/k    move the cursor one row                          │  ▅▅▅▅▅▅▅▅▅▅▅▅▅▅\n"
+	"                │ PgUp/PgDn      move the cursor one page                         │\n"
+	"  Self%▼   Total│ Home/End g/G   first / last row                                 │\n"
+	"  41.25%   62.50│ < >            order by the column to the left / right          │\n"
+	"  22.50%   99.00│ F6             order by the next column (cycles)                │\n"
+	"   3.75%    3.75│ z              toggle decay / zero at each refresh              │\n"
+	"   0.25%   10.00│ Space          pause / resume the replay                        │\n"
+	"                │ + -            replay faster / slower (0.25x .. 16x, max)       │\n"
+	"                │ Left/Right     seek back / forward 10 s                         │\n"
+	"                │ [ ]            set the range start / end here (table = range)   │\n"
+	"                │ \\              clear the range                                  │\n"
+	"                │ i              recording header view (Esc, i, q close it)       │\n"
+	"                │ Ctrl-L         repaint the screen                               │\n"
+	"                │ ?  F1          show / hide this help                            │\n"
+	"                │ Esc            close this help                                  │\n"
+	"                │ q              quit                                             │\n"
+	"                │                                                                 │\n"
+	"                │ Esc or ? closes this help                                       │\n"
+	"                └─────────────────────────────────────────────────────────────────┘\n"
+	" q quit  ? help  Space pause  +/- speed  Left/Right seek  [ ] range  i header                   1/4\n";
+
+static void test_replay_help(void)
+{
+	struct snapshot *snap = make_snapshot();
+	struct view_header h = make_replay_header();
+	struct view_state v;
+	keys_state_init(&v);
+	keys_follow(&v, snap, 10);
+	v.help = true;
+	struct surface *s = surface_new(100, 22);
+	render_frame(s, snap, &h, &v);
+	EXPECT_TEXT(s, golden_replay_help);
+	surface_free(s);
+	snapshot_free(snap);
+}
+
+static const char *const info_lines[] = {
+	"hostname: build-7",
+	"os release: 6.1.0-18-amd64",
+	"perf version: 6.1.76",
+	"arch: x86_64",
+	"nrcpus online: 8",
+	"nrcpus avail: 8",
+	"cpudesc: Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz",
+	"cpuid: GenuineIntel,6,142,10",
+	"total memory: 16166400 kB",
+	"cmdline: perf record -g -o /tmp/a.data -- python3 -c busy()",
+	"sibling sockets: 0-7",
+	" (one line per socket)",
+	"a name that is far too long to be worth indenting every value for: x",
+	"not a name-value line",
+	"build-id: 3f2a9c1e... /usr/lib/x86_64-linux-gnu/libc.so.6",
+};
+
+static const char golden_info[] =
+	" perftop — recording header (15 lines)\n"
+	" hostname:        build-7\n"
+	" os release:      6.1.0-18-amd64\n"
+	" perf version:    6.1.76\n"
+	" arch:            x86_64\n"
+	" nrcpus online:   8\n"
+	" nrcpus avail:    8\n"
+	" cpudesc:         Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz\n"
+	" Esc/i/q close  Up/Down PgUp/PgDn Home/End scroll      1-7/15\n";
+
+static const char golden_info_end[] =
+	" perftop — recording header (15 lines)\n"
+	" total memory:    16166400 kB\n"
+	" cmdline:         perf record -g -o /tmp/a.data -- python3 -c…\n"
+	" sibling sockets: 0-7\n"
+	"                  (one line per socket)\n"
+	" a name that is far too long to be worth indenting every valu…\n"
+	" not a name-value line\n"
+	" build-id:        3f2a9c1e... /usr/lib/x86_64-linux-gnu/libc.…\n"
+	" Esc/i/q close  Up/Down PgUp/PgDn Home/End scroll     9-15/15\n";
+
+static void test_info_view(void)
+{
+	struct snapshot *snap = make_snapshot();
+	struct view_header h = make_replay_header();
+	h.info = info_lines;
+	h.ninfo = ARRAY_SIZE(info_lines);
+	struct view_state v;
+	keys_state_init(&v);
+	v.view = VIEW_INFO;
+	v.info_count = h.ninfo;
+	struct surface *s = surface_new(62, 9);
+	CHECK(render_body_rows(9, &h, &v) == 7);
+	render_frame(s, snap, &h, &v);
+	EXPECT_TEXT(s, golden_info);
+	CHECK(role_at(s, 1, 0) == ROLE_HEADER);
+	CHECK(role_at(s, 1, 1) == ROLE_HEADER);  /* a name */
+	CHECK(role_at(s, 18, 1) == ROLE_NORMAL); /* its value */
+	CHECK(role_at(s, 1, 8) == ROLE_STATUS);
+	/* Scrolled past the end: the last page, nothing blank below it. */
+	v.info_top = 100;
+	render_frame(s, snap, &h, &v);
+	EXPECT_TEXT(s, golden_info_end);
+
+	/* Live, nothing to show; and tiny sizes. */
+	h.replay = false;
+	h.info = NULL;
+	h.ninfo = 0;
+	render_frame(s, snap, &h, &v);
+	CHECK(find_on_line(s, 0, "perftop — session information (0 lines)") == 1);
+	CHECK(find_on_line(s, 1, "no header information for this session") == 1);
+	h.info = info_lines;
+	h.ninfo = ARRAY_SIZE(info_lines);
+	static const int sizes[][2] = { { 1, 1 }, { 5, 2 }, { 20, 3 }, { 300, 4 } };
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		surface_resize(s, sizes[i][0], sizes[i][1]);
+		render_frame(s, snap, &h, &v);
+		v.help = true;
+		render_frame(s, snap, &h, &v);
+		v.help = false;
+	}
+	surface_free(s);
+	snapshot_free(snap);
+}
+
 static void test_surface(void)
 {
 	struct surface *s = surface_new(6, 2);
@@ -363,5 +612,8 @@ int main(void)
 	test_notice_and_paused();
 	test_no_color();
 	test_tiny_and_long();
+	test_replay_header();
+	test_replay_help();
+	test_info_view();
 	return CHECK_DONE();
 }
