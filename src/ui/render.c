@@ -300,15 +300,17 @@ static void render_marks(struct surface *s, int y, const struct view_header *h,
 		return;
 	double dur = h->duration > 0 ? h->duration : (double)h->nhist;
 	int a, b;
-	if (spark_range(v, dur, w, &a, &b)) {
+	bool range = spark_range(v, dur, w, &a, &b);
+	if (range)
 		surface_fill(s, LEFT_MARGIN + a, y, b - a + 1, "─", ROLE_SPARK);
-		/* A bracket only at an end that is set: an open end runs to the edge. */
-		if (v->range_start >= 0)
-			surface_put_text(s, LEFT_MARGIN + a, y, 1, "[", ROLE_SPARK);
-		if (v->range_end >= 0)
-			surface_put_text(s, LEFT_MARGIN + b, y, 1, "]", ROLE_SPARK);
-	}
 	surface_put_text(s, LEFT_MARGIN + spark_cell(h->position, dur, w), y, 1, "▲", ROLE_NOTICE);
+	/* A bracket only at an end that is set (an open end runs to the edge). It goes over the
+	 * position mark: right after [ or ] both are on one cell, the bracket is what was just done,
+	 * and the sparkline cell above still shows the position. */
+	if (range && v->range_start >= 0)
+		surface_put_text(s, LEFT_MARGIN + a, y, 1, "[", ROLE_SPARK);
+	if (range && v->range_end >= 0)
+		surface_put_text(s, LEFT_MARGIN + b, y, 1, "]", ROLE_SPARK);
 }
 
 /* --- table --- */

@@ -417,6 +417,13 @@ static void test_replay_header(void)
 	CHECK(find_on_line(s, 3, "]") < 0);
 	CHECK(role_at(s, 58, 2) == ROLE_SPARK_RANGE);
 	CHECK(find_on_line(s, 1, "range 10.0s–60.0s") > 0);
+	/* Right after [ the position and the start share a cell: the bracket shows. */
+	h.position = 10.0;
+	render_frame(s, snap, &h, &v);
+	CHECK(find_on_line(s, 3, "[───") == 10);
+	CHECK(find_on_line(s, 3, "▲") < 0);
+	CHECK(role_at(s, 10, 2) == ROLE_SPARK_POS);
+	h.position = 12.3;
 	v.range_start = TUI_RANGE_NONE;
 	v.paused = false;
 	v.speed_step = KEYS_SPEED_STEPS - 1;

@@ -2,7 +2,8 @@
 # test_tui_tmux: the live view in a real terminal. tui_demo (a fake source) runs inside a private tmux
 # server; the test reads the screen with capture-pane, sends keys, and checks that the terminal is
 # restored after q, after SIGTERM and after die(). Every wait is bounded. Exit 77 (skip) only when
-# tmux is missing.
+# tmux is missing. The last runs play the demo's fake recording (--replay): sparkline and position,
+# speed, pause, seek, range, the i view, and the ASCII sparkline in a C locale.
 set -u
 BIN=${1:?usage: test_tui_tmux.sh path/to/tui_demo}
 command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
@@ -125,6 +126,66 @@ out=$("$BIN" </dev/null 2>&1 >/dev/null)
 rc=$?
 [ $rc = 1 ] || { echo "FAIL: without a tty, status $rc (want 1)"; fails=$((fails + 1)); }
 echo "$out" | grep -q 'needs a terminal' || { echo "FAIL: without a tty: '$out'"; fails=$((fails + 1)); }
+
+# 10. replay: sparkline and position, + speed, Space pause, Right seek, [ ] range, i view, q.
+SPARK='[▁▂▃▄▅▆▇█]{20,}'
+# position: the "12.3" of "12.3s / 60.0s" on the screen.
+position() { screen | sed -nE 's@.* ([0-9]+\.[0-9])s / 60\.0s.*@\1@p' | head -n1; }
+start replay --replay -d 0.5
+wait_for "^ $SPARK" || fail "no sparkline in replay"
+wait_for '[0-9]+\.[0-9]s / 60\.0s   speed 1x' || fail "no position and speed in replay"
+wait_for '^ +▲' || fail "no position mark under the sparkline"
+"${TM[@]}" send-keys -t "$S" +
+wait_for 'speed 2x' || fail "no 2x after +"
+"${TM[@]}" send-keys -t "$S" Space
+wait_for '^ PAUSED   [0-9]+\.[0-9]s / 60\.0s' || fail "no PAUSED after Space in replay"
+p1=$(position)
+"${TM[@]}" send-keys -t "$S" Right
+sleep 0.3
+p2=$(position)
+for ((i = 0; i < 30; i++)); do
+	[ "$p2" != "$p1" ] && break
+	sleep 0.1
+	p2=$(position)
+done
+awk -v a="$p1" -v b="$p2" 'BEGIN { d = b - a; exit !(a != "" && d > 9.8 && d < 10.2) }' ||
+	fail "Right moved the position from '$p1' to '$p2' (want +10 s)"
+"${TM[@]}" send-keys -t "$S" '['
+wait_for '^ +\[' || fail "no range start mark after ["
+wait_for "range ${p2}s–60\.0s" || fail "no range from $p2 s after ["
+"${TM[@]}" send-keys -t "$S" Right
+"${TM[@]}" send-keys -t "$S" ']'
+wait_for '^ +\[─+\]' || fail "no [───] range marks after ]"
+wait_for 'range [0-9.]+s–[0-9.]+s   mode' || fail "no range in the mode line after ]"
+screen | grep -qE "range ${p2}s–60\.0s" && fail "the range end did not move with ]"
+"${TM[@]}" send-keys -t "$S" '\'
+wait_gone 'range [0-9.]+s–' || fail "range still shown after \\"
+"${TM[@]}" send-keys -t "$S" i
+wait_for 'perftop — recording header' || fail "no header view after i"
+wait_for '^ hostname: +build-7' || fail "no hostname line in the header view"
+"${TM[@]}" send-keys -t "$S" End
+wait_for 'build-id: .*kernel.kallsyms' || fail "End did not scroll the header view to its end"
+"${TM[@]}" send-keys -t "$S" i
+wait_gone 'recording header' || fail "header view still shown after a second i"
+wait_for "^ $SPARK" || fail "no sparkline after closing the header view"
+"${TM[@]}" send-keys -t "$S" i
+wait_for 'recording header' || fail "no header view after i (again)"
+"${TM[@]}" send-keys -t "$S" q
+wait_gone 'recording header' || fail "header view still shown after q"
+sleep 0.3
+screen | grep -q '^EXITED' && fail "q in the header view quit the program"
+"${TM[@]}" send-keys -t "$S" q
+wait_for '^EXITED:0$' || fail "no EXITED:0 after q (replay run)"
+alt_off || fail "alternate screen still on after q (replay run)"
+screen | grep -qE "$SPARK" && fail "the sparkline is still on the screen after q"
+
+# 11. replay in a C locale: the sparkline falls back to ASCII marks.
+S=replay-ascii
+"${TM[@]}" new-session -d -s "$S" -x 100 -y 24 "LANG=C LC_ALL=C $BIN --replay; echo EXITED:\$?; sleep 30"
+wait_for '^ [_.~=+*#-]{20,} +[_.~=+*#-]+$' || fail "no ASCII sparkline under LANG=C"
+screen | grep -qE '[▁▂▃▄▅▆▇█]' && fail "UTF-8 blocks under LANG=C"
+"${TM[@]}" send-keys -t "$S" q
+wait_for '^EXITED:0$' || fail "no EXITED:0 (ASCII replay run)"
 
 [ $fails = 0 ] && echo "all tmux checks passed"
 exit $((fails ? 1 : 0))

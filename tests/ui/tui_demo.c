@@ -2,10 +2,13 @@
  * tui_demo: the live view with a fake source, for terminal tests (tmux) and for looking at it.
  * About 30 made-up functions whose weights drift at every refresh; header figures that move.
  *
- *   tui_demo [-d SECS] [-s KEYS] [--exit-after SECS] [--die-after SECS] [--warn]
+ *   tui_demo [-d SECS] [-s KEYS] [--exit-after SECS] [--die-after SECS] [--warn] [--replay]
  *
  * --exit-after marks the target as exited (the notice line), --die-after calls die() from inside
  * the loop (the terminal must still be restored), --warn sends a warning through warn_msg.
+ * --replay plays a made-up recording instead: 60 s of recorded time whose samples per second rise,
+ * burst and stop for a while (so the sparkline has a shape), a position that moves with the speed
+ * and the pause the keys set, and a header for the i view.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,8 @@
 #include "util/util.h"
 
 #define NFUNCS 30
+#define DEMO_SECS 60
+#define DEMO_MAX_SPEED 50.0 /* what "as fast as it can go" is for the demo */
 
 struct demo {
 	uint64_t start_ns;
@@ -28,6 +33,13 @@ struct demo {
 	bool warn, warned;
 	uint64_t refreshes;
 	double rate;
+
+	/* --replay */
+	bool replay;
+	double pos, speed, range_start, range_end;
+	bool paused;
+	uint64_t last_ns;
+	uint64_t hist[DEMO_SECS];
 };
 
 static const char *const syms[NFUNCS] = {
@@ -55,9 +67,24 @@ static double elapsed(const struct demo *d)
 	return (double)(now_ns() - d->start_ns) / 1e9;
 }
 
+/* Recorded time moves with wall time times the speed, unless paused or at the end. */
+static void replay_advance(struct demo *d)
+{
+	uint64_t t = now_ns();
+	double dt = (double)(t - d->last_ns) / 1e9;
+	d->last_ns = t;
+	if (d->paused)
+		return;
+	d->pos += dt * (d->speed == TUI_SPEED_MAX ? DEMO_MAX_SPEED : d->speed);
+	if (d->pos > DEMO_SECS)
+		d->pos = DEMO_SECS;
+}
+
 static void demo_poll(void *ctx)
 {
 	struct demo *d = ctx;
+	if (d->replay)
+		replay_advance(d);
 	if (d->warn && !d->warned) {
 		d->warned = true;
 		warn_msg("this is a warning from the demo source");
@@ -112,6 +139,15 @@ static void demo_header(void *ctx, struct view_header *h)
 {
 	struct demo *d = ctx;
 	double t = elapsed(d);
+	if (d->replay) {
+		size_t sec = d->pos >= DEMO_SECS ? DEMO_SECS - 1 : (size_t)d->pos;
+		h->target = "perf.data: demo.data (python3 -c busy())";
+		h->event = "cpu-clock";
+		h->freq = 4000;
+		h->samples_per_sec = (double)d->hist[sec];
+		h->elapsed = d->pos;
+		return;
+	}
 	h->target = "command: python3 -c busy()";
 	h->event = "cpu-clock";
 	h->freq = 4000;
@@ -125,11 +161,133 @@ static void demo_header(void *ctx, struct view_header *h)
 	}
 }
 
+/* --- the fake replay --- */
+
+static double r_duration(void *ctx)
+{
+	(void)ctx;
+	return DEMO_SECS;
+}
+
+static double r_position(void *ctx)
+{
+	return ((struct demo *)ctx)->pos;
+}
+
+static const uint64_t *r_histogram(void *ctx, size_t *n)
+{
+	*n = DEMO_SECS;
+	return ((struct demo *)ctx)->hist;
+}
+
+static void r_set_paused(void *ctx, bool paused)
+{
+	struct demo *d = ctx;
+	replay_advance(d); /* up to now at the old setting */
+	d->paused = paused;
+}
+
+static void r_set_speed(void *ctx, double speed)
+{
+	struct demo *d = ctx;
+	replay_advance(d);
+	d->speed = speed;
+}
+
+static void r_seek(void *ctx, double secs)
+{
+	struct demo *d = ctx;
+	replay_advance(d);
+	d->pos = secs;
+}
+
+static void r_set_range(void *ctx, double start, double end)
+{
+	struct demo *d = ctx;
+	d->range_start = start;
+	d->range_end = end;
+}
+
+static const struct tui_replay demo_replay = {
+	.duration = r_duration, .position = r_position, .histogram = r_histogram,
+	.set_paused = r_set_paused, .set_speed = r_set_speed, .seek = r_seek,
+	.set_range = r_set_range,
+};
+
+static const char *const replay_info[] = {
+	"captured on: Tue Mar 12 10:41:07 2024",
+	"header version: 1",
+	"data offset: 1096",
+	"data size: 8812544",
+	"hostname: build-7",
+	"os release: 6.1.0-18-amd64",
+	"perf version: 6.1.76",
+	"arch: x86_64",
+	"nrcpus online: 8",
+	"nrcpus avail: 8",
+	"cpudesc: Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz",
+	"cpuid: GenuineIntel,6,142,10",
+	"total memory: 16166400 kB",
+	"cmdline: /usr/bin/perf record -F 4000 -g -o demo.data -- python3 -c busy()",
+	"event: cpu-clock, freq 4000, sample_type IP|TID|TIME|CALLCHAIN|PERIOD",
+	"sibling sockets: 0-7",
+	"sibling dies: 0-7",
+	"sibling threads: 0,4",
+	" 1,5",
+	" 2,6",
+	" 3,7",
+	"CPU 0: Core ID 0, Die ID 0, Socket ID 0",
+	"CPU 1: Core ID 1, Die ID 0, Socket ID 0",
+	"CPU 2: Core ID 2, Die ID 0, Socket ID 0",
+	"CPU 3: Core ID 3, Die ID 0, Socket ID 0",
+	"node0 meminfo: total = 16166400 kB, free = 9318212 kB",
+	"node0 cpu list: 0-7",
+	"pmu mappings: cpu = 4, breakpoint = 5, tracepoint = 2, software = 1, msr = 9",
+	"group: (none)",
+	"build-id: 4f0b8b5f7c2e1a9d3b6c8e0f1a2b3c4d5e6f7a8b /usr/bin/python3.11",
+	"build-id: 0c1d2e3f405162738495a6b7c8d9eaf0b1c2d3e4 /usr/lib/x86_64-linux-gnu/libc.so.6",
+	"build-id: 9a8b7c6d5e4f30211203948576a5b4c3d2e1f0a9 [kernel.kallsyms]",
+};
+
+static const char *const live_info[] = {
+	"session: live (no recording)",
+	"target: command: python3 -c busy()",
+	"event: cpu-clock @ 4000 Hz",
+	"hostname: demo-host",
+};
+
+static const char *const *demo_info(void *ctx, size_t *n)
+{
+	struct demo *d = ctx;
+	*n = d->replay ? ARRAY_SIZE(replay_info) : ARRAY_SIZE(live_info);
+	return d->replay ? replay_info : live_info;
+}
+
+/* Samples per second with a shape one can recognise: a rise, a plateau, a burst, a stretch where
+ * the program waited (nothing), and a wobbling tail. */
+static void make_hist(struct demo *d)
+{
+	for (int i = 0; i < DEMO_SECS; i++) {
+		uint64_t v;
+		if (i < 15)
+			v = 800 + 150 * (uint64_t)i;
+		else if (i < 30)
+			v = 3000 - 40 * (uint64_t)(i - 15);
+		else if (i < 36)
+			v = 4000;
+		else if (i < 42)
+			v = 0;
+		else
+			v = 1500 + 500 * (uint64_t)(i % 4);
+		d->hist[i] = v;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct demo d = { .start_ns = now_ns(), .rng = 88172645463325252ull };
 	struct tui_source src = { .ctx = &d, .poll = demo_poll, .refresh = demo_refresh,
-				  .header = demo_header, .refresh_secs = 1.0 };
+				  .header = demo_header, .refresh_secs = 1.0, .info = demo_info };
 	const char *keys = "dso,sym";
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -145,9 +303,11 @@ int main(int argc, char **argv)
 			d.die_after = atof(argv[++i]);
 		else if (!strcmp(a, "--warn"))
 			d.warn = true;
+		else if (!strcmp(a, "--replay"))
+			d.replay = true;
 		else {
 			fprintf(stderr, "usage: %s [-d SECS] [-s KEYS] [-z] [--exit-after SECS] "
-					"[--die-after SECS] [--warn]\n", argv[0]);
+					"[--die-after SECS] [--warn] [--replay]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -159,5 +319,12 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < NFUNCS; i++)
 		d.weight[i] = 1000.0 / (double)(i + 1);
+	if (d.replay) {
+		make_hist(&d);
+		d.speed = 1.0;
+		d.range_start = d.range_end = TUI_RANGE_NONE;
+		d.last_ns = now_ns();
+		src.replay = &demo_replay;
+	}
 	return tui_run(&src);
 }
