@@ -318,9 +318,10 @@ static void make_header(const struct perfdata_writer *w, unsigned char out[PW_HE
 	uint64_t v[13] = { 0 };
 	memcpy(&v[0], "PERFILE2", 8);
 	v[1] = PW_HEADER_SIZE;
-	v[2] = sizeof(struct perf_event_attr);
+	/* attr_size is one entry of the attrs section: the attr and the {offset, size} of its ids */
+	v[2] = sizeof(struct perf_event_attr) + 16;
 	v[3] = PW_HEADER_SIZE + w->nids * 8;                      /* attrs.offset */
-	v[4] = sizeof(struct perf_event_attr) + 16;               /* attrs.size: one attr */
+	v[4] = sizeof(struct perf_event_attr) + 16;               /* attrs.size: one entry */
 	v[5] = w->data_off;
 	v[6] = w->data_size;
 	v[7] = 0;                                                 /* event_types: unused */

@@ -15,6 +15,11 @@
  * hostname, OS release, version, arch, CPUs, CPU description and id, memory, command line, event
  * description) and writes the final header.
  *
+ * Telling a finished recording from a cut one: the feature bitmap in the header stays all zero until
+ * perfdata_writer_close sets it (a file perf record finished always has features too), so a reader that
+ * finds no feature bits in a PERFILE2 file knows the writer never finished: the header's data size is
+ * then a lower bound (the last sync), and complete records may follow it up to the end of the file.
+ *
  * Build-ids: the writer follows the mappings itself (MMAP/MMAP2, FORK, exec COMM, fed in time order
  * through perfdata_writer_note) and marks the file that each sample's IP falls in, as perf record
  * does; at close it takes the build-id from the kernel's MMAP2 record when it carried one, else
