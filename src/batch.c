@@ -11,11 +11,13 @@
 #include "batch.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 
+#include "replay.h"
 #include "util/util.h"
 
 static volatile sig_atomic_t batch_stop_signal;
@@ -161,6 +163,64 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* One snapshot of a replay, with time the end of its window in recorded seconds. */
+static bool batch_emit_at(struct session *s, const struct cli *c, double time)
+{
+	struct snapshot *snap = session_refresh(s, COL_SELF, true);
+	struct session_status st;
+	session_get_status(s, &st);
+	if (c->json) {
+		batch_print_json(stdout, snap, &st, time);
+		fputc('\n', stdout);
+	} else {
+		batch_print_text(stdout, snap, &st, time);
+	}
+	snapshot_free(snap);
+	return fflush(stdout) == 0 && !ferror(stdout);
+}
+
+/*
+ * A replay in batch mode runs on recorded time, as fast as it can: one snapshot over the whole file
+ * (or --time START,END), or with -d one per window of that many recorded seconds, each covering its
+ * own window only. No decay: a replay's snapshot is a sum, like perf report's.
+ */
+static int batch_run_replay(struct session *s, const struct cli *c, struct replay *rp)
+{
+	double start = 0, end = INFINITY;
+	if (c->have_time) {
+		start = c->time_start;
+		end = c->time_end;
+		replay_set_range(rp, start, end);
+	}
+	if (!c->delay_given) {
+		replay_advance(rp, end);
+		double dur = replay_duration(rp);
+		batch_emit_at(s, c, end < dur ? end : dur);
+	} else {
+		long printed = 0;
+		/* the side-band before the range, and the windows' origin at the range's start */
+		replay_advance(rp, start);
+		session_refresh(s, COL_SELF, true);
+		for (double t = start; !batch_stop_signal;) {
+			double next = t + c->delay;
+			if (next > end)
+				next = end;
+			replay_advance(rp, next);
+			bool last = replay_at_end(rp) || next >= end;
+			double dur = replay_duration(rp);
+			if (!batch_emit_at(s, c, last && dur < next && dur >= t ? dur : next))
+				break;
+			if (last || (c->iterations && ++printed >= c->iterations))
+				break;
+			t = next;
+		}
+	}
+	const char *w = replay_warning(rp);
+	if (w)
+		warn_msg("%s", w);
+	return 0;
+}
+
 int batch_run(struct session *s, const struct cli *c)
 {
 	struct sigaction sa = {0};
@@ -168,6 +228,8 @@ int batch_run(struct session *s, const struct cli *c)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (session_replay(s))
+		return batch_run_replay(s, c, session_replay(s));
 
 	const uint64_t interval = (uint64_t)(c->delay * 1e9);
 	uint64_t next = now_ns() + interval;

@@ -13,6 +13,7 @@
 
 #include "batch.h"
 #include "cli.h"
+#include "replay.h"
 #include "session.h"
 #include "ui/tui.h"
 #include "util/util.h"
@@ -71,6 +72,84 @@ static void glue_header(void *ctx, struct view_header *h)
 	}
 }
 
+/* The replay controls of the view, straight onto the replay engine. */
+static struct replay *glue_replay(void *ctx)
+{
+	return session_replay(((struct tui_glue *)ctx)->session);
+}
+
+static double glue_r_duration(void *ctx)
+{
+	return replay_duration(glue_replay(ctx));
+}
+
+static double glue_r_position(void *ctx)
+{
+	return replay_position(glue_replay(ctx));
+}
+
+static const uint64_t *glue_r_histogram(void *ctx, size_t *n)
+{
+	return replay_histogram(glue_replay(ctx), n);
+}
+
+static void glue_r_set_paused(void *ctx, bool paused)
+{
+	replay_set_paused(glue_replay(ctx), paused);
+}
+
+static void glue_r_set_speed(void *ctx, double speed)
+{
+	replay_set_speed(glue_replay(ctx), speed);
+}
+
+static void glue_r_seek(void *ctx, double secs)
+{
+	struct tui_glue *g = ctx;
+	if (replay_seek(glue_replay(ctx), secs) < 0)
+		snprintf(g->notice, sizeof(g->notice), "a pipe cannot be rewound: seeking needs a file");
+}
+
+static void glue_r_set_range(void *ctx, double start, double end)
+{
+	struct replay *rp = glue_replay(ctx);
+	replay_set_range(rp, start, end);
+	/* the table shows the new range at once: rebuild up to where playback is */
+	glue_r_seek(ctx, replay_position(rp));
+}
+
+static const char *const *glue_info(void *ctx, size_t *n)
+{
+	return (const char *const *)replay_header_lines(glue_replay(ctx), n);
+}
+
+static const struct tui_replay glue_replay_ops = {
+	.duration = glue_r_duration,
+	.position = glue_r_position,
+	.histogram = glue_r_histogram,
+	.set_paused = glue_r_set_paused,
+	.set_speed = glue_r_set_speed,
+	.seek = glue_r_seek,
+	.set_range = glue_r_set_range,
+};
+
+/* --header: the recording's header info as "name: value" lines. */
+static int print_header(const char *path)
+{
+	char err[512];
+	struct perfdata_reader *rd = perfdata_open(path, err, sizeof(err));
+	if (!rd) {
+		fprintf(stderr, "perftop: %s\n", err);
+		return 1;
+	}
+	size_t n;
+	char **lines = perfdata_header_lines(rd, &n);
+	for (size_t i = 0; i < n; i++)
+		printf("%s\n", lines[i]);
+	perfdata_free_lines(lines, n);
+	perfdata_close(rd);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -90,11 +169,10 @@ int main(int argc, char **argv)
 		break;
 	}
 
-	if (cli.input) {
-		fprintf(stderr, "perftop: -i (replay) is not available in this build yet\n");
-		return 2;
-	}
-	struct session *s = session_open(&cli, err, sizeof(err));
+	if (cli.input && cli.header_only)
+		return print_header(cli.input);
+	struct session *s = cli.input ? session_open_file(&cli, err, sizeof(err))
+				      : session_open(&cli, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "perftop: %s\n", err);
 		return 1;
@@ -128,6 +206,10 @@ int main(int argc, char **argv)
 			.refresh_secs = cli.delay,
 			.zero = cli.zero,
 		};
+		if (cli.input) {
+			src.replay = &glue_replay_ops;
+			src.info = glue_info;
+		}
 		rc = tui_run(&src);
 	}
 	session_close(s);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay.h"
 #include "sampler/sampler.h"
 #include "symbolize/symbolizer.h"
 #include "util/util.h"
@@ -34,6 +35,10 @@ struct session {
 	const char *command_name;
 	const char *output;        /* -o FILE */
 	bool record_error_told;
+	/* Replay (-i): the file is the source instead of the sampler; time is recorded time. */
+	struct replay *replay;
+	double window_start_pos;
+	uint64_t replay_lost;
 };
 
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
@@ -54,8 +59,52 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 	return s;
 }
 
+static void session_take(struct session *s, const struct rec *r);
+
+static void replay_sink_record(void *ctx, const struct rec *r)
+{
+	struct session *s = ctx;
+	if (r->type == REC_LOST || r->type == REC_LOST_SAMPLES)
+		s->replay_lost += r->u.lost.lost;
+	session_take(s, r);
+}
+
+/* A seek starts the aggregation over; the address spaces stay (the side-band is fed again). */
+static void replay_sink_reset(void *ctx)
+{
+	struct session *s = ctx;
+	profile_end_window(s->prof, true);
+	s->window_start_pos = 0;
+}
+
+struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+	struct replay_opts o = {.path = c->input, .event = c->event_select, .scan = !c->batch};
+	struct replay_sink sink = {.ctx = s, .record = replay_sink_record, .reset = replay_sink_reset};
+	s->replay = replay_open(&o, &sink, err, errlen);
+	if (!s->replay) {
+		free(s);
+		return NULL;
+	}
+	s->sym = symbolizer_new();
+	s->prof = profile_new(c->keys, c->nkeys);
+	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
+		 strcmp(c->input, "-") ? c->input : "stdin");
+	return s;
+}
+
+struct replay *session_replay(struct session *s)
+{
+	return s->replay;
+}
+
 int session_start(struct session *s, char *err, size_t errlen)
 {
+	if (s->replay) {
+		s->start_ns = s->window_start_ns = now_ns();
+		return 0;
+	}
 	int rc = sampler_start(s->sampler, err, errlen);
 	s->start_ns = s->window_start_ns = now_ns();
 	return rc < 0 ? -1 : 0;
@@ -65,8 +114,11 @@ void session_close(struct session *s)
 {
 	if (!s)
 		return;
-	sampler_stop(s->sampler);
-	sampler_free(s->sampler);
+	if (s->sampler) {
+		sampler_stop(s->sampler);
+		sampler_free(s->sampler);
+	}
+	replay_close(s->replay);
 	profile_free(s->prof);
 	symbolizer_free(s->sym);
 	free(s);
@@ -100,6 +152,8 @@ static void session_take(struct session *s, const struct rec *r)
 
 long session_poll(struct session *s)
 {
+	if (s->replay)
+		return replay_tick(s->replay, now_ns());
 	struct queue *q = sampler_queue(s->sampler);
 	long taken = 0;
 	size_t len;
@@ -124,6 +178,16 @@ long session_poll(struct session *s)
 
 struct snapshot *session_refresh(struct session *s, enum snap_col order, bool zero)
 {
+	if (s->replay) {
+		/* windows of recorded time */
+		struct snapshot *snap = profile_snapshot(s->prof, order);
+		double pos = replay_position(s->replay);
+		profile_end_window(s->prof, zero);
+		s->last_window_secs = pos - s->window_start_pos;
+		s->last_window_samples = snap->window_samples;
+		s->window_start_pos = pos;
+		return snap;
+	}
 	uint64_t now = now_ns();
 	uint64_t dropped = queue_dropped(sampler_queue(s->sampler));
 	struct snapshot *snap = profile_snapshot(s->prof, order);
@@ -139,6 +203,17 @@ struct snapshot *session_refresh(struct session *s, enum snap_col order, bool ze
 void session_get_status(struct session *s, struct session_status *st)
 {
 	struct sampler_stats ss;
+	if (s->replay) {
+		memset(st, 0, sizeof(*st));
+		st->event = replay_event_name(s->replay);
+		st->elapsed = replay_position(s->replay);
+		st->window_secs = s->last_window_secs;
+		if (s->last_window_secs > 0)
+			st->samples_per_sec = (double)s->last_window_samples / s->last_window_secs;
+		st->lost = s->replay_lost;
+		st->target_text = s->target_text;
+		return;
+	}
 	sampler_get_stats(s->sampler, &ss);
 	memset(st, 0, sizeof(*st));
 	st->event = sampler_event_name(s->sampler);

@@ -17,6 +17,11 @@ struct session;
 
 /* Opens everything for the options; NULL with a one-line message in err on failure. */
 struct session *session_open(const struct cli *c, char *err, size_t errlen);
+/* A replay of the perf.data file c->input instead of live sampling (same pipeline after the
+ * source); NULL with a one-line message in err. */
+struct session *session_open_file(const struct cli *c, char *err, size_t errlen);
+/* The replay engine of a session opened on a file, else NULL. */
+struct replay *session_replay(struct session *s);
 /* Starts sampling (and the command). 0, or -1 with a message in err. */
 int session_start(struct session *s, char *err, size_t errlen);
 void session_close(struct session *s);

@@ -24,6 +24,7 @@
 struct cursor {
 	const unsigned char *p;
 	const unsigned char *end;
+	bool swap; /* the record was written in the other byte order */
 };
 
 static size_t cursor_left(const struct cursor *c)
@@ -44,6 +45,8 @@ static int cursor_u64(struct cursor *c, uint64_t *v)
 	if (cursor_left(c) < 8)
 		return -EINVAL;
 	memcpy(v, c->p, 8);
+	if (c->swap)
+		*v = __builtin_bswap64(*v);
 	c->p += 8;
 	return 0;
 }
@@ -54,7 +57,22 @@ static int cursor_u32_pair(struct cursor *c, uint32_t *a, uint32_t *b)
 		return -EINVAL;
 	memcpy(a, c->p, 4);
 	memcpy(b, c->p + 4, 4);
+	if (c->swap) {
+		*a = __builtin_bswap32(*a);
+		*b = __builtin_bswap32(*b);
+	}
 	c->p += 8;
+	return 0;
+}
+
+/* A u32 at the cursor without moving it (RAW's size, the first half of a u32 pair). */
+static int cursor_peek_u32(const struct cursor *c, uint32_t *v)
+{
+	if (cursor_left(c) < 4)
+		return -EINVAL;
+	memcpy(v, c->p, 4);
+	if (c->swap)
+		*v = __builtin_bswap32(*v);
 	return 0;
 }
 
@@ -78,6 +96,17 @@ void parse_cfg_init(struct parse_cfg *cfg, const struct perf_event_attr *attr, u
 	cfg->branch_sample_type = attr->branch_sample_type;
 	cfg->sample_id_all = attr->sample_id_all;
 	cfg->evidx = evidx;
+}
+
+/* Swaps n u64 words in place (arrays copied out of a record of the other byte order). */
+static void swap_words(unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v;
+		memcpy(&v, p + i * 8, 8);
+		v = __builtin_bswap64(v);
+		memcpy(p + i * 8, &v, 8);
+	}
 }
 
 /* Bytes of the sample_id trailer for this sample_type (fields in the kernel's order). */
@@ -118,6 +147,7 @@ static int parse_trailer(const struct parse_cfg *cfg, const unsigned char *body,
 		return -EINVAL;
 	c.p = *end - n;
 	c.end = *end;
+	c.swap = cfg->swapped;
 	*end = c.p;
 	if (cfg->sample_type & PERF_SAMPLE_TID) {
 		cursor_u32_pair(&c, &a, &b);
@@ -231,9 +261,8 @@ static int parse_sample(const struct parse_cfg *cfg, struct cursor *c, struct re
 	}
 	if (st & PERF_SAMPLE_RAW) {
 		uint32_t rawsz;
-		if (cursor_left(c) < 4)
+		if (cursor_peek_u32(c, &rawsz))
 			return -EINVAL;
-		memcpy(&rawsz, c->p, 4);
 		/* The kernel pads u32 size + data to 8 bytes; round up so the next field is aligned. */
 		n = ((uint64_t)rawsz + 4 + 7) & ~(uint64_t)7;
 		if (cursor_skip(c, n))
@@ -304,6 +333,57 @@ static int string_len(const unsigned char *p, const unsigned char *end, size_t *
 	return 0;
 }
 
+/*
+ * The fixed part of a kernel record we do not keep, checked against its body (trailer excluded):
+ * a reader must not trust a size it has not checked, even for a record it skips.
+ */
+static int other_body_check(const struct parse_cfg *cfg, uint32_t type, struct cursor *c)
+{
+	uint64_t n, v;
+	uint32_t a, b;
+	size_t slen;
+
+	switch (type) {
+	case PERF_RECORD_READ: /* pid, tid, struct read_format */
+		return cursor_u32_pair(c, &a, &b) || skip_read_format(c, cfg->read_format) ? -EINVAL : 0;
+	case PERF_RECORD_AUX: /* aux_offset, aux_size, flags */
+		return cursor_skip(c, 24);
+	case PERF_RECORD_ITRACE_START: /* pid, tid */
+	case PERF_RECORD_SWITCH_CPU_WIDE: /* next_prev_pid, next_prev_tid */
+	case PERF_RECORD_AUX_OUTPUT_HW_ID: /* hw_id */
+		return cursor_skip(c, 8);
+	case PERF_RECORD_SWITCH:
+		return 0;
+	case PERF_RECORD_NAMESPACES: /* pid, tid, nr, {dev, inode}[nr] */
+		if (cursor_u32_pair(c, &a, &b) || cursor_u64(c, &n))
+			return -EINVAL;
+		return n > cursor_left(c) / 16 ? -EINVAL : 0;
+	case PERF_RECORD_KSYMBOL: /* addr, len, ksym_type, flags, name */
+		if (cursor_skip(c, 16))
+			return -EINVAL;
+		return string_len(c->p, c->end, &slen);
+	case PERF_RECORD_BPF_EVENT: /* type, flags, id, tag[8] */
+		return cursor_skip(c, 16);
+	case PERF_RECORD_CGROUP: /* id, path */
+		if (cursor_u64(c, &v))
+			return -EINVAL;
+		return string_len(c->p, c->end, &slen);
+	case PERF_RECORD_TEXT_POKE: { /* addr, old_len, new_len, bytes[old_len + new_len] */
+		uint16_t lens[2];
+		if (cursor_u64(c, &v) || cursor_left(c) < 4)
+			return -EINVAL;
+		memcpy(lens, c->p, 4);
+		if (cfg->swapped) {
+			lens[0] = __builtin_bswap16(lens[0]);
+			lens[1] = __builtin_bswap16(lens[1]);
+		}
+		return cursor_skip(c, 4 + (uint64_t)lens[0] + lens[1]);
+	}
+	default:
+		return 0;
+	}
+}
+
 static uint32_t align8(uint64_t n)
 {
 	return (uint32_t)((n + 7) & ~(uint64_t)7);
@@ -324,6 +404,11 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 	if (len < sizeof(h))
 		return -EINVAL;
 	memcpy(&h, base, sizeof(h));
+	if (cfg->swapped) {
+		h.type = __builtin_bswap32(h.type);
+		h.misc = __builtin_bswap16(h.misc);
+		h.size = __builtin_bswap16(h.size);
+	}
 	if (h.size < sizeof(h) || h.size > len)
 		return -EINVAL;
 	if (cap < sizeof(*out))
@@ -336,6 +421,7 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 	out->evidx = cfg->evidx;
 	out->cpu = REC_NO_CPU;
 	c.p = base + sizeof(h);
+	c.swap = cfg->swapped;
 	end = base + h.size;
 
 	switch (h.type) {
@@ -457,11 +543,15 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 
 	default:
 		out->type = REC_OTHER;
-		/* Kernel-generated types carry the trailer too (useful for ordering); types from
-		 * user space (perf.data's own, >= 64) do not. A type we do not know is not an error. */
-		if (h.type < PARSE_USER_TYPE_START &&
-		    (size_t)(end - c.p) >= trailer_size(cfg->sample_type))
-			parse_trailer(cfg, c.p, &end, out, true);
+		if (h.type >= PARSE_USER_TYPE_START)
+			break; /* perf.data's own records: no trailer, their reader checks them */
+		/* Kernel-generated types carry the trailer too (useful for ordering); their fixed part
+		 * must fit in what is left. A type we do not know is not an error. */
+		if (parse_trailer(cfg, c.p, &end, out, true))
+			return -EINVAL;
+		c.end = end;
+		if (other_body_check(cfg, h.type, &c))
+			return -EINVAL;
 		break;
 	}
 	if (err)
@@ -481,6 +571,8 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 				s->callchain_off = off;
 				s->callchain_nr = (uint32_t)sp.callchain_nr;
 				memcpy(dst, sp.callchain, sp.callchain_nr * 8);
+				if (cfg->swapped)
+					swap_words(dst, sp.callchain_nr);
 				dst += sp.callchain_nr * 8;
 				off += (uint32_t)sp.callchain_nr * 8;
 			}
@@ -488,6 +580,8 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 				s->regs_user_off = off;
 				s->regs_user_nr = sp.regs_nr;
 				memcpy(dst, sp.regs, (size_t)sp.regs_nr * 8);
+				if (cfg->swapped)
+					swap_words(dst, sp.regs_nr);
 				dst += (size_t)sp.regs_nr * 8;
 				off += sp.regs_nr * 8;
 			}

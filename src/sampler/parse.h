@@ -23,6 +23,7 @@ struct parse_cfg {
 	uint64_t sample_regs_intr;
 	uint64_t branch_sample_type;
 	bool sample_id_all;
+	bool swapped;  /* the bytes are of the other byte order (a perf.data file from such a machine) */
 	uint32_t evidx;
 };
 

@@ -65,11 +65,19 @@ struct perfdata_reader;
 /* Opens path ("-" = stdin, pipe mode). NULL with a one-line message in err on failure ("not a
  * perf.data file", "cannot open ...: No such file or directory", ...). */
 struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen);
+/* The same from a memory buffer (the fuzzers, tests); buf must outlive the reader. */
+struct perfdata_reader *perfdata_open_mem(const void *buf, size_t len, char *err, size_t errlen);
 void perfdata_close(struct perfdata_reader *r);
 
 size_t perfdata_nevents(const struct perfdata_reader *r);
 const struct perfdata_event *perfdata_event(const struct perfdata_reader *r, size_t i);
 const struct perfdata_info *perfdata_info(const struct perfdata_reader *r);
+/* perf's dummy event (side-band only, never samples). */
+bool perfdata_event_is_dummy(const struct perfdata_reader *r, size_t i);
+
+/* Everything the header holds as "name: value" lines (allocated; free with perfdata_free_lines). */
+char **perfdata_header_lines(const struct perfdata_reader *r, size_t *nlines);
+void perfdata_free_lines(char **lines, size_t n);
 
 /*
  * The next record in time order, parsed into out (cap bytes). Returns 1 for a record, 0 at the end
@@ -77,6 +85,8 @@ const struct perfdata_info *perfdata_info(const struct perfdata_reader *r);
  * stats.warning set). Records that do not parse are counted and skipped, not returned.
  */
 int perfdata_next(struct perfdata_reader *r, struct rec *out, size_t cap);
+/* The same without the copy: *out points into the reader and is valid until the next call. */
+int perfdata_next_ref(struct perfdata_reader *r, const struct rec **out);
 
 /* Starts again from the first record (not for pipe mode: -ESPIPE). */
 int perfdata_rewind(struct perfdata_reader *r);

@@ -1,0 +1,376 @@
+/*
+ * replay: plays a perf.data file into a sink in recorded time.
+ *
+ * One record is looked at ahead (the reader's record by reference stays valid until the next
+ * read), so "feed up to time t" stops exactly at the first record past t and picks it up on the
+ * next call. The optional scan at open reads the file once (parse only, nothing is symbolized) to
+ * find the first event with samples, the recording's duration and its samples-per-second histogram;
+ * then the reader is rewound. Pipes cannot be scanned: their histogram grows as they are played.
+ */
+#include "replay.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/util.h"
+
+#define REPLAY_MAX_BINS (1u << 22)     /* seconds of histogram: weeks */
+#define REPLAY_TICK_BUDGET 300000      /* records per tick at "as fast as it can go" */
+
+struct hist {
+	uint64_t *bins;
+	size_t n, cap;
+	uint64_t base;             /* time (ns) of bin 0 */
+	bool based;
+};
+
+struct replay {
+	struct perfdata_reader *rd;
+	struct replay_sink sink;
+	char path[256];
+	size_t ev;                 /* the chosen event */
+	char ev_name[128];
+
+	uint64_t t0;               /* first sample of the chosen event (ns) */
+	bool t0_known;
+	uint64_t last_time;        /* last sample of the chosen event seen (ns) */
+	bool scanned;              /* duration and histogram are those of the whole file */
+	double duration;
+
+	const struct rec *pending; /* read but not fed yet (past the time asked for) */
+	bool at_end;
+	double pos;
+
+	double range_start, range_end;
+
+	struct hist hist;
+
+	double speed;
+	bool paused;
+	uint64_t last_wall;
+
+	char **lines;
+	size_t nlines;
+	char warning[320];
+};
+
+static void hist_add(struct hist *h, uint64_t time)
+{
+	if (!h->based) {
+		h->base = time;
+		h->based = true;
+	}
+	uint64_t b = time > h->base ? (time - h->base) / 1000000000ull : 0;
+	if (b >= REPLAY_MAX_BINS)
+		b = REPLAY_MAX_BINS - 1;
+	if (b >= h->n) {
+		xgrow((void **)&h->bins, &h->cap, (size_t)b + 1, sizeof(uint64_t));
+		memset(h->bins + h->n, 0, ((size_t)b + 1 - h->n) * sizeof(uint64_t));
+		h->n = (size_t)b + 1;
+	}
+	h->bins[b]++;
+}
+
+/* "cpu-clock" matches "cpu-clock" and "cpu-clock:ppp" (perf's modifiers). */
+static bool name_matches(const char *have, const char *want)
+{
+	size_t n = strlen(want);
+	return strcasecmp(have, want) == 0 ||
+	       (strncasecmp(have, want, n) == 0 && have[n] == ':');
+}
+
+struct ev_count {
+	uint64_t samples, first, last;
+	struct hist hist;
+};
+
+/* Reads the whole file once: samples per event, their time span and histograms. */
+static int replay_scan(struct replay *rp, struct ev_count *cnt, size_t nev)
+{
+	const struct rec *r;
+	int rc;
+	while ((rc = perfdata_next_ref(rp->rd, &r)) > 0) {
+		if (r->type != REC_SAMPLE || r->evidx >= nev)
+			continue;
+		struct ev_count *c = &cnt[r->evidx];
+		if (!c->samples++)
+			c->first = r->time;
+		if (r->time > c->last)
+			c->last = r->time;
+		hist_add(&c->hist, r->time);
+	}
+	return rc;
+}
+
+struct replay *replay_open(const struct replay_opts *o, const struct replay_sink *sink, char *err,
+			   size_t errlen)
+{
+	struct perfdata_reader *rd = perfdata_open(o->path, err, errlen);
+	if (!rd)
+		return NULL;
+	struct replay *rp = xcalloc(1, sizeof(*rp));
+	rp->rd = rd;
+	rp->sink = *sink;
+	snprintf(rp->path, sizeof(rp->path), "%s", o->path);
+	rp->range_start = 0;
+	rp->range_end = INFINITY;
+	rp->speed = 1.0;
+	rp->lines = perfdata_header_lines(rd, &rp->nlines);
+
+	size_t nev = perfdata_nevents(rd);
+	long chosen = -1;
+	if (o->event) {
+		for (size_t i = 0; i < nev && chosen < 0; i++)
+			if (name_matches(perfdata_event(rd, i)->name, o->event))
+				chosen = (long)i;
+		if (chosen < 0) {
+			char names[256] = "";
+			size_t used = 0;
+			for (size_t i = 0; i < nev && used < sizeof(names) - 1; i++) {
+				int n = snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "",
+						 perfdata_event(rd, i)->name);
+				if (n > 0)
+					used += (size_t)n;
+			}
+			snprintf(err, errlen, "no event named '%s' in %s (it has: %s)", o->event,
+				 rp->path, names);
+			replay_close(rp);
+			return NULL;
+		}
+	}
+	bool seekable = perfdata_rewind(rd) == 0;
+	if (seekable && (o->scan || (chosen < 0 && nev > 1))) {
+		struct ev_count *cnt = xcalloc(nev, sizeof(*cnt));
+		replay_scan(rp, cnt, nev);
+		for (size_t i = 0; i < nev && chosen < 0; i++)
+			if (cnt[i].samples)
+				chosen = (long)i;
+		if (chosen < 0)
+			chosen = 0;
+		struct ev_count *c = &cnt[chosen];
+		if (o->scan) {
+			rp->scanned = true;
+			rp->duration = c->samples ? (double)(c->last - c->first) / 1e9 : 0;
+			rp->hist = c->hist;
+			c->hist.bins = NULL;
+		}
+		for (size_t i = 0; i < nev; i++)
+			free(cnt[i].hist.bins);
+		free(cnt);
+		perfdata_rewind(rd);
+	}
+	if (chosen < 0) {
+		/* A pipe: the first event that can have samples. */
+		chosen = 0;
+		for (size_t i = 0; i < nev; i++)
+			if (!perfdata_event_is_dummy(rd, i)) {
+				chosen = (long)i;
+				break;
+			}
+	}
+	rp->ev = (size_t)chosen;
+	snprintf(rp->ev_name, sizeof(rp->ev_name), "%s", perfdata_event(rd, rp->ev)->name);
+	return rp;
+}
+
+void replay_close(struct replay *rp)
+{
+	if (!rp)
+		return;
+	perfdata_close(rp->rd);
+	perfdata_free_lines(rp->lines, rp->nlines);
+	free(rp->hist.bins);
+	free(rp);
+}
+
+const char *replay_event_name(const struct replay *rp)
+{
+	return rp->ev_name;
+}
+
+const char *replay_path(const struct replay *rp)
+{
+	return rp->path;
+}
+
+bool replay_seekable(const struct replay *rp)
+{
+	return strcmp(rp->path, "-") != 0;
+}
+
+static double rel_secs(const struct replay *rp, uint64_t time)
+{
+	return time > rp->t0 ? (double)(time - rp->t0) / 1e9 : 0.0;
+}
+
+double replay_duration(const struct replay *rp)
+{
+	if (rp->scanned)
+		return rp->duration;
+	return rp->t0_known ? rel_secs(rp, rp->last_time) : 0;
+}
+
+const uint64_t *replay_histogram(const struct replay *rp, size_t *nsecs)
+{
+	*nsecs = rp->hist.n;
+	return rp->hist.bins;
+}
+
+double replay_position(const struct replay *rp)
+{
+	return rp->pos;
+}
+
+bool replay_at_end(const struct replay *rp)
+{
+	return rp->at_end;
+}
+
+void replay_set_range(struct replay *rp, double start, double end)
+{
+	rp->range_start = start > 0 ? start : 0;
+	rp->range_end = end < 0 ? INFINITY : end;
+}
+
+void replay_get_range(const struct replay *rp, double *start, double *end)
+{
+	*start = rp->range_start;
+	*end = rp->range_end;
+}
+
+/* Feeds records up to recorded time t, at most budget of them (0: no limit). */
+static long feed_until(struct replay *rp, double t, long budget)
+{
+	long fed = 0;
+	double last_rel = rp->pos;
+	for (;;) {
+		if (!rp->pending) {
+			if (rp->at_end || perfdata_next_ref(rp->rd, &rp->pending) <= 0) {
+				rp->pending = NULL;
+				rp->at_end = true;
+				break;
+			}
+		}
+		const struct rec *r = rp->pending;
+		if (r->type == REC_SAMPLE) {
+			if (r->evidx == rp->ev) {
+				if (!rp->t0_known) {
+					rp->t0 = r->time;
+					rp->t0_known = true;
+				}
+				double rel = rel_secs(rp, r->time);
+				if (rel > t)
+					break;
+				if (r->time > rp->last_time)
+					rp->last_time = r->time;
+				if (!rp->scanned)
+					hist_add(&rp->hist, r->time);
+				if (rel >= rp->range_start && rel < rp->range_end)
+					rp->sink.record(rp->sink.ctx, r);
+				last_rel = rel;
+			}
+			/* samples of the other events are not part of this view */
+		} else {
+			if (rp->t0_known && r->time > rp->t0 && rel_secs(rp, r->time) > t)
+				break;
+			rp->sink.record(rp->sink.ctx, r);
+		}
+		rp->pending = NULL;
+		if (++fed >= budget && budget > 0)
+			break;
+	}
+	if (rp->at_end)
+		rp->pos = isfinite(t) && t < replay_duration(rp) ? t : replay_duration(rp);
+	else if (budget > 0 && fed >= budget)
+		rp->pos = last_rel;
+	else if (t > rp->pos)
+		rp->pos = t;
+	return fed;
+}
+
+long replay_advance(struct replay *rp, double t)
+{
+	return feed_until(rp, t, 0);
+}
+
+int replay_seek(struct replay *rp, double t)
+{
+	int rc = perfdata_rewind(rp->rd);
+	if (rc < 0)
+		return rc;
+	rp->pending = NULL;
+	rp->at_end = false;
+	rp->pos = 0;
+	if (rp->sink.reset)
+		rp->sink.reset(rp->sink.ctx);
+	feed_until(rp, t < 0 ? 0 : t, 0);
+	return 0;
+}
+
+void replay_set_speed(struct replay *rp, double speed)
+{
+	rp->speed = speed;
+}
+
+double replay_speed(const struct replay *rp)
+{
+	return rp->speed;
+}
+
+void replay_set_paused(struct replay *rp, bool paused)
+{
+	rp->paused = paused;
+}
+
+bool replay_paused(const struct replay *rp)
+{
+	return rp->paused;
+}
+
+long replay_tick(struct replay *rp, uint64_t wall_ns)
+{
+	uint64_t dt = rp->last_wall && wall_ns > rp->last_wall ? wall_ns - rp->last_wall : 0;
+	rp->last_wall = wall_ns;
+	if (rp->paused || rp->at_end)
+		return 0;
+	if (rp->speed <= 0)
+		return feed_until(rp, INFINITY, REPLAY_TICK_BUDGET);
+	/* the first tick feeds what precedes the first sample (the side-band of the start) */
+	return feed_until(rp, rp->pos + (double)dt / 1e9 * rp->speed, REPLAY_TICK_BUDGET);
+}
+
+char *const *replay_header_lines(const struct replay *rp, size_t *n)
+{
+	*n = rp->nlines;
+	return rp->lines;
+}
+
+const struct perfdata_reader *replay_reader(const struct replay *rp)
+{
+	return rp->rd;
+}
+
+void replay_get_stats(const struct replay *rp, struct perfdata_stats *st)
+{
+	perfdata_get_stats(rp->rd, st);
+}
+
+const char *replay_warning(struct replay *rp)
+{
+	struct perfdata_stats st;
+	perfdata_get_stats(rp->rd, &st);
+	if (st.warning[0])
+		snprintf(rp->warning, sizeof(rp->warning), "%.60s: %.255s", rp->path, st.warning);
+	else if (st.bad_records)
+		snprintf(rp->warning, sizeof(rp->warning),
+			 "%s: %llu records did not parse and were skipped", rp->path,
+			 (unsigned long long)st.bad_records);
+	else
+		return NULL;
+	return rp->warning;
+}

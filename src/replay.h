@@ -1,0 +1,88 @@
+/*
+ * replay: a perf.data file as the session's source, played in recorded time.
+ *
+ * The engine owns a perfdata reader and pushes records into a sink (the session: side-band records
+ * to the symbolizer, samples to the profile). It knows nothing of the view: the TUI's controls
+ * (pause, speed, seek, range, the sparkline) and batch mode's windows are both built on the calls
+ * below. Time is recorded time, in seconds from the first sample of the chosen event.
+ *
+ * Which records reach the sink: every side-band record (MMAP, COMM, FORK, EXIT, LOST...), so that
+ * the address spaces are right wherever playback is; samples only of the chosen event and only
+ * inside the range.
+ */
+#ifndef PERFTOP_REPLAY_H
+#define PERFTOP_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sampler/perfdata.h"
+#include "sampler/record.h"
+
+struct replay_sink {
+	void *ctx;
+	void (*record)(void *ctx, const struct rec *r);
+	/* A seek starts over: the sink drops what it aggregated (the symbolizer may stay). */
+	void (*reset)(void *ctx);
+};
+
+struct replay_opts {
+	const char *path;          /* "-" = stdin (pipe mode) */
+	const char *event;         /* --select-event NAME, or NULL: the first event with samples */
+	bool scan;                 /* read the file once at open for the duration and the histogram */
+};
+
+struct replay;
+
+/* NULL with a one-line message in err ("not a perf.data file", "no event named ..."). */
+struct replay *replay_open(const struct replay_opts *o, const struct replay_sink *sink, char *err,
+			   size_t errlen);
+void replay_close(struct replay *rp);
+
+const char *replay_event_name(const struct replay *rp);
+const char *replay_path(const struct replay *rp);
+bool replay_seekable(const struct replay *rp);
+
+/* Seconds from the first to the last sample; known after the scan, else once the end is reached
+ * (until then, the position so far). */
+double replay_duration(const struct replay *rp);
+/* Samples of the chosen event per second of the recording (after a scan; else what was read so
+ * far). Valid until the next replay call. */
+const uint64_t *replay_histogram(const struct replay *rp, size_t *nsecs);
+
+/* Where playback is: every record up to this recorded time has been fed. */
+double replay_position(const struct replay *rp);
+/* True once every record has been fed. */
+bool replay_at_end(const struct replay *rp);
+
+/* Samples outside [start, end) (seconds) are not fed; start < 0: from the start, end < 0: to the end
+ * (TUI_RANGE_NONE). */
+void replay_set_range(struct replay *rp, double start, double end);
+void replay_get_range(const struct replay *rp, double *start, double *end);
+
+/* Feeds records up to recorded time t (>= the position). Returns the number of records fed. */
+long replay_advance(struct replay *rp, double t);
+/* Starts over (reset, re-read from the start) and feeds up to t: side-band records all, samples
+ * inside the range. 0, or -ESPIPE for a pipe. */
+int replay_seek(struct replay *rp, double t);
+
+/* Playback clock for a live-like view: speed x recorded seconds per wall second (<= 0: as fast
+ * as it can go, a bounded number of records per tick). */
+void replay_set_speed(struct replay *rp, double speed);
+double replay_speed(const struct replay *rp);
+void replay_set_paused(struct replay *rp, bool paused);
+bool replay_paused(const struct replay *rp);
+/* Called at each tick of the view with the wall clock (ns): advances as the speed says. Returns
+ * the number of records fed. */
+long replay_tick(struct replay *rp, uint64_t wall_ns);
+
+/* The header info as "name: value" lines (owned by the replay). */
+char *const *replay_header_lines(const struct replay *rp, size_t *n);
+const struct perfdata_reader *replay_reader(const struct replay *rp);
+void replay_get_stats(const struct replay *rp, struct perfdata_stats *st);
+/* The one-line warning to show after a replay (cut short, reading stopped, records skipped), or
+ * NULL when all went well. */
+const char *replay_warning(struct replay *rp);
+
+#endif
