@@ -62,11 +62,12 @@ static void setup_roles(void)
 	role_attr[ROLE_STATUS] = A_REVERSE;
 	role_attr[ROLE_NOTICE] = A_BOLD;
 	role_attr[ROLE_DIM] = A_DIM;
-	/* Without colour the range is reversed like a selection and the position stands out from it
-	 * by being the one cell that is bold and underlined instead. */
+	/* Without colour the position is the one reversed cell (a playhead), the range is bold; the
+	 * marks line under the sparkline says both in characters anyway. Reversing the whole range
+	 * would turn its bars upside down. */
 	role_attr[ROLE_SPARK] = A_NORMAL;
-	role_attr[ROLE_SPARK_RANGE] = A_REVERSE;
-	role_attr[ROLE_SPARK_POS] = A_BOLD | A_UNDERLINE;
+	role_attr[ROLE_SPARK_RANGE] = A_BOLD;
+	role_attr[ROLE_SPARK_POS] = A_REVERSE;
 	if (!colors)
 		return;
 	start_color();
@@ -85,9 +86,12 @@ static void setup_roles(void)
 		{ ROLE_KERNEL, COLOR_YELLOW, -1, A_NORMAL },
 		{ ROLE_STATUS, COLOR_BLACK, COLOR_CYAN, A_NORMAL },
 		{ ROLE_NOTICE, COLOR_YELLOW, -1, A_BOLD },
+		/* The bars are the foreground, so marks go in the background: a black foreground would
+		 * turn every tall bar into a black cell. The range is a blue band behind green bars, the
+		 * position a red cell with a yellow bar. */
 		{ ROLE_SPARK, COLOR_GREEN, -1, A_NORMAL },
-		{ ROLE_SPARK_RANGE, COLOR_BLACK, COLOR_GREEN, A_NORMAL },
-		{ ROLE_SPARK_POS, COLOR_BLACK, COLOR_YELLOW, A_BOLD },
+		{ ROLE_SPARK_RANGE, COLOR_GREEN, COLOR_BLUE, A_BOLD },
+		{ ROLE_SPARK_POS, COLOR_YELLOW, COLOR_RED, A_BOLD },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
 		short pair = (short)(pairs[i].role + 1);
