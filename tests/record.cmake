@@ -7,3 +7,7 @@ foreach(t test_record_command test_record_system test_record_sigkill test_record
   set_tests_properties(record_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf
     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/record:${CMAKE_CURRENT_SOURCE_DIR}/e2e")
 endforeach()
+
+# The writer alone: encoding round trips through parse, file layout, and our reader on the result.
+perftop_unit_test(test_perfdata_write SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/record/test_perfdata_write.c
+  LIBS perftop_sampler perftop_util)

@@ -1,0 +1,299 @@
+/*
+ * test_perfdata_write: the perf.data writer on its own. Encoding a synthesized struct rec back into
+ * kernel record bytes must parse back to the same record (so perf and our reader see what the kernel
+ * would have sent); a written file has perf's header layout, mode 0600, the previous file kept as
+ * .old, feature sections at the end, and reads back through our perf.data reader with the build-id
+ * of the binary a sample hit. perf itself judges real recordings in the python tests next to this.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "check.h"
+#include "sampler/parse.h"
+#include "sampler/perfdata.h"
+#include "sampler/perfdata_write.h"
+
+#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+union recbuf {
+	struct rec rec;
+	unsigned char bytes[sizeof(struct rec) + PATH_MAX + 64];
+};
+
+static void attr_init(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->sample_freq = 999;
+	a->freq = 1;
+	a->sample_type = ST;
+	a->sample_id_all = 1;
+	a->mmap = a->mmap2 = a->comm = a->task = 1;
+}
+
+static struct rec *make_comm(union recbuf *b, uint32_t pid, uint32_t tid, const char *name,
+			     bool exec)
+{
+	struct rec *r = &b->rec;
+	memset(b, 0, sizeof(*b));
+	r->size = sizeof(*r);
+	r->type = REC_COMM;
+	r->perf_type = PERF_RECORD_COMM;
+	r->misc = PERF_RECORD_MISC_USER;
+	r->pid = pid;
+	r->tid = tid;
+	r->cpu = REC_NO_CPU;
+	r->u.comm.pid = pid;
+	r->u.comm.tid = tid;
+	r->u.comm.exec = exec;
+	snprintf(r->u.comm.comm, sizeof(r->u.comm.comm), "%s", name);
+	return r;
+}
+
+static struct rec *make_mmap(union recbuf *b, uint32_t pid, uint64_t start, uint64_t len,
+			     const char *path, bool mmap2, bool build_id)
+{
+	struct rec *r = &b->rec;
+	size_t n = strlen(path);
+	memset(b, 0, sizeof(*b));
+	r->type = REC_MMAP;
+	r->perf_type = mmap2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP;
+	r->misc = PERF_RECORD_MISC_USER;
+	r->pid = r->tid = pid;
+	r->cpu = REC_NO_CPU;
+	r->u.mmap.pid = r->u.mmap.tid = pid;
+	r->u.mmap.start = start;
+	r->u.mmap.len = len;
+	r->u.mmap.pgoff = 0x1000;
+	r->u.mmap.is_mmap2 = mmap2;
+	r->u.mmap.executable = 1;
+	if (mmap2) {
+		r->u.mmap.prot = PROT_READ | PROT_EXEC;
+		r->u.mmap.flags = MAP_PRIVATE;
+		if (build_id) {
+			r->u.mmap.has_build_id = 1;
+			r->u.mmap.build_id_size = 20;
+			for (int i = 0; i < 20; i++)
+				r->u.mmap.build_id[i] = (uint8_t)(0xa0 + i);
+		} else {
+			r->u.mmap.maj = 8;
+			r->u.mmap.min = 3;
+			r->u.mmap.ino = 123456;
+			r->u.mmap.ino_generation = 7;
+		}
+	}
+	r->u.mmap.filename_off = sizeof(*r);
+	memcpy(b->bytes + sizeof(*r), path, n + 1);
+	r->size = (uint32_t)(sizeof(*r) + ((n + 8) & ~(size_t)7));
+	return r;
+}
+
+/* encode -> parse gives back the fields a reader needs. */
+static void test_round_trip(void)
+{
+	struct perf_event_attr a;
+	struct parse_cfg cfg;
+	union recbuf in, out;
+	unsigned char raw[512];
+	size_t n;
+
+	attr_init(&a);
+	parse_cfg_init(&cfg, &a, 0);
+
+	make_comm(&in, 42, 43, "worker", true);
+	n = perfdata_encode_rec(&in.rec, ST, true, 777, raw, sizeof(raw));
+	/* header 8 + pid/tid 8 + "worker\0" padded to 8 + trailer (tid 8, time 8, cpu 8, id 8) */
+	CHECK_EQ_U64(n, 8 + 8 + 8 + 32);
+	CHECK(parse_record(&cfg, raw, n, &out.rec, sizeof(out)) == 0);
+	CHECK_EQ_U64(out.rec.type, REC_COMM);
+	CHECK_EQ_U64(out.rec.u.comm.pid, 42);
+	CHECK_EQ_U64(out.rec.u.comm.tid, 43);
+	CHECK(out.rec.u.comm.exec);
+	CHECK_STR(out.rec.u.comm.comm, "worker");
+	CHECK_EQ_U64(out.rec.id, 777);
+	CHECK_EQ_U64(out.rec.pid, 42);
+
+	for (int form = 0; form < 3; form++) {
+		bool mmap2 = form > 0, bid = form == 2;
+		make_mmap(&in, 9, 0x400000, 0x2000, "/usr/lib/libexample.so.1", mmap2, bid);
+		n = perfdata_encode_rec(&in.rec, ST, true, 5, raw, sizeof(raw));
+		CHECK(n > 0 && n % 8 == 0);
+		CHECK(parse_record(&cfg, raw, n, &out.rec, sizeof(out)) == 0);
+		CHECK_EQ_U64(out.rec.type, REC_MMAP);
+		CHECK_EQ_U64(out.rec.perf_type, mmap2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP);
+		CHECK_EQ_U64(out.rec.u.mmap.pid, 9);
+		CHECK_EQ_U64(out.rec.u.mmap.start, 0x400000);
+		CHECK_EQ_U64(out.rec.u.mmap.len, 0x2000);
+		CHECK_EQ_U64(out.rec.u.mmap.pgoff, 0x1000);
+		CHECK_STR(rec_filename(&out.rec), "/usr/lib/libexample.so.1");
+		CHECK_EQ_U64(out.rec.id, 5);
+		if (mmap2 && bid) {
+			CHECK(out.rec.u.mmap.has_build_id);
+			CHECK_EQ_U64(out.rec.u.mmap.build_id_size, 20);
+			CHECK(memcmp(out.rec.u.mmap.build_id, in.rec.u.mmap.build_id, 20) == 0);
+		} else if (mmap2) {
+			CHECK_EQ_U64(out.rec.u.mmap.ino, 123456);
+			CHECK_EQ_U64(out.rec.u.mmap.maj, 8);
+			CHECK_EQ_U64(out.rec.u.mmap.prot, PROT_READ | PROT_EXEC);
+		}
+	}
+
+	/* no room, or a type that has no synthesized form */
+	make_comm(&in, 1, 1, "x", false);
+	CHECK_EQ_U64(perfdata_encode_rec(&in.rec, ST, true, 1, raw, 20), 0);
+	in.rec.type = REC_SAMPLE;
+	CHECK_EQ_U64(perfdata_encode_rec(&in.rec, ST, true, 1, raw, sizeof(raw)), 0);
+	/* without sample_id_all there is no trailer */
+	make_comm(&in, 1, 1, "x", false);
+	CHECK_EQ_U64(perfdata_encode_rec(&in.rec, ST, false, 1, raw, sizeof(raw)), 8 + 8 + 8);
+}
+
+/* A raw SAMPLE as the kernel lays it out for ST: identifier, ip, pid/tid, time, cpu, period. */
+static size_t raw_sample(unsigned char *p, uint64_t id, uint64_t ip, uint32_t pid, uint64_t time)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 6 * 8 };
+	uint64_t v[6] = { id, ip, (uint64_t)pid | ((uint64_t)pid << 32), time, 1, 1001001 };
+	memcpy(p, &h, 8);
+	memcpy(p + 8, v, sizeof(v));
+	return h.size;
+}
+
+static void test_file(void)
+{
+	char dir[] = "/tmp/perftop-pdw-XXXXXX", path[PATH_MAX], old[PATH_MAX + 8], exe[PATH_MAX];
+	char err[256];
+	struct perf_event_attr a;
+	uint64_t ids[2] = { 1001, 1002 };
+	union recbuf b;
+	struct perfdata_writer *w;
+	struct stat st;
+	unsigned char raw[128];
+	uint64_t hdr[13];
+	ssize_t k;
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/t.data", dir);
+	snprintf(old, sizeof(old), "%s.old", path);
+	k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(k > 0);
+	exe[k > 0 ? k : 0] = '\0';
+
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	CHECK(fd >= 0 && write(fd, "old", 3) == 3);
+	close(fd);
+
+	attr_init(&a);
+	w = perfdata_writer_open(path, &a, ids, 2, "cpu-clock", err, sizeof(err));
+	CHECK(w != NULL);
+	if (!w) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+	CHECK(stat(old, &st) == 0 && st.st_size == 3);
+
+	CHECK(perfdata_writer_add_rec(w, make_comm(&b, 77, 77, "tester", false)) == 0);
+	perfdata_writer_note(w, &b.rec);
+	CHECK(perfdata_writer_add_rec(w, make_mmap(&b, 77, 0x10000, 0x10000, exe, true, false)) == 0);
+	perfdata_writer_note(w, &b.rec);
+	CHECK(perfdata_writer_end_pass(w, false, true) == 0);
+	/* the header on disk already covers the first pass */
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0 && pread(fd, hdr, sizeof(hdr[0]) * 13, 0) == 104);
+	close(fd);
+	CHECK(memcmp(&hdr[0], "PERFILE2", 8) == 0);
+	CHECK_EQ_U64(hdr[1], 104);
+	CHECK_EQ_U64(hdr[2], sizeof(struct perf_event_attr) + 16);
+	CHECK_EQ_U64(hdr[6], perfdata_writer_bytes(w));
+	CHECK(hdr[6] > 0);
+	CHECK_EQ_U64(hdr[9], 0);   /* no features until close: an unfinished file says so */
+
+	{
+		/* a sample in the mapping marks the test binary as hit; the parsed form feeds note */
+		struct parse_cfg cfg;
+		union recbuf s;
+		size_t n = raw_sample(raw, 1001, 0x10080, 77, 5000);
+		parse_cfg_init(&cfg, &a, 0);
+		CHECK(parse_record(&cfg, raw, n, &s.rec, sizeof(s)) == 0);
+		perfdata_writer_add(w, raw, n);
+		perfdata_writer_note(w, &s.rec);
+		n = raw_sample(raw, 1002, 0x10100, 77, 6000);
+		perfdata_writer_add(w, raw, n);
+	}
+	CHECK(perfdata_writer_end_pass(w, true, false) == 0);
+	CHECK(perfdata_writer_error(w) == 0);
+	CHECK(perfdata_writer_close(w, err, sizeof(err)) == 0);
+
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0 && pread(fd, hdr, sizeof(hdr[0]) * 13, 0) == 104);
+	CHECK(fstat(fd, &st) == 0);
+	close(fd);
+	for (int bit = 2; bit <= 12; bit++)
+		CHECK(hdr[9] & (1ull << bit));
+	CHECK((uint64_t)st.st_size > hdr[5] + hdr[6]);   /* feature sections after the data */
+
+	/* our own reader, as far as it goes */
+	struct perfdata_reader *r = perfdata_open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		union recbuf o;
+		int samples = 0, comms = 0, mmaps = 0, kernel = 0, ret;
+		const struct perfdata_info *info = perfdata_info(r);
+		CHECK_EQ_U64(perfdata_nevents(r), 1);
+		CHECK_EQ_U64(perfdata_event(r, 0)->nids, 2);
+		CHECK(info->hostname[0] != '\0');
+		CHECK(info->nr_cpus_online > 0);
+		while ((ret = perfdata_next(r, &o.rec, sizeof(o))) == 1) {
+			if (o.rec.type == REC_SAMPLE)
+				samples++;
+			else if (o.rec.type == REC_COMM && strcmp(o.rec.u.comm.comm, "tester") == 0)
+				comms++;
+			else if (o.rec.type == REC_MMAP && strcmp(rec_filename(&o.rec), exe) == 0)
+				mmaps++;
+			else if (o.rec.type == REC_MMAP &&
+				 strcmp(rec_filename(&o.rec), "[kernel.kallsyms]_text") == 0)
+				kernel++;
+		}
+		CHECK_EQ_U64(ret, 0);
+		CHECK_EQ_U64(samples, 2);
+		CHECK_EQ_U64(comms, 1);
+		CHECK_EQ_U64(mmaps, 1);
+		CHECK_EQ_U64(kernel, 1);
+		bool bid = false;
+		for (size_t i = 0; i < info->nextra; i++)
+			bid |= strstr(info->extra_lines[i], exe) != NULL;
+		CHECK(bid);   /* the build-id of the binary the sample hit */
+		struct perfdata_stats ps;
+		perfdata_get_stats(r, &ps);
+		CHECK(!ps.truncated);
+		perfdata_close(r);
+	}
+
+	/* not a regular file: refused, nothing created */
+	CHECK(perfdata_writer_open(dir, &a, ids, 2, "cpu-clock", err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "not a regular file") != NULL);
+
+	unlink(path);
+	unlink(old);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_file();
+	return CHECK_DONE();
+}
