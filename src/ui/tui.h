@@ -63,7 +63,8 @@ struct tui_replay {
 	 * there, so the view asks for a snapshot right after, even when paused. */
 	void (*seek)(void *ctx, double secs);
 	/* The table aggregates samples with start <= time < end (seconds; TUI_RANGE_NONE for an open
-	 * end; both NONE: no range, back to playing). A snapshot is asked for right after. */
+	 * end; both NONE: no range, the table is back to the usual refresh windows). A snapshot is
+	 * asked for right after. */
 	void (*set_range)(void *ctx, double start, double end);
 };
 
@@ -78,7 +79,8 @@ struct tui_source {
 	double refresh_secs;       /* -d */
 	bool zero;                 /* -z at start; the z key toggles it */
 	/* NULL for a live session. While a replay is paused, refresh is not called on its schedule,
-	 * only once after a seek or a range change. */
+	 * only once after a seek or a range change. refresh may return NULL to keep the snapshot on
+	 * screen (e.g. at the end of the recording, so the last table does not decay away). */
 	const struct tui_replay *replay;
 	/* The lines of the i view: "Name: value" strings (hostname, OS release, perf version, arch,
 	 * CPUs, CPU description, CPUID, memory, command line, topology, PMU mappings, event groups,
