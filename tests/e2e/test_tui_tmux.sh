@@ -6,7 +6,10 @@ set -u
 pt=${1:?usage: test_tui_tmux.sh PERFTOP FIXTURE_DIR}
 fixtures=${2:?}
 command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-sock=perftop-e2e-$$
+# A fresh server (socket) per run: starting a session right after kill-server can race with the
+# old server's exit ("server exited unexpectedly").
+run=0
+sock=perftop-e2e-$$-$run
 tm() { tmux -L "$sock" "$@"; }
 cleanup() { tm kill-server 2>/dev/null; }
 trap cleanup EXIT
@@ -22,6 +25,8 @@ wait_for() {
 
 run_view() {
 	tm kill-server 2>/dev/null
+	run=$((run + 1))
+	sock=perftop-e2e-$$-$run
 	tm new-session -d -s t -x 120 -y 30 "$pt $* ; echo PERFTOP-EXITED:\$?; sleep 60"
 }
 
