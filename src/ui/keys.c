@@ -109,7 +109,9 @@ void keys_follow(struct view_state *v, const struct snapshot *s, int visible_row
 		return;
 	}
 	size_t idx = v->cursor;
-	if (v->have_cursor_id) {
+	/* Until the user picks a row the cursor stays on the top one: following whatever function
+	 * happened to be first in the opening window (often the loader's) would look like drift. */
+	if (v->have_cursor_id && v->cursor_chosen) {
 		long found = snapshot_find(s, v->cursor_id);
 		if (found >= 0)
 			idx = (size_t)found;
@@ -149,6 +151,7 @@ static unsigned move(struct view_state *v, const struct snapshot *s, long delta,
 	if (idx >= (long)s->nrows)
 		idx = (long)s->nrows - 1;
 	size_t old_cursor = v->cursor, old_top = v->top;
+	v->cursor_chosen = true;
 	cursor_set(v, s, (size_t)idx, visible_rows);
 	return v->cursor != old_cursor || v->top != old_top ? KEYS_ACT_REDRAW : 0;
 }

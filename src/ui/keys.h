@@ -53,6 +53,7 @@ struct view_state {
 	size_t cursor;          /* index of the selected row in the displayed snapshot */
 	uint64_t cursor_id;     /* its stable id, to find it again in the next snapshot */
 	bool have_cursor_id;
+	bool cursor_chosen;     /* the user moved the cursor: follow its row; until then stay on top */
 	size_t top;             /* index of the first row shown */
 	enum snap_col order;    /* the column the table is ordered by */
 	bool paused;            /* keep collecting, stop replacing the displayed snapshot */
