@@ -2,11 +2,12 @@
  * perfdata_write: the perf.data (PERFILE2) writer behind -o FILE.
  *
  * File layout, all in host byte order as perf writes it:
- *   [file header, 104 bytes][ids of the event][attr + its ids section][data ...][feature table][features]
- * The header names where the attrs and the data are, and a 256-bit map of the feature sections that
- * follow the data (one {offset, size} per set bit, in bit order, then their contents). While the
- * session runs the feature map is empty and data.size is rewritten about once a second, so the file
- * on disk is always a valid perf.data file up to that point; perfdata_writer_close adds the features.
+ *   [file header, 104 bytes][ids of the event][attr + its ids section][data ...][feature
+ * table][features] The header names where the attrs and the data are, and a 256-bit map of the
+ * feature sections that follow the data (one {offset, size} per set bit, in bit order, then their
+ * contents). While the session runs the feature map is empty and data.size is rewritten about once
+ * a second, so the file on disk is always a valid perf.data file up to that point;
+ * perfdata_writer_close adds the features.
  *
  * Only the sampler thread calls add/add_rec/note/end_pass; close runs after that thread is joined.
  * Memory is bounded by one pass of ring data plus the mapping table (the exec mappings of the
@@ -27,9 +28,9 @@
 #include "util/util.h"
 
 #define PW_HEADER_SIZE 104
-#define PW_NAME_ALIGN 64          /* perf pads feature strings and build-id names to this */
+#define PW_NAME_ALIGN 64 /* perf pads feature strings and build-id names to this */
 #define PW_HEADER_SYNC_NS 1000000000ull
-#define PW_FINISHED_ROUND 68      /* PERF_RECORD_FINISHED_ROUND, one of perf's own record types */
+#define PW_FINISHED_ROUND 68 /* PERF_RECORD_FINISHED_ROUND, one of perf's own record types */
 #define PW_BUILD_ID_SIZE_FLAG (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE in a build-id entry */
 #define PW_NOTE_MAX (64u << 10)
 
@@ -79,23 +80,23 @@ struct perfdata_writer {
 	uint64_t *ids;
 	size_t nids;
 	char evname[64];
-	uint64_t id0;              /* the id our synthesized records carry */
+	uint64_t id0; /* the id our synthesized records carry */
 
 	uint64_t data_off;
-	uint64_t data_size;        /* bytes of data completely written */
-	uint64_t synced_size;      /* data size the header on disk says */
+	uint64_t data_size;   /* bytes of data completely written */
+	uint64_t synced_size; /* data size the header on disk says */
 	uint64_t last_sync_ns;
 	uint64_t write_ns;
 	int error;
 
-	struct pw_buf pass;        /* records of the current pass */
+	struct pw_buf pass; /* records of the current pass */
 
 	/* Mapping table: processes (open addressing on pid) and the binaries they map. */
 	struct pw_proc *procs;
 	size_t nprocs_used, procs_cap;
 	struct pw_file *files;
 	size_t nfiles, files_cap;
-	uint32_t *file_hash;       /* index + 1 into files, 0 = empty */
+	uint32_t *file_hash; /* index + 1 into files, 0 = empty */
 	size_t file_hash_cap;
 	bool kernel_hit;
 };
@@ -170,9 +171,10 @@ static void enc_name(struct enc *e, const char *s, size_t maxlen)
 	enc_put(e, zeros, 8 - (n & 7));
 }
 
-/* The sample_id trailer: the fields of sample_type that sample_id_all adds, in the kernel's order. */
+/* The sample_id trailer: the fields of sample_type that sample_id_all adds, in the kernel's order.
+ */
 static void enc_sample_id(struct enc *e, uint64_t st, uint32_t pid, uint32_t tid, uint64_t time,
-			  uint32_t cpu, uint64_t id)
+                          uint32_t cpu, uint64_t id)
 {
 	if (st & PERF_SAMPLE_TID) {
 		enc_u32(e, pid);
@@ -194,7 +196,7 @@ static void enc_sample_id(struct enc *e, uint64_t st, uint32_t pid, uint32_t tid
 
 static size_t enc_finish(struct enc *e, uint32_t type, uint16_t misc)
 {
-	struct perf_event_header h = { .type = type, .misc = misc, .size = (uint16_t)e->len };
+	struct perf_event_header h = {.type = type, .misc = misc, .size = (uint16_t)e->len};
 	if (e->overflow || e->len > UINT16_MAX)
 		return 0;
 	memcpy(e->p, &h, sizeof(h));
@@ -202,9 +204,9 @@ static size_t enc_finish(struct enc *e, uint32_t type, uint16_t misc)
 }
 
 size_t perfdata_encode_rec(const struct rec *r, uint64_t sample_type, bool sample_id_all,
-			   uint64_t id, void *out, size_t cap)
+                           uint64_t id, void *out, size_t cap)
 {
-	struct enc e = { .p = out, .cap = cap };
+	struct enc e = {.p = out, .cap = cap};
 	uint64_t st = sample_id_all ? sample_type : 0;
 	uint32_t type;
 	uint16_t misc = r->misc;
@@ -234,11 +236,11 @@ size_t perfdata_encode_rec(const struct rec *r, uint64_t sample_type, bool sampl
 		enc_u64(&e, m->pgoff);
 		if (m->is_mmap2) {
 			if (m->has_build_id) {
-				unsigned char bid[24] = { 0 };
+				unsigned char bid[24] = {0};
 				bid[0] = m->build_id_size;
 				memcpy(bid + 4, m->build_id,
 				       m->build_id_size < REC_BUILD_ID_MAX ? m->build_id_size
-									   : REC_BUILD_ID_MAX);
+				                                           : REC_BUILD_ID_MAX);
 				enc_put(&e, bid, sizeof(bid));
 				misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 			} else {
@@ -313,18 +315,19 @@ static int pwrite_all(int fd, const void *p, size_t n, uint64_t off, uint64_t *n
 
 /* The 104-byte file header for the current state; features is the bitmap's first word. */
 static void make_header(const struct perfdata_writer *w, unsigned char out[PW_HEADER_SIZE],
-			uint64_t features)
+                        uint64_t features)
 {
-	uint64_t v[13] = { 0 };
+	uint64_t v[13] = {0};
 	memcpy(&v[0], "PERFILE2", 8);
 	v[1] = PW_HEADER_SIZE;
-	/* attr_size is one entry of the attrs section: the attr and the {offset, size} of its ids */
+	/* attr_size is one entry of the attrs section: the attr and the {offset, size} of its ids
+	 */
 	v[2] = sizeof(struct perf_event_attr) + 16;
-	v[3] = PW_HEADER_SIZE + w->nids * 8;                      /* attrs.offset */
-	v[4] = sizeof(struct perf_event_attr) + 16;               /* attrs.size: one entry */
+	v[3] = PW_HEADER_SIZE + w->nids * 8;        /* attrs.offset */
+	v[4] = sizeof(struct perf_event_attr) + 16; /* attrs.size: one entry */
 	v[5] = w->data_off;
 	v[6] = w->data_size;
-	v[7] = 0;                                                 /* event_types: unused */
+	v[7] = 0; /* event_types: unused */
 	v[8] = 0;
 	v[9] = features;
 	memcpy(out, v, PW_HEADER_SIZE);
@@ -355,8 +358,8 @@ static uint64_t kernel_text_addr(void)
 	for (int i = 0; i < 200000 && fgets(line, sizeof(line), f); i++) {
 		unsigned long long a;
 		char t, name[256];
-		if (sscanf(line, "%llx %c %255s", &a, &t, name) == 3 && strcmp(name, "_text") == 0 &&
-		    (t == 'T' || t == 't')) {
+		if (sscanf(line, "%llx %c %255s", &a, &t, name) == 3 &&
+		    strcmp(name, "_text") == 0 && (t == 'T' || t == 't')) {
 			addr = a;
 			break;
 		}
@@ -369,7 +372,7 @@ static uint64_t kernel_text_addr(void)
 static void add_kernel_mmap(struct perfdata_writer *w)
 {
 	unsigned char raw[256];
-	struct enc e = { .p = raw, .cap = sizeof(raw), .len = sizeof(struct perf_event_header) };
+	struct enc e = {.p = raw, .cap = sizeof(raw), .len = sizeof(struct perf_event_header)};
 	uint64_t text = kernel_text_addr();
 	uint64_t st = w->attr.sample_id_all ? w->attr.sample_type : 0;
 	size_t n;
@@ -387,11 +390,11 @@ static void add_kernel_mmap(struct perfdata_writer *w)
 }
 
 struct perfdata_writer *perfdata_writer_open(const char *path, const struct perf_event_attr *attr,
-					     const uint64_t *ids, size_t nids, const char *evname,
-					     char *err, size_t errlen)
+                                             const uint64_t *ids, size_t nids, const char *evname,
+                                             char *err, size_t errlen)
 {
 	struct perfdata_writer *w;
-	struct pw_buf head = { 0 };
+	struct pw_buf head = {0};
 	struct stat sb;
 	int fd, ret;
 
@@ -474,7 +477,7 @@ int perfdata_writer_add_rec(struct perfdata_writer *w, const struct rec *r)
 	/* A record's bytes never exceed its struct rec form plus the trailer. */
 	xgrow((void **)&w->pass.p, &w->pass.cap, w->pass.len + r->size + 64, 1);
 	n = perfdata_encode_rec(r, w->attr.sample_type, w->attr.sample_id_all, w->id0,
-				w->pass.p + w->pass.len, w->pass.cap - w->pass.len);
+	                        w->pass.p + w->pass.len, w->pass.cap - w->pass.len);
 	if (!n)
 		return -EINVAL;
 	w->pass.len += n;
@@ -488,17 +491,18 @@ int perfdata_writer_end_pass(struct perfdata_writer *w, bool round, bool sync)
 		return w->error;
 	if (w->pass.len > 0) {
 		if (round) {
-			struct perf_event_header h = { .type = PW_FINISHED_ROUND,
-						       .size = sizeof(h) };
+			struct perf_event_header h = {.type = PW_FINISHED_ROUND, .size = sizeof(h)};
 			buf_put(&w->pass, &h, sizeof(h));
 		}
 		ret = write_all(w->fd, w->pass.p, w->pass.len, &w->write_ns);
 		if (ret) {
-			/* Keep the file valid up to the last complete pass: cut what was half written
-			 * and point the header there (neither needs new space on a full disk). */
+			/* Keep the file valid up to the last complete pass: cut what was half
+			 * written and point the header there (neither needs new space on a full
+			 * disk). */
 			w->error = ret;
 			if (ftruncate(w->fd, (off_t)(w->data_off + w->data_size)) != 0) {
-				/* the header still bounds the data; the tail is only wasted space */
+				/* the header still bounds the data; the tail is only wasted space
+				 */
 			}
 			sync_header(w);
 			w->pass.len = 0;
@@ -565,7 +569,8 @@ static struct pw_proc *proc_get(struct perfdata_writer *w, uint32_t pid, bool cr
 	if (!create)
 		return NULL;
 	if ((w->nprocs_used + 1) * 2 > w->procs_cap) {
-		/* Grow and rehash; slots are never deleted (an exited process keeps an empty one). */
+		/* Grow and rehash; slots are never deleted (an exited process keeps an empty one).
+		 */
 		struct pw_proc *old = w->procs;
 		size_t oldcap = w->procs_cap;
 		w->procs_cap *= 2;
@@ -697,14 +702,15 @@ void perfdata_writer_note(struct perfdata_writer *w, const struct rec *r)
 		if (!parent || parent->n == 0)
 			break;
 		p = proc_get(w, r->u.task.pid, true);
-		parent = proc_get(w, r->u.task.ppid, false);   /* p may have moved the table */
+		parent = proc_get(w, r->u.task.ppid, false); /* p may have moved the table */
 		proc_clear(p);
 		p->maps = xmalloc(parent->n * sizeof(*p->maps));
 		memcpy(p->maps, parent->maps, parent->n * sizeof(*p->maps));
 		p->n = p->cap = parent->n;
 		break;
 	case REC_EXIT:
-		if (r->u.task.pid == r->u.task.tid && (p = proc_get(w, r->u.task.pid, false)) != NULL)
+		if (r->u.task.pid == r->u.task.tid &&
+		    (p = proc_get(w, r->u.task.pid, false)) != NULL)
 			proc_clear(p);
 		break;
 	default:
@@ -771,12 +777,13 @@ static size_t elf_build_id(const char *path, uint8_t *out)
 		    eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 4096) {
 			for (unsigned i = 0; i < eh.e_phnum && !k; i++) {
 				Elf64_Phdr ph;
-				if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+				if (pread(fd, &ph, sizeof(ph),
+				          (off_t)(eh.e_phoff + i * sizeof(ph))) !=
 				    (ssize_t)sizeof(ph))
 					break;
 				if (ph.p_type == PT_NOTE)
-					k = read_note_segment(fd, ph.p_offset, ph.p_filesz, ph.p_align,
-							      out);
+					k = read_note_segment(fd, ph.p_offset, ph.p_filesz,
+					                      ph.p_align, out);
 			}
 		}
 	} else if (ident[EI_CLASS] == ELFCLASS32) {
@@ -785,7 +792,8 @@ static size_t elf_build_id(const char *path, uint8_t *out)
 		    eh.e_phentsize == sizeof(Elf32_Phdr) && eh.e_phnum < 4096) {
 			for (unsigned i = 0; i < eh.e_phnum && !k; i++) {
 				Elf32_Phdr ph;
-				if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+				if (pread(fd, &ph, sizeof(ph),
+				          (off_t)(eh.e_phoff + i * sizeof(ph))) !=
 				    (ssize_t)sizeof(ph))
 					break;
 				if (ph.p_type == PT_NOTE)
@@ -812,19 +820,20 @@ static size_t kernel_build_id(uint8_t *out)
 
 /* One entry of the BUILD_ID feature: header, pid, 20-byte id + its size, name padded to 64. */
 static void build_id_entry(struct pw_buf *b, uint16_t misc, const uint8_t *bid, size_t bid_size,
-			   const char *name)
+                           const char *name)
 {
-	size_t n = strlen(name) + 1, padded = (n + PW_NAME_ALIGN - 1) & ~(size_t)(PW_NAME_ALIGN - 1);
-	struct perf_event_header h = { .type = 0,
-				       .misc = (uint16_t)(misc | PW_BUILD_ID_SIZE_FLAG),
-				       .size = (uint16_t)(8 + 4 + 24 + padded) };
-	unsigned char id[24] = { 0 };
+	size_t n = strlen(name) + 1,
+	       padded = (n + PW_NAME_ALIGN - 1) & ~(size_t)(PW_NAME_ALIGN - 1);
+	struct perf_event_header h = {.type = 0,
+	                              .misc = (uint16_t)(misc | PW_BUILD_ID_SIZE_FLAG),
+	                              .size = (uint16_t)(8 + 4 + 24 + padded)};
+	unsigned char id[24] = {0};
 	if (8 + 4 + 24 + padded > UINT16_MAX)
 		return;
 	memcpy(id, bid, bid_size);
 	id[20] = (uint8_t)bid_size;
 	buf_put(b, &h, sizeof(h));
-	buf_u32(b, UINT32_MAX);   /* pid -1: the host */
+	buf_u32(b, UINT32_MAX); /* pid -1: the host */
 	buf_put(b, id, sizeof(id));
 	buf_put(b, name, n - 1);
 	buf_zero(b, padded - (n - 1));
@@ -882,7 +891,7 @@ static void feat_cmdline(struct pw_buf *b)
 	char buf[8192];
 	long n = read_small_file("/proc/self/cmdline", buf, sizeof(buf));
 	uint32_t nr = 0;
-	struct pw_buf strs = { 0 };
+	struct pw_buf strs = {0};
 	if (n < 0)
 		n = 0;
 	/* read_small_file NUL-terminates; the arguments are NUL-separated */
@@ -942,7 +951,8 @@ static void feat_build(struct perfdata_writer *w, int bit, struct pw_buf *b)
 		break;
 	}
 	case FEAT_CPUDESC:
-		if (!cpuinfo_field("model name", s, sizeof(s)) && !cpuinfo_field("cpu model", s, sizeof(s)))
+		if (!cpuinfo_field("model name", s, sizeof(s)) &&
+		    !cpuinfo_field("cpu model", s, sizeof(s)))
 			snprintf(s, sizeof(s), "%s", have_uname ? u.machine : "unknown");
 		buf_string(b, s);
 		break;
@@ -984,7 +994,7 @@ static void feat_build(struct perfdata_writer *w, int bit, struct pw_buf *b)
 static int write_features(struct perfdata_writer *w, uint64_t *bits)
 {
 	const int nfeat = FEAT_LAST - FEAT_BUILD_ID;
-	struct pw_buf table = { 0 }, body = { 0 };
+	struct pw_buf table = {0}, body = {0};
 	uint64_t at = w->data_off + w->data_size + (uint64_t)nfeat * 16;
 	int ret;
 
@@ -1021,8 +1031,8 @@ int perfdata_writer_close(struct perfdata_writer *w, char *err, size_t errlen)
 			ret = pwrite_all(w->fd, h, sizeof(h), 0, &w->write_ns);
 		}
 		if (ret) {
-			snprintf(err, errlen, "recording to %s: cannot write its header: %s", w->path,
-				 strerror(-ret));
+			snprintf(err, errlen, "recording to %s: cannot write its header: %s",
+			         w->path, strerror(-ret));
 			/* the data stays covered by the header synced last */
 			if (ftruncate(w->fd, (off_t)(w->data_off + w->data_size)) != 0) {
 			}

@@ -3,22 +3,23 @@
  * perf report, perf script and every other perf.data reader can open what perftop recorded.
  *
  * The file is written while the session runs, by the sampler thread only: the raw ring records of
- * one pass over the rings go out in one write(2), followed by a FINISHED_ROUND record, and about once
- * a second the header's data size is rewritten in place (pwrite) so that a recording cut short by
- * SIGKILL is still a valid file covering everything up to that update. The first bytes of the data
- * are what a reader needs before any sample: the kernel's mapping ([kernel.kallsyms]_text, as perf
- * synthesizes it) and the COMM/MMAP2 records of the processes that existed at start.
+ * one pass over the rings go out in one write(2), followed by a FINISHED_ROUND record, and about
+ * once a second the header's data size is rewritten in place (pwrite) so that a recording cut short
+ * by SIGKILL is still a valid file covering everything up to that update. The first bytes of the
+ * data are what a reader needs before any sample: the kernel's mapping ([kernel.kallsyms]_text, as
+ * perf synthesizes it) and the COMM/MMAP2 records of the processes that existed at start.
  *
- * A write error (ENOSPC, EIO...) stops the recording, never the session: the header is left covering
- * the last complete pass and perfdata_writer_error says why. perfdata_writer_close (any thread, after
- * the writing thread is done) appends the feature sections (build-ids of the binaries samples hit,
- * hostname, OS release, version, arch, CPUs, CPU description and id, memory, command line, event
- * description) and writes the final header.
+ * A write error (ENOSPC, EIO...) stops the recording, never the session: the header is left
+ * covering the last complete pass and perfdata_writer_error says why. perfdata_writer_close (any
+ * thread, after the writing thread is done) appends the feature sections (build-ids of the binaries
+ * samples hit, hostname, OS release, version, arch, CPUs, CPU description and id, memory, command
+ * line, event description) and writes the final header.
  *
- * Telling a finished recording from a cut one: the feature bitmap in the header stays all zero until
- * perfdata_writer_close sets it (a file perf record finished always has features too), so a reader that
- * finds no feature bits in a PERFILE2 file knows the writer never finished: the header's data size is
- * then a lower bound (the last sync), and complete records may follow it up to the end of the file.
+ * Telling a finished recording from a cut one: the feature bitmap in the header stays all zero
+ * until perfdata_writer_close sets it (a file perf record finished always has features too), so a
+ * reader that finds no feature bits in a PERFILE2 file knows the writer never finished: the
+ * header's data size is then a lower bound (the last sync), and complete records may follow it up
+ * to the end of the file.
  *
  * Build-ids: the writer follows the mappings itself (MMAP/MMAP2, FORK, exec COMM, fed in time order
  * through perfdata_writer_note) and marks the file that each sample's IP falls in, as perf record
@@ -38,22 +39,25 @@
 struct perfdata_writer;
 
 /*
- * Creates path (an existing regular file is renamed to path.old first, like perf does; the new one is
- * created exclusively with mode 0600) and writes the header, the attr with its ids and the kernel's
- * mapping. attr is the event as opened (its sample_type decides the sample_id trailer of the records
- * we synthesize); evname names it in EVENT_DESC. NULL with a one-line message in err on failure.
+ * Creates path (an existing regular file is renamed to path.old first, like perf does; the new one
+ * is created exclusively with mode 0600) and writes the header, the attr with its ids and the
+ * kernel's mapping. attr is the event as opened (its sample_type decides the sample_id trailer of
+ * the records we synthesize); evname names it in EVENT_DESC. NULL with a one-line message in err on
+ * failure.
  */
 struct perfdata_writer *perfdata_writer_open(const char *path, const struct perf_event_attr *attr,
-					     const uint64_t *ids, size_t nids, const char *evname,
-					     char *err, size_t errlen);
+                                             const uint64_t *ids, size_t nids, const char *evname,
+                                             char *err, size_t errlen);
 
 /* Appends one raw record (perf_event_header first, len == header.size) to the current pass. */
 void perfdata_writer_add(struct perfdata_writer *w, const void *raw, size_t len);
 
-/* Encodes a synthesized COMM or MMAP record (struct rec form) and appends it. -EINVAL for other types. */
+/* Encodes a synthesized COMM or MMAP record (struct rec form) and appends it. -EINVAL for other
+ * types. */
 int perfdata_writer_add_rec(struct perfdata_writer *w, const struct rec *r);
 
-/* Follows mappings and marks the binaries samples hit (for BUILD_ID). Feed records in time order. */
+/* Follows mappings and marks the binaries samples hit (for BUILD_ID). Feed records in time order.
+ */
 void perfdata_writer_note(struct perfdata_writer *w, const struct rec *r);
 
 /*
@@ -69,8 +73,8 @@ int perfdata_writer_error(const struct perfdata_writer *w);
 uint64_t perfdata_writer_bytes(const struct perfdata_writer *w);
 uint64_t perfdata_writer_write_ns(const struct perfdata_writer *w);
 
-/* Writes the feature sections and the final header, closes and frees. 0, or -errno with a message in
- * err (the data written so far stays readable). */
+/* Writes the feature sections and the final header, closes and frees. 0, or -errno with a message
+ * in err (the data written so far stays readable). */
 int perfdata_writer_close(struct perfdata_writer *w, char *err, size_t errlen);
 
 /*
@@ -80,6 +84,6 @@ int perfdata_writer_close(struct perfdata_writer *w, char *err, size_t errlen);
  * cap is too small or the type is not one of those.
  */
 size_t perfdata_encode_rec(const struct rec *r, uint64_t sample_type, bool sample_id_all,
-			   uint64_t id, void *out, size_t cap);
+                           uint64_t id, void *out, size_t cap);
 
 #endif

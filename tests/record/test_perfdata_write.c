@@ -1,9 +1,10 @@
 /*
  * test_perfdata_write: the perf.data writer on its own. Encoding a synthesized struct rec back into
- * kernel record bytes must parse back to the same record (so perf and our reader see what the kernel
- * would have sent); a written file has perf's header layout, mode 0600, the previous file kept as
- * .old, feature sections at the end, and reads back through our perf.data reader with the build-id
- * of the binary a sample hit. perf itself judges real recordings in the python tests next to this.
+ * kernel record bytes must parse back to the same record (so perf and our reader see what the
+ * kernel would have sent); a written file has perf's header layout, mode 0600, the previous file
+ * kept as .old, feature sections at the end, and reads back through our perf.data reader with the
+ * build-id of the binary a sample hit. perf itself judges real recordings in the python tests next
+ * to this.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,8 +23,9 @@
 #include "sampler/perfdata.h"
 #include "sampler/perfdata_write.h"
 
-#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+#define ST                                                                                         \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
 union recbuf {
 	struct rec rec;
@@ -44,7 +46,7 @@ static void attr_init(struct perf_event_attr *a)
 }
 
 static struct rec *make_comm(union recbuf *b, uint32_t pid, uint32_t tid, const char *name,
-			     bool exec)
+                             bool exec)
 {
 	struct rec *r = &b->rec;
 	memset(b, 0, sizeof(*b));
@@ -63,7 +65,7 @@ static struct rec *make_comm(union recbuf *b, uint32_t pid, uint32_t tid, const 
 }
 
 static struct rec *make_mmap(union recbuf *b, uint32_t pid, uint64_t start, uint64_t len,
-			     const char *path, bool mmap2, bool build_id)
+                             const char *path, bool mmap2, bool build_id)
 {
 	struct rec *r = &b->rec;
 	size_t n = strlen(path);
@@ -163,8 +165,8 @@ static void test_round_trip(void)
 /* A raw SAMPLE as the kernel lays it out for ST: identifier, ip, pid/tid, time, cpu, period. */
 static size_t raw_sample(unsigned char *p, uint64_t id, uint64_t ip, uint32_t pid, uint64_t time)
 {
-	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 6 * 8 };
-	uint64_t v[6] = { id, ip, (uint64_t)pid | ((uint64_t)pid << 32), time, 1, 1001001 };
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 6 * 8};
+	uint64_t v[6] = {id, ip, (uint64_t)pid | ((uint64_t)pid << 32), time, 1, 1001001};
 	memcpy(p, &h, 8);
 	memcpy(p + 8, v, sizeof(v));
 	return h.size;
@@ -175,7 +177,7 @@ static void test_file(void)
 	char dir[] = "/tmp/perftop-pdw-XXXXXX", path[PATH_MAX], old[PATH_MAX + 8], exe[PATH_MAX];
 	char err[256];
 	struct perf_event_attr a;
-	uint64_t ids[2] = { 1001, 1002 };
+	uint64_t ids[2] = {1001, 1002};
 	union recbuf b;
 	struct perfdata_writer *w;
 	struct stat st;
@@ -207,7 +209,8 @@ static void test_file(void)
 
 	CHECK(perfdata_writer_add_rec(w, make_comm(&b, 77, 77, "tester", false)) == 0);
 	perfdata_writer_note(w, &b.rec);
-	CHECK(perfdata_writer_add_rec(w, make_mmap(&b, 77, 0x10000, 0x10000, exe, true, false)) == 0);
+	CHECK(perfdata_writer_add_rec(w, make_mmap(&b, 77, 0x10000, 0x10000, exe, true, false)) ==
+	      0);
 	perfdata_writer_note(w, &b.rec);
 	CHECK(perfdata_writer_end_pass(w, false, true) == 0);
 	/* the header on disk already covers the first pass */
@@ -219,10 +222,11 @@ static void test_file(void)
 	CHECK_EQ_U64(hdr[2], sizeof(struct perf_event_attr) + 16);
 	CHECK_EQ_U64(hdr[6], perfdata_writer_bytes(w));
 	CHECK(hdr[6] > 0);
-	CHECK_EQ_U64(hdr[9], 0);   /* no features until close: an unfinished file says so */
+	CHECK_EQ_U64(hdr[9], 0); /* no features until close: an unfinished file says so */
 
 	{
-		/* a sample in the mapping marks the test binary as hit; the parsed form feeds note */
+		/* a sample in the mapping marks the test binary as hit; the parsed form feeds note
+		 */
 		struct parse_cfg cfg;
 		union recbuf s;
 		size_t n = raw_sample(raw, 1001, 0x10080, 77, 5000);
@@ -243,7 +247,7 @@ static void test_file(void)
 	close(fd);
 	for (int bit = 2; bit <= 12; bit++)
 		CHECK(hdr[9] & (1ull << bit));
-	CHECK((uint64_t)st.st_size > hdr[5] + hdr[6]);   /* feature sections after the data */
+	CHECK((uint64_t)st.st_size > hdr[5] + hdr[6]); /* feature sections after the data */
 
 	/* our own reader, as far as it goes */
 	struct perfdata_reader *r = perfdata_open(path, err, sizeof(err));
@@ -264,7 +268,7 @@ static void test_file(void)
 			else if (o.rec.type == REC_MMAP && strcmp(rec_filename(&o.rec), exe) == 0)
 				mmaps++;
 			else if (o.rec.type == REC_MMAP &&
-				 strcmp(rec_filename(&o.rec), "[kernel.kallsyms]_text") == 0)
+			         strcmp(rec_filename(&o.rec), "[kernel.kallsyms]_text") == 0)
 				kernel++;
 		}
 		CHECK_EQ_U64(ret, 0);
@@ -275,7 +279,7 @@ static void test_file(void)
 		bool bid = false;
 		for (size_t i = 0; i < info->nextra; i++)
 			bid |= strstr(info->extra_lines[i], exe) != NULL;
-		CHECK(bid);   /* the build-id of the binary the sample hit */
+		CHECK(bid); /* the build-id of the binary the sample hit */
 		struct perfdata_stats ps;
 		perfdata_get_stats(r, &ps);
 		CHECK(!ps.truncated);
