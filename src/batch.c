@@ -195,12 +195,12 @@ static int batch_run_replay(struct session *s, const struct cli *c, struct repla
 	if (!c->delay_given) {
 		replay_advance(rp, end);
 		double dur = replay_duration(rp);
-		batch_emit_at(s, c, end < dur ? end : dur);
+		batch_emit_at(s, c, replay_at_end(rp) && dur < end ? dur : end);
 	} else {
 		long printed = 0;
 		/* the side-band before the range, and the windows' origin at the range's start */
-		replay_advance(rp, start);
-		session_refresh(s, COL_SELF, true);
+		replay_advance(rp, start - 1e-9); /* a sample right at start is the first window's */
+		snapshot_free(session_refresh(s, COL_SELF, true));
 		for (double t = start; !batch_stop_signal;) {
 			double next = t + c->delay;
 			if (next > end)

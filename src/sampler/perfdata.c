@@ -965,6 +965,10 @@ static int ent_cmp(const void *a, const void *b)
 static void order_flush(struct perfdata_reader *r, uint64_t limit)
 {
 	size_t n = r->nents - r->next_ent;
+	if (n == 0) {
+		r->ready = r->next_ent;
+		return;
+	}
 	struct pd_ent *e = r->ents + r->next_ent;
 	qsort(e, n, sizeof(*e), ent_cmp);
 	size_t k = 0;

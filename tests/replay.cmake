@@ -1,0 +1,17 @@
+# Replay tests: perftop -i on files made in the test by perf record (skipped, exit 77, only when perf
+# is missing or perf record is refused): agreement with perf report, the replay options, and bad input
+# through the ASan+UBSan build (perftop_asan) with timeouts and an address-space limit.
+set(REPLAY_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/replay)
+
+
+foreach(t test_replay_report test_replay_options)
+  add_test(NAME replay_${t}
+    COMMAND ${Python3_EXECUTABLE} ${REPLAY_TEST_DIR}/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+  set_tests_properties(replay_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
+    ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
+endforeach()
+add_test(NAME replay_test_replay_robust
+  COMMAND ${Python3_EXECUTABLE} ${REPLAY_TEST_DIR}/test_replay_robust.py $<TARGET_FILE:perftop_asan>
+    $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+set_tests_properties(replay_test_replay_robust PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Replay options on files made here by perf record: --select-event on a two-event file (default: the
+first event with samples), -d windows of recorded time (each covers its own window), --time START,END,
+--header (hostname, OS release, arch, CPUs, command line), the text table, and one-line errors with
+exit 1 for a missing file and for a file that is not a perf.data file.
+
+usage: test_replay_options.py PERFTOP FIXTURE_DIR"""
+import os
+import platform
+import socket
+import sys
+from replaylib import fail, perf_record, python_busy, replay_json, run_perftop, tmpdir
+
+perftop = sys.argv[1]
+d = tmpdir()
+checks = 0
+
+
+def ok(cond, msg):
+    global checks
+    if not cond:
+        fail(msg)
+    checks += 1
+
+
+# --select-event on a file with two events
+two = perf_record(["-e", "cpu-clock,task-clock", "-F", "999"], os.path.join(d, "two.data"),
+                  python_busy(2))
+snaps, _ = replay_json(perftop, two)
+ok(snaps[0]["event"].split(":")[0] == "cpu-clock", f"default event: {snaps[0]['event']}")
+tc, _ = replay_json(perftop, two, ["--select-event", "task-clock"])
+ok(tc[0]["event"].split(":")[0] == "task-clock", f"--select-event task-clock: {tc[0]['event']}")
+ok(tc[0]["samples"] > 0.5 * snaps[0]["samples"],
+   f"task-clock samples {tc[0]['samples']} vs cpu-clock {snaps[0]['samples']}")
+p = run_perftop(perftop, ["-i", two, "-b", "--json", "--select-event", "no-such-event"])
+ok(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and "no-such-event" in p.stderr,
+   f"unknown event: exit {p.returncode}, stderr {p.stderr!r}")
+
+# -d and --time on recorded time
+f = perf_record(["-g", "-F", "999"], os.path.join(d, "fp.data"), python_busy(2.2))
+whole, _ = replay_json(perftop, f)
+total = whole[0]["samples"]
+dur = whole[0]["time"]
+ok(len(whole) == 1 and 2.0 <= dur <= 2.6, f"whole file: {len(whole)} snapshots, time {dur}")
+wins, _ = replay_json(perftop, f, ["-d", "0.5"])
+times = [s["time"] for s in wins]
+ok(4 <= len(wins) <= 6, f"-d 0.5 on {dur:.2f} s: {len(wins)} snapshots at {times}")
+ok(all(abs(t - 0.5 * (i + 1)) < 1e-6 for i, t in enumerate(times[:-1])), f"-d 0.5 times: {times}")
+ok(sum(s["samples"] for s in wins) == total,
+   f"-d windows' samples add up to {sum(s['samples'] for s in wins)}, the whole file has {total}")
+ok(all(abs(sum(r["self"] for r in s["rows"]) - 100) < 1 for s in wins if s["samples"]),
+   "each -d window is its own 100%")
+n2, _ = replay_json(perftop, f, ["-d", "0.5", "-n", "2"])
+ok(len(n2) == 2, f"-d 0.5 -n 2: {len(n2)} snapshots")
+rng, _ = replay_json(perftop, f, ["--time", "0.5,1.5"])
+share = rng[0]["samples"] / total
+ok(len(rng) == 1 and abs(rng[0]["time"] - 1.5) < 1e-6, f"--time 0.5,1.5: {[s['time'] for s in rng]}")
+ok(0.3 < share < 0.6, f"--time 0.5,1.5 holds {rng[0]['samples']} of {total} samples")
+
+# --header
+p = run_perftop(perftop, ["-i", f, "--header"])
+ok(p.returncode == 0, f"--header exited {p.returncode}: {p.stderr}")
+hdr = dict(l.split(": ", 1) for l in p.stdout.splitlines() if ": " in l)
+ok(hdr.get("hostname") == socket.gethostname(), f"hostname: {hdr.get('hostname')}")
+ok(hdr.get("os release") == platform.release(), f"os release: {hdr.get('os release')}")
+ok(hdr.get("arch") == platform.machine(), f"arch: {hdr.get('arch')}")
+ok(int(hdr.get("nrcpus online", "0")) == os.cpu_count(), f"nrcpus online: {hdr.get('nrcpus online')}")
+ok("perf record" in hdr.get("cmdline", "") or "perf" in hdr.get("cmdline", ""),
+   f"cmdline: {hdr.get('cmdline')}")
+ok(any(k.startswith("event") for k in hdr), "no event line in --header")
+
+# the text table
+p = run_perftop(perftop, ["-i", f, "-b"])
+ok(p.returncode == 0 and "Self%" in p.stdout and "libpython" in p.stdout,
+   f"text table: exit {p.returncode}: {p.stdout[:300]}")
+
+# errors
+p = run_perftop(perftop, ["-i", os.path.join(d, "missing.data"), "-b"])
+ok(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and "No such file" in p.stderr,
+   f"missing file: exit {p.returncode}: {p.stderr!r}")
+p = run_perftop(perftop, ["-i", "/etc/hostname", "-b"])
+ok(p.returncode == 1 and "not a perf.data file" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+   f"not a perf.data file: exit {p.returncode}: {p.stderr!r}")
+
+print(f"{checks} passed, 0 failed")
