@@ -12,6 +12,12 @@
  * Memory stays bounded: dead processes queue in a fixed ring and the oldest is freed when a newer one
  * needs its place; exited threads drop their comm at once; /proc reads for unknown pids are
  * rate-limited and each pid is read at most once.
+ *
+ * Sources (deleted, replaced, containers): the dso layer shares one dso among all processes mapping a
+ * file, so the choice is made once per dso, on its first lookup, through the process that asks. The
+ * rule is "the file the process really maps": /proc/PID/map_files/START-END always is (while the
+ * process lives and we may look), but a plain path keeps the debug-link search next to the binary
+ * working, so a path is preferred whenever it leads to the very inode the map_files link does.
  */
 #include "symbolize/maps.h"
 
@@ -21,9 +27,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "symbolize/dso.h"
 #include "symbolize/intern.h"
+#include "symbolize/jitmap.h"
+#include "symbolize/vdso.h"
 #include "util/util.h"
 
 /* ---- a small uint32 -> pointer table (linear probing, values never NULL) ---- */
@@ -216,6 +225,11 @@ struct proc {
 	struct mapset *ms;
 	const char *comm;
 	struct u32tab threads;  /* tid -> interned comm */
+	bool ns_read;           /* root_differs and nspid were read from /proc (live only) */
+	bool root_differs;      /* its / is not ours: paths resolve under /proc/PID/root */
+	uint32_t nspid;         /* its pid in its own pid namespace (NSpid), else pid */
+	struct jitmap *jit;     /* its perf map, made on the first JIT lookup */
+	const char *jit_dso;    /* "[JIT] tid PID", interned */
 };
 
 struct maps_dead {
@@ -235,6 +249,10 @@ struct maps {
 	uint64_t read_window_ns;
 	unsigned reads_in_window;
 	uint64_t reads;
+	bool offline;
+	struct vdso *vdso;
+	bool root_known;
+	struct stat root;       /* our own / */
 };
 
 struct maps *maps_new(struct dso_set *dsos, struct intern *in)
@@ -247,6 +265,7 @@ struct maps *maps_new(struct dso_set *dsos, struct intern *in)
 
 static void proc_destroy(struct proc *p)
 {
+	jitmap_free(p->jit);
 	mapset_unref(p->ms);
 	u32tab_done(&p->threads);
 	free(p);
@@ -260,7 +279,13 @@ void maps_free(struct maps *m)
 		if (m->procs.vals[i])
 			proc_destroy(m->procs.vals[i]);
 	u32tab_done(&m->procs);
+	vdso_free(m->vdso);
 	free(m);
+}
+
+void maps_set_offline(struct maps *m, bool offline)
+{
+	m->offline = offline;
 }
 
 static struct proc *proc_get(struct maps *m, uint32_t pid)
@@ -341,6 +366,26 @@ static const char *proc_thread_comm(const struct proc *p, uint32_t tid)
 
 /* ---- records ---- */
 
+static bool maps_has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* What a mapping's name says it is; anonymous memory as perf counts it (its JIT code lives there). */
+static uint8_t maps_kind(const char *path)
+{
+	if (strcmp(path, "[vdso]") == 0)
+		return MAP_KIND_VDSO;
+	if (strcmp(path, "//anon") == 0 || maps_has_prefix(path, "/dev/zero") ||
+	    maps_has_prefix(path, "/anon_hugepage") || maps_has_prefix(path, "[anon:"))
+		return MAP_KIND_ANON;
+	if (path[0] == '/' && path[1] != '/' && !maps_has_prefix(path, "/memfd:") &&
+	    !maps_has_prefix(path, "/SYSV") && !maps_has_prefix(path, "/dev/") &&
+	    !maps_has_prefix(path, "/dmabuf") && !maps_has_prefix(path, "/proc/"))
+		return MAP_KIND_FILE;
+	return MAP_KIND_OTHER;
+}
+
 static void maps_feed_mmap(struct maps *m, const struct rec *r)
 {
 	const struct rec_mmap *mm = &r->u.mmap;
@@ -360,7 +405,8 @@ static void maps_feed_mmap(struct maps *m, const struct rec *r)
 		.ino = mm->has_build_id ? 0 : mm->ino,
 	};
 	struct proc *p = proc_for_record(m, mm->pid);
-	struct map nm = { mm->start, mm->start + mm->len, mm->pgoff, dso_set_get(m->dsos, fn, &id) };
+	struct map nm = { mm->start, mm->start + mm->len, mm->pgoff, dso_set_get(m->dsos, fn, &id),
+			  id.ino, maps_kind(fn), mm->has_build_id };
 	p->ms = mapset_own(p->ms);
 	mapset_insert(p->ms, &nm);
 }
@@ -467,7 +513,7 @@ static void maps_read_line(struct maps *m, struct proc *p, char *line)
 	if (mapset_overlaps(p->ms, start, end))
 		return;
 	struct dso_id id = { .maj = maj, .min = min, .ino = ino };
-	struct map nm = { start, end, off, dso_set_get(m->dsos, path, &id) };
+	struct map nm = { start, end, off, dso_set_get(m->dsos, path, &id), ino, maps_kind(path), false };
 	p->ms = mapset_own(p->ms);
 	mapset_insert(p->ms, &nm);
 }
@@ -514,12 +560,142 @@ static bool maps_pid_readable(uint32_t pid)
 static struct proc *proc_get_lazy(struct maps *m, uint32_t pid)
 {
 	struct proc *p = proc_get(m, pid);
-	if (p || !maps_pid_readable(pid))
+	if (p || !maps_pid_readable(pid) || m->offline)
 		return p;
 	p = proc_create(m, pid);
 	m->last = p;
 	maps_read_proc(m, p);
 	return p;
+}
+
+/* ---- where a mapped file is really read from ---- */
+
+/* Whether the process's / is ours, and its pid in its own namespace: read once, live only. */
+static void proc_read_ns(struct maps *m, struct proc *p)
+{
+	if (p->ns_read)
+		return;
+	p->ns_read = true;
+	p->nspid = p->pid;
+	if (m->offline || !maps_pid_readable(p->pid))
+		return;
+	char path[64];
+	if (!m->root_known)
+		m->root_known = stat("/", &m->root) == 0;
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root", p->pid);
+	if (m->root_known && stat(path, &st) == 0)
+		p->root_differs = st.st_dev != m->root.st_dev || st.st_ino != m->root.st_ino;
+	/* NSpid lists the pid in each namespace from ours inward; the last is the process's own. */
+	char buf[4096];
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", p->pid);
+	if (read_small_file(path, buf, sizeof(buf)) <= 0)
+		return;
+	const char *ns = strstr(buf, "\nNSpid:");
+	if (!ns)
+		return;
+	ns += 7;
+	unsigned long last = 0;
+	for (;;) {
+		char *end;
+		unsigned long v = strtoul(ns, &end, 10);
+		if (end == ns)
+			break;
+		last = v;
+		ns = end;
+		if (*ns == '\n')
+			break;
+	}
+	if (last && last <= UINT32_MAX)
+		p->nspid = (uint32_t)last;
+}
+
+static bool maps_same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* /proc/PID/map_files/LO-HI of the VMA that holds addr, into buf; false when it cannot be stat'ed. Our
+ * map may be a piece of the kernel's VMA (cut by a later mmap, or the VMA by mprotect): the exact
+ * range is tried first and /proc/PID/maps tells the VMA otherwise. */
+static bool maps_map_file(uint32_t pid, const struct map *mp, char *buf, size_t len, struct stat *st)
+{
+	snprintf(buf, len, "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, pid, mp->start, mp->end);
+	if (stat(buf, st) == 0)
+		return true;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	char line[512];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		if (sscanf(line, "%llx-%llx", &lo, &hi) != 2 || mp->start < lo || mp->start >= hi)
+			continue;
+		snprintf(buf, len, "/proc/%" PRIu32 "/map_files/%llx-%llx", pid, lo, hi);
+		found = stat(buf, st) == 0;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+static bool maps_deleted_name(const char *path)
+{
+	static const char suffix[] = " (deleted)";
+	size_t n = strlen(path), k = sizeof(suffix) - 1;
+	return n > k && strcmp(path + n - k, suffix) == 0;
+}
+
+/* Decides the file a dso is read from, on its first lookup through process p (see the top). */
+static void maps_choose_source(struct maps *m, struct proc *p, const struct map *mp)
+{
+	struct dso *d = mp->dso;
+	if (mp->kind == MAP_KIND_VDSO) {
+		if (!m->vdso)
+			m->vdso = vdso_new();
+		dso_set_source(d, vdso_file(m->vdso));
+		return;
+	}
+	if (mp->kind != MAP_KIND_FILE)
+		return;
+	const char *path = dso_path(d);
+	bool deleted = maps_deleted_name(path);
+	if (m->offline || p->dead || !maps_pid_readable(p->pid)) {
+		/* Nothing to ask; a deleted one stays undecided: a live process may map it later. */
+		if (!deleted)
+			dso_set_source(d, NULL);
+		return;
+	}
+	proc_read_ns(m, p);
+	char mf[96];
+	struct stat mst, st;
+	bool have_mf = maps_map_file(p->pid, mp, mf, sizeof(mf), &mst);
+	/* The VMA there now may hold another file than the record said (it was unmapped and the range
+	 * reused): only an inode that matches, or a build-id the open will check, lets us read it. */
+	if (have_mf && !(mp->ino ? (uint64_t)mst.st_ino == mp->ino : mp->build_id))
+		have_mf = false;
+	if (!deleted && p->root_differs) {
+		size_t n = strlen(path) + 32;
+		char *in_root = xmalloc(n);
+		snprintf(in_root, n, "/proc/%" PRIu32 "/root%s", p->pid, path);
+		bool ok = stat(in_root, &st) == 0 && (!have_mf || maps_same_file(&st, &mst));
+		if (ok)
+			dso_set_source(d, in_root);
+		free(in_root);
+		if (ok)
+			return;
+	}
+	if (!deleted && (!have_mf || (stat(path, &st) == 0 && maps_same_file(&st, &mst)))) {
+		dso_set_source(d, NULL);  /* the path is the file (or we cannot tell better) */
+		return;
+	}
+	if (have_mf)
+		dso_set_source(d, mf);  /* deleted, replaced, or only reachable inside its root */
+	else if (!deleted)
+		dso_set_source(d, NULL);
 }
 
 const struct map *maps_find(struct maps *m, uint32_t pid, uint64_t addr)
@@ -528,10 +704,53 @@ const struct map *maps_find(struct maps *m, uint32_t pid, uint64_t addr)
 	if (!p)
 		return NULL;
 	const struct map *mp = mapset_find(p->ms, addr);
-	if (!mp && !p->complete && !p->fs_tried && !p->dead && maps_pid_readable(pid) &&
+	if (!mp && !p->complete && !p->fs_tried && !p->dead && maps_pid_readable(pid) && !m->offline &&
 	    maps_read_proc(m, p))
 		mp = mapset_find(p->ms, addr);
+	if (mp && mp->kind != MAP_KIND_ANON && mp->kind != MAP_KIND_OTHER && dso_source_pending(mp->dso))
+		maps_choose_source(m, p, mp);
 	return mp;
+}
+
+/* ---- JIT code ---- */
+
+bool maps_jit_path(struct maps *m, uint32_t pid, char *buf, size_t len)
+{
+	struct proc *p = proc_get(m, pid);
+	if (!p)
+		return false;
+	proc_read_ns(m, p);
+	if (p->root_differs)
+		snprintf(buf, len, "/proc/%" PRIu32 "/root/tmp/perf-%" PRIu32 ".map", p->pid, p->nspid);
+	else
+		snprintf(buf, len, "/tmp/perf-%" PRIu32 ".map", p->nspid);
+	return true;
+}
+
+bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, const char **sym, uint64_t *start)
+{
+	struct proc *p = proc_get(m, pid);
+	if (!p || !maps_pid_readable(pid))
+		return false;
+	if (!p->jit) {
+		char path[96];
+		maps_jit_path(m, pid, path, sizeof(path));
+		p->jit = jitmap_new(path, m->in);
+	}
+	return jitmap_lookup(p->jit, addr, sym, start);
+}
+
+const char *maps_jit_dso(struct maps *m, uint32_t pid)
+{
+	struct proc *p = proc_get(m, pid);
+	char buf[32];
+	if (p && p->jit_dso)
+		return p->jit_dso;
+	int n = snprintf(buf, sizeof(buf), "[JIT] tid %" PRIu32, pid);
+	const char *name = intern_strn(m->in, buf, (size_t)n);
+	if (p)
+		p->jit_dso = name;
+	return name;
 }
 
 const char *maps_comm(struct maps *m, uint32_t pid, uint32_t tid)

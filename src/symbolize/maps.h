@@ -9,10 +9,20 @@
  *
  * A process we never heard of (it started before we attached and the /proc synthesis missed it, or
  * its records were lost) is read from /proc/PID/maps once, on the first lookup that needs it.
+ *
+ * What a mapping's file is really made of is decided on its dso's first lookup, while the process
+ * may still be asked: a binary deleted or replaced since it was mapped is read through
+ * /proc/PID/map_files, a process in another root (a container) has its paths resolved under
+ * /proc/PID/root, and [vdso] is our own vdso image. JIT code (anonymous executable memory) is named
+ * from the process's perf map, /tmp/perf-PID.map under the pid and root the process itself sees.
+ *
+ * Offline (replaying a recording) the pids are not this machine's processes: nothing is read from
+ * /proc, and a JIT map is /tmp/perf-PID.map of the recorded pid, as perf report reads it.
  */
 #ifndef PERFTOP_SYMBOLIZE_MAPS_H
 #define PERFTOP_SYMBOLIZE_MAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,10 +32,20 @@ struct dso;
 struct dso_set;
 struct intern;
 
+enum map_kind {
+	MAP_KIND_FILE,   /* a path to a file (perhaps deleted) */
+	MAP_KIND_ANON,   /* anonymous executable memory: JIT code, named by the perf map */
+	MAP_KIND_VDSO,
+	MAP_KIND_OTHER,  /* [heap], [stack], memfd and the like: no names */
+};
+
 struct map {
 	uint64_t start, end;  /* [start, end) */
 	uint64_t pgoff;       /* file offset of start */
 	struct dso *dso;
+	uint64_t ino;         /* the record's inode, 0 when it gave none */
+	uint8_t kind;         /* enum map_kind */
+	bool build_id;        /* the record gave a build-id (the dso checks it when opening) */
 };
 
 struct maps;
@@ -37,11 +57,24 @@ struct maps;
 struct maps *maps_new(struct dso_set *dsos, struct intern *in);
 void maps_free(struct maps *m);
 
+/* The records come from a file, not from this machine's processes now (see above). */
+void maps_set_offline(struct maps *m, bool offline);
+
 /* REC_MMAP, REC_COMM, REC_FORK, REC_EXIT; anything else is ignored. */
 void maps_feed(struct maps *m, const struct rec *r);
 
 /* The mapping of pid that holds addr, or NULL. May read /proc/PID/maps once for an unknown pid. */
 const struct map *maps_find(struct maps *m, uint32_t pid, uint64_t addr);
+
+/*
+ * JIT code of pid: the perf map's entry holding addr (name interned, and its start); false when none.
+ * maps_jit_dso is the dso name perf gives a process's anonymous code, "[JIT] tid PID" (interned).
+ */
+bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, const char **sym, uint64_t *start);
+const char *maps_jit_dso(struct maps *m, uint32_t pid);
+
+/* The perf map file of pid as it would be read now (tests, diagnostics); false when unknown. */
+bool maps_jit_path(struct maps *m, uint32_t pid, char *buf, size_t len);
 
 /* Interned comm of thread tid of pid (falling back to the process's), or NULL when unknown. */
 const char *maps_comm(struct maps *m, uint32_t pid, uint32_t tid);

@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize/debuginfo.h"
-#include "symbolize/demangle.h"
 #include "symbolize/dso.h"
 #include "symbolize/intern.h"
 #include "symbolize/kernel.h"
@@ -30,9 +28,6 @@ struct symbolizer {
 	struct kernel *kernel;
 	const char *unknown;  /* "[unknown]" */
 	struct symbolizer_stats st;
-	struct demangler *dm; /* raw -> display names, for the view (names stay raw in frames) */
-	bool demangle;
-	bool srclines;        /* kernel frames get "sym+off" srclines as perf's */
 };
 
 struct symbolizer *symbolizer_new(void)
@@ -43,8 +38,6 @@ struct symbolizer *symbolizer_new(void)
 	s->maps = maps_new(s->dsos, s->in);
 	s->kernel = kernel_new(s->in, NULL);
 	s->unknown = intern_str(s->in, "[unknown]");
-	s->dm = demangler_new(s->in, false);
-	s->demangle = true;
 	return s;
 }
 
@@ -52,12 +45,16 @@ void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	demangler_free(s->dm);
 	maps_free(s->maps);
 	kernel_free(s->kernel);
 	dso_set_free(s->dsos);
 	intern_free(s->in);
 	free(s);
+}
+
+void symbolizer_set_offline(struct symbolizer *s)
+{
+	maps_set_offline(s->maps, true);
 }
 
 void symbolizer_feed(struct symbolizer *s, const struct rec *r)
@@ -100,16 +97,24 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 		out[0].srcline = NULL;
 		out[0].inlined = false;
 		out[0].kernel = true;
-		if (s->srclines) {
-			/* No kernel DWARF is read: perf's fallback form, SYM+OFFSET in decimal. */
-			char buf[256];
-			int n = snprintf(buf, sizeof(buf), "%s+%" PRIu64, out[0].sym, addr - out[0].sym_start);
-			if (n > 0 && (size_t)n < sizeof(buf))
-				out[0].srcline = intern_strn(s->in, buf, (size_t)n);
-		}
 		return 1;
 	}
 	const struct map *m = maps_find(s->maps, pid, addr);
+	if (!m || m->kind == MAP_KIND_ANON) {
+		/* JIT code: anonymous executable memory (or none we know of) named by the perf map. */
+		const char *sym;
+		uint64_t start;
+		if (maps_jit_lookup(s->maps, pid, addr, &sym, &start)) {
+			s->st.jit++;
+			out[0] = (struct frame){ .sym = sym, .dso = maps_jit_dso(s->maps, pid), .addr = addr,
+						 .sym_start = start };
+			return 1;
+		}
+		if (m) {
+			frame_unresolved(s, &out[0], addr, maps_jit_dso(s->maps, pid), false);
+			return 1;
+		}
+	}
 	if (!m) {
 		s->st.no_map++;
 		frame_unresolved(s, &out[0], addr, s->unknown, false);
@@ -181,54 +186,6 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *o
 			n += symbolizer_lookup(s, r->pid, a, mode == MODE_KERNEL, &out[n], max - n);
 	}
 	return n;
-}
-
-void symbolizer_set_names(struct symbolizer *s, bool inlines, bool srclines)
-{
-	s->srclines = srclines;
-	dso_set_want(s->dsos, inlines, srclines);
-}
-
-void symbolizer_set_demangle(struct symbolizer *s, bool on)
-{
-	s->demangle = on;
-}
-
-bool symbolizer_demangling(const struct symbolizer *s)
-{
-	return s->demangle;
-}
-
-const char *symbolizer_display_name(struct symbolizer *s, const char *sym)
-{
-	return s->demangle ? demangler_name(s->dm, sym) : sym;
-}
-
-void symbolizer_configure_debuginfo(const char *symfs, const char *debuginfod_urls)
-{
-	debuginfo_configure(symfs, debuginfod_urls, NULL);
-}
-
-static void symbolizer_debug_arrived(void *ctx, const uint8_t *bid, size_t len)
-{
-	struct symbolizer *s = ctx;
-	dso_set_reload(s->dsos, bid, len);
-}
-
-void symbolizer_poll(struct symbolizer *s)
-{
-	debuginfo_fetch_poll(symbolizer_debug_arrived, s);
-}
-
-const char *symbolizer_notice(const struct symbolizer *s)
-{
-	(void)s;
-	return debuginfo_fetch_status();
-}
-
-int symbolizer_fetch_main(const char *build_id_hex)
-{
-	return debuginfo_fetch_child(build_id_hex);
 }
 
 const char *symbolizer_comm(struct symbolizer *s, uint32_t pid, uint32_t tid)

@@ -5,7 +5,9 @@
  * replaces the maps, fork copies them). Each binary is opened once through libdw (dwfl) and shared by
  * every process that maps it, keyed by build-id, else device+inode; symbol tables are read on the
  * binary's first lookup (.symtab, else .dynsym). Kernel addresses resolve through /proc/kallsyms into
- * dso "[kernel.kallsyms]". Names are interned (struct frame says how).
+ * dso "[kernel.kallsyms]". JIT code is named from the process's /tmp/perf-PID.map (dso "[JIT] tid PID"),
+ * [vdso] from our own vdso image, deleted binaries through /proc/PID/map_files and a container's
+ * files under /proc/PID/root (maps.h says how). Names are interned (struct frame says how).
  *
  * One thread only (the session's): libdw handles are not shared across threads.
  */
@@ -25,12 +27,20 @@ struct symbolizer_stats {
 	uint64_t lookups;
 	uint64_t unresolved;      /* addresses with no symbol */
 	uint64_t no_map;          /* addresses in no known mapping */
+	uint64_t jit;             /* addresses named by a JIT's perf map (/tmp/perf-PID.map) */
 	uint64_t processes;       /* address spaces alive */
 	uint64_t interned_bytes;
 };
 
 struct symbolizer *symbolizer_new(void);
 void symbolizer_free(struct symbolizer *s);
+
+/*
+ * The records come from a recording (replay): its pids are not this machine's processes now, so
+ * nothing is read from /proc for them (no lazy maps, map_files or container roots); JIT names come
+ * from /tmp/perf-PID.map of the recorded pid, as perf report reads them.
+ */
+void symbolizer_set_offline(struct symbolizer *s);
 
 /* Side-band records (MMAP, COMM, FORK, EXIT) update the address spaces; other types are ignored. */
 void symbolizer_feed(struct symbolizer *s, const struct rec *r);
@@ -57,32 +67,5 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *sample, struct fra
 const char *symbolizer_comm(struct symbolizer *s, uint32_t pid, uint32_t tid);
 
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st);
-
-/*
- * What DWARF adds to frames: inline frames (each address expands into the functions inlined there,
- * innermost first, named "NAME (inlined)", before the function that holds it) and source lines
- * ("file.c:12", or perf's "SYM+OFFSET" / "??:0" where no line is known). Both off at start; the
- * session turns on inlines unless --no-inline, and srclines only when srcline is a sort key, because
- * a line lookup is the costly part of a cold address.
- */
-void symbolizer_set_names(struct symbolizer *s, bool inlines, bool srclines);
-
-/* Names in frames are the raw symbols; the view shows symbolizer_display_name's form: demangled
- * C++/Rust (as perf report prints them, without parameters) unless turned off (--no-demangle, the
- * view's key). Interned; cached per name. */
-void symbolizer_set_demangle(struct symbolizer *s, bool on);
-bool symbolizer_demangling(const struct symbolizer *s);
-const char *symbolizer_display_name(struct symbolizer *s, const char *sym);
-
-/* Process-wide, before the first lookup: --symfs DIR (NULL: none) and the debuginfod servers
- * (DEBUGINFOD_URLS; NULL: no fetching). Fetches run as "perftop --debuginfod-fetch BUILDID" children. */
-void symbolizer_configure_debuginfo(const char *symfs, const char *debuginfod_urls);
-/* Each tick: reaps finished debuginfod fetches and reopens the binaries whose debug file arrived.
- * Never blocks. */
-void symbolizer_poll(struct symbolizer *s);
-/* What the view should say ("debuginfod: fetching debug info for libfoo.so"), or NULL. */
-const char *symbolizer_notice(const struct symbolizer *s);
-/* The body of "perftop --debuginfod-fetch BUILDID": returns the exit status. */
-int symbolizer_fetch_main(const char *build_id_hex);
 
 #endif

@@ -1,0 +1,57 @@
+/*
+ * jitmap: the symbols a JIT compiler writes for perf into /tmp/perf-PID.map, one "START SIZE NAME"
+ * line per piece of generated code (START and SIZE in hex, NAME to the end of the line). node
+ * --perf-basic-prof, Java perf-map-agent and python3.12 -X perf all write this format.
+ *
+ * The file only ever grows while the process runs, so it is read incrementally: a refresh (at most
+ * every JITMAP_CHECK_NS, from the lookups themselves) stats it and parses just the new complete lines.
+ * A file that shrank or became another inode is read again from the start.
+ *
+ * Memory is bounded: at most JITMAP_MAX_BYTES of one file are read (a warning says the rest is not),
+ * and names longer than JITMAP_MAX_NAME are cut. Names are kept in the map's own arena and interned
+ * only when a lookup returns them, so a huge file costs the session's string pool nothing.
+ */
+#ifndef PERFTOP_SYMBOLIZE_JITMAP_H
+#define PERFTOP_SYMBOLIZE_JITMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct intern;
+struct jitmap;
+
+#define JITMAP_CHECK_NS 250000000ull       /* how often a lookup may stat the file for growth */
+#define JITMAP_MISS_CHECK_NS 20000000ull   /* ... and how often a lookup that missed may */
+#define JITMAP_MAX_BYTES (256u << 20)      /* of one file; the rest is ignored (and said so) */
+#define JITMAP_MAX_NAME 1024               /* longer names are cut */
+#define JITMAP_READ_CHUNK (4u << 20)       /* bytes parsed per refresh: a huge file never stalls a tick */
+
+/* A map for the file at path (not read yet: the first lookup reads it). */
+struct jitmap *jitmap_new(const char *path, struct intern *in);
+void jitmap_free(struct jitmap *j);
+
+/* Reads what was appended to the file since the last read, if now is JITMAP_CHECK_NS past the last
+ * check (or force). Never fails: a missing or unreadable file is an empty map. */
+void jitmap_refresh(struct jitmap *j, uint64_t now, bool force);
+
+/* The entry that holds addr (refreshing first when due): its name (interned) and start. */
+bool jitmap_lookup(struct jitmap *j, uint64_t addr, const char **name, uint64_t *start);
+
+/* Lowers the byte cap (tests). */
+void jitmap_set_max_bytes(struct jitmap *j, uint64_t n);
+
+/* Entries held, lines skipped as malformed, and whether the byte cap cut the file short. */
+size_t jitmap_count(const struct jitmap *j);
+uint64_t jitmap_malformed(const struct jitmap *j);
+bool jitmap_truncated(const struct jitmap *j);
+
+/*
+ * Parses one line (without its newline): "START SIZE NAME", START and SIZE hex with an optional 0x,
+ * separated by blanks; NAME is the rest with trailing blanks removed and may contain spaces. Returns
+ * false for anything else (no name, not hex, size 0, START + SIZE wrapping).
+ */
+bool jitmap_parse_line(const char *line, size_t len, uint64_t *start, uint64_t *size,
+		       const char **name, size_t *namelen);
+
+#endif
