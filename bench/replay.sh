@@ -18,7 +18,7 @@ while time.time()-t<$1: sum(i*i for i in range(10000))"; }
 export -f busy
 spinner=$here/build/fixtures/spinner
 
-rec() { perf record -q -N "$@" >/dev/null 2>&1; }
+rec() { perf record -q -N -B "$@" >/dev/null 2>&1; }
 if [[ ! -s $t/fp5.data ]]; then
 	echo "recording (45 s)..." >&2
 	rec -g -F 999 -o "$t/fp5.data" -- bash -c 'busy 5'

@@ -9,12 +9,12 @@ t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 busy=(python3 -c 'import time
 t=time.time()
 while time.time()-t<0.1: sum(i*i for i in range(1000))')
-rec() { perf record -q -N -F 199 "$@" >/dev/null 2>&1; }
+rec() { perf record -q -N -B -F 199 "$@" >/dev/null 2>&1; }
 rec -g -o "$t/fp.data" -- "${busy[@]}"
 rec -z -g -o "$t/z.data" -- "${busy[@]}"
 rec -e cpu-clock,task-clock -o "$t/two.data" -- "${busy[@]}"
 rec --call-graph dwarf,1024 -o "$t/dwarf.data" -- "${busy[@]}"
-perf record -q -N -F 199 -g -o - -- "${busy[@]}" >"$t/pipe.data" 2>/dev/null
+perf record -q -N -B -F 199 -g -o - -- "${busy[@]}" >"$t/pipe.data" 2>/dev/null
 python3 - "$t" "$out" <<'PY'
 import os, struct, sys
 src, out = sys.argv[1], sys.argv[2]

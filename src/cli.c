@@ -40,6 +40,12 @@ void cli_usage(FILE *out)
 	      "  -g                         frame-pointer call graphs (the default)\n"
 	      "      --call-graph fp|none   call graphs on or off\n"
 	      "\n"
+	      "Names:\n"
+	      "      --no-inline            no inline frames (DWARF inline chains are on by default)\n"
+	      "      --no-demangle          raw C++/Rust symbol names (the m key toggles them)\n"
+	      "      --symfs DIR            look binaries and debug files up under DIR first\n"
+	      "                             (debuginfod is asked in the background when DEBUGINFOD_URLS is set)\n"
+	      "\n"
 	      "View:\n"
 	      "  -s, --sort KEYS            comm,pid,tid,dso,sym,srcline (default dso,sym)\n"
 	      "  -d, --delay SECS           refresh interval (default 1)\n"
@@ -137,7 +143,8 @@ static void describe_target(struct cli *c, int argc, char **argv, int first_arg)
 
 enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
 {
-	enum { OPT_JSON = 256, OPT_CALL_GRAPH, OPT_TIME, OPT_HEADER, OPT_EVENT_SELECT };
+	enum { OPT_JSON = 256, OPT_CALL_GRAPH, OPT_TIME, OPT_HEADER, OPT_EVENT_SELECT, OPT_NO_INLINE,
+	       OPT_NO_DEMANGLE, OPT_SYMFS };
 	static const struct option longopts[] = {
 		{"pid", required_argument, 0, 'p'},     {"tid", required_argument, 0, 't'},
 		{"all-cpus", no_argument, 0, 'a'},      {"cpu", required_argument, 0, 'C'},
@@ -150,6 +157,8 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 		{"output", required_argument, 0, 'o'},  {"input", required_argument, 0, 'i'},
 		{"time", required_argument, 0, OPT_TIME}, {"header", no_argument, 0, OPT_HEADER},
 		{"select-event", required_argument, 0, OPT_EVENT_SELECT},
+		{"no-inline", no_argument, 0, OPT_NO_INLINE}, {"no-demangle", no_argument, 0, OPT_NO_DEMANGLE},
+		{"symfs", required_argument, 0, OPT_SYMFS},
 		{0, 0, 0, 0},
 	};
 	struct sampler_opts *o = &c->sampler;
@@ -249,6 +258,15 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 			break;
 		case OPT_EVENT_SELECT:
 			c->event_select = optarg;
+			break;
+		case OPT_NO_INLINE:
+			c->no_inline = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			c->no_demangle = true;
+			break;
+		case OPT_SYMFS:
+			c->symfs = optarg;
 			break;
 		case 'z':
 			c->zero = true;

@@ -34,6 +34,10 @@ struct cli {
 	bool header_only;     /* --header: print the recording's header info and exit */
 	const char *event_select; /* --event NAME: which event of a multi-event file */
 	bool delay_given;     /* -d was on the command line (replay: one snapshot per -d of recorded time) */
+	/* Names (issue 4). */
+	bool no_inline;       /* --no-inline: no inline frames from DWARF */
+	bool no_demangle;     /* --no-demangle: raw C++/Rust symbols */
+	const char *symfs;    /* --symfs DIR: binaries and debug files looked up under DIR first */
 };
 
 enum cli_result { CLI_OK, CLI_EXIT_OK, CLI_ERROR };

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "replay.h"
 #include "session.h"
+#include "symbolize/symbolizer.h"
 #include "ui/tui.h"
 #include "util/util.h"
 
@@ -28,6 +29,12 @@ static void glue_poll(void *ctx)
 {
 	struct tui_glue *g = ctx;
 	session_poll(g->session);
+}
+
+static void glue_rename(void *ctx, struct snapshot *snap, bool demangle)
+{
+	struct tui_glue *g = ctx;
+	session_rename(g->session, snap, demangle);
 }
 
 static struct snapshot *glue_refresh(void *ctx, enum snap_col order, bool zero)
@@ -61,7 +68,7 @@ static void glue_header(void *ctx, struct view_header *h)
 	h->lost = st.lost;
 	h->dropped = st.dropped;
 	h->elapsed = st.elapsed;
-	h->notice = g->notice[0] ? g->notice : NULL;
+	h->notice = g->notice[0] ? g->notice : session_notice(g->session);
 	h->target_exited = st.target_exited;
 	if (st.target_exited) {
 		if (st.command_name)
@@ -155,9 +162,14 @@ int main(int argc, char **argv)
 {
 	struct cli cli;
 	char err[512] = "";
-	/* libdwfl's standard debuginfo lookup would query debuginfod servers synchronously, on the
-	 * thread that draws the view; until fetching runs in the background (the debug-info issue),
-	 * perftop uses only local debug files. */
+	/* The child that fetches one debug file from debuginfod while the view goes on. */
+	if (argc == 3 && strcmp(argv[1], "--debuginfod-fetch") == 0)
+		return symbolizer_fetch_main(argv[2]);
+	/* libdwfl would query debuginfod servers itself, synchronously, on the thread that draws the
+	 * view: the URLs are taken out of the environment and handed to the symbolizer, whose fetches
+	 * run in child processes. */
+	const char *urls_env = getenv("DEBUGINFOD_URLS");
+	char *urls = urls_env && urls_env[0] ? strdup(urls_env) : NULL;
 	unsetenv("DEBUGINFOD_URLS");
 	switch (cli_parse(argc, argv, &cli, err, sizeof(err))) {
 	case CLI_EXIT_OK:
@@ -169,6 +181,8 @@ int main(int argc, char **argv)
 		break;
 	}
 
+	symbolizer_configure_debuginfo(cli.symfs, urls);
+	free(urls);
 	if (cli.input && cli.header_only)
 		return print_header(cli.input);
 	struct session *s = cli.input ? session_open_file(&cli, err, sizeof(err))
@@ -202,6 +216,8 @@ int main(int argc, char **argv)
 			.ctx = &g,
 			.poll = glue_poll,
 			.refresh = glue_refresh,
+			.rename = glue_rename,
+			.demangle = !cli.no_demangle,
 			.header = glue_header,
 			.refresh_secs = cli.delay,
 			.zero = cli.zero,

@@ -48,4 +48,9 @@ struct session_status {
 };
 void session_get_status(struct session *s, struct session_status *st);
 
+/* Shows the rows of snap (and of the snapshots to come) with demangled or raw symbol names. */
+void session_rename(struct session *s, struct snapshot *snap, bool demangle);
+/* A notice from the symbolizer ("debuginfod: fetching debug info for ..."), or NULL. */
+const char *session_notice(struct session *s);
+
 #endif

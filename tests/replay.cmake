@@ -13,5 +13,5 @@ endforeach()
 add_test(NAME replay_test_replay_robust
   COMMAND ${Python3_EXECUTABLE} ${REPLAY_TEST_DIR}/test_replay_robust.py $<TARGET_FILE:perftop_asan>
     $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
-set_tests_properties(replay_test_replay_robust PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+set_tests_properties(replay_test_replay_robust PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
   ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")

@@ -279,18 +279,23 @@ void profile_add(struct profile *p, const struct sample_ctx *s)
 	if (p->use[SORT_TID])
 		key.tid = s->tid;
 
-	for (int i = 0; i < s->nframes; i++) {
-		const struct frame *f = &s->frames[i];
+	/* Self: the function that holds the sampled address (the leaf's first frame that is not an
+	 * inline expansion), as perf's sym rows are, with the address's own source line (frame 0's). */
+	int self = 0;
+	while (self < s->nframes - 1 && s->frames[self].inlined)
+		self++;
+	for (int i = -1; i < s->nframes; i++) {
+		const struct frame *f = &s->frames[i < 0 ? self : i];
 		if (p->use[SORT_DSO])
 			key.dso = f->dso;
 		if (p->use[SORT_SYM])
 			key.sym = f->sym;
 		if (p->use[SORT_SRCLINE])
-			key.srcline = f->srcline;
+			key.srcline = i < 0 ? s->frames[0].srcline : f->srcline;
 
 		size_t idx = row_get(p, &key);
 		struct profile_row *r = &p->rows[idx];
-		if (i == 0) {
+		if (i < 0) {
 			r->self_period += period;
 			r->samples++;
 		}

@@ -2,8 +2,10 @@
  * profile: hot-function aggregation, like perf's histograms with --sort.
  *
  * A row is identified by the values of the sort keys (-s dso,sym by default; also comm, pid, tid,
- * srcline). Each sample adds its period to Self of the row its leaf frame maps to, and to Total of
- * every row that appears anywhere in its frames, once per sample. Between refreshes the histogram
+ * srcline). Each sample adds its period to Self of the row of the function that holds its address
+ * (the first frame that is not inlined: inline frames come before the function they were expanded
+ * from, as perf's sym rows keep the ELF symbol) with the address's own srcline (frame 0's), and to
+ * Total of every row that appears anywhere in its frames, inline frames included, once per sample. Between refreshes the histogram
  * decays (period and sample counts x7/8, rows that reach zero are dropped) like perf top's, or is
  * zeroed (-z). Percentages are of the total period currently held.
  *

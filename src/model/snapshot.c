@@ -175,6 +175,7 @@ struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order)
 			.tid = r->tid,
 			.dso = r->dso,
 			.sym = r->sym,
+			.raw_sym = r->sym,
 			.srcline = r->srcline,
 			.self_pct = (double)r->self_period * scale,
 			.total_pct = (double)r->total_period * scale,

@@ -18,7 +18,8 @@ struct snap_row {
 	uint64_t id;               /* stable: a hash of the key values, the same across refreshes */
 	const char *comm;          /* set when comm is a sort key, else NULL */
 	uint32_t pid, tid;         /* set when pid / tid is a key */
-	const char *dso, *sym, *srcline; /* set when a key */
+	const char *dso, *sym, *srcline; /* set when a key; sym as shown (the session may demangle it) */
+	const char *raw_sym;       /* the profile's symbol (the row's identity), whatever sym shows */
 	double self_pct, total_pct;
 	uint64_t samples;          /* samples whose leaf is this row (decayed) */
 	uint64_t self_period, total_period;

@@ -24,6 +24,7 @@ static const struct keys_help help_list[] = {
 	{ "< >", "order by the column to the left / right", KEYS_HELP_ALL },
 	{ "F6", "order by the next column (cycles)", KEYS_HELP_ALL },
 	{ "z", "toggle decay / zero at each refresh", KEYS_HELP_ALL },
+	{ "m", "C++/Rust names: demangled / raw", KEYS_HELP_ALL },
 	{ "Space", "pause the display (sampling goes on)", KEYS_HELP_LIVE },
 	{ "Space", "pause / resume the replay", KEYS_HELP_REPLAY },
 	{ "+ -", "replay faster / slower (0.25x .. 16x, max)", KEYS_HELP_REPLAY },
@@ -340,6 +341,9 @@ unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, in
 	case 'Z':
 		v->zero = !v->zero;
 		return KEYS_ACT_ZERO | KEYS_ACT_REDRAW;
+	case 'm':
+		v->raw_names = !v->raw_names;
+		return KEYS_ACT_NAMES | KEYS_ACT_REDRAW;
 	case ' ':
 		v->paused = !v->paused;
 		return KEYS_ACT_PAUSE | KEYS_ACT_REDRAW;

@@ -58,6 +58,7 @@ struct view_state {
 	enum snap_col order;    /* the column the table is ordered by */
 	bool paused;            /* keep collecting, stop replacing the displayed snapshot */
 	bool zero;              /* zero the histogram at each refresh instead of decaying it */
+	bool raw_names;         /* C++/Rust symbols shown raw (the m key; --no-demangle at start) */
 	bool help;              /* the help overlay is shown */
 	bool quit;
 	bool color;             /* hot percentages in colour; false under NO_COLOR */
@@ -85,6 +86,7 @@ enum keys_action {
 	KEYS_ACT_QUIT = 1 << 4,
 	KEYS_ACT_CLEAR = 1 << 5,  /* repaint the whole terminal (Ctrl-L, resize) */
 	KEYS_ACT_REFRESH = 1 << 6, /* replay seek or range: ask for a snapshot now, even paused */
+	KEYS_ACT_NAMES = 1 << 7,   /* raw_names changed: rename the held snapshot's symbols */
 };
 
 /* Defaults: top view, ordered by Self, decay, colour unless NO_COLOR is set and not empty. */

@@ -78,6 +78,7 @@ int tui_run(const struct tui_source *src)
 	keys_state_init(&v);
 	v.color = v.color && term_has_color();
 	v.zero = src->zero;
+	v.raw_names = !src->demangle;
 	v.refresh_secs = refresh_secs;
 	v.replay = src->replay;
 	v.replay_ctx = src->ctx;
@@ -155,6 +156,13 @@ int tui_run(const struct tui_source *src)
 				clear = true;
 			if (act & KEYS_ACT_REFRESH)
 				force_refresh = true;
+			if ((act & KEYS_ACT_NAMES) && src->rename) {
+				src->rename(src->ctx, snap, !v.raw_names);
+				if (snap) {
+					snapshot_sort(snap, v.order);
+					keys_follow(&v, snap, render_table_rows(h, &hdr));
+				}
+			}
 		}
 	}
 

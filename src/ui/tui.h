@@ -88,6 +88,10 @@ struct tui_source {
 	 * strings stay the source's, valid until the next call; called every tick while the view is
 	 * open. NULL: the view says there is nothing to show. */
 	const char *const *(*info)(void *ctx, size_t *n);
+	/* The m key: show the rows of snap (and of later snapshots) with demangled or raw symbol
+	 * names. NULL: the key does nothing. demangle is the state at start (--no-demangle). */
+	void (*rename)(void *ctx, struct snapshot *snap, bool demangle);
+	bool demangle;
 };
 
 /* Runs the view until q (or Ctrl-C, SIGTERM). The terminal is restored on every exit path.

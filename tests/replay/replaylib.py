@@ -39,7 +39,7 @@ def perf_record(args, out, cmd, stdout=None, timeout=120):
     """perf record -q ARGS -o OUT -- CMD; skips when perf is missing or refused."""
     if not shutil.which("perf"):
         skip("perf is not installed")
-    full = ["perf", "record", "-q", "-N"] + args + ["-o", out, "--"] + cmd
+    full = ["perf", "record", "-q", "-N", "-B"] + args + ["-o", out, "--"] + cmd
     p = subprocess.run(full, stdout=stdout if stdout is not None else subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=stdout is None, timeout=timeout)
     err = p.stderr if isinstance(p.stderr, str) else p.stderr.decode(errors="replace")

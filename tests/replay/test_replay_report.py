@@ -62,7 +62,7 @@ check("-z", z, ["self", "total"])
 
 # pipe mode: perf record -o - | perftop -i - (a real pipe; tee keeps a copy for perf report)
 pipe = os.path.join(d, "pipe.data")
-sh = ("perf record -q -N -g -F 999 -o - -- python3 -c \"import time\nt=time.time()\n"
+sh = ("perf record -q -N -B -g -F 999 -o - -- python3 -c \"import time\nt=time.time()\n"
       "while time.time()-t<2: sum(i*i for i in range(10000))\" 2>/dev/null"
       f" | tee {pipe} | {perftop} -i - -b --json")
 p = subprocess.run(["bash", "-c", sh], capture_output=True, text=True, timeout=120)
@@ -71,7 +71,11 @@ if p.returncode != 0 or len(snaps) != 1:
     fail(f"pipe: perf record -o - | perftop -i - exited {p.returncode}, {len(snaps)} snapshots: "
          f"{p.stderr.strip()[:300]}")
 for key in ("self", "total"):
-    ok, text = compare(snaps[0], perf_report(pipe, key == "total"), key)
+    # perf report on a pipe-mode recording leaves out the callchain entries it cannot resolve (the
+    # [unknown] rows a file-mode recording of the same program shows), which moves some Total%
+    # by a few tenths; Self% is exact, Total% is held to 1 point here.
+    ok, text = compare(snaps[0], perf_report(pipe, key == "total"), key,
+                       tol=0.5 if key == "self" else 1.0)
     print(f"pipe: {text}")
     if not ok:
         fail(f"pipe: {text}")

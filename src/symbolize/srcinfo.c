@@ -1,0 +1,320 @@
+/*
+ * srcinfo: inline chains and source lines through libdw, with a bounded per-binary cache.
+ *
+ * The walk, for a module address A:
+ *   - dwfl_module_addrdie gives the compile unit that covers A (the first call loads the DWARF,
+ *     which is when the separate debug file is looked for);
+ *   - dwarf_getscopes(cu, A) lists the scopes around A innermost first; the first that is a
+ *     DW_TAG_inlined_subroutine is the innermost inlined call (if a DW_TAG_subprogram comes first,
+ *     nothing is inlined at A);
+ *   - dwarf_getscopes_die on that DIE gives its concrete containers (dwarf_getscopes continues into
+ *     the abstract origin instead, which would name the inlined function's own blocks, not its
+ *     caller), and every DW_TAG_inlined_subroutine up to the DW_TAG_subprogram is one more frame;
+ *   - the innermost frame's line is the line table's row for A; each outer frame's line is where the
+ *     frame inside it was inlined: that DIE's DW_AT_call_file / DW_AT_call_line. This is what
+ *     eu-addr2line -i prints, and what the tests compare with.
+ *
+ * The cache: an open-addressing table keyed by the address, whose entries point into a pool of
+ * (sym, srcline, inlined) triples. Samples hit a few thousand distinct addresses again and again, so
+ * nearly every lookup after the first second is one probe. When a binary's entries reach
+ * SRCINFO_CACHE_MAX both table and pool start over, which keeps memory bounded without any LRU
+ * bookkeeping on the hot path.
+ *
+ * Bad debug files: libdw checks what it parses and returns errors, which become "no information" here;
+ * nothing is trusted beyond what the calls return (names may be NULL, file indices out of range).
+ */
+#include "symbolize/srcinfo.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize/intern.h"
+#include "util/util.h"
+
+#define SRCINFO_MAX_DEPTH 32   /* inline frames kept per address; deeper chains are cut */
+
+struct si_frame {
+	const char *sym;       /* NULL: the ELF symbol (the dso's name, given at each lookup) */
+	const char *srcline;
+	bool inlined;
+};
+
+struct si_entry {
+	uint64_t va;
+	const char *leaf;      /* the line table's line for va (the srcline when inlines are not shown) */
+	uint32_t first;        /* index into pool */
+	uint8_t n;             /* frames, the ELF one included */
+	uint8_t want;          /* what was computed */
+	uint8_t used;
+};
+
+struct srcinfo {
+	struct intern *in;
+	struct si_entry *tab;
+	size_t ntab, count;
+	struct si_frame *pool;
+	size_t npool, pool_cap;
+	uint64_t hits, misses;
+	const char *unknown;   /* "??:0" */
+};
+
+struct srcinfo *srcinfo_new(struct intern *in)
+{
+	struct srcinfo *si = xcalloc(1, sizeof(*si));
+	si->in = in;
+	si->ntab = 256;
+	si->tab = xcalloc(si->ntab, sizeof(*si->tab));
+	si->unknown = intern_str(in, "??:0");
+	return si;
+}
+
+void srcinfo_free(struct srcinfo *si)
+{
+	if (!si)
+		return;
+	free(si->tab);
+	free(si->pool);
+	free(si);
+}
+
+void srcinfo_counts(const struct srcinfo *si, uint64_t *hits, uint64_t *misses)
+{
+	*hits = si->hits;
+	*misses = si->misses;
+}
+
+static size_t si_hash(uint64_t va)
+{
+	va ^= va >> 29;
+	va *= 0xbf58476d1ce4e5b9ull;
+	va ^= va >> 32;
+	return (size_t)va;
+}
+
+static struct si_entry *si_find(struct srcinfo *si, uint64_t va)
+{
+	size_t mask = si->ntab - 1;
+	size_t i = si_hash(va) & mask;
+	while (si->tab[i].used && si->tab[i].va != va)
+		i = (i + 1) & mask;
+	return &si->tab[i];
+}
+
+static void si_reset(struct srcinfo *si)
+{
+	memset(si->tab, 0, si->ntab * sizeof(*si->tab));
+	si->count = 0;
+	si->npool = 0;
+}
+
+/* Room for one more entry: grow the table at half load, start over at the cap. */
+static void si_make_room(struct srcinfo *si)
+{
+	if ((si->count + 1) * 2 <= si->ntab)
+		return;
+	if (si->count >= SRCINFO_CACHE_MAX) {
+		si_reset(si);
+		return;
+	}
+	struct si_entry *old = si->tab;
+	size_t nold = si->ntab;
+	si->ntab *= 2;
+	si->tab = xcalloc(si->ntab, sizeof(*si->tab));
+	for (size_t i = 0; i < nold; i++)
+		if (old[i].used)
+			*si_find(si, old[i].va) = old[i];
+	free(old);
+}
+
+/* ---- DWARF ---- */
+
+/* "dir/file.c" + 12 -> interned "file.c:12". */
+static const char *si_srcline(struct srcinfo *si, const char *file, int line)
+{
+	if (!file)
+		return NULL;
+	const char *base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "%s:%d", base, line);
+	if (n < 0)
+		return NULL;
+	return intern_strn(si->in, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* A function DIE's name as perf shows it before demangling: the linkage name when there is one
+ * (so C++ frames carry their scope and template arguments), else DW_AT_name; both followed through
+ * DW_AT_abstract_origin / DW_AT_specification. */
+static const char *si_die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (!n && dwarf_attr_integrate(die, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	return n;
+}
+
+static const char *si_inline_name(struct srcinfo *si, Dwarf_Die *die)
+{
+	const char *n = si_die_name(die);
+	char buf[1024];
+	int len = snprintf(buf, sizeof(buf), "%s (inlined)", n ? n : "??");
+	if (len < 0)
+		return NULL;
+	return intern_strn(si->in, buf, (size_t)len < sizeof(buf) ? (size_t)len : sizeof(buf) - 1);
+}
+
+/* Where the inlined call die was made: its DW_AT_call_file (an index into the CU's file table) and
+ * DW_AT_call_line. */
+static const char *si_call_site(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file = 0, line = 0;
+	if (!dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &file) != 0)
+		return NULL;
+	if (dwarf_attr(die, DW_AT_call_line, &a))
+		dwarf_formudata(&a, &line);
+	Dwarf_Files *files;
+	size_t nfiles;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || file >= nfiles)
+		return NULL;
+	return si_srcline(si, dwarf_filesrc(files, file, NULL, NULL), (int)line);
+}
+
+static const char *si_line_at(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Addr pc)
+{
+	Dwarf_Line *l = dwarf_getsrc_die(cu, pc);
+	int line = 0;
+	if (!l || dwarf_lineno(l, &line) != 0)
+		return NULL;
+	return si_srcline(si, dwarf_linesrc(l, NULL, NULL), line);
+}
+
+/* perf's srcline where DWARF has no line: SYM+OFFSET in decimal. */
+static const char *si_fallback(struct srcinfo *si, const char *sym, uint64_t off)
+{
+	if (!sym)
+		return si->unknown;
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "%s+%" PRIu64, sym, off);
+	if (n < 0)
+		return si->unknown;
+	return intern_strn(si->in, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* Fills f[0..] for one address; f[n-1] is the ELF frame (sym NULL). Returns n >= 1; *leaf is the
+ * address's own line. */
+static int si_compute(struct srcinfo *si, Dwfl_Module *mod, uint64_t addr, unsigned want,
+		      struct si_frame *f, const char **leaf)
+{
+	Dwarf_Addr cubias = 0;
+	Dwarf_Die *cu = mod ? dwfl_module_addrdie(mod, addr, &cubias) : NULL;
+	*leaf = NULL;
+	if (!cu) {
+		f[0] = (struct si_frame){ 0 };
+		return 1;
+	}
+	Dwarf_Addr pc = addr - cubias;
+	const char *leaf_line = (want & SRCINFO_SRCLINE) ? si_line_at(si, cu, pc) : NULL;
+	*leaf = leaf_line;
+	int n = 0;
+	if (want & SRCINFO_INLINE) {
+		Dwarf_Die *scopes = NULL;
+		int ns = dwarf_getscopes(cu, pc, &scopes);
+		Dwarf_Die *inl = NULL;
+		for (int i = 0; i < ns; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point)
+				break;
+			if (tag == DW_TAG_inlined_subroutine) {
+				inl = &scopes[i];
+				break;
+			}
+		}
+		Dwarf_Die *chain = NULL;
+		int nc = inl ? dwarf_getscopes_die(inl, &chain) : 0;
+		/* chain[0] is the innermost inlined call; each inlined_subroutine up to the subprogram is
+		 * one frame, and the next frame's line is this one's call site. */
+		const char *line = leaf_line;
+		for (int i = 0; i < nc && n < SRCINFO_MAX_DEPTH - 1; i++) {
+			int tag = dwarf_tag(&chain[i]);
+			if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point)
+				break;
+			if (tag != DW_TAG_inlined_subroutine)
+				continue;
+			f[n++] = (struct si_frame){ .sym = si_inline_name(si, &chain[i]), .srcline = line,
+						    .inlined = true };
+			line = (want & SRCINFO_SRCLINE) ? si_call_site(si, cu, &chain[i]) : NULL;
+		}
+		leaf_line = line;
+		free(chain);
+		free(scopes);
+	}
+	f[n++] = (struct si_frame){ .sym = NULL, .srcline = leaf_line, .inlined = false };
+	return n;
+}
+
+int srcinfo_lookup(struct srcinfo *si, Dwfl_Module *mod, uint64_t bias, uint64_t va, const char *sym,
+		   uint64_t sym_start, unsigned want, struct frame *out, int max)
+{
+	if (max < 1)
+		return 0;
+	struct si_entry *e = si_find(si, va);
+	if (!e->used || (e->want & want) != want) {
+		si->misses++;
+		unsigned all = want | (e->used ? e->want : 0u);
+		struct si_frame tmp[SRCINFO_MAX_DEPTH];
+		const char *leaf;
+		int n = si_compute(si, mod, va + bias, all, tmp, &leaf);
+		if (all & SRCINFO_SRCLINE) {
+			/* The fallbacks are made here, once, not at every hit. */
+			const char *fb = NULL;
+			for (int i = 0; i < n; i++)
+				if (!tmp[i].srcline)
+					tmp[i].srcline = fb ? fb : (fb = si_fallback(si, sym, va - sym_start));
+			if (!leaf)
+				leaf = fb ? fb : si_fallback(si, sym, va - sym_start);
+		}
+		if (!e->used) {
+			si_make_room(si);
+			e = si_find(si, va);  /* the table may have moved or started over */
+			si->count++;
+		}
+		if (si->npool + (size_t)n > si->pool_cap) {
+			si->pool_cap = si->pool_cap ? si->pool_cap * 2 : 1024;
+			if (si->pool_cap < si->npool + (size_t)n)
+				si->pool_cap = si->npool + (size_t)n;
+			si->pool = xrealloc(si->pool, si->pool_cap * sizeof(*si->pool));
+		}
+		/* A recomputed entry leaves its old frames in the pool until the next reset: it happens
+		 * only when what is wanted grows, at most twice per address. */
+		memcpy(si->pool + si->npool, tmp, (size_t)n * sizeof(*tmp));
+		*e = (struct si_entry){ .va = va, .leaf = leaf, .first = (uint32_t)si->npool,
+					.n = (uint8_t)n, .want = (uint8_t)all, .used = 1 };
+		si->npool += (size_t)n;
+	} else {
+		si->hits++;
+	}
+	const struct si_frame *f = si->pool + e->first;
+	int n = e->n;
+	int skip = 0;
+	if (!(want & SRCINFO_INLINE) || n > max)
+		skip = n - 1;  /* only the ELF frame: no inline frames asked for, or no room for them */
+	int w = 0;
+	for (int i = skip; i < n; i++, w++) {
+		const struct si_frame *s = &f[i];
+		out[w].sym = s->sym ? s->sym : sym;
+		out[w].sym_start = sym_start;
+		out[w].inlined = s->inlined;
+		/* Without its inline frames, the function's line is the address's own. */
+		out[w].srcline = !(want & SRCINFO_SRCLINE) ? NULL : skip ? e->leaf : s->srcline;
+	}
+	return w;
+}

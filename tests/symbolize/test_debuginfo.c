@@ -1,0 +1,204 @@
+/*
+ * test_debuginfo: finding separate debug files. The -g -O2 fixture is split the way distributions
+ * do it (objcopy --only-keep-debug, strip, objcopy --add-gnu-debuglink) into a temporary tree, and the
+ * stripped binary must then be named as well as the original (its static function "work" is only in
+ * the debug file's .symtab; its srclines and inline frames only in its DWARF) when the debug file is:
+ *   (a) beside the binary, (b) in its .debug/ directory, (c) under DEBUG_ROOT/.build-id/xx/yyyy.debug
+ *   (PERFTOP_DEBUG_ROOT stands for /usr/lib/debug), (d) beside the binary inside --symfs DIR, while the
+ *   mapping names the path on the recording machine.
+ * And never when the debug file belongs to another build (another build-id) or is garbage.
+ * Last, libc: its local string functions come out by name through libc6-dbg's build-id file.
+ *
+ * usage: test_debuginfo (the fixture paths are compiled in)
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "symbolize/debuginfo.h"
+#include "symbolize/dso.h"
+#include "symbolize/intern.h"
+
+static char tmp[256];
+static unsigned long work_start, work_size;
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	int rc = system(cmd);
+	if (rc != 0)
+		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
+	return rc;
+}
+
+static int work_range(void)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only '%s'", INLINE_FIXTURE_PATH);
+	FILE *p = popen(cmd, "r");
+	char line[512], name[256], type;
+	int rc = -1;
+	while (p && fgets(line, sizeof(line), p))
+		if (sscanf(line, "%lx %lx %c %255s", &work_start, &work_size, &type, name) == 4 &&
+		    strcmp(name, "work") == 0)
+			rc = 0;
+	if (p)
+		pclose(p);
+	return rc;
+}
+
+/* The build-id of a file as hex (readelf -n), for the .build-id layout. */
+static int build_id_hex(const char *path, char *out, size_t cap)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | sed -n 's/.*Build ID: *//p'", path);
+	FILE *p = popen(cmd, "r");
+	if (!p || !fgets(out, (int)cap, p)) {
+		if (p)
+			pclose(p);
+		return -1;
+	}
+	pclose(p);
+	out[strcspn(out, "\n")] = 0;
+	return strlen(out) > 2 ? 0 : -1;
+}
+
+/* How many addresses of work a dso for path (the mapping's name) resolves exactly as the original
+ * fixture does (name, srcline, inline frames). */
+static unsigned long agree(const char *path)
+{
+	struct intern *in = intern_new();
+	struct dso_set *ref = dso_set_new(in), *set = dso_set_new(in);
+	dso_set_want(ref, true, true);
+	dso_set_want(set, true, true);
+	struct dso *dr = dso_set_get(ref, INLINE_FIXTURE_PATH, NULL);
+	struct dso *d = dso_set_get(set, path, NULL);
+	unsigned long same = 0;
+	for (unsigned long i = 0; i < work_size; i++) {
+		struct frame a[16], b[16];
+		int na = dso_lookup(dr, work_start + i, a, 16);
+		int nb = dso_lookup(d, work_start + i, b, 16);
+		bool eq = na == nb && na > 0;
+		for (int k = 0; eq && k < na; k++)
+			eq = a[k].sym == b[k].sym && a[k].srcline == b[k].srcline && a[k].inlined == b[k].inlined;
+		same += eq;
+	}
+	dso_set_free(ref);
+	dso_set_free(set);
+	intern_free(in);
+	return same;
+}
+
+int main(void)
+{
+	if (work_range() != 0) {
+		fprintf(stderr, "no 'work' in the fixture\n");
+		return 1;
+	}
+	snprintf(tmp, sizeof(tmp), "/tmp/perftop-debuginfo-XXXXXX");
+	if (!mkdtemp(tmp))
+		return 1;
+	char dir[512], dbg[512], path[600];
+	setenv("PERFTOP_DEBUG_ROOT", "/nonexistent", 1);
+
+	/* the reference: the stripped binary alone knows nothing of work */
+	snprintf(dir, sizeof(dir), "%s/none", tmp);
+	CHECK(sh("mkdir -p %s && cp '%s' %s/prog && strip -s %s/prog", dir, INLINE_FIXTURE_PATH, dir, dir) == 0);
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	CHECK_EQ_U64(agree(path), 0);
+	CHECK(agree(INLINE_FIXTURE_PATH) == work_size);
+
+	/* (a) beside the binary, found through .gnu_debuglink */
+	snprintf(dir, sizeof(dir), "%s/a", tmp);
+	CHECK(sh("set -e; mkdir -p %s; cp '%s' %s/prog; cd %s; objcopy --only-keep-debug prog prog.debug;"
+		 " strip -s prog; objcopy --add-gnu-debuglink=prog.debug prog", dir, INLINE_FIXTURE_PATH, dir, dir) == 0);
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	CHECK_EQ_U64(agree(path), work_size);
+
+	/* (b) in .debug/ beside it */
+	CHECK(sh("set -e; cd %s; mkdir .debug; mv prog.debug .debug/", dir) == 0);
+	CHECK_EQ_U64(agree(path), work_size);
+
+	/* a debug file of another build under the debuglink's name: rejected (build-id) */
+	CHECK(sh("set -e; cd %s; rm -r .debug; objcopy --only-keep-debug '%s' prog.debug", dir, OTHER_FIXTURE_PATH) == 0);
+	CHECK_EQ_U64(agree(path), 0);
+	/* garbage under the name: rejected, no crash */
+	CHECK(sh("set -e; cd %s; head -c 100000 /dev/urandom > prog.debug", dir) == 0);
+	CHECK_EQ_U64(agree(path), 0);
+	/* a truncated debug file: whatever it gives, no crash (ASan twin) */
+	CHECK(sh("set -e; cd %s; objcopy --only-keep-debug '%s' full.debug; head -c 20000 full.debug > prog.debug",
+		 dir, INLINE_FIXTURE_PATH) == 0);
+	agree(path);
+
+	/* (c) by build-id under the debug root, no debuglink at all */
+	char bid[128];
+	CHECK(build_id_hex(INLINE_FIXTURE_PATH, bid, sizeof(bid)) == 0);
+	snprintf(dir, sizeof(dir), "%s/c", tmp);
+	snprintf(dbg, sizeof(dbg), "%s/root/.build-id/%.2s", tmp, bid);
+	CHECK(sh("set -e; mkdir -p %s %s; cp '%s' %s/prog; objcopy --only-keep-debug %s/prog %s/%s.debug;"
+		 " strip -s %s/prog", dir, dbg, INLINE_FIXTURE_PATH, dir, dir, dbg, bid + 2, dir) == 0);
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	CHECK_EQ_U64(agree(path), 0);  /* not under the default root */
+	snprintf(dbg, sizeof(dbg), "%s/root", tmp);
+	setenv("PERFTOP_DEBUG_ROOT", dbg, 1);
+	CHECK_EQ_U64(agree(path), work_size);
+	/* another build's debug file at that build-id's place: rejected */
+	snprintf(dbg, sizeof(dbg), "%s/root/.build-id/%.2s/%s.debug", tmp, bid, bid + 2);
+	CHECK(sh("objcopy --only-keep-debug '%s' %s", OTHER_FIXTURE_PATH, dbg) == 0);
+	CHECK_EQ_U64(agree(path), 0);
+	setenv("PERFTOP_DEBUG_ROOT", "/nonexistent", 1);
+
+	/* (d) --symfs: the mapping says /opt/perftop-test/prog (this machine has no such file); the
+	 * recording machine's tree is under tmp/sysroot, debug file beside the binary there. */
+	snprintf(dir, sizeof(dir), "%s/sysroot/opt/perftop-test", tmp);
+	CHECK(sh("set -e; mkdir -p %s; cp '%s' %s/prog; cd %s; objcopy --only-keep-debug prog prog.debug;"
+		 " strip -s prog; objcopy --add-gnu-debuglink=prog.debug prog", dir, INLINE_FIXTURE_PATH, dir, dir) == 0);
+	CHECK_EQ_U64(agree("/opt/perftop-test/prog"), 0);
+	snprintf(dbg, sizeof(dbg), "%s/sysroot", tmp);
+	debuginfo_configure(dbg, NULL, NULL);
+	CHECK_EQ_U64(agree("/opt/perftop-test/prog"), work_size);
+	debuginfo_configure(NULL, NULL, NULL);
+	unsetenv("PERFTOP_DEBUG_ROOT");
+
+	/* libc6-dbg: a local (static) string function of libc, only in the debug file's .symtab */
+	{
+		struct intern *in = intern_new();
+		struct dso_set *set = dso_set_new(in);
+		const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+		struct dso *d = dso_set_get(set, libc, NULL);
+		long n = dso_symbol_count(d);
+		CHECK(n > 3000);
+		/* find __memmove_avx_unaligned_erms's address with nm on the debug file's symbols */
+		FILE *p = popen("nm --defined-only -D /lib/x86_64-linux-gnu/libc.so.6 >/dev/null 2>&1;"
+				" b=$(readelf -n /lib/x86_64-linux-gnu/libc.so.6 | sed -n 's/.*Build ID: *//p');"
+				" nm /usr/lib/debug/.build-id/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-).debug 2>/dev/null"
+				" | awk '$3==\"__memmove_avx_unaligned_erms\"{print $1; exit}'", "r");
+		char line[64] = "";
+		if (p && fgets(line, sizeof(line), p)) {
+			unsigned long a = strtoul(line, NULL, 16);
+			struct frame f[8];
+			int k = dso_lookup(d, a, f, 8);  /* libc's text: offsets equal addresses */
+			CHECK(k >= 1);
+			if (k >= 1)
+				CHECK_STR(f[k - 1].sym, "__memmove_avx_unaligned_erms");
+		} else {
+			printf("libc6-dbg not installed: the libc check is skipped\n");
+		}
+		if (p)
+			pclose(p);
+		dso_set_free(set);
+		intern_free(in);
+	}
+
+	sh("rm -rf '%s'", tmp);
+	return CHECK_DONE();
+}
