@@ -41,6 +41,19 @@ struct session {
 	uint64_t replay_lost;
 };
 
+/*
+ * What the symbolizer adds to each address. Inline frames are on unless --no-inline: once an address
+ * is cached they cost a hash probe. Source lines are looked up only when srcline is a sort key: the
+ * line-table search is the costly part of a cold address, and nothing else shows them yet (a view
+ * that needs them later turns them on with symbolizer_set_names; addresses already cached without
+ * lines are completed on their next lookup).
+ */
+static void session_names(struct session *s, const struct cli *c)
+{
+	symbolizer_set_names(s->sym, !c->no_inline, profile_has_key(s->prof, SORT_SRCLINE));
+	symbolizer_set_demangle(s->sym, !c->no_demangle);
+}
+
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
 {
 	struct sampler_opts so = c->sampler;
@@ -52,6 +65,7 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 	s->sampler = sampler;
 	s->sym = symbolizer_new();
 	s->prof = profile_new(c->keys, c->nkeys);
+	session_names(s, c);
 	snprintf(s->target_text, sizeof(s->target_text), "%s", c->target_text);
 	if (c->sampler.target == TARGET_COMMAND)
 		s->command_name = c->sampler.argv[0];
@@ -90,6 +104,7 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	s->sym = symbolizer_new();
 	symbolizer_set_offline(s->sym);  /* the file's pids are not this machine's processes now */
 	s->prof = profile_new(c->keys, c->nkeys);
+	session_names(s, c);
 	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
 		 strcmp(c->input, "-") ? c->input : "stdin");
 	return s;
@@ -153,6 +168,7 @@ static void session_take(struct session *s, const struct rec *r)
 
 long session_poll(struct session *s)
 {
+	symbolizer_poll(s->sym);  /* debuginfod fetches finished since the last tick */
 	if (s->replay)
 		return replay_tick(s->replay, now_ns());
 	struct queue *q = sampler_queue(s->sampler);
@@ -177,6 +193,27 @@ long session_poll(struct session *s)
 	return taken;
 }
 
+void session_rename(struct session *s, struct snapshot *snap, bool demangle)
+{
+	symbolizer_set_demangle(s->sym, demangle);
+	for (size_t i = 0; snap && i < snap->nrows; i++)
+		snap->rows[i].sym = symbolizer_display_name(s->sym, snap->rows[i].raw_sym);
+}
+
+const char *session_notice(struct session *s)
+{
+	return symbolizer_notice(s->sym);
+}
+
+/* The profile keeps raw symbols; the snapshot shows them demangled (or not), ordered by what shows. */
+static struct snapshot *session_named(struct session *s, struct snapshot *snap, enum snap_col order)
+{
+	session_rename(s, snap, symbolizer_demangling(s->sym));
+	if (order == COL_SYM)
+		snapshot_sort(snap, order);
+	return snap;
+}
+
 struct snapshot *session_refresh(struct session *s, enum snap_col order, bool zero)
 {
 	if (s->replay) {
@@ -187,7 +224,7 @@ struct snapshot *session_refresh(struct session *s, enum snap_col order, bool ze
 		s->last_window_secs = pos - s->window_start_pos;
 		s->last_window_samples = snap->window_samples;
 		s->window_start_pos = pos;
-		return snap;
+		return session_named(s, snap, order);
 	}
 	uint64_t now = now_ns();
 	uint64_t dropped = queue_dropped(sampler_queue(s->sampler));
@@ -198,7 +235,7 @@ struct snapshot *session_refresh(struct session *s, enum snap_col order, bool ze
 	s->window_start_ns = now;
 	s->last_window_dropped = dropped - s->dropped_at_window_start;
 	s->dropped_at_window_start = dropped;
-	return snap;
+	return session_named(s, snap, order);
 }
 
 void session_get_status(struct session *s, struct session_status *st)

@@ -16,6 +16,28 @@ foreach(t test_symbolize test_symbolize_asan)
   add_dependencies(${t} symfixture symfixture_ibt)
 endforeach()
 
+# Inline frames and source lines (issue 4): the -g -O2 fixture with always_inline helpers, checked
+# against eu-addr2line, and the same program built differently (another build-id) for the debuginfo
+# tests. The fixtures also serve the names workload tests (tests/names.cmake).
+foreach(fx inline_fixture inline_fixture_other)
+  add_executable(${fx} ${CMAKE_CURRENT_SOURCE_DIR}/names/inline_fixture.c)
+  target_compile_options(${fx} PRIVATE -O2 -g -fno-omit-frame-pointer)
+  set_target_properties(${fx} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
+endforeach()
+target_compile_definitions(inline_fixture_other PRIVATE OTHER_BUILD)
+
+perftop_unit_test(test_srcinfo
+  SOURCES symbolize/test_srcinfo.c
+  LIBS perftop_symbolize perftop_util)
+perftop_unit_test(test_debuginfo
+  SOURCES symbolize/test_debuginfo.c
+  LIBS perftop_symbolize perftop_util)
+foreach(t test_srcinfo test_srcinfo_asan test_debuginfo test_debuginfo_asan)
+  target_compile_definitions(${t} PRIVATE INLINE_FIXTURE_PATH="$<TARGET_FILE:inline_fixture>"
+                                          OTHER_FIXTURE_PATH="$<TARGET_FILE:inline_fixture_other>")
+  add_dependencies(${t} inline_fixture inline_fixture_other)
+endforeach()
+
 # Process-side names: perf map files (JIT), the vdso, deleted and replaced binaries.
 perftop_unit_test(test_procsyms
   SOURCES symbolize/test_procsyms.c

@@ -24,7 +24,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "symbolize/debuginfo.h"
 #include "symbolize/intern.h"
+#include "symbolize/srcinfo.h"
 #include "util/util.h"
 
 enum dso_state {
@@ -58,8 +60,11 @@ struct dso {
 	bool tried;           /* dso_open ran (a dso broken from birth was never tried) */
 	bool sourced;         /* dso_set_source decided where to read it (or dso_open ran) */
 	bool syms_loaded;
+	bool dwarf_tried, has_dwarf;  /* DWARF is loaded on the first lookup that wants it */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	uint64_t bias;        /* module address = file virtual address + bias */
+	struct srcinfo *si;   /* inline frames and srclines, cached; NULL until wanted */
 	struct dso_seg *segs;
 	size_t nsegs;
 	struct dso_sym *syms;
@@ -79,13 +84,16 @@ struct dso_set {
 	size_t nslots, count;
 	struct dso *all;
 	uint64_t ndsos, opened;
+	unsigned want;        /* SRCINFO_INLINE | SRCINFO_SRCLINE: what lookups add to the ELF symbol */
 };
 
 static char *dso_debuginfo_path;  /* NULL: libdwfl's default (":.debug:/usr/lib/debug") */
 
+/* Our own find_debuginfo (debuginfo.c): build-id, ~/.debug, debuglink, --symfs, and debuginfod in
+ * the background instead of libdwfl's synchronous queries. */
 static const Dwfl_Callbacks dso_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = debuginfo_find,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &dso_debuginfo_path,
 };
@@ -148,6 +156,7 @@ struct dso_set *dso_set_new(struct intern *in)
 
 static void dso_free(struct dso *d)
 {
+	srcinfo_free(d->si);
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	free(d->segs);
@@ -313,10 +322,19 @@ const char *dso_source(const struct dso *d)
 	return d->source ? d->source : d->path;
 }
 
+static void dso_open_file(struct dso *d, const char *file);
+
 static void dso_open(struct dso *d)
 {
+	/* --symfs: a recording from another machine reads that machine's copy of the path. */
+	char *symfs = d->source || !debuginfo_symfs() ? NULL : debuginfo_resolve_path(d->path);
+	dso_open_file(d, symfs ? symfs : dso_source(d));
+	free(symfs);
+}
+
+static void dso_open_file(struct dso *d, const char *file)
+{
 	struct stat st;
-	const char *file = dso_source(d);
 	d->tried = true;
 	/* A FIFO or device under a mapped name must not block us or be read as ELF. */
 	if (stat(file, &st) != 0) {
@@ -346,6 +364,7 @@ static void dso_open(struct dso *d)
 		dso_fail(d, dwfl_errmsg(-1));
 		return;
 	}
+	d->bias = bias;
 	if (d->build_id_size) {
 		const unsigned char *bits;
 		GElf_Addr vaddr;
@@ -765,6 +784,65 @@ static bool dso_off_to_vaddr(const struct dso *d, uint64_t off, uint64_t *vaddr)
 	return true;
 }
 
+/* Inline frames and srclines for va (in w): DWARF is loaded on the first lookup that wants it. */
+static int dso_lookup_dwarf(struct dso *d, uint64_t va, const struct dso_sym *w, struct frame *out,
+			    int max)
+{
+	if (!d->dwarf_tried) {
+		d->dwarf_tried = true;
+		Dwarf_Addr b;
+		d->has_dwarf = dwfl_module_getdwarf(d->mod, &b) != NULL;
+		d->si = srcinfo_new(d->set->in);
+	}
+	return srcinfo_lookup(d->si, d->has_dwarf ? d->mod : NULL, d->bias, va, w->name, w->start,
+			      d->set->want, out, max);
+}
+
+void dso_set_want(struct dso_set *set, bool inlines, bool srclines)
+{
+	set->want = (inlines ? SRCINFO_INLINE : 0u) | (srclines ? SRCINFO_SRCLINE : 0u);
+}
+
+void dso_set_reload(struct dso_set *set, const uint8_t *bid, size_t len)
+{
+	for (struct dso *d = set->all; d; d = d->next_all) {
+		if (d->state != DSO_OPEN || !d->build_id_size || len < d->build_id_size ||
+		    memcmp(d->build_id, bid, d->build_id_size) != 0)
+			continue;
+		/* Back to a dso never opened: the next lookup opens it again and finds the new debug file.
+		 * The names it handed out stay valid (interned). */
+		srcinfo_free(d->si);
+		d->si = NULL;
+		dwfl_end(d->dwfl);
+		d->dwfl = NULL;
+		d->mod = NULL;
+		free(d->segs);
+		free(d->syms);
+		free(d->starts);
+		d->segs = NULL;
+		d->syms = NULL;
+		d->starts = NULL;
+		d->nsegs = d->nsyms = d->last = 0;
+		d->syms_loaded = d->dwarf_tried = d->has_dwarf = false;
+		d->tried = false;
+		d->state = DSO_NEW;
+		set->opened--;
+	}
+}
+
+void dso_srcinfo_counts(const struct dso_set *set, uint64_t *hits, uint64_t *misses)
+{
+	*hits = *misses = 0;
+	for (const struct dso *d = set->all; d; d = d->next_all) {
+		if (!d->si)
+			continue;
+		uint64_t h, m;
+		srcinfo_counts(d->si, &h, &m);
+		*hits += h;
+		*misses += m;
+	}
+}
+
 int dso_lookup(struct dso *d, uint64_t off, struct frame *out, int max)
 {
 	if (max < 1 || !dso_ready(d) || !d->nsyms)
@@ -797,6 +875,8 @@ int dso_lookup(struct dso *d, uint64_t off, struct frame *out, int max)
 		w->name = intern_str(d->set->in, w->name);
 		w->interned = 1;
 	}
+	if (d->set->want)
+		return dso_lookup_dwarf(d, va, w, out, max);
 	out[0].sym = w->name;
 	out[0].sym_start = w->start;
 	out[0].srcline = NULL;

@@ -17,6 +17,7 @@
 #define PERFTOP_SYMBOLIZE_DSO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/frame.h"
@@ -62,10 +63,21 @@ const char *dso_source(const struct dso *d);
 
 /*
  * Resolves file offset off. Writes up to max frames (innermost inline first, the containing function
- * last; today always one) with sym, sym_start (ELF virtual address), srcline and inlined set; the
+ * last: see dso_set_want) with sym, sym_start (ELF virtual address), srcline and inlined set; the
  * caller fills addr, dso and kernel. Returns the number written, 0 when nothing covers off.
  */
 int dso_lookup(struct dso *d, uint64_t off, struct frame *out, int max);
+
+/*
+ * What lookups add to the ELF symbol: inline frames (innermost first, marked inlined and named
+ * "NAME (inlined)") and source lines ("file.c:12"). Both off by default; DWARF is loaded only when
+ * one is on and only on a binary's first lookup.
+ */
+void dso_set_want(struct dso_set *set, bool inlines, bool srclines);
+/* Opens again the dsos with this build-id (their debug file arrived, e.g. from debuginfod). */
+void dso_set_reload(struct dso_set *set, const uint8_t *bid, size_t len);
+/* The srcinfo caches' hits and misses over all dsos (bench, tests). */
+void dso_srcinfo_counts(const struct dso_set *set, uint64_t *hits, uint64_t *misses);
 
 /* Number of function symbols once loaded (opens and loads if needed); for tests and stats. */
 long dso_symbol_count(struct dso *d);

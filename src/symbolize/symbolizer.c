@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/debuginfo.h"
+#include "symbolize/demangle.h"
 #include "symbolize/dso.h"
 #include "symbolize/intern.h"
 #include "symbolize/kernel.h"
@@ -28,6 +30,9 @@ struct symbolizer {
 	struct kernel *kernel;
 	const char *unknown;  /* "[unknown]" */
 	struct symbolizer_stats st;
+	struct demangler *dm; /* raw -> display names, for the view (names stay raw in frames) */
+	bool demangle;
+	bool srclines;        /* kernel frames get "sym+off" srclines as perf's */
 };
 
 struct symbolizer *symbolizer_new(void)
@@ -38,6 +43,8 @@ struct symbolizer *symbolizer_new(void)
 	s->maps = maps_new(s->dsos, s->in);
 	s->kernel = kernel_new(s->in, NULL);
 	s->unknown = intern_str(s->in, "[unknown]");
+	s->dm = demangler_new(s->in, false);
+	s->demangle = true;
 	return s;
 }
 
@@ -45,6 +52,7 @@ void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
+	demangler_free(s->dm);
 	maps_free(s->maps);
 	kernel_free(s->kernel);
 	dso_set_free(s->dsos);
@@ -97,6 +105,13 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 		out[0].srcline = NULL;
 		out[0].inlined = false;
 		out[0].kernel = true;
+		if (s->srclines) {
+			/* No kernel DWARF is read: perf's fallback form, SYM+OFFSET in decimal. */
+			char buf[256];
+			int n = snprintf(buf, sizeof(buf), "%s+%" PRIu64, out[0].sym, addr - out[0].sym_start);
+			if (n > 0 && (size_t)n < sizeof(buf))
+				out[0].srcline = intern_strn(s->in, buf, (size_t)n);
+		}
 		return 1;
 	}
 	const struct map *m = maps_find(s->maps, pid, addr);
@@ -186,6 +201,54 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *o
 			n += symbolizer_lookup(s, r->pid, a, mode == MODE_KERNEL, &out[n], max - n);
 	}
 	return n;
+}
+
+void symbolizer_set_names(struct symbolizer *s, bool inlines, bool srclines)
+{
+	s->srclines = srclines;
+	dso_set_want(s->dsos, inlines, srclines);
+}
+
+void symbolizer_set_demangle(struct symbolizer *s, bool on)
+{
+	s->demangle = on;
+}
+
+bool symbolizer_demangling(const struct symbolizer *s)
+{
+	return s->demangle;
+}
+
+const char *symbolizer_display_name(struct symbolizer *s, const char *sym)
+{
+	return s->demangle ? demangler_name(s->dm, sym) : sym;
+}
+
+void symbolizer_configure_debuginfo(const char *symfs, const char *debuginfod_urls)
+{
+	debuginfo_configure(symfs, debuginfod_urls, NULL);
+}
+
+static void symbolizer_debug_arrived(void *ctx, const uint8_t *bid, size_t len)
+{
+	struct symbolizer *s = ctx;
+	dso_set_reload(s->dsos, bid, len);
+}
+
+void symbolizer_poll(struct symbolizer *s)
+{
+	debuginfo_fetch_poll(symbolizer_debug_arrived, s);
+}
+
+const char *symbolizer_notice(const struct symbolizer *s)
+{
+	(void)s;
+	return debuginfo_fetch_status();
+}
+
+int symbolizer_fetch_main(const char *build_id_hex)
+{
+	return debuginfo_fetch_child(build_id_hex);
 }
 
 const char *symbolizer_comm(struct symbolizer *s, uint32_t pid, uint32_t tid)

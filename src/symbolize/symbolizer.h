@@ -68,4 +68,31 @@ const char *symbolizer_comm(struct symbolizer *s, uint32_t pid, uint32_t tid);
 
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st);
 
+/*
+ * What DWARF adds to frames: inline frames (each address expands into the functions inlined there,
+ * innermost first, named "NAME (inlined)", before the function that holds it) and source lines
+ * ("file.c:12", or perf's "SYM+OFFSET" / "??:0" where no line is known). Both off at start; the
+ * session turns on inlines unless --no-inline, and srclines only when srcline is a sort key, because
+ * a line lookup is the costly part of a cold address.
+ */
+void symbolizer_set_names(struct symbolizer *s, bool inlines, bool srclines);
+
+/* Names in frames are the raw symbols; the view shows symbolizer_display_name's form: demangled
+ * C++/Rust (as perf report prints them, without parameters) unless turned off (--no-demangle, the
+ * view's key). Interned; cached per name. */
+void symbolizer_set_demangle(struct symbolizer *s, bool on);
+bool symbolizer_demangling(const struct symbolizer *s);
+const char *symbolizer_display_name(struct symbolizer *s, const char *sym);
+
+/* Process-wide, before the first lookup: --symfs DIR (NULL: none) and the debuginfod servers
+ * (DEBUGINFOD_URLS; NULL: no fetching). Fetches run as "perftop --debuginfod-fetch BUILDID" children. */
+void symbolizer_configure_debuginfo(const char *symfs, const char *debuginfod_urls);
+/* Each tick: reaps finished debuginfod fetches and reopens the binaries whose debug file arrived.
+ * Never blocks. */
+void symbolizer_poll(struct symbolizer *s);
+/* What the view should say ("debuginfod: fetching debug info for libfoo.so"), or NULL. */
+const char *symbolizer_notice(const struct symbolizer *s);
+/* The body of "perftop --debuginfod-fetch BUILDID": returns the exit status. */
+int symbolizer_fetch_main(const char *build_id_hex);
+
 #endif
