@@ -7,7 +7,8 @@ BUILD     ?= build
 BUILD_TYPE ?= Release
 JOBS      ?= $(shell nproc)
 PACKAGES  := cmake make gcc pkg-config libdw-dev libelf-dev libncurses-dev libunwind-dev \
-             libzstd-dev libcapstone-dev tmux python3 linux-perf procps bc time
+             libzstd-dev libcapstone-dev tmux python3 linux-perf procps bc \
+             libiberty-dev libdebuginfod-dev elfutils g++ binutils time
 
 .PHONY: all deps build run test clean bench
 

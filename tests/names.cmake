@@ -1,0 +1,11 @@
+# Names (issue 4): workloads recorded with perf record and replayed, compared with perf report
+# (C++, sort, dd, srcline), and live checks (demangling, inline frames, debuginfod in the background).
+# The fixtures inline_fixture(_other) are defined in symbolize.cmake; the C++ one is compiled by the
+# test itself (the project is C only).
+foreach(t test_names_report test_names_live)
+  add_test(NAME names_${t}
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/names/${t}.py $<TARGET_FILE:perftop>
+            ${CMAKE_BINARY_DIR}/fixtures ${CMAKE_CURRENT_SOURCE_DIR}/names)
+  set_tests_properties(names_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
+    ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/names")
+endforeach()

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Live names (issue 4):
+  - a C++ workload shows demangled names (perftop -b --json -- ./cxx_fixture), and --no-demangle shows
+    the raw _Z names;
+  - inline frames take part in Total% (the -g -O2 inline fixture: "mix_step (inlined)" rows with
+    Total% and no Self%, the function that holds the addresses keeps the Self%), and --no-inline has none;
+  - debuginfod: a stripped copy of the inline fixture whose debug file only a (local, fake) debuginfod
+    server has: with DEBUGINFOD_URLS set, the file is fetched in the background while sampling goes on,
+    and later snapshots name the static function "work" that only the debug file knows.
+
+usage: test_names_live.py PERFTOP FIXTURE_DIR SOURCE_DIR"""
+import http.server
+import os
+import subprocess
+import sys
+import threading
+
+from nameslib import fail, need, perftop_json, skip, tmpdir
+
+perftop, fixtures, srcdir = sys.argv[1], sys.argv[2], sys.argv[3]
+d = tmpdir()
+need("g++")
+cxx = os.path.join(d, "cxx_fixture")
+subprocess.run(["g++", "-O1", "-g", "-fno-omit-frame-pointer", "-fno-inline", "-o", cxx,
+                os.path.join(srcdir, "cxx_fixture.cc")], check=True)
+
+
+def live(args, cmd, env=None):
+    p = subprocess.run([perftop, "-b", "--json"] + args + ["--"] + cmd, capture_output=True, text=True,
+                       timeout=120, env=env)
+    if p.returncode != 0:
+        if "perf_event_open" in p.stderr or "paranoid" in p.stderr:
+            skip(f"perf_event_open refused: {p.stderr.strip()[:200]}")
+        fail(f"perftop {' '.join(args)} exited {p.returncode}: {p.stderr.strip()[:300]}")
+    import json
+    return [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+
+
+def syms(snaps):
+    return {r["sym"] for s in snaps for r in s["rows"]}
+
+
+# demangled by default, raw with --no-demangle
+names = syms(live(["-n", "2"], [cxx, "3"]))
+want = {"geo::Grid::smooth", "geo::Grid::fill", "geo::detail::accumulate_squares<double>"}
+if not want & names:
+    fail(f"no demangled C++ name among {sorted(names)[:20]}")
+if any(n.startswith("_Z") for n in names):
+    fail(f"raw names shown while demangling: {[n for n in names if n.startswith('_Z')][:5]}")
+print("demangled:", sorted(want & names))
+raw = syms(live(["-n", "2", "--no-demangle"], [cxx, "3"]))
+if not {"_ZN3geo4Grid6smoothEi", "_ZN3geo4Grid4fillEm"} & raw:
+    fail(f"--no-demangle: no raw _Z name among {sorted(raw)[:20]}")
+print("raw:", sorted(n for n in raw if n.startswith("_ZN3geo"))[:3])
+
+# inline frames in Total%, Self% on the function
+inl = os.path.join(fixtures, "inline_fixture")
+rows = live(["-n", "2"], [inl, "3"])[-1]["rows"]
+by = {r["sym"]: r for r in rows}
+if "mix_step (inlined)" not in by or "work" not in by:
+    fail(f"inline fixture: want work and mix_step (inlined) rows, got {sorted(by)[:10]}")
+if by["mix_step (inlined)"]["self"] != 0 or by["mix_step (inlined)"]["total"] < 30 or by["work"]["self"] < 50:
+    fail(f"inline fixture: work {by['work']}, mix_step {by['mix_step (inlined)']}")
+print(f"inline: work self {by['work']['self']:.1f}%, mix_step (inlined) total {by['mix_step (inlined)']['total']:.1f}%")
+rows = live(["-n", "1", "--no-inline"], [inl, "2"])[-1]["rows"]
+if any("(inlined)" in r["sym"] for r in rows):
+    fail("--no-inline: inline rows shown")
+
+# debuginfod, with a fake server on localhost serving the debug file by build-id
+need("objcopy")
+prog = os.path.join(d, "prog")
+subprocess.run(f"cp {inl} {prog} && objcopy --only-keep-debug {prog} {prog}.debug && strip -s {prog}",
+               shell=True, check=True)
+bid = subprocess.run(f"readelf -n {prog} | sed -n 's/.*Build ID: *//p'", shell=True, capture_output=True,
+                     text=True).stdout.strip()
+if len(bid) < 8:
+    fail("no build-id in the fixture")
+asked = []
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        asked.append(self.path)
+        if self.path == f"/buildid/{bid}/debuginfo":
+            data = open(prog + ".debug", "rb").read()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        else:
+            self.send_response(404)
+            self.end_headers()
+
+    def log_message(self, *a):
+        pass
+
+
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+env = dict(os.environ, DEBUGINFOD_URLS=f"http://127.0.0.1:{srv.server_address[1]}",
+           DEBUGINFOD_CACHE_PATH=os.path.join(d, "cache"), HOME=d)
+snaps = live(["-n", "6", "-d", "0.5"], [prog, "4"], env=env)
+srv.shutdown()
+named = [i for i, s in enumerate(snaps) if any(r["sym"] == "work" for r in s["rows"])]
+if not any(p.startswith(f"/buildid/{bid}/debuginfo") for p in asked):
+    fail(f"debuginfod: the server was not asked for {bid}: {asked}")
+if not named:
+    fail(f"debuginfod: 'work' never named in {len(snaps)} snapshots: {[sorted(syms([s]))[:5] for s in snaps]}")
+print(f"debuginfod: asked {asked}, 'work' named from snapshot {named[0]} of {len(snaps)}")
+print("PASS")
