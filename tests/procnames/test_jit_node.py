@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Acceptance (issue 4): a node workload started with --perf-basic-prof shows its JavaScript function
+names: rows of dso "[JIT] tid PID" (perf's name) whose sym contains hotLoopFunction, both for
+`perftop -- node --perf-basic-prof hot.js` and for `perftop -p PID` of a running node.
+
+usage: test_jit_node.py PERFTOP FIXTURE_DIR"""
+import os
+import shutil
+import sys
+import time
+from e2elib import fail, passed, run_json
+from procnameslib import remove_jit_maps, rows, start, stop, top
+
+script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hot.js")
+node = shutil.which("node")
+if not node:
+    fail("node is not installed (the JIT test needs it)")
+checks = 0
+
+
+def check_hot(merged, what, pid=None):
+    global checks
+    hot = {k: v for k, v in merged.items() if "hotLoopFunction" in (k[1] or "")}
+    if not hot:
+        fail(f"{what}: no hotLoopFunction row; top: {top(merged)}")
+    for (dso, _), _ in hot.items():
+        want = f"[JIT] tid {pid}" if pid else "[JIT] tid "
+        if not (dso == want if pid else dso.startswith(want)):
+            fail(f"{what}: hotLoopFunction in dso {dso!r}, want {want!r}")
+    share = sum(hot.values()) / max(1e-9, sum(merged.values()))
+    if share < 0.2:
+        fail(f"{what}: hotLoopFunction only {share:.0%} of the samples; top: {top(merged)}")
+    print(f"{what}: hotLoopFunction {share:.0%}; top: {top(merged, 4)}")
+    checks += 2
+
+
+# A command perftop starts.
+snaps, _ = run_json(["-n", "3", "-d", "1", "--", node, "--perf-basic-prof", script, "4"])
+merged = rows(snaps)
+remove_jit_maps(merged)
+check_hot(merged, "command")
+
+# -p of a node already running (and already JIT-compiling).
+p = start([node, "--perf-basic-prof", script, "10"])
+try:
+    time.sleep(1.0)
+    snaps, _ = run_json(["-p", str(p.pid), "-n", "2", "-d", "1"])
+    check_hot(rows(snaps), "-p", p.pid)
+finally:
+    stop(p)
+    try:
+        os.unlink(f"/tmp/perf-{p.pid}.map")
+    except OSError:
+        pass
+passed(checks)
