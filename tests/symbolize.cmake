@@ -16,6 +16,15 @@ foreach(t test_symbolize test_symbolize_asan)
   add_dependencies(${t} symfixture symfixture_ibt)
 endforeach()
 
+# Process-side names: perf map files (JIT), the vdso, deleted and replaced binaries.
+perftop_unit_test(test_procsyms
+  SOURCES symbolize/test_procsyms.c
+  LIBS perftop_symbolize perftop_util PkgConfig::ELF ${CMAKE_DL_LIBS})
+foreach(t test_procsyms test_procsyms_asan)
+  target_compile_definitions(${t} PRIVATE SYMFIXTURE_PATH="$<TARGET_FILE:symfixture>")
+  add_dependencies(${t} symfixture)
+endforeach()
+
 # Inline frames and source lines (issue 4): the -g -O2 fixture with always_inline helpers, checked
 # against eu-addr2line, and the same program built differently (another build-id) for the debuginfo
 # tests. The fixtures also serve the names workload tests (tests/names.cmake).
@@ -38,11 +47,6 @@ foreach(t test_srcinfo test_srcinfo_asan test_debuginfo test_debuginfo_asan)
   add_dependencies(${t} inline_fixture inline_fixture_other)
 endforeach()
 
-# Process-side names: perf map files (JIT), the vdso, deleted and replaced binaries.
-perftop_unit_test(test_procsyms
-  SOURCES symbolize/test_procsyms.c
-  LIBS perftop_symbolize perftop_util PkgConfig::ELF ${CMAKE_DL_LIBS})
-foreach(t test_procsyms test_procsyms_asan)
-  target_compile_definitions(${t} PRIVATE SYMFIXTURE_PATH="$<TARGET_FILE:symfixture>")
-  add_dependencies(${t} symfixture)
-endforeach()
+# The boot-scoped cache of /proc/kallsyms.
+perftop_unit_test(test_kernel_cache SOURCES symbolize/test_kernel_cache.c LIBS perftop_symbolize perftop_util)
+set_tests_properties(test_kernel_cache test_kernel_cache_asan PROPERTIES SKIP_RETURN_CODE 77)

@@ -24,6 +24,8 @@ int kernel_lookup(struct kernel *k, uint64_t addr, struct frame *out);
 
 /* Interned "[kernel.kallsyms]". */
 const char *kernel_dso_name(const struct kernel *k);
+/* Whether the table came from the cache of a previous run (same boot, same modules). */
+bool kernel_from_cache(const struct kernel *k);
 /* Text symbols loaded (loads them); 0 when hidden or unreadable. */
 long kernel_symbol_count(struct kernel *k);
 
