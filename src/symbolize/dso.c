@@ -398,8 +398,10 @@ static void dso_open_file(struct dso *d, const char *file)
 
 /* ---- the symbol table ---- */
 
-/* Which of several symbols at one address names it: sized over unsized, functions over labels,
- * global over weak over local, then the fewest leading underscores (memcpy over __memcpy). */
+/* Which of several symbols at one address names it, as perf chooses: sized over unsized, functions
+ * over labels, then any binding but weak over weak and global over local (so libc's write, whose
+ * public names are all weak, reads __GI___libc_write as in perf report), then the fewest leading
+ * underscores (memcpy over __memcpy), then (dso_sym_cmp) the longer name. */
 static uint8_t dso_sym_rank(const GElf_Sym *sym, const char *name)
 {
 	unsigned r = 0;
@@ -409,8 +411,8 @@ static uint8_t dso_sym_rank(const GElf_Sym *sym, const char *name)
 		r += 32;
 	switch (GELF_ST_BIND(sym->st_info)) {
 	case STB_GLOBAL: r += 16; break;
-	case STB_WEAK: r += 8; break;
-	default: break;
+	case STB_WEAK: break;
+	default: r += 8; break;
 	}
 	unsigned us = 0;
 	while (name[us] == '_' && us < 7)

@@ -36,7 +36,8 @@ def need(tool):
 
 def perf_record(args, out, cmd, timeout=180):
     need("perf")
-    full = ["perf", "record", "-q", "-N"] + args + ["-o", out, "--"] + cmd
+    # -B: no build-id post-processing (perf 6.1 asserts in it when several records run at once)
+    full = ["perf", "record", "-q", "-N", "-B"] + args + ["-o", out, "--"] + cmd
     p = subprocess.run(full, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout)
     if p.returncode != 0:
         if re.search(r"permission|paranoid|not supported", p.stderr, re.I):
