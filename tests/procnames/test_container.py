@@ -57,7 +57,8 @@ try:
     cmd = [perftop_path(), "-b", "--json", "-a", "-n", "3", "-d", "1"]
     pt = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.7)
-    p, pid = jailed(jail_dir + "/jailspin", 3)
+    # It outlives perftop: a process gone before its samples are named cannot be looked into.
+    p, pid = jailed(jail_dir + "/jailspin", 10)
     try:
         out, err = pt.communicate(timeout=60)
     finally:
