@@ -192,6 +192,7 @@ void snapshot_free(struct snapshot *s)
 {
 	if (!s)
 		return;
+	ct_snapshot_free(s->tree);
 	free(s->rows);
 	free(s);
 }

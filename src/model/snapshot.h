@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/calltree.h"
 #include "model/profile.h"
 
 enum snap_col { COL_SELF, COL_TOTAL, COL_SAMPLES, COL_COMM, COL_PID, COL_TID, COL_SYM, COL_DSO,
@@ -35,6 +36,9 @@ struct snapshot {
 	enum sort_key keys[PROFILE_MAX_KEYS];
 	int nkeys;
 	enum snap_col order;
+	/* The call tree of the same window, for the drill-down views, or NULL (a source without
+	 * stacks, batch mode). Owned by the snapshot: snapshot_free frees it. */
+	struct ct_snapshot *tree;
 };
 
 /* A snapshot of p's current state ordered by col (numbers descending, names ascending). */
