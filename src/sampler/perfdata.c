@@ -129,7 +129,7 @@ struct perfdata_reader {
 	uint64_t file_pos;         /* file offset of buf[blen] */
 	uint64_t data_start;       /* offset of the first data record (after pipe-mode preamble) */
 	uint64_t data_end;         /* UINT64_MAX when unknown (pipe, or data size 0 in the header) */
-	bool header_unfinished;    /* data size 0 in the header: the writer never finished it */
+	bool header_unfinished;    /* data size 0 or no feature bits: the writer never finished it */
 	bool eof;
 
 	/* zstd */
@@ -724,6 +724,8 @@ static int open_file_header(struct perfdata_reader *r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: not a perf.data file (header size %" PRIu64 ")", r->path, hsize);
 		return -EINVAL;
 	}
+	/* No feature bits in a header of the size we know: the writer never got to the end. */
+	bool no_features = hsize == PD_FILE_HEADER_SIZE && !(bits[0] | bits[1] | bits[2] | bits[3]);
 	if (hsize > PD_FILE_HEADER_SIZE)
 		memset(bits, 0, sizeof(bits)); /* a header we do not know: no features rather than wrong ones */
 	/* attr_size is that of one entry of the attrs section: the attr, then its ids' section */
@@ -776,8 +778,13 @@ static int open_file_header(struct perfdata_reader *r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: bad perf.data header (data at %" PRIu64 ")", r->path, data_off);
 		return -EINVAL;
 	}
-	if (data_size == 0) {
-		/* The writer never came back to fill in the data size: read up to the end of the file. */
+	if (data_size == 0 || no_features) {
+		/*
+		 * The writer never finished the file: it never came back to fill in the data size, or it
+		 * never wrote the feature sections (perf record always writes some; perftop's writer sets
+		 * the bitmap only at close, see perfdata_write.h). The data size is then at best the last
+		 * sync, a lower bound: read on to the last complete record before the end of the file.
+		 */
 		r->data_end = UINT64_MAX;
 		r->header_unfinished = true;
 	} else {
@@ -1071,8 +1078,8 @@ static void stop_cut_short(struct perfdata_reader *r)
 	uint64_t at = in_offset(r);
 	r->stats.truncated = true;
 	r->stats.bytes_recovered = at > r->data_start ? at - r->data_start : 0;
-	set_warning(r, "the recording was cut short at byte %" PRIu64 "; read %" PRIu64 " records",
-		    at, r->raw_records);
+	set_warning(r, "the recording was cut short at byte %" PRIu64 "; read %" PRIu64 " records (%"
+		    PRIu64 " bytes of data)", at, r->raw_records, r->stats.bytes_recovered);
 }
 
 static void stop_bad(struct perfdata_reader *r, const char *what, uint64_t size)
@@ -1412,7 +1419,9 @@ char **perfdata_header_lines(const struct perfdata_reader *r, size_t *nlines)
 	if (!in->pipe_mode) {
 		line_out(&l, &n, &cap, "data offset: %" PRIu64, in->data_offset);
 		line_out(&l, &n, &cap, "data size: %" PRIu64 "%s", in->data_size,
-			 r->header_unfinished ? " (never filled in: the recording was cut short)" : "");
+			 !r->header_unfinished ? ""
+			 : in->data_size ? " (a lower bound: the recording was never finished)"
+					 : " (never filled in: the recording was cut short)");
 	}
 	*nlines = n;
 	return l;
