@@ -9,6 +9,12 @@
  * start and end at the current position and \ clears it (a second [ moves the start rather than
  * clearing it, since moving is what one does while scrubbing). The view keeps the speed, pause and
  * range it asked for and calls the source's setter only on a change.
+ *
+ * Drill-down views (ui/view.h) sit on a stack above the table. The top one sees a key first; what
+ * it leaves goes to the framework (Esc and Backspace pop it, q returns to the table: q only quits
+ * from the table, so a user deep in a drill-down never loses the session by reflex), then to the
+ * keys every view shares (help, pause, decay, names, replay), and the table's own keys only reach
+ * the table.
  */
 #include "ui/keys.h"
 
@@ -23,6 +29,8 @@ static const struct keys_help help_list[] = {
 	{ "Home/End g/G", "first / last row", KEYS_HELP_ALL },
 	{ "< >", "order by the column to the left / right", KEYS_HELP_ALL },
 	{ "F6", "order by the next column (cycles)", KEYS_HELP_ALL },
+	{ "Enter", "callers and callees of the function", KEYS_HELP_ALL },
+	{ "f", "flame graph of the window", KEYS_HELP_ALL },
 	{ "z", "toggle decay / zero at each refresh", KEYS_HELP_ALL },
 	{ "m", "C++/Rust names: demangled / raw", KEYS_HELP_ALL },
 	{ "Space", "pause the display (sampling goes on)", KEYS_HELP_LIVE },
@@ -37,6 +45,17 @@ static const struct keys_help help_list[] = {
 	{ "?  F1", "show / hide this help", KEYS_HELP_ALL },
 	{ "Esc", "close this help", KEYS_HELP_ALL },
 	{ "q", "quit", KEYS_HELP_ALL },
+};
+
+/* Listed under a drill-down view's own keys. */
+static const struct keys_help common_list[] = {
+	{ "Esc Backspace", "back to the previous view", KEYS_HELP_ALL },
+	{ "q", "back to the table", KEYS_HELP_ALL },
+	{ "z", "toggle decay / zero at each refresh", KEYS_HELP_ALL },
+	{ "m", "C++/Rust names: demangled / raw", KEYS_HELP_ALL },
+	{ "Space", "pause the display (sampling goes on)", KEYS_HELP_LIVE },
+	{ "Space", "pause / resume the replay", KEYS_HELP_REPLAY },
+	{ "?  F1", "show / hide this help", KEYS_HELP_ALL },
 };
 
 static const double speeds[KEYS_SPEED_STEPS] = { 0.25, 0.5, 1, 2, 4, 8, 16, TUI_SPEED_MAX };
@@ -57,6 +76,17 @@ const struct keys_help *keys_help_list(size_t *n)
 {
 	*n = ARRAY_SIZE(help_list);
 	return help_list;
+}
+
+const struct keys_help *keys_help_common(size_t *n)
+{
+	*n = ARRAY_SIZE(common_list);
+	return common_list;
+}
+
+void keys_state_done(struct view_state *v)
+{
+	view_pop_all(v);
 }
 
 void keys_state_init(struct view_state *v)
@@ -101,8 +131,18 @@ static void cursor_set(struct view_state *v, const struct snapshot *s, size_t id
 	v->top = keys_scroll_top(v, s->nrows, visible_rows);
 }
 
+/* The drill-down views rebuild from every new snapshot (only the top one: the others are rebuilt
+ * when uncovered). */
+static void follow_views(struct view_state *v, const struct snapshot *s)
+{
+	struct view *top = view_top(v);
+	if (top && s)
+		top->ops->update(top, s);
+}
+
 void keys_follow(struct view_state *v, const struct snapshot *s, int visible_rows)
 {
+	follow_views(v, s);
 	if (!s || s->nrows == 0) {
 		/* Keep the id: the row may come back in the next window. */
 		v->cursor = 0;
@@ -155,6 +195,17 @@ static unsigned move(struct view_state *v, const struct snapshot *s, long delta,
 	v->cursor_chosen = true;
 	cursor_set(v, s, (size_t)idx, visible_rows);
 	return v->cursor != old_cursor || v->top != old_top ? KEYS_ACT_REDRAW : 0;
+}
+
+/* Enter on a row: the function view of its function. A table without a sym key (-s comm) has no
+ * function to open. */
+static unsigned open_function(struct view_state *v, const struct snapshot *s)
+{
+	if (!s || v->cursor >= s->nrows || !s->rows[v->cursor].raw_sym)
+		return 0;
+	const struct snap_row *r = &s->rows[v->cursor];
+	view_push(v, view_func_new(r->raw_sym, r->dso, r->sym), s);
+	return KEYS_ACT_REDRAW;
 }
 
 /* --- replay --- */
@@ -308,6 +359,25 @@ unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, in
 		if (handled)
 			return act;
 	}
+	if (v->depth && !v->help && v->view != VIEW_INFO && key != KEYS_RESIZE && key != KEYS_CTRL_L) {
+		struct view *top = view_top(v);
+		unsigned act = top->ops->key(top, v, key, s, visible_rows, &handled);
+		if (handled)
+			return act;
+		switch (key) {
+		case KEYS_ESC:
+		case KEYS_BACKSPACE:
+			view_pop(v, s);
+			return KEYS_ACT_REDRAW;
+		default:
+			break;
+		}
+	}
+	if ((key == 'q' || key == 'Q') && v->depth) {
+		v->help = false; /* q over the help of a drill-down view: back to the table too */
+		view_pop_all(v);
+		return KEYS_ACT_REDRAW;
+	}
 	if (key == 'q' || key == 'Q') {
 		v->quit = true;
 		return KEYS_ACT_QUIT;
@@ -350,7 +420,7 @@ unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, in
 	default:
 		break;
 	}
-	if (v->view != VIEW_TOP)
+	if (v->view != VIEW_TOP || v->depth)
 		return 0;
 	switch (key) {
 	case KEYS_UP:
@@ -377,6 +447,12 @@ unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, in
 		return order_move(v, s, 1, false);
 	case KEYS_F6:
 		return order_move(v, s, 1, true);
+	case KEYS_ENTER:
+		return open_function(v, s);
+	case 'f':
+	case 'F':
+		view_push(v, view_flame_new(NULL, NULL, NULL), s);
+		return KEYS_ACT_REDRAW;
 	default:
 		return 0;
 	}

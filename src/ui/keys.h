@@ -5,9 +5,10 @@
  * The view state is everything the frame depends on besides the snapshot, the header figures and
  * the size, so a test can drive keys and render frames with no terminal at all.
  *
- * Views: VIEW_TOP is the table, VIEW_INFO the recording's header (key i); drill-down views
- * (callers/callees, annotate, flame graph) are added as further view_kind values, each with its
- * own key table and render function.
+ * Views: VIEW_TOP is the table, VIEW_INFO the recording's header (key i). The drill-down views
+ * (Enter: callers/callees, f: flame graph, and those to come) are a stack of struct view above the
+ * table (ui/view.h): the top one gets the keys first, each in its own file with its own key
+ * function, render function and help list.
  *
  * Replay keys call the source's tui_replay setters directly (v->replay, NULL when live), so a test
  * drives them with a fake replay that records the calls.
@@ -21,6 +22,7 @@
 
 #include "model/snapshot.h"
 #include "ui/tui.h"
+#include "ui/view.h"
 
 /* Key codes: printable ASCII and control characters are themselves; the rest are above 0xff. */
 enum keys_code {
@@ -39,6 +41,7 @@ enum keys_code {
 	KEYS_F1,
 	KEYS_F6,
 	KEYS_RESIZE,   /* the terminal changed size */
+	KEYS_BACKSPACE,
 };
 
 enum view_kind { VIEW_TOP, VIEW_INFO };
@@ -75,6 +78,10 @@ struct view_state {
 	/* The i view: first line shown, and how many there are (set by the loop from the source). */
 	size_t info_top;
 	size_t info_count;
+
+	/* The drill-down views above the table (ui/view.h); depth 0: the table is on top. */
+	struct view *stack[VIEW_STACK_MAX];
+	int depth;
 };
 
 /* What the loop must do after a key (bit flags). */
@@ -91,14 +98,17 @@ enum keys_action {
 
 /* Defaults: top view, ordered by Self, decay, colour unless NO_COLOR is set and not empty. */
 void keys_state_init(struct view_state *v);
+/* Frees the views on the stack. */
+void keys_state_done(struct view_state *v);
 
 /* Applies one key. s is the displayed snapshot (may be NULL), visible_rows the rows of the current
- * view that fit (render_body_rows).
+ * view that fit (render_body_rows). The top drill-down view gets the key first.
  * Returns keys_action flags (0: nothing to do). */
 unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, int visible_rows);
 
 /* After a new or re-sorted snapshot: puts the cursor back on the row with the same id, or keeps
- * its index (clamped) when that row is gone, and keeps it within the scrolled window. */
+ * its index (clamped) when that row is gone, and keeps it within the scrolled window; the top
+ * drill-down view rebuilds from s. */
 void keys_follow(struct view_state *v, const struct snapshot *s, int visible_rows);
 
 /* The first row to show so that the cursor is visible and no rows are wasted at the bottom. */
@@ -115,5 +125,7 @@ struct keys_help {
 	enum { KEYS_HELP_ALL, KEYS_HELP_LIVE, KEYS_HELP_REPLAY } when; /* the sessions it applies to */
 };
 const struct keys_help *keys_help_list(size_t *n);
+/* The keys every drill-down view shares (listed under the view's own in its help). */
+const struct keys_help *keys_help_common(size_t *n);
 
 #endif

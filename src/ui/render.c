@@ -10,6 +10,9 @@
  * recording, one cell per slice of recorded time, with the position and the range highlighted by
  * role, and under it a line of marks ([ ] around the range, ▲ at the position) so that both read
  * without colour and in a text dump. The i view replaces the whole frame with the header lines.
+ *
+ * A drill-down view (ui/view.h) on top of the stack keeps the header lines and the footer and draws
+ * the body itself; the footer then carries its hints, and the help overlay its keys first.
  */
 #include "ui/render.h"
 
@@ -116,6 +119,8 @@ int render_body_rows(int height, const struct view_header *h, const struct view_
 {
 	if (v->view == VIEW_INFO)
 		return height > 2 ? height - 2 : 0; /* title, footer */
+	if (v->depth)
+		return render_table_rows(height, h) + 1; /* a view has no column titles of ours */
 	return render_table_rows(height, h);
 }
 
@@ -147,8 +152,12 @@ static void render_summary(struct surface *s, int y, const struct view_header *h
 		seg[n++].prio = 50;
 		snprintf(seg[n].text, sizeof(seg[n].text), "%.0f samples/s", h->samples_per_sec);
 		seg[n++].prio = 40;
-		snprintf(seg[n].text, sizeof(seg[n].text), "lost: %" PRIu64 "  dropped: %" PRIu64, h->lost,
-			 h->dropped);
+		int len = snprintf(seg[n].text, sizeof(seg[n].text), "lost: %" PRIu64 "  dropped: %" PRIu64,
+				   h->lost, h->dropped);
+		/* How complete the DWARF-unwound stacks are: low means the stack copy is too short. */
+		if (h->dwarf && len > 0 && (size_t)len < sizeof(seg[n].text))
+			snprintf(seg[n].text + len, sizeof(seg[n].text) - (size_t)len, "  unwound: %.1f%%",
+				 h->unwound);
 		/* Losses matter more than the rate once there are any. */
 		seg[n++].prio = h->lost || h->dropped ? 60 : 20;
 		snprintf(seg[n].text, sizeof(seg[n].text), "%llus",
@@ -503,6 +512,10 @@ static void render_footer(struct surface *s, int y, const struct snapshot *snap,
 			  const struct view_state *v, bool replay)
 {
 	surface_fill(s, 0, y, s->w, " ", ROLE_STATUS);
+	if (view_top(v)) {
+		surface_put_text(s, LEFT_MARGIN, y, -1, view_top(v)->ops->hints, ROLE_STATUS);
+		return;
+	}
 	const char *hints = replay ?
 		"q quit  ? help  Space pause  +/- speed  Left/Right seek  [ ] range  i header" :
 		"q quit  ? help  </> order  z decay/zero  Space pause";
@@ -516,23 +529,39 @@ static void render_footer(struct surface *s, int y, const struct snapshot *snap,
 	}
 }
 
-static void render_help(struct surface *s, bool replay)
+static void render_help(struct surface *s, bool replay, const struct view *top)
 {
-	size_t all;
-	const struct keys_help *full = keys_help_list(&all);
+	size_t all, nparts = 1;
+	const struct keys_help *parts[2];
+	size_t counts[2];
+	/* A drill-down view: its own keys, then those all views share. */
+	if (top) {
+		parts[0] = top->ops->help;
+		counts[0] = top->ops->nhelp;
+		parts[1] = keys_help_common(&counts[1]);
+		nparts = 2;
+	} else {
+		parts[0] = keys_help_list(&counts[0]);
+	}
 	/* Only the keys of this kind of session: Space means something else in each. */
 	const struct keys_help *list[64];
 	size_t n = 0;
-	for (size_t i = 0; i < all && n < ARRAY_SIZE(list); i++)
-		if (full[i].when == KEYS_HELP_ALL ||
-		    full[i].when == (replay ? KEYS_HELP_REPLAY : KEYS_HELP_LIVE))
-			list[n++] = &full[i];
+	for (size_t p = 0; p < nparts; p++) {
+		const struct keys_help *full = parts[p];
+		all = counts[p];
+		for (size_t i = 0; i < all && n < ARRAY_SIZE(list); i++)
+			if (full[i].when == KEYS_HELP_ALL ||
+			    full[i].when == (replay ? KEYS_HELP_REPLAY : KEYS_HELP_LIVE))
+				list[n++] = &full[i];
+	}
 	int keyw = 0, whatw = 0;
 	for (size_t i = 0; i < n; i++) {
 		keyw = clampi(surface_text_width(list[i]->keys), keyw, 40);
 		whatw = clampi(surface_text_width(list[i]->what), whatw, 80);
 	}
-	const char *title = " perftop keys ";
+	char title[64];
+	snprintf(title, sizeof(title), top ? " %s view keys " : " perftop keys ",
+		 top ? top->ops->name : "");
 	const char *foot = "Esc or ? closes this help";
 	int bw = 2 + 2 + keyw + 3 + whatw + 2; /* borders, padding, key, gap, text */
 	int bh = (int)n + 4;                    /* borders, title row gap, footer */
@@ -651,7 +680,7 @@ void render_frame(struct surface *s, const struct snapshot *snap, const struct v
 	if (v->view == VIEW_INFO) {
 		render_info(s, h, v);
 		if (v->help)
-			render_help(s, replay);
+			render_help(s, replay, NULL);
 		return;
 	}
 	/* The footer keeps the last line from 2 lines up; everything else stops above it. */
@@ -673,15 +702,14 @@ void render_frame(struct surface *s, const struct snapshot *snap, const struct v
 	if (h && h->notice && *h->notice && y < footer)
 		surface_put_text_cut(s, LEFT_MARGIN, y++, s->w - LEFT_MARGIN, h->notice, ROLE_NOTICE);
 	if (y < footer) {
-		switch (v->view) {
-		case VIEW_TOP:
-		default:
+		struct view *top = view_top(v);
+		if (top)
+			top->ops->render(top, s, y, footer - y, snap, v);
+		else
 			render_table(s, y, footer - y - 1, snap, v);
-			break;
-		}
 	}
 	if (footer < s->h)
 		render_footer(s, footer, snap, v, replay);
 	if (v->help)
-		render_help(s, replay);
+		render_help(s, replay, view_top(v));
 }

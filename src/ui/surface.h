@@ -26,6 +26,11 @@ enum surface_role {
 	ROLE_SPARK,         /* the replay's samples-per-second sparkline */
 	ROLE_SPARK_RANGE,   /* sparkline cells inside the time range */
 	ROLE_SPARK_POS,     /* the sparkline cell of the current position */
+	ROLE_FLAME_1,       /* flame graph frames of user code, four colours picked by dso */
+	ROLE_FLAME_2,
+	ROLE_FLAME_3,
+	ROLE_FLAME_4,
+	ROLE_FLAME_KERNEL,  /* flame graph frames of the kernel */
 	ROLE_COUNT
 };
 

@@ -68,6 +68,11 @@ static void setup_roles(void)
 	role_attr[ROLE_SPARK] = A_NORMAL;
 	role_attr[ROLE_SPARK_RANGE] = A_BOLD;
 	role_attr[ROLE_SPARK_POS] = A_REVERSE;
+	/* Flame frames are reversed blocks (a blank cell ends each); the kernel's are also dim (and
+	 * padded with dots by the renderer), the selected frame is ROLE_SELECTED's bold. */
+	role_attr[ROLE_FLAME_1] = role_attr[ROLE_FLAME_2] = A_REVERSE;
+	role_attr[ROLE_FLAME_3] = role_attr[ROLE_FLAME_4] = A_REVERSE;
+	role_attr[ROLE_FLAME_KERNEL] = A_REVERSE | A_DIM;
 	if (!colors)
 		return;
 	start_color();
@@ -92,6 +97,12 @@ static void setup_roles(void)
 		{ ROLE_SPARK, COLOR_GREEN, -1, A_NORMAL },
 		{ ROLE_SPARK_RANGE, COLOR_GREEN, COLOR_BLUE, A_BOLD },
 		{ ROLE_SPARK_POS, COLOR_YELLOW, COLOR_RED, A_BOLD },
+		/* Warm colours for user code as flame graphs have it, a cool one for the kernel. */
+		{ ROLE_FLAME_1, COLOR_BLACK, COLOR_RED, A_NORMAL },
+		{ ROLE_FLAME_2, COLOR_BLACK, COLOR_YELLOW, A_NORMAL },
+		{ ROLE_FLAME_3, COLOR_BLACK, COLOR_MAGENTA, A_NORMAL },
+		{ ROLE_FLAME_4, COLOR_BLACK, COLOR_GREEN, A_NORMAL },
+		{ ROLE_FLAME_KERNEL, COLOR_BLACK, COLOR_BLUE, A_NORMAL },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
 		short pair = (short)(pairs[i].role + 1);
@@ -190,7 +201,9 @@ static const char *ascii_fallback(const char *ch)
 		    { "│", "|" }, { "┌", "+" }, { "┐", "+" },  { "└", "+" }, { "┘", "+" },
 		    /* The sparkline's eight heights, lowest first, as marks of rising ink. */
 		    { "▁", "_" }, { "▂", "." }, { "▃", "-" }, { "▄", "~" }, { "▅", "=" },
-		    { "▆", "+" }, { "▇", "*" }, { "█", "#" } };
+		    { "▆", "+" }, { "▇", "*" }, { "█", "#" },
+		    /* The drill-down views: tree marks, the breadcrumb, the selected flame frame. */
+		    { "▸", "+" }, { "▾", "-" }, { "·", "." }, { "›", ">" }, { "▶", ">" } };
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
 		if (strcmp(ch, map[i].utf8) == 0)
 			return map[i].ascii;
@@ -261,6 +274,9 @@ int term_getkey(int timeout_ms)
 	case KEY_F(1): return KEYS_F1;
 	case KEY_F(6): return KEYS_F6;
 	case KEY_RESIZE: return KEYS_RESIZE;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8: return KEYS_BACKSPACE; /* terminals send DEL or ^H for it */
 	default:
 		return c >= 0 && c < 0x100 ? c : KEYS_NONE;
 	}

@@ -168,6 +168,7 @@ int tui_run(const struct tui_source *src)
 
 	util_set_warn_hook(NULL);
 	term_done();
+	keys_state_done(&v);
 	snapshot_free(snap);
 	surface_free(frame);
 	surface_free(shown);

@@ -25,6 +25,8 @@ struct view_header {
 	double samples_per_sec;    /* over the last window */
 	uint64_t lost;             /* session totals */
 	uint64_t dropped;
+	bool dwarf;                /* stacks are DWARF-unwound (--call-graph dwarf): unwound is shown */
+	double unwound;            /* % of the user stacks unwound to the thread's root */
 	double elapsed;            /* seconds since start */
 	const char *notice;        /* a one-line notice (event fallback, a warning) or NULL */
 	bool target_exited;        /* the profiled command / processes are gone: data is final */

@@ -196,7 +196,9 @@ static const char golden_help[] =
 	"  41.25%   62.50%   │ Home/End g/G   first / last row                          │\n"
 	"  22.50%   99.00%   │ < >            order by the column to the left / right   │\n"
 	"   3.75%    3.75%   │ F6             order by the next column (cycles)         │\n"
-	"   0.25%   10.00%   │ z              toggle decay / zero at each refresh       │\n"
+	"   0.25%   10.00%   │ Enter          callers and callees of the function       │\n"
+	"                    │ f              flame graph of the window                 │\n"
+	"                    │ z              toggle decay / zero at each refresh       │\n"
 	"                    │ m              C++/Rust names: demangled / raw           │\n"
 	"                    │ Space          pause the display (sampling goes on)      │\n"
 	"                    │ i              session information view                  │\n"
@@ -217,7 +219,7 @@ static void test_help(void)
 	keys_state_init(&v);
 	keys_follow(&v, snap, 10);
 	keys_handle(&v, '?', snap, 10);
-	struct surface *s = surface_new(100, 18);
+	struct surface *s = surface_new(100, 20);
 	render_frame(s, snap, &h, &v);
 	EXPECT_TEXT(s, golden_help);
 	surface_free(s);
@@ -469,9 +471,11 @@ static const char golden_replay_help[] =
 	"                │ Home/End g/G   first / last row                                 │\n"
 	"  Self%▼   Total│ < >            order by the column to the left / right          │\n"
 	"  41.25%   62.50│ F6             order by the next column (cycles)                │\n"
-	"  22.50%   99.00│ z              toggle decay / zero at each refresh              │\n"
-	"   3.75%    3.75│ m              C++/Rust names: demangled / raw                  │\n"
-	"   0.25%   10.00│ Space          pause / resume the replay                        │\n"
+	"  22.50%   99.00│ Enter          callers and callees of the function              │\n"
+	"   3.75%    3.75│ f              flame graph of the window                        │\n"
+	"   0.25%   10.00│ z              toggle decay / zero at each refresh              │\n"
+	"                │ m              C++/Rust names: demangled / raw                  │\n"
+	"                │ Space          pause / resume the replay                        │\n"
 	"                │ + -            replay faster / slower (0.25x .. 16x, max)       │\n"
 	"                │ Left/Right     seek back / forward 10 s                         │\n"
 	"                │ [ ]            set the range start / end here (table = range)   │\n"
@@ -494,7 +498,7 @@ static void test_replay_help(void)
 	keys_state_init(&v);
 	keys_follow(&v, snap, 10);
 	v.help = true;
-	struct surface *s = surface_new(100, 22);
+	struct surface *s = surface_new(100, 24);
 	render_frame(s, snap, &h, &v);
 	EXPECT_TEXT(s, golden_replay_help);
 	surface_free(s);
