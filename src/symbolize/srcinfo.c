@@ -14,6 +14,14 @@
  *     frame inside it was inlined: that DIE's DW_AT_call_file / DW_AT_call_line. This is what
  *     eu-addr2line -i prints, and what the tests compare with.
  *
+ * Why not dwarf_getscopes alone: it walks the compile unit's DIE tree from the root on every call,
+ * and a CU like CPython's ceval.c holds one function with thousands of inlined calls, so a cold
+ * address cost about a millisecond. Instead, the first address of a function finds its
+ * DW_TAG_subprogram once and indexes the ranges of every DW_TAG_inlined_subroutine below it (with
+ * their nesting depth); later addresses of that function scan that flat array. The index is kept for
+ * the last SRCINFO_FUNCS functions (a small ring), and dwarf_getscopes stays the fallback for an
+ * address its function's DIE does not cover (e.g. code of another CU reached through a shared symbol).
+ *
  * The cache: an open-addressing table keyed by the address, whose entries point into a pool of
  * (sym, srcline, inlined) triples. Samples hit a few thousand distinct addresses again and again, so
  * nearly every lookup after the first second is one probe. When a binary's entries reach
@@ -36,6 +44,34 @@
 #include "util/util.h"
 
 #define SRCINFO_MAX_DEPTH 32   /* inline frames kept per address; deeper chains are cut */
+#define SRCINFO_FUNCS 64       /* functions whose inline index is kept */
+
+struct si_range {              /* one range of one inlined call inside a function */
+	uint64_t lo, hi;       /* CU-relative pc, [lo, hi) */
+	Dwarf_Off die;         /* the DW_TAG_inlined_subroutine */
+	uint32_t depth;        /* 0 = inlined straight into the function */
+};
+
+#define SRCINFO_CUS 256        /* compile units whose function index is kept */
+
+struct si_cu_fn {              /* one range of one subprogram of a CU */
+	uint64_t lo, hi;
+	Dwarf_Off sub;
+};
+
+struct si_cu {                 /* a CU's subprograms by address: found by bisection, built once */
+	Dwarf_Off off;         /* the CU DIE; 0 = empty slot */
+	struct si_cu_fn *f;
+	size_t n, cap;
+};
+
+struct si_func {
+	uint64_t key;          /* the ELF symbol's start (file address) + 1; 0 = empty slot */
+	Dwarf_Off sub;         /* the DW_TAG_subprogram DIE */
+	Dwarf_Off cu_off;      /* its CU DIE */
+	struct si_range *r;
+	size_t n, cap;
+};
 
 struct si_frame {
 	const char *sym;       /* NULL: the ELF symbol (the dso's name, given at each lookup) */
@@ -60,6 +96,10 @@ struct srcinfo {
 	size_t npool, pool_cap;
 	uint64_t hits, misses;
 	const char *unknown;   /* "??:0" */
+	struct si_func funcs[SRCINFO_FUNCS];
+	size_t next_func;      /* ring position of the next function to replace */
+	struct si_cu cus[SRCINFO_CUS];
+	size_t next_cu;
 };
 
 struct srcinfo *srcinfo_new(struct intern *in)
@@ -78,6 +118,10 @@ void srcinfo_free(struct srcinfo *si)
 		return;
 	free(si->tab);
 	free(si->pool);
+	for (size_t i = 0; i < SRCINFO_FUNCS; i++)
+		free(si->funcs[i].r);
+	for (size_t i = 0; i < SRCINFO_CUS; i++)
+		free(si->cus[i].f);
 	free(si);
 }
 
@@ -209,9 +253,164 @@ static const char *si_fallback(struct srcinfo *si, const char *sym, uint64_t off
 	return intern_strn(si->in, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
+/* ---- the per-function inline index ---- */
+
+static void si_func_add(struct si_func *fn, uint64_t lo, uint64_t hi, Dwarf_Off die, uint32_t depth)
+{
+	if (fn->n == fn->cap) {
+		fn->cap = fn->cap ? fn->cap * 2 : 64;
+		fn->r = xrealloc(fn->r, fn->cap * sizeof(*fn->r));
+	}
+	fn->r[fn->n++] = (struct si_range){ lo, hi, die, depth };
+}
+
+/* Every inlined call below die (children of blocks and of inlined calls included), depth counting
+ * the inlined calls around it. Recursion is bounded by the DIE nesting, itself bounded by
+ * SRCINFO_MAX_DEPTH for what we keep. */
+static void si_func_walk(struct si_func *fn, Dwarf_Die *die, uint32_t depth)
+{
+	Dwarf_Die child;
+	if (depth >= SRCINFO_MAX_DEPTH || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0)
+				if (hi > lo)
+					si_func_add(fn, lo, hi, dwarf_dieoffset(&child), depth);
+			si_func_walk(fn, &child, depth + 1);
+		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_try_block || tag == DW_TAG_catch_block) {
+			si_func_walk(fn, &child, depth);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* Collects the address ranges of the subprograms among the CU's top-level DIEs (and inside
+ * namespaces, classes, modules, where C++ and Fortran put them). */
+static void si_cu_collect(struct si_cu *c, Dwarf_Die *parent, int level)
+{
+	Dwarf_Die child;
+	if (level > 8 || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				if (c->n == c->cap) {
+					c->cap = c->cap ? c->cap * 2 : 256;
+					c->f = xrealloc(c->f, c->cap * sizeof(*c->f));
+				}
+				c->f[c->n++] = (struct si_cu_fn){ lo, hi, dwarf_dieoffset(&child) };
+			}
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+			   tag == DW_TAG_module) {
+			si_cu_collect(c, &child, level + 1);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int si_cu_fn_cmp(const void *a, const void *b)
+{
+	const struct si_cu_fn *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The subprogram DIE that covers pc in CU cu: through the CU's index (walking a CU's top-level DIEs
+ * skips whole subtrees attribute by attribute, so it is done once per CU, not per function). */
+static bool si_find_subprogram(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct si_cu *c = NULL;
+	for (size_t i = 0; i < SRCINFO_CUS && !c; i++)
+		if (si->cus[i].off == off && si->cus[i].f)
+			c = &si->cus[i];
+	if (!c) {
+		c = &si->cus[si->next_cu];
+		si->next_cu = (si->next_cu + 1) % SRCINFO_CUS;
+		c->off = off;
+		c->n = 0;
+		si_cu_collect(c, cu, 0);
+		if (c->n)
+			qsort(c->f, c->n, sizeof(*c->f), si_cu_fn_cmp);
+		if (!c->f)
+			c->f = xmalloc(sizeof(*c->f));  /* built, even if empty */
+	}
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) {  /* the first range starting after pc */
+		size_t mid = (lo + hi) / 2;
+		if (c->f[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges of top-level subprograms do not overlap; look back a little in case some do. */
+	for (size_t k = lo, steps = 0; k > 0 && steps < 8; k--, steps++) {
+		const struct si_cu_fn *f = &c->f[k - 1];
+		if (pc >= f->lo && pc < f->hi) {
+			Dwarf *dbg = dwarf_cu_getdwarf(cu->cu);
+			return dbg && dwarf_offdie(dbg, f->sub, out);
+		}
+	}
+	return false;
+}
+
+/* The inline index of the function whose ELF symbol starts at key - 1, built on first use; NULL
+ * when its DWARF subprogram cannot be found. */
+static struct si_func *si_func_get(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Addr pc, uint64_t key)
+{
+	for (size_t i = 0; i < SRCINFO_FUNCS; i++)
+		if (si->funcs[i].key == key && si->funcs[i].cu_off == dwarf_dieoffset(cu))
+			return &si->funcs[i];
+	Dwarf_Die sub;
+	if (!si_find_subprogram(si, cu, pc, &sub))
+		return NULL;
+	struct si_func *fn = &si->funcs[si->next_func];
+	si->next_func = (si->next_func + 1) % SRCINFO_FUNCS;
+	fn->key = key;
+	fn->n = 0;
+	fn->sub = dwarf_dieoffset(&sub);
+	fn->cu_off = dwarf_dieoffset(cu);
+	si_func_walk(fn, &sub, 0);
+	return fn;
+}
+
+/* The inlined calls at pc, innermost first, through the function's index. Returns how many were
+ * written to out (DIEs), or -1 when the index does not cover pc (the caller falls back). */
+static int si_func_chain(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Addr pc, uint64_t key, Dwarf_Die *out)
+{
+	struct si_func *fn = si_func_get(si, cu, pc, key);
+	if (!fn)
+		return -1;
+	Dwarf *dbg = dwarf_cu_getdwarf(cu->cu);
+	Dwarf_Die sub;
+	if (!dbg || !dwarf_offdie(dbg, fn->sub, &sub) || dwarf_haspc(&sub, pc) != 1)
+		return -1;
+	Dwarf_Off at[SRCINFO_MAX_DEPTH];
+	int deepest = -1;
+	for (size_t i = 0; i < fn->n; i++) {
+		const struct si_range *r = &fn->r[i];
+		if (pc >= r->lo && pc < r->hi && r->depth < SRCINFO_MAX_DEPTH) {
+			at[r->depth] = r->die;
+			if ((int)r->depth > deepest)
+				deepest = (int)r->depth;
+		}
+	}
+	int n = 0;
+	for (int dpt = deepest; dpt >= 0; dpt--)
+		if (dwarf_offdie(dbg, at[dpt], &out[n]))
+			n++;
+	return n;
+}
+
 /* Fills f[0..] for one address; f[n-1] is the ELF frame (sym NULL). Returns n >= 1; *leaf is the
  * address's own line. */
-static int si_compute(struct srcinfo *si, Dwfl_Module *mod, uint64_t addr, unsigned want,
+static int si_compute(struct srcinfo *si, Dwfl_Module *mod, uint64_t addr, uint64_t key, unsigned want,
 		      struct si_frame *f, const char **leaf)
 {
 	Dwarf_Addr cubias = 0;
@@ -225,7 +424,17 @@ static int si_compute(struct srcinfo *si, Dwfl_Module *mod, uint64_t addr, unsig
 	const char *leaf_line = (want & SRCINFO_SRCLINE) ? si_line_at(si, cu, pc) : NULL;
 	*leaf = leaf_line;
 	int n = 0;
-	if (want & SRCINFO_INLINE) {
+	Dwarf_Die fast[SRCINFO_MAX_DEPTH];
+	int nfast = (want & SRCINFO_INLINE) ? si_func_chain(si, cu, pc, key, fast) : -1;
+	if (nfast >= 0) {
+		const char *line = leaf_line;
+		for (int i = 0; i < nfast && n < SRCINFO_MAX_DEPTH - 1; i++) {
+			f[n++] = (struct si_frame){ .sym = si_inline_name(si, &fast[i]), .srcline = line,
+						    .inlined = true };
+			line = (want & SRCINFO_SRCLINE) ? si_call_site(si, cu, &fast[i]) : NULL;
+		}
+		leaf_line = line;
+	} else if (want & SRCINFO_INLINE) {
 		Dwarf_Die *scopes = NULL;
 		int ns = dwarf_getscopes(cu, pc, &scopes);
 		Dwarf_Die *inl = NULL;
@@ -272,7 +481,7 @@ int srcinfo_lookup(struct srcinfo *si, Dwfl_Module *mod, uint64_t bias, uint64_t
 		unsigned all = want | (e->used ? e->want : 0u);
 		struct si_frame tmp[SRCINFO_MAX_DEPTH];
 		const char *leaf;
-		int n = si_compute(si, mod, va + bias, all, tmp, &leaf);
+		int n = si_compute(si, mod, va + bias, sym_start + 1, all, tmp, &leaf);
 		if (all & SRCINFO_SRCLINE) {
 			/* The fallbacks are made here, once, not at every hit. */
 			const char *fb = NULL;

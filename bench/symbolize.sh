@@ -1,0 +1,41 @@
+#!/bin/bash
+# Symbolization benchmark (issue 4).
+#  1. Throughput of the dso layer (bench/symbench.c) on random addresses in libpython and libc text:
+#     cold (first lookup of each address: opening, symbols, debug info) and warm (cached), for ELF
+#     symbols only, + inline frames, + inline frames and source lines.
+#  2. A 5 s `perf record --call-graph dwarf` recording of a Python loop replayed with inline frames
+#     and source lines on (perftop -i F -b --json -s dso,sym,srcline) against `perf report` with its
+#     defaults (inline on), and with --no-inline; wall time, median of RUNS runs.
+#   usage: bench/symbolize.sh [BUILD_DIR]      (RUNS=3; N=20000 addresses)
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+b=${1:-$here/build}
+runs=${RUNS:-3}
+n=${N:-20000}
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+
+gcc -O2 -std=c11 -D_GNU_SOURCE -I"$here/src" -o "$t/symbench" "$here/bench/symbench.c" \
+	"$b/src/symbolize/libperftop_symbolize.a" "$b/src/util/libperftop_util.a" \
+	$(pkg-config --libs libdw libelf libdebuginfod) /usr/lib/x86_64-linux-gnu/libiberty.a
+text_range() {  # file offsets of .text
+	readelf -SW "$1" | awk '$2==".text"{print $5, $6}' | { read -r off size; printf '%x-%x\n' $((16#$off)) $((16#$off + 16#$size)); }
+}
+py=$(python3 -c 'import sysconfig,os;print(os.path.realpath(os.path.join(sysconfig.get_config_var("LIBDIR"),sysconfig.get_config_var("LDLIBRARY"))))')
+libc=/lib/x86_64-linux-gnu/libc.so.6
+args=()
+for f in "$py" "$libc"; do [[ -f $f ]] && args+=("$f" "$(text_range "$f")"); done
+echo "== throughput: $n random addresses over ${#args[@]}/2 binaries ($(basename "$py"), libc.so.6)"
+"$t/symbench" "$n" "${args[@]}"
+
+echo "== replay of a 5 s --call-graph dwarf recording of a Python loop"
+perf record -q -N -B --call-graph dwarf -F 999 -o "$t/dwarf.data" -- python3 -c "import time
+t=time.time()
+while time.time()-t<5: sum(i*i for i in range(10000))" >/dev/null 2>&1
+median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+timeit() { for _ in $(seq "$runs"); do s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc; done | median; }
+pi=$(timeit "$b/perftop" -i "$t/dwarf.data" -b --json -s dso,sym,srcline)
+pn=$(timeit "$b/perftop" -i "$t/dwarf.data" -b --json --no-inline)
+ri=$(timeit perf report -i "$t/dwarf.data" --stdio)
+rn=$(timeit perf report -i "$t/dwarf.data" --stdio --no-inline)
+printf "perftop, inline + srcline: %6.2f s    perf report (defaults, inline): %6.2f s   ratio %5.1fx\n" "$pi" "$ri" "$(echo "$ri / $pi" | bc -l)"
+printf "perftop --no-inline:       %6.2f s    perf report --no-inline:        %6.2f s   ratio %5.1fx\n" "$pn" "$rn" "$(echo "$rn / $pn" | bc -l)"
