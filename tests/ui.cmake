@@ -11,3 +11,8 @@ target_link_libraries(tui_demo PRIVATE perftop_ui perftop_model perftop_util)
 add_test(NAME test_tui_tmux
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ui/test_tui_tmux.sh $<TARGET_FILE:tui_demo>)
 set_tests_properties(test_tui_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# The drill-down views (function view, flame graph) and the table against golden files in
+# ui/golden/ (80x24 and 200x60), and their keys. PERFTOP_UPDATE_GOLDEN=1 rewrites the files.
+perftop_unit_test(test_views SOURCES ui/test_views.c LIBS perftop_ui perftop_model perftop_util
+  ARGS ${CMAKE_CURRENT_SOURCE_DIR}/ui/golden)
