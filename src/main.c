@@ -23,12 +23,15 @@ struct tui_glue {
 	struct session *session;
 	char notice[160];
 	char exit_text[160];
+	bool replay_fed;           /* a replay fed records (or seeked) since the last snapshot */
+	bool replay_shown;         /* a snapshot of the replay was handed out */
 };
 
 static void glue_poll(void *ctx)
 {
 	struct tui_glue *g = ctx;
-	session_poll(g->session);
+	if (session_poll(g->session) > 0)
+		g->replay_fed = true;
 }
 
 static void glue_rename(void *ctx, struct snapshot *snap, bool demangle)
@@ -40,6 +43,15 @@ static void glue_rename(void *ctx, struct snapshot *snap, bool demangle)
 static struct snapshot *glue_refresh(void *ctx, enum snap_col order, bool zero)
 {
 	struct tui_glue *g = ctx;
+	struct replay *rp = session_replay(g->session);
+	if (rp) {
+		/* At the end of the recording nothing more comes: the last table stays on screen (NULL,
+		 * tui.h) rather than decaying or zeroing away, until a seek or a range change. */
+		if (g->replay_shown && !g->replay_fed && replay_at_end(rp))
+			return NULL;
+		g->replay_fed = false;
+		g->replay_shown = true;
+	}
 	return session_refresh(g->session, order, zero);
 }
 
@@ -113,6 +125,7 @@ static void glue_r_set_speed(void *ctx, double speed)
 static void glue_r_seek(void *ctx, double secs)
 {
 	struct tui_glue *g = ctx;
+	g->replay_fed = true; /* the table starts over from the new position */
 	if (replay_seek(glue_replay(ctx), secs) < 0)
 		snprintf(g->notice, sizeof(g->notice), "a pipe cannot be rewound: seeking needs a file");
 }

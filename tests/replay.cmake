@@ -15,3 +15,7 @@ add_test(NAME replay_test_replay_robust
     $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
 set_tests_properties(replay_test_replay_robust PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
   ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
+# The replay in the full-screen view, through tmux, on a perf record -g of the spinner made in the test.
+add_test(NAME replay_test_replay_tui
+  COMMAND bash ${REPLAY_TEST_DIR}/test_replay_tui.sh $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+set_tests_properties(replay_test_replay_tui PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
