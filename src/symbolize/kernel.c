@@ -37,7 +37,7 @@ struct ksym {
 		const char *name;  /* afterwards; interned once returned */
 	} n;
 	const char *dso;           /* interned */
-	uint8_t rank;
+	uint32_t seq;              /* line order in kallsyms, while loading */
 	uint8_t interned;
 };
 
@@ -80,22 +80,11 @@ static int ksym_cmp(const void *a, const void *b)
 	const struct ksym *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;
-	size_t xl = strlen(x->n.name), yl = strlen(y->n.name);  /* the longer name, as perf */
-	if (xl != yl)
-		return xl > yl ? -1 : 1;
-	return strcmp(x->n.name, y->n.name);
-}
-
-/* Global over weak over local, then the fewest leading underscores. */
-static uint8_t ksym_rank(char type, const char *name)
-{
-	unsigned r = type == 'T' ? 32 : type == 'W' ? 16 : 0;
-	unsigned us = 0;
-	while (name[us] == '_' && us < 7)
-		us++;
-	return (uint8_t)(r + 7 - us);
+	/* Of several names at one address perf ends up with the one listed last (the others get a
+	 * size of zero when it closes each symbol at the next one's start): sort that one first. */
+	if (x->seq != y->seq)
+		return x->seq > y->seq ? -1 : 1;
+	return 0;
 }
 
 static void kernel_warn_hidden(void)
@@ -106,7 +95,7 @@ static void kernel_warn_hidden(void)
 	warn_msg("kernel symbols are hidden (kernel.kptr_restrict=%s); kernel rows show addresses", buf);
 }
 
-#define KCACHE_MAGIC "PTKSYM01"
+#define KCACHE_MAGIC "PTKSYM02"
 #define KCACHE_MAX_BYTES (256u << 20)
 #define KCACHE_MAX_DSOS 4096
 
@@ -123,7 +112,7 @@ struct kcache_entry {
 	uint64_t start, end;
 	uint32_t name_off;
 	uint16_t dso_idx;
-	uint8_t rank;
+	uint8_t reserved;
 	uint8_t pad;
 };
 
@@ -229,7 +218,7 @@ static bool kcache_load(struct kernel *k)
 			goto out;
 		}
 		k->syms[i] = (struct ksym){ .start = e.start, .end = e.end, .n.name = k->pool + e.name_off,
-					    .dso = dsos[e.dso_idx], .rank = e.rank };
+					    .dso = dsos[e.dso_idx] };
 	}
 	k->nsyms = h.nsyms;
 	k->from_cache = true;
@@ -281,7 +270,7 @@ static void kcache_save(const struct kernel *k)
 		}
 		ents[i] = (struct kcache_entry){ .start = s->start, .end = s->end,
 						 .name_off = (uint32_t)(s->n.name - k->pool),
-						 .dso_idx = (uint16_t)d, .rank = s->rank };
+						 .dso_idx = (uint16_t)d };
 	}
 	struct kcache_header h = { .nsyms = k->nsyms, .pool_len = k->pool_len, .dso_names_len = names_len,
 				   .modules_hash = mhash };
@@ -368,10 +357,11 @@ static void kernel_load_file(struct kernel *k)
 		xgrow((void **)&k->pool, &k->pool_cap, k->pool_len + nlen + 1, 1);
 		memcpy(k->pool + k->pool_len, name, nlen + 1);
 		xgrow((void **)&k->syms, &k->cap, k->nsyms + 1, sizeof(*k->syms));
-		k->syms[k->nsyms++] = (struct ksym){ .start = addr,
-						     .n.off = k->pool_len,
-						     .dso = dso,
-						     .rank = ksym_rank(type, name) };
+		k->syms[k->nsyms] = (struct ksym){ .start = addr,
+						   .n.off = k->pool_len,
+						   .dso = dso,
+						   .seq = (uint32_t)k->nsyms };
+		k->nsyms++;
 		k->pool_len += nlen + 1;
 	}
 	free(line);
