@@ -224,6 +224,7 @@ int main(int argc, char **argv)
 		rc = batch_run(s, &cli);
 	} else {
 		struct tui_glue g = {.session = s};
+		session_enable_calltree(s);
 		snprintf(g.notice, sizeof(g.notice), "%s", notice);
 		struct tui_source src = {
 			.ctx = &g,

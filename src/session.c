@@ -23,6 +23,7 @@ struct session {
 	struct sampler *sampler;
 	struct symbolizer *sym;
 	struct profile *prof;
+	struct calltree *tree;     /* the drill-down views' call tree; NULL until enabled (batch) */
 	struct frame frames[SESSION_MAX_FRAMES];
 	uint64_t start_ns;
 	uint64_t window_start_ns;
@@ -88,6 +89,8 @@ static void replay_sink_reset(void *ctx)
 {
 	struct session *s = ctx;
 	profile_end_window(s->prof, true);
+	if (s->tree)
+		calltree_end_window(s->tree, true);
 	s->window_start_pos = 0;
 }
 
@@ -136,6 +139,7 @@ void session_close(struct session *s)
 	}
 	replay_close(s->replay);
 	profile_free(s->prof);
+	calltree_free(s->tree);
 	symbolizer_free(s->sym);
 	free(s);
 }
@@ -154,6 +158,8 @@ static void session_take(struct session *s, const struct rec *r)
 			.nframes = n,
 		};
 		profile_add(s->prof, &ctx);
+		if (s->tree)
+			calltree_add(s->tree, &ctx);
 		break;
 	}
 	case REC_LOST:
@@ -193,11 +199,33 @@ long session_poll(struct session *s)
 	return taken;
 }
 
+static const char *session_display_name(void *ctx, const char *raw)
+{
+	return symbolizer_display_name(ctx, raw);
+}
+
 void session_rename(struct session *s, struct snapshot *snap, bool demangle)
 {
 	symbolizer_set_demangle(s->sym, demangle);
 	for (size_t i = 0; snap && i < snap->nrows; i++)
 		snap->rows[i].sym = symbolizer_display_name(s->sym, snap->rows[i].raw_sym);
+	if (snap && snap->tree)
+		ct_snapshot_rename(snap->tree, session_display_name, s->sym);
+}
+
+void session_enable_calltree(struct session *s)
+{
+	if (!s->tree)
+		s->tree = calltree_new(0);
+}
+
+/* The call tree's picture of the window goes with the table's, then both decay alike. */
+static void session_tree_window(struct session *s, struct snapshot *snap, bool zero)
+{
+	if (!s->tree)
+		return;
+	snap->tree = calltree_snapshot(s->tree);
+	calltree_end_window(s->tree, zero);
 }
 
 const char *session_notice(struct session *s)
@@ -221,6 +249,7 @@ struct snapshot *session_refresh(struct session *s, enum snap_col order, bool ze
 		struct snapshot *snap = profile_snapshot(s->prof, order);
 		double pos = replay_position(s->replay);
 		profile_end_window(s->prof, zero);
+		session_tree_window(s, snap, zero);
 		s->last_window_secs = pos - s->window_start_pos;
 		s->last_window_samples = snap->window_samples;
 		s->window_start_pos = pos;
@@ -230,6 +259,7 @@ struct snapshot *session_refresh(struct session *s, enum snap_col order, bool ze
 	uint64_t dropped = queue_dropped(sampler_queue(s->sampler));
 	struct snapshot *snap = profile_snapshot(s->prof, order);
 	profile_end_window(s->prof, zero);
+	session_tree_window(s, snap, zero);
 	s->last_window_secs = (double)(now - s->window_start_ns) / 1e9;
 	s->last_window_samples = snap->window_samples;
 	s->window_start_ns = now;

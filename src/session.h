@@ -48,6 +48,9 @@ struct session_status {
 };
 void session_get_status(struct session *s, struct session_status *st);
 
+/* Feeds a call tree next to the profile, so that snapshots carry one (snapshot.tree) for the
+ * drill-down views. Off by default: batch mode does not pay for it. */
+void session_enable_calltree(struct session *s);
 /* Shows the rows of snap (and of the snapshots to come) with demangled or raw symbol names. */
 void session_rename(struct session *s, struct snapshot *snap, bool demangle);
 /* A notice from the symbolizer ("debuginfod: fetching debug info for ..."), or NULL. */

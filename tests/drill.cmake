@@ -1,0 +1,11 @@
+# Drill-down on the real binary (issue 6): tmux drives perftop on a fixture with a known call graph
+# (main -> top -> mid -> leaf_a / leaf_b): the function view's callers and callees, re-roots, the
+# flame graph, and the ways back out.
+add_executable(drill_fixture ${CMAKE_CURRENT_SOURCE_DIR}/drill/fixture.c)
+target_compile_options(drill_fixture PRIVATE -O2 -g -fno-omit-frame-pointer)
+set_target_properties(drill_fixture PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
+
+add_test(NAME drill_tmux
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_drill_tmux.sh $<TARGET_FILE:perftop>
+          $<TARGET_FILE:drill_fixture>)
+set_tests_properties(drill_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)

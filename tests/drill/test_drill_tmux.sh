@@ -1,0 +1,144 @@
+#!/bin/bash
+# Drill-down on the real binary through tmux: perftop -- fixture (main -> top -> mid -> leaf_a /
+# leaf_b). Enter on leaf_a's row (the cursor moved there by the row index read from capture-pane)
+# shows mid as its caller; Enter on mid shows leaf_a and leaf_b as callees; Backspace goes back, Esc
+# and q always get back out to the table; f draws a flame graph with main, top, mid and both leaves;
+# q in the table exits 0 with the terminal restored. A fresh tmux server per run; every wait is
+# bounded. Exit 77 (skip) only when tmux is missing or perf_event_open is refused.
+set -u
+pt=${1:?usage: test_drill_tmux.sh PERFTOP FIXTURE}
+fixture=${2:?}
+dso=$(basename "$fixture")   # the fixture's rows name it as their Shared Object
+command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
+for l in C.UTF-8 C.utf8 en_US.UTF-8; do
+	if locale -a 2>/dev/null | grep -qx "$l"; then export LANG=$l; break; fi
+done
+unset LC_ALL NO_COLOR
+sock=perftop-drill-$$
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null' EXIT
+screen() { tm capture-pane -p -t t 2>/dev/null; }
+checks=0
+fail() { echo "FAIL: $*"; echo "--- screen:"; screen; exit 1; }
+ok() { checks=$((checks + 1)); }
+# wait_for REGEX [tenths]: polls the screen, 10 s by default.
+wait_for() {
+	local i
+	for ((i = 0; i < ${2:-100}; i++)); do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+wait_gone() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		screen | grep -Eq -- "$1" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+# The table row (0 = first) of a symbol, from the screen: rows follow the column titles.
+row_index() {
+	screen | awk -v sym="$1" '
+		/Self%.*Total%.*Symbol/ { hdr = NR; next }
+		hdr && $4 == sym { print NR - hdr - 1; exit }'
+}
+# Moves the table's cursor to sym's row: Home, then Down as many times as its index. The table is
+# paused first (Space) so the rows hold still while the keys go in.
+cursor_to() {
+	local idx
+	idx=$(row_index "$1")
+	[ -n "$idx" ] || fail "no row for $1"
+	tm send-keys -t t Home
+	for ((k = 0; k < idx; k++)); do tm send-keys -t t Down; done
+	wait_for "^ +[0-9.]+% +[0-9.]+% +[0-9]+ +$1 " 20 || fail "cursor not moved to $1"
+}
+
+tm new-session -d -s t -x 140 -y 40 "$pt -d 0.5 -- $fixture 60; echo PERFTOP-EXITED:\$?; sleep 60"
+wait_for 'leaf_a' || {
+	if screen | grep -qi 'permission denied\|not supported'; then
+		echo "SKIP: perf_event_open refused"; exit 77; fi
+	fail "no leaf_a row"; }
+wait_for ' leaf_b ' || fail "no leaf_b row"
+ok
+
+# Enter on leaf_a: the function view with mid as its caller.
+tm send-keys -t t Space
+wait_for 'PAUSED' 30 || fail "no PAUSED after Space"
+cursor_to leaf_a
+tm send-keys -t t Enter
+wait_for "^ leaf_a +$dso +Self" || fail "no function view of leaf_a after Enter"
+wait_for 'Callers of leaf_a' || fail "no callers section"
+screen | sed -n '/Callers of leaf_a/,/Callees of leaf_a/p' | grep -Eq "%  [▾▸·] mid  $dso" ||
+	fail "mid is not leaf_a's caller"
+wait_for 'table › leaf_a' || fail "no breadcrumb"
+ok
+# The first caller (mid) is under the cursor: Enter re-roots on it; leaf_a and leaf_b are callees.
+tm send-keys -t t Enter
+wait_for "^ mid +$dso +Self" || fail "Enter on mid did not re-root the view"
+wait_for 'table › leaf_a › mid' || fail "no breadcrumb after re-root"
+callees=$(screen | sed -n '/Callees of mid/,$p')
+echo "$callees" | grep -Eq "%  [▾▸·] leaf_a  $dso" || fail "leaf_a is not a callee of mid"
+echo "$callees" | grep -Eq "%  [▾▸·] leaf_b  $dso" || fail "leaf_b is not a callee of mid"
+ok
+# Backspace back to leaf_a, Esc to the table.
+tm send-keys -t t BSpace
+wait_for "^ leaf_a +$dso +Self" || fail "Backspace did not go back to leaf_a"
+tm send-keys -t t Escape
+wait_for 'Self%.*Total%.*Symbol' || fail "Esc did not go back to the table"
+ok
+# Straight to mid from the table, and q from the function view: back to the table, not out.
+cursor_to mid
+tm send-keys -t t Enter
+wait_for 'Callees of mid' || fail "no function view of mid from the table"
+tm send-keys -t t q
+wait_for 'Self%.*Total%.*Symbol' || fail "q in the function view did not return to the table"
+screen | grep -q PERFTOP-EXITED && fail "q in the function view quit"
+ok
+
+# f: the flame graph with main, top, mid and both leaves (resumed: it updates live).
+tm send-keys -t t Space
+wait_gone 'PAUSED' || fail "still PAUSED"
+tm send-keys -t t f
+wait_for 'Flame graph of the window' || fail "no flame graph after f"
+for fn in main top mid leaf_a leaf_b; do
+	wait_for "(^| )$fn( |…|$)" 30 || fail "no $fn frame in the flame graph"
+done
+# Up from the root (all) to the widest child three times: __libc_start_call_main, main, top.
+tm send-keys -t t Up Up Up
+wait_for "▶ top  $dso" || fail "Up did not walk to top"
+tm send-keys -t t Enter
+wait_for 'zoom: all › .*top' || fail "Enter did not zoom into top"
+tm send-keys -t t BSpace
+wait_gone 'zoom:' || fail "Backspace did not zoom out"
+tm send-keys -t t v
+wait_for 'icicle' || fail "v did not flip to an icicle"
+tm send-keys -t t Escape
+wait_for 'Self%.*Total%.*Symbol' || fail "Esc did not leave the flame graph"
+ok
+# From the function view, f: the flame graph of that function's subtree; q: the table.
+tm send-keys -t t Space
+wait_for 'PAUSED' 30 || fail "no PAUSED after Space (second time)"
+cursor_to mid
+tm send-keys -t t Enter
+wait_for 'Callees of mid' || fail "no function view of mid (second time)"
+tm send-keys -t t f
+wait_for 'Flame graph of mid' || fail "no flame graph of mid's subtree"
+wait_for 'leaf_a' 30 || fail "no leaf_a in mid's flame graph"
+tm send-keys -t t q
+wait_for 'Self%.*Total%.*Symbol' || fail "q in the flame graph did not return to the table"
+ok
+# ? in a sub-view lists its keys.
+tm send-keys -t t f '?'
+wait_for 'flame view keys' || fail "no flame view help after ?"
+tm send-keys -t t Escape Escape
+wait_for 'Self%.*Total%.*Symbol' || fail "Esc Esc did not close the help and the flame graph"
+ok
+
+tm send-keys -t t q
+wait_for 'PERFTOP-EXITED:0' || fail "q in the table did not exit 0"
+[ "$(tm display -p -t t '#{alternate_on}')" = 0 ] || fail "the terminal is still on the alternate screen"
+screen | grep -q 'Self%' && fail "the view is still on the screen after q"
+ok
+echo "$checks passed, 0 failed"
