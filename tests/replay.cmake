@@ -4,7 +4,7 @@
 set(REPLAY_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/replay)
 
 
-foreach(t test_replay_report test_replay_options test_replay_switch)
+foreach(t test_replay_report test_replay_options test_replay_switch test_replay_swapped)
   add_test(NAME replay_${t}
     COMMAND ${Python3_EXECUTABLE} ${REPLAY_TEST_DIR}/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
   set_tests_properties(replay_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
@@ -19,3 +19,5 @@ set_tests_properties(replay_test_replay_robust PROPERTIES SKIP_RETURN_CODE 77 TI
 add_test(NAME replay_test_replay_tui
   COMMAND bash ${REPLAY_TEST_DIR}/test_replay_tui.sh $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
 set_tests_properties(replay_test_replay_tui PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+# The reader alone on small files built in memory (both byte orders, rounds, pipe mode, cut files).
+perftop_unit_test(test_perfdata SOURCES ${REPLAY_TEST_DIR}/test_perfdata.c LIBS perftop_sampler perftop_util)

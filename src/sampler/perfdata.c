@@ -233,8 +233,7 @@ static void canonical_name(const struct perf_event_attr *a, char *out, size_t le
 
 /* ---- attrs and ids ---- */
 
-/* Reverses the bits of a 64-bit word: bitfields are allocated from the other end on a machine
- * of the other byte order. */
+/* Reverses the bits of a 64-bit word (with a byte swap: the bits of each byte reversed). */
 static uint64_t bit_reverse64(uint64_t v)
 {
 	uint64_t out = 0;
@@ -254,8 +253,17 @@ static void attr_swap(struct perf_event_attr *a)
 	a->sample_period = __builtin_bswap64(a->sample_period);
 	a->sample_type = __builtin_bswap64(a->sample_type);
 	a->read_format = __builtin_bswap64(a->read_format);
+	/*
+	 * The word of bitfields: a big-endian compiler allocates them from the most significant bit,
+	 * so field bit n is bit 7 - n % 8 of byte n / 8 there: reversing the bits of each byte puts
+	 * every one-bit field in its place (what perf's reader does, util/session.c swap_bitfield).
+	 * A wider field also keeps its most significant bit first there: precise_ip (bits 15-16),
+	 * the only one, has its two bits exchanged back (perf leaves 1 and 2 the other way round).
+	 */
 	memcpy(&flags, (char *)a + 40, 8);
 	flags = bit_reverse64(__builtin_bswap64(flags));
+	uint64_t pip = flags >> 15 & 3;
+	flags = (flags & ~(3ull << 15)) | ((pip >> 1 | (pip & 1) << 1) << 15);
 	memcpy((char *)a + 40, &flags, 8);
 	a->wakeup_events = __builtin_bswap32(a->wakeup_events);
 	a->bp_type = __builtin_bswap32(a->bp_type);
@@ -720,6 +728,19 @@ static int open_file_header(struct perfdata_reader *r, char *err, size_t errlen)
 	uint64_t bits[4];
 	for (int i = 0; i < 4; i++)
 		bits[i] = ld64(r, h + 72 + 8 * i);
+	if (r->swapped && bits[0] && !(bits[0] >> FEAT_HOSTNAME & 1)) {
+		/* The bitmap is of unsigned longs: a 32-bit big-endian machine wrote u32 words (perf
+		 * tells them apart by the HOSTNAME bit, which every perf since 2012 sets). */
+		uint64_t alt[4];
+		for (int i = 0; i < 4; i++) {
+			uint32_t lo, hi;
+			memcpy(&lo, h + 72 + 8 * i, 4);
+			memcpy(&hi, h + 72 + 8 * i + 4, 4);
+			alt[i] = (uint64_t)__builtin_bswap32(hi) << 32 | __builtin_bswap32(lo);
+		}
+		if (alt[0] >> FEAT_HOSTNAME & 1)
+			memcpy(bits, alt, sizeof(bits));
+	}
 	if (hsize < PD_FILE_HEADER_SIZE || hsize > 4096) {
 		snprintf(err, errlen, "%s: not a perf.data file (header size %" PRIu64 ")", r->path, hsize);
 		return -EINVAL;
