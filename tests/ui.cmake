@@ -16,3 +16,9 @@ set_tests_properties(test_tui_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
 # ui/golden/ (80x24 and 200x60), and their keys. PERFTOP_UPDATE_GOLDEN=1 rewrites the files.
 perftop_unit_test(test_views SOURCES ui/test_views.c LIBS perftop_ui perftop_model perftop_util
   ARGS ${CMAKE_CURRENT_SOURCE_DIR}/ui/golden)
+
+# Not a test: bench/render.sh runs it (a full redraw of a 10,000-row table, headless).
+add_executable(render_bench ${CMAKE_SOURCE_DIR}/bench/render_bench.c)
+target_include_directories(render_bench PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(render_bench PRIVATE perftop_ui perftop_model perftop_util)
+set_target_properties(render_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
