@@ -45,8 +45,8 @@ int main(int argc, char **argv)
 	s->keys[1] = SORT_SYM;
 	uint64_t total = 0;
 	for (size_t i = 0; i < rows; i++) {
-		names[i] = xmalloc(48);
-		snprintf(names[i], 48, "function_number_%zu_of_the_bench", i);
+		names[i] = xmalloc(64);
+		snprintf(names[i], 64, "function_number_%zu_of_the_bench", i);
 		struct snap_row *r = &s->rows[i];
 		r->id = i + 1;
 		r->sym = r->raw_sym = names[i];
