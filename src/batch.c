@@ -72,6 +72,8 @@ void batch_print_json(FILE *out, const struct snapshot *snap, const struct sessi
 		(unsigned long long)st->window_dropped, (unsigned long long)snap->total_period);
 	if (st->target_exited)
 		fputs(", \"exited\": true", out);
+	if (st->unwound >= 0)
+		fprintf(out, ", \"unwound\": %.1f", st->unwound);
 	fputs(", \"rows\": [", out);
 	bool comm = snap_has_key(snap, SORT_COMM), pid = snap_has_key(snap, SORT_PID),
 	     tid = snap_has_key(snap, SORT_TID), src = snap_has_key(snap, SORT_SRCLINE);

@@ -38,7 +38,9 @@ void cli_usage(FILE *out)
 	      "  -F, --freq HZ              samples per second (default 999)\n"
 	      "  -c, --count PERIOD         sample every PERIOD events instead of a frequency\n"
 	      "  -g                         frame-pointer call graphs (the default)\n"
-	      "      --call-graph fp|none   call graphs on or off\n"
+	      "      --call-graph fp|dwarf[,SIZE]|none\n"
+	      "                             frame pointers, DWARF unwinding of SIZE bytes of user\n"
+	      "                             stack per sample (default 8192, at most 65528), or none\n"
 	      "\n"
 	      "Names:\n"
 	      "      --no-inline            no inline frames (DWARF inline chains are on by default)\n"
@@ -285,14 +287,27 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 		}
 		case 'g':
 			o->callchain = true;
+			o->dwarf_stack = 0;
 			break;
 		case OPT_CALL_GRAPH:
+			o->dwarf_stack = 0;
 			if (!strcmp(optarg, "none") || !strcmp(optarg, "no"))
 				o->callchain = false;
 			else if (!strcmp(optarg, "fp") || !strcmp(optarg, "yes"))
 				o->callchain = true;
-			else {
-				snprintf(err, errlen, "--call-graph wants fp or none, not '%s' (dwarf comes with DWARF unwinding)", optarg);
+			else if (!strncmp(optarg, "dwarf", 5) && (!optarg[5] || optarg[5] == ',')) {
+				uint64_t size = SAMPLER_DWARF_STACK_DEFAULT;
+				if (optarg[5] && (parse_u64(optarg + 6, &size) || size == 0 ||
+						  size > SAMPLER_DWARF_STACK_MAX || size % 8)) {
+					snprintf(err, errlen,
+						 "--call-graph dwarf,SIZE wants a multiple of 8 up to %u, not '%s'",
+						 SAMPLER_DWARF_STACK_MAX, optarg + 6);
+					return CLI_ERROR;
+				}
+				o->callchain = true;
+				o->dwarf_stack = (unsigned)size;
+			} else {
+				snprintf(err, errlen, "--call-graph wants fp, dwarf[,SIZE] or none, not '%s'", optarg);
 				return CLI_ERROR;
 			}
 			break;

@@ -79,6 +79,8 @@ static void glue_header(void *ctx, struct view_header *h)
 	h->samples_per_sec = st.samples_per_sec;
 	h->lost = st.lost;
 	h->dropped = st.dropped;
+	h->dwarf = st.unwound >= 0;
+	h->unwound = st.unwound;
 	h->elapsed = st.elapsed;
 	h->notice = g->notice[0] ? g->notice : session_notice(g->session);
 	h->target_exited = st.target_exited;

@@ -268,6 +268,14 @@ struct snapshot *session_refresh(struct session *s, enum snap_col order, bool ze
 	return session_named(s, snap, order);
 }
 
+/* The share of DWARF-unwound samples whose chain reached the thread's root; -1 when none. */
+static double session_unwound(struct session *s)
+{
+	struct symbolizer_stats ys;
+	symbolizer_get_stats(s->sym, &ys);
+	return ys.unwind_samples ? 100.0 * (double)ys.unwind_root / (double)ys.unwind_samples : -1;
+}
+
 void session_get_status(struct session *s, struct session_status *st)
 {
 	struct sampler_stats ss;
@@ -280,6 +288,7 @@ void session_get_status(struct session *s, struct session_status *st)
 			st->samples_per_sec = (double)s->last_window_samples / s->last_window_secs;
 		st->lost = s->replay_lost;
 		st->target_text = s->target_text;
+		st->unwound = session_unwound(s);
 		return;
 	}
 	sampler_get_stats(s->sampler, &ss);
@@ -294,6 +303,7 @@ void session_get_status(struct session *s, struct session_status *st)
 		st->samples_per_sec = (double)s->last_window_samples / s->last_window_secs;
 	st->lost = ss.lost;
 	st->dropped = ss.dropped;
+	st->unwound = session_unwound(s);
 	st->window_dropped = s->last_window_dropped;
 	/* Exited only once the queue is empty too: the last records are part of the result. */
 	size_t len;

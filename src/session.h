@@ -45,6 +45,9 @@ struct session_status {
 	int exit_status;           /* wait status of the command */
 	const char *target_text;
 	const char *command_name;  /* argv[0] of the command, or NULL */
+	/* --call-graph dwarf: % of the samples with a user stack whose unwound chain reached the
+	 * thread's root (_start, clone3 ...), over the session; < 0 when no sample had a stack. */
+	double unwound;
 };
 void session_get_status(struct session *s, struct session_status *st);
 

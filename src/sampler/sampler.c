@@ -58,6 +58,10 @@
  * producer walks through whole, so every byte of it ends up resident: bigger costs RSS for nothing. */
 #define SAMPLER_QUEUE_PER_CPU (1u << 20)
 #define SAMPLER_QUEUE_MIN (2u << 20)
+/* --call-graph dwarf samples carry a stack copy (8 KiB by default): at -F 4000 that is ~35 MB/s per
+ * CPU, so the rings and the queue grow to hold the same time span as without it. */
+#define SAMPLER_DWARF_PAGES 512
+#define SAMPLER_DWARF_QUEUE_PER_CPU (8u << 20)
 #define SAMPLER_POLL_MS 15
 #define SAMPLER_SYNTH_NS (500ull * 1000 * 1000)
 /* Staged bytes per ring beyond which we stop waiting for order (only with absurd timestamps). */
@@ -592,6 +596,24 @@ static int setup_event(struct sampler *s, const struct sampler_opts *o, char *er
 			 PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->dwarf_stack) {
+		/* The kernel copies the user registers and the top of the user stack; we unwind it.
+		 * Its own callchain keeps the kernel part only: the user part would be frame-pointer
+		 * guesses where there are no frame pointers. */
+		if (o->dwarf_stack % 8 || o->dwarf_stack > SAMPLER_DWARF_STACK_MAX) {
+			seterr(err, errlen, "--call-graph dwarf,%u: the stack size must be a multiple of 8 "
+			       "up to %u", o->dwarf_stack, SAMPLER_DWARF_STACK_MAX);
+			return -EINVAL;
+		}
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = SAMPLER_DWARF_REGS;
+		a->sample_stack_user = o->dwarf_stack;
+		a->exclude_callchain_user = 1;
+		/* perf report reads the unwind tables through the process's mappings, and .eh_frame_hdr
+		 * sits in a read-only one: a recording needs the data mappings too (we read the file). */
+		if (o->record_path)
+			a->mmap_data = 1;
+	}
 	/* A recording's readers match every record to its attr by this id, however many events. */
 	if (o->record_path)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
@@ -684,7 +706,8 @@ static int open_recording(struct sampler *s, const char *path, char *err, size_t
 struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t errlen)
 {
 	struct sampler *s = xcalloc(1, sizeof(*s));
-	unsigned pages = o->mmap_pages ? o->mmap_pages : SAMPLER_DEFAULT_PAGES;
+	unsigned pages = o->mmap_pages ? o->mmap_pages
+				       : o->dwarf_stack ? SAMPLER_DWARF_PAGES : SAMPLER_DEFAULT_PAGES;
 	int ret = 0;
 
 	seterr(err, errlen, "%s", "");
@@ -766,7 +789,8 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 	parse_cfg_init(&s->cfg, &s->attr, 0);
 	if (o->record_path && open_recording(s, o->record_path, err, errlen) != 0)
 		goto fail;
-	size_t qbytes = (size_t)(s->ncpus > 0 ? s->ncpus : 1) * SAMPLER_QUEUE_PER_CPU;
+	size_t qbytes = (size_t)(s->ncpus > 0 ? s->ncpus : 1) *
+			(o->dwarf_stack ? SAMPLER_DWARF_QUEUE_PER_CPU : SAMPLER_QUEUE_PER_CPU);
 	if (qbytes < SAMPLER_QUEUE_MIN)
 		qbytes = SAMPLER_QUEUE_MIN;
 	s->q = queue_new(o->queue_bytes ? o->queue_bytes : qbytes);

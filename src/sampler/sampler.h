@@ -43,11 +43,21 @@ struct sampler_opts {
 	uint64_t freq;         /* -F HZ; used when period == 0 */
 	uint64_t period;       /* -c PERIOD */
 	bool callchain;        /* kernel frame-pointer callchain (default on) */
+	/* --call-graph dwarf: bytes of user stack copied with each sample (multiple of 8, at most
+	 * SAMPLER_DWARF_STACK_MAX), with the user registers; the callchain then holds only the kernel
+	 * part. 0: frame pointers (or none, per callchain). */
+	unsigned dwarf_stack;
 	unsigned mmap_pages;   /* data pages per CPU ring, power of two; 0 = default */
 	size_t queue_bytes;    /* 0 = default */
 	bool synthesize;       /* describe existing processes from /proc (default on) */
 	const char *record_path; /* -o FILE: also write the session there as perf.data (perfdata_write.h) */
 };
+
+#define SAMPLER_DWARF_STACK_DEFAULT 8192
+#define SAMPLER_DWARF_STACK_MAX 65528
+/* The registers DWARF unwinding of x86-64 user stacks may need: all the general ones (perf's
+ * numbering: AX..R15 without the segment registers DS, ES, FS, GS). */
+#define SAMPLER_DWARF_REGS 0xff0fffull
 
 struct sampler_stats {
 	uint64_t samples;       /* samples handed to the queue */
@@ -77,7 +87,8 @@ struct sampler;
  * "cannot run 'foo': No such file or directory").
  *
  * Defaults for a zeroed opts: event as above, freq 999 (clamped to
- * kernel.perf_event_max_sample_rate with a warn_msg), 128 data pages per CPU, a queue of 1 MiB per CPU (at least 2 MiB).
+ * kernel.perf_event_max_sample_rate with a warn_msg), 128 data pages per CPU, a queue of 1 MiB per CPU (at least 2 MiB);
+ * with dwarf_stack, whose samples are some kilobytes each, 512 pages and 8 MiB per CPU.
  * opts.callchain and opts.synthesize are taken as given (the CLI sets them on by default).
  * Nothing of opts is referenced after sampler_open returns.
  */

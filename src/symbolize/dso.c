@@ -52,6 +52,7 @@ struct dso {
 	struct dso *next_all;
 	char *path;
 	char *source;         /* the file to read when path is not it (dso_set_source), else NULL */
+	char *file;           /* the file dso_open read (after --symfs): the unwinder maps it too */
 	const char *name;
 	const char *err;
 	uint8_t build_id[20];
@@ -164,6 +165,7 @@ static void dso_free(struct dso *d)
 	free(d->starts);
 	free(d->path);
 	free(d->source);
+	free(d->file);
 	free(d);
 }
 
@@ -336,6 +338,8 @@ static void dso_open_file(struct dso *d, const char *file)
 {
 	struct stat st;
 	d->tried = true;
+	free(d->file);
+	d->file = xstrdup(file);
 	/* A FIFO or device under a mapped name must not block us or be read as ELF. */
 	if (stat(file, &st) != 0) {
 		dso_fail(d, strerror(errno));
@@ -760,6 +764,13 @@ static bool dso_ready(struct dso *d)
 	if (!d->syms_loaded)
 		dso_load_syms(d);
 	return true;
+}
+
+const char *dso_file(struct dso *d)
+{
+	if (d->state == DSO_NEW)
+		dso_open(d);
+	return d->state == DSO_OPEN ? d->file : NULL;
 }
 
 long dso_symbol_count(struct dso *d)

@@ -79,6 +79,10 @@ void dso_set_reload(struct dso_set *set, const uint8_t *bid, size_t len);
 /* The srcinfo caches' hits and misses over all dsos (bench, tests). */
 void dso_srcinfo_counts(const struct dso_set *set, uint64_t *hits, uint64_t *misses);
 
+/* The file an opened dso reads (--symfs, dso_set_source applied), opening it if needed; NULL when it
+ * cannot be used (unreadable, not ELF, another build-id). For the unwinder, which maps it itself. */
+const char *dso_file(struct dso *d);
+
 /* Number of function symbols once loaded (opens and loads if needed); for tests and stats. */
 long dso_symbol_count(struct dso *d);
 

@@ -21,6 +21,7 @@
 #include "symbolize/intern.h"
 #include "symbolize/kernel.h"
 #include "symbolize/maps.h"
+#include "symbolize/unwind.h"
 #include "util/util.h"
 
 struct symbolizer {
@@ -33,6 +34,9 @@ struct symbolizer {
 	struct demangler *dm; /* raw -> display names, for the view (names stay raw in frames) */
 	bool demangle;
 	bool srclines;        /* kernel frames get "sym+off" srclines as perf's */
+	struct unwind *uw;    /* DWARF unwinding of sampled user stacks; made on the first such sample */
+	const char *roots[10]; /* interned names of the functions a thread's stack starts in */
+	const char *why[UNWIND_ERROR + 1]; /* the frame that ends a chain cut short, by reason */
 };
 
 struct symbolizer *symbolizer_new(void)
@@ -45,6 +49,15 @@ struct symbolizer *symbolizer_new(void)
 	s->unknown = intern_str(s->in, "[unknown]");
 	s->dm = demangler_new(s->in, false);
 	s->demangle = true;
+	static const char *const roots[] = { "_start", "__libc_start_call_main", "__libc_start_main",
+					     "__libc_start_main_impl", "clone3", "__clone3", "clone",
+					     "__clone", "start_thread", "thread_start" };
+	for (size_t i = 0; i < ARRAY_SIZE(roots) && i < ARRAY_SIZE(s->roots); i++)
+		s->roots[i] = intern_str(s->in, roots[i]);
+	s->why[UNWIND_SHORT_STACK] = intern_str(s->in, "[stack copy too short]");
+	s->why[UNWIND_UNMAPPED] = intern_str(s->in, "[unmapped address]");
+	s->why[UNWIND_TOO_DEEP] = intern_str(s->in, "[too deep]");
+	s->why[UNWIND_ERROR] = intern_str(s->in, "[unwind failed]");
 	return s;
 }
 
@@ -53,6 +66,7 @@ void symbolizer_free(struct symbolizer *s)
 	if (!s)
 		return;
 	demangler_free(s->dm);
+	unwind_free(s->uw);
 	maps_free(s->maps);
 	kernel_free(s->kernel);
 	dso_set_free(s->dsos);
@@ -67,6 +81,9 @@ void symbolizer_set_offline(struct symbolizer *s)
 
 void symbolizer_feed(struct symbolizer *s, const struct rec *r)
 {
+	/* An exec changes what every address of the process means: libunwind's cache for it goes. */
+	if (s->uw && r->type == REC_COMM && r->u.comm.exec)
+		unwind_forget(s->uw, r->u.comm.pid);
 	maps_feed(s->maps, r);
 }
 
@@ -151,6 +168,54 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 
 enum sym_mode { MODE_USER, MODE_KERNEL, MODE_OTHER };
 
+static bool symbolizer_is_root(const struct symbolizer *s, const char *sym)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(s->roots); i++)
+		if (sym == s->roots[i])
+			return true;
+	return false;
+}
+
+/*
+ * --call-graph dwarf: the user part of the chain, unwound from the sample's registers and stack copy,
+ * after the kernel part (frames out[0..n)). When the sample's IP is the user IP it is out[0] already.
+ * A chain cut short ends in a frame naming why: the outermost caller, so it counts in Total% (how
+ * much of the profile has incomplete stacks) and never in Self. Counts the samples whose chain
+ * reaches the thread's root.
+ */
+static int symbolizer_unwound(struct symbolizer *s, const struct rec *r, bool ip_user,
+			      struct frame *out, int n, int max)
+{
+	uint64_t ips[UNWIND_MAX_FRAMES];
+	struct unwind_result res;
+	if (!s->uw)
+		s->uw = unwind_new(s->maps);
+	int k = unwind_sample(s->uw, r, ips, UNWIND_MAX_FRAMES, &res);
+	if (k <= 0)
+		return n;
+	s->st.unwind_samples++;
+	bool root = false;
+	int first = n;
+	for (int i = ip_user && ips[0] == r->u.sample.ip ? 1 : 0; i < k && n < max; i++)
+		n += symbolizer_lookup(s, r->pid, ips[i], false, &out[n], max - n);
+	if (ip_user)
+		first = 0;
+	for (int i = first; i < n && !root; i++)
+		root = !out[i].kernel && symbolizer_is_root(s, out[i].sym);
+	if (root) {
+		s->st.unwind_root++;
+	} else if (res.stop != UNWIND_END && n < max) {
+		const char *why = s->why[res.stop];
+		if (res.stop == UNWIND_NO_INFO) {
+			char buf[300];
+			int len = snprintf(buf, sizeof(buf), "[no unwind info: %s]", res.dso ? res.dso : "?");
+			why = intern_strn(s->in, buf, len > 0 && (size_t)len < sizeof(buf) ? (size_t)len : 0);
+		}
+		out[n++] = (struct frame){ .sym = why, .dso = s->unknown };
+	}
+	return n;
+}
+
 /* Frames of an address we cannot resolve by design (hypervisor, guest). */
 static int symbolizer_other(struct symbolizer *s, uint64_t addr, bool kernel, struct frame *out)
 {
@@ -176,7 +241,7 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *o
 	uint32_t nr = smp->callchain_nr;
 	if (!nr || smp->callchain_off < sizeof(struct rec) ||
 	    (uint64_t)smp->callchain_off + (uint64_t)nr * 8 > r->size)
-		return n;
+		nr = 0;  /* no (usable) callchain: the IP alone, and what unwinding adds */
 	const uint64_t *cc = rec_callchain(r);
 	enum sym_mode mode = ip_kernel ? MODE_KERNEL : MODE_USER;
 	bool skip_ip = true;  /* the first address of the chain is normally the IP again */
@@ -200,6 +265,8 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *o
 		else
 			n += symbolizer_lookup(s, r->pid, a, mode == MODE_KERNEL, &out[n], max - n);
 	}
+	if (unwind_possible(r))
+		n = symbolizer_unwound(s, r, !ip_kernel, out, n, max);
 	return n;
 }
 

@@ -30,6 +30,8 @@ struct symbolizer_stats {
 	uint64_t jit;             /* addresses named by a JIT's perf map (/tmp/perf-PID.map) */
 	uint64_t processes;       /* address spaces alive */
 	uint64_t interned_bytes;
+	uint64_t unwind_samples;  /* --call-graph dwarf samples with a user stack to unwind */
+	uint64_t unwind_root;     /* ... whose chain reached the thread's root (_start, clone3 ...) */
 };
 
 struct symbolizer *symbolizer_new(void);
@@ -56,7 +58,10 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 /*
  * Resolves a whole sample: its IP first, then the callers from its callchain (PERF_CONTEXT_* markers
  * decide kernel or user; the callchain's first entry repeating the IP is not doubled), each address
- * expanded as symbolizer_lookup does. Without a callchain it is the IP alone. Returns frames written.
+ * expanded as symbolizer_lookup does. Without a callchain it is the IP alone. A sample with user
+ * registers and stack (--call-graph dwarf) gets its user callers unwound (unwind.h) after the kernel
+ * part; a chain that stops before the thread's root ends in a frame saying why ("[stack copy too
+ * short]", "[no unwind info: libfoo.so]", "[unmapped address]"). Returns frames written.
  */
 int symbolizer_sample(struct symbolizer *s, const struct rec *sample, struct frame *out, int max);
 

@@ -1,0 +1,65 @@
+/*
+ * unwind: DWARF unwinding of a sampled user stack (--call-graph dwarf) with libunwind in remote mode.
+ *
+ * A sample carries the user registers and a copy of the top of the user stack. libunwind walks it
+ * through our accessors: registers from the sample, memory from the stack copy and, outside it, from
+ * the mapped binaries' files (read-only bytes: the unwind tables and code); procedure info from each
+ * binary's .eh_frame_hdr search table. Each binary's file is mapped and its tables found once, cached
+ * per dso (which is itself one per build-id/inode); libunwind's own cache is kept per process, since
+ * an address means different code in different processes.
+ *
+ * The result is raw addresses: the IP, then return addresses minus one (the call instruction, so a
+ * call at a function's very end is not charged to the next function), ready for the symbolizer. When
+ * the walk stops before the thread's root, unwind says why.
+ *
+ * One thread only (the session's), like the rest of the symbolizer.
+ */
+#ifndef PERFTOP_SYMBOLIZE_UNWIND_H
+#define PERFTOP_SYMBOLIZE_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sampler/record.h"
+
+struct maps;
+struct unwind;
+
+/* Hard bound on the frames of one walk, whatever the stack holds. */
+#define UNWIND_MAX_FRAMES 256
+
+enum unwind_stop {
+	UNWIND_END,          /* libunwind found the outermost frame (or no more frames) */
+	UNWIND_SHORT_STACK,  /* a read beyond the copied stack: the stack copy is too short */
+	UNWIND_NO_INFO,      /* a binary without unwind tables (or that cannot be read) */
+	UNWIND_UNMAPPED,     /* an address in no known mapping */
+	UNWIND_TOO_DEEP,     /* UNWIND_MAX_FRAMES (or the caller's max) reached */
+	UNWIND_ERROR,        /* anything else libunwind refused */
+};
+
+struct unwind_result {
+	enum unwind_stop stop;
+	const char *dso;     /* UNWIND_NO_INFO: the binary's short name; else NULL */
+};
+
+struct unwind *unwind_new(struct maps *maps);
+void unwind_free(struct unwind *u);
+
+/* Whether r carries what unwinding needs (user registers and some stack). */
+bool unwind_possible(const struct rec *r);
+
+/*
+ * Unwinds sample r of process r->pid. Writes up to max addresses into ips: ips[0] the user IP (from
+ * the registers), then the callers (return address - 1). Returns the number written (0 when the
+ * registers say no user context). Never reads outside the record or the mapped files.
+ */
+int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
+		  struct unwind_result *res);
+
+/* The process exec'd or exited: drop what libunwind cached for its addresses. */
+void unwind_forget(struct unwind *u, uint32_t pid);
+
+/* Binaries mapped for unwinding (each once), and those without usable tables. */
+void unwind_counts(const struct unwind *u, uint64_t *images, uint64_t *no_info);
+
+#endif

@@ -1,0 +1,17 @@
+# DWARF unwinding (issue 5): --call-graph dwarf live on a C chain built without frame pointers, and
+# on a perf record --call-graph dwarf recording of a Python loop (Total% against perf report, the share
+# unwound to the root against perf script's); the live path also under ASan+UBSan (perftop_asan).
+add_executable(unwind_chain ${CMAKE_CURRENT_SOURCE_DIR}/unwind/chain.c)
+target_compile_options(unwind_chain PRIVATE -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls)
+set_target_properties(unwind_chain PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
+
+perftop_unit_test(test_unwind SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unwind/test_unwind.c
+  LIBS perftop_symbolize perftop_util)
+
+foreach(t test_unwind_live test_unwind_replay)
+  add_test(NAME unwind_${t}
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/unwind/${t}.py $<TARGET_FILE:perftop>
+            $<TARGET_FILE:perftop_asan> $<TARGET_FILE:unwind_chain>)
+  set_tests_properties(unwind_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
+    ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/replay")
+endforeach()

@@ -1,0 +1,218 @@
+/*
+ * test_unwind: the unwinder's accessors on hand-made samples of this very process. A noinline chain
+ * main -> deep1 -> deep2 -> deep3 -> capture copies its registers and the top of its stack into a
+ * REC_SAMPLE as the kernel would (perf's x86-64 register mask, PERF_SAMPLE_STACK_USER bytes), and the
+ * symbolizer unwinds it: the chain must read deep3, deep2, deep1, main up to the libc root. Then the
+ * same sample with its stack copy cut short must end in "[stack copy too short]", and thousands of
+ * garbage samples (random registers, random stack bytes, stacks of return-address-looking words)
+ * must stay within the frame bound and never crash (run under ASan+UBSan too).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sampler/record.h"
+#include "symbolize/symbolizer.h"
+#include "symbolize/unwind.h"
+
+#define STACK_COPY 8192
+#define NREGS 20
+#define MASK 0xff0fffull   /* AX..IP, FLAGS, CS, SS, R8..R15 in perf's numbering */
+
+/* The registers in perf's numbering (the mask's bits, in order) and the stack above SP. */
+struct captured {
+	uint64_t regs[NREGS];
+	uint8_t stack[STACK_COPY];
+	size_t len;
+};
+
+static uint64_t stack_end;  /* end of our [stack] mapping: nothing above it may be read */
+
+static void find_stack_end(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", &a, &b) == 2)
+			stack_end = b;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The stack above SP holds ASan's redzones: copy it as the kernel does, unchecked. */
+__attribute__((no_sanitize("address"), noinline)) static void raw_copy(uint8_t *dst, uint64_t src,
+									size_t len)
+{
+	const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)src;
+	for (size_t i = 0; i < len; i++)
+		dst[i] = p[i];
+}
+
+__attribute__((noinline)) static void capture(struct captured *c)
+{
+	uint64_t rip, rsp, rbp, rbx, r12, r13, r14, r15;
+	/* Memory outputs: a register output could be one of the registers read after it. */
+	__asm__ volatile("lea 0(%%rip), %%rax\n\tmov %%rax, %0\n\t"
+			 "mov %%rsp, %1\n\tmov %%rbp, %2\n\tmov %%rbx, %3\n\t"
+			 "mov %%r12, %4\n\tmov %%r13, %5\n\tmov %%r14, %6\n\tmov %%r15, %7"
+			 : "=m"(rip), "=m"(rsp), "=m"(rbp), "=m"(rbx), "=m"(r12), "=m"(r13), "=m"(r14),
+			   "=m"(r15)
+			 :
+			 : "rax");
+	memset(c->regs, 0, sizeof(c->regs));
+	c->regs[1] = rbx;
+	c->regs[6] = rbp;
+	c->regs[7] = rsp;
+	c->regs[8] = rip;
+	c->regs[16] = r12;  /* bits 0..11 come first, so R8..R15 are regs[12..19] */
+	c->regs[17] = r13;
+	c->regs[18] = r14;
+	c->regs[19] = r15;
+	c->len = STACK_COPY;
+	if (stack_end && rsp + c->len > stack_end)
+		c->len = (size_t)(stack_end - rsp);
+	raw_copy(c->stack, rsp, c->len);
+}
+
+__attribute__((noinline)) static int deep3(struct captured *c)
+{
+	capture(c);
+	__asm__ volatile("" ::: "memory");
+	return 3;
+}
+
+__attribute__((noinline)) static int deep2(struct captured *c)
+{
+	int r = deep3(c);
+	__asm__ volatile("" ::: "memory");
+	return r + 2;
+}
+
+__attribute__((noinline)) static int deep1(struct captured *c)
+{
+	int r = deep2(c);
+	__asm__ volatile("" ::: "memory");
+	return r + 1;
+}
+
+/* A REC_SAMPLE of this process from captured registers and stack (stack_len bytes of it). */
+static struct rec *make_sample(const struct captured *c, size_t stack_len)
+{
+	size_t size = sizeof(struct rec) + NREGS * 8 + stack_len;
+	size = (size + 7) & ~(size_t)7;
+	struct rec *r = calloc(1, size);
+	r->size = (uint32_t)size;
+	r->type = REC_SAMPLE;
+	r->misc = 2;  /* PERF_RECORD_MISC_USER */
+	r->pid = r->tid = (uint32_t)getpid();
+	r->cpu = REC_NO_CPU;
+	r->u.sample.ip = c->regs[8];
+	r->u.sample.period = 1;
+	r->u.sample.regs_user_abi = 2;  /* PERF_SAMPLE_REGS_ABI_64 */
+	r->u.sample.regs_user_mask = MASK;
+	r->u.sample.regs_user_nr = NREGS;
+	r->u.sample.regs_user_off = sizeof(struct rec);
+	memcpy((char *)r + sizeof(struct rec), c->regs, NREGS * 8);
+	r->u.sample.stack_user_off = (uint32_t)(sizeof(struct rec) + NREGS * 8);
+	r->u.sample.stack_user_size = (uint32_t)stack_len;
+	r->u.sample.stack_user_dyn_size = stack_len;
+	memcpy((char *)r + r->u.sample.stack_user_off, c->stack, stack_len);
+	return r;
+}
+
+/* The first frame named sym, or a clone of it (GCC's "deep3.constprop.0"). */
+static int find(const struct frame *f, int n, const char *sym)
+{
+	size_t len = strlen(sym);
+	for (int i = 0; i < n; i++)
+		if (!strncmp(f[i].sym, sym, len) && (f[i].sym[len] == '\0' || f[i].sym[len] == '.'))
+			return i;
+	return -1;
+}
+
+static void test_chain(struct symbolizer *s, const struct captured *c)
+{
+	struct frame f[512];
+	struct rec *r = make_sample(c, c->len);
+	int n = symbolizer_sample(s, r, f, 512);
+	int i3 = find(f, n, "deep3"), i2 = find(f, n, "deep2"), i1 = find(f, n, "deep1"),
+	    im = find(f, n, "main");
+	if (!(i3 > 0 && i2 > i3 && i1 > i2 && im > i1)) {
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "  #%d %s (%s)\n", i, f[i].sym, f[i].dso);
+	}
+	CHECK(find(f, 1, "capture") == 0);
+	CHECK(i3 > 0 && i2 > i3 && i1 > i2 && im > i1);
+	CHECK(find(f, n, "__libc_start_call_main") > im);
+	struct symbolizer_stats st;
+	symbolizer_get_stats(s, &st);
+	CHECK(st.unwind_samples == 1 && st.unwind_root == 1);
+	free(r);
+
+	/* 64 bytes cannot hold deep1's frame: the chain says the copy was too short. */
+	r = make_sample(c, 64);
+	n = symbolizer_sample(s, r, f, 512);
+	CHECK(n >= 2 && !strcmp(f[n - 1].sym, "[stack copy too short]"));
+	CHECK(find(f, n, "main") < 0);
+	free(r);
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static void test_garbage(struct symbolizer *s, const struct captured *c)
+{
+	struct frame f[512];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	struct captured g;
+	for (int iter = 0; iter < 3000; iter++) {
+		memcpy(&g, c, sizeof(g));
+		switch (iter % 3) {
+		case 0:  /* random bytes on the real stack's registers */
+			for (size_t i = 0; i < g.len; i += 8) {
+				uint64_t v = rnd(&x);
+				memcpy(g.stack + i, &v, 8);
+			}
+			break;
+		case 1:  /* words that look like return addresses into our text, and random registers */
+			for (size_t i = 0; i < g.len; i += 8) {
+				uint64_t v = c->regs[8] + (rnd(&x) % 4096) - 2048;
+				memcpy(g.stack + i, &v, 8);
+			}
+			for (int k = 0; k < NREGS; k++)
+				if (k != 8 && k != 7)
+					g.regs[k] = rnd(&x);
+			break;
+		default:  /* the real stack with random SP and IP */
+			g.regs[7] += (rnd(&x) % 512) - 256;
+			g.regs[8] = rnd(&x) % 2 ? rnd(&x) : c->regs[8] + (rnd(&x) % 256);
+			break;
+		}
+		struct rec *r = make_sample(&g, g.len);
+		int n = symbolizer_sample(s, r, f, 512);
+		CHECK(n >= 1 && n <= UNWIND_MAX_FRAMES + 2);
+		free(r);
+	}
+}
+
+int main(void)
+{
+	static struct captured c;
+	find_stack_end();
+	deep1(&c);
+	struct symbolizer *s = symbolizer_new();
+	test_chain(s, &c);
+	test_garbage(s, &c);
+	symbolizer_free(s);
+	return CHECK_DONE();
+}

@@ -1,0 +1,53 @@
+"""Live --call-graph dwarf (issue 5): perftop -b --json on the C chain main -> top -> mid -> leaf built
+-O2 -fomit-frame-pointer. Frame pointers cannot see past leaf; DWARF unwinding must give mid and top a
+Total% of at least 90, report the share unwound to the root ("unwound") in the JSON, and do the same
+under ASan+UBSan (perftop_asan: the accessors read stack copies of a live process)."""
+import json
+import subprocess
+import sys
+
+from replaylib import fail, skip
+
+perftop, perftop_asan, chain = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+def run(binary, extra=()):
+    p = subprocess.run([binary, "--call-graph", "dwarf", "-b", "-n", "3", "-d", "1", "--json"] +
+                       list(extra) + ["--", chain, "4"], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        if "permission" in p.stderr.lower() or "paranoid" in p.stderr:
+            skip(p.stderr.strip())
+        fail(f"{binary} exited {p.returncode}: {p.stderr.strip()[:500]}")
+    snaps = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    if not snaps:
+        fail(f"{binary}: no snapshot; stderr {p.stderr.strip()[:300]}")
+    return snaps, p.stderr
+
+
+def check(binary, what):
+    snaps, err = run(binary)
+    # The last full window (the run may end in a short one as the chain exits).
+    best = max(snaps, key=lambda s: s.get("samples", 0))
+    tot = {r["sym"]: r["total"] for r in best["rows"]}
+    for f in ("leaf", "mid", "top", "main"):
+        if tot.get(f, 0) < 90:
+            fail(f"{what}: {f} Total% {tot.get(f, 0):.1f} < 90; top rows: "
+                 f"{sorted(tot.items(), key=lambda kv: -kv[1])[:12]}")
+    if "unwound" not in best or best["unwound"] < 90:
+        fail(f"{what}: unwound share {best.get('unwound')} (want >= 90)")
+    if "ERROR: AddressSanitizer" in err or "runtime error" in err:
+        fail(f"{what}: sanitizer report: {err[:800]}")
+    print(f"{what}: mid {tot['mid']:.1f}% top {tot['top']:.1f}% main {tot['main']:.1f}% "
+          f"unwound {best['unwound']}% ({best['samples']} samples)")
+
+
+check(perftop, "perftop")
+check(perftop_asan, "perftop_asan")
+# Frame pointers alone (the control): mid is not a caller of leaf's samples there.
+snaps = subprocess.run([perftop, "-g", "-b", "-n", "2", "-d", "1", "--json", "--", chain, "2"],
+                       capture_output=True, text=True, timeout=60).stdout.splitlines()
+rows = [json.loads(l) for l in snaps if l.startswith("{")]
+if rows:
+    tot = {r["sym"]: r["total"] for r in max(rows, key=lambda s: s["samples"])["rows"]}
+    print(f"frame pointers only: mid {tot.get('mid', 0):.1f}% top {tot.get('top', 0):.1f}%")
+print("ok")
