@@ -11,6 +11,9 @@
 #include "batch.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <math.h>
 #include <signal.h>
 #include <string.h>
@@ -143,20 +146,25 @@ static void batch_print_text(FILE *out, const struct snapshot *snap, const struc
 	fputc('\n', out);
 }
 
-/* Prints one snapshot; returns false when stdout is gone (a closed pipe). */
-static bool batch_emit(struct session *s, const struct cli *c)
+/* Writes all of buf to fd. A profiled command shares our stdout and may have made it non-blocking
+ * (node does), so EAGAIN waits for room instead of losing the rest of a snapshot. */
+static bool write_all(int fd, const char *buf, size_t len)
 {
-	struct snapshot *snap = session_refresh(s, COL_SELF, c->zero);
-	struct session_status st;
-	session_get_status(s, &st);
-	if (c->json) {
-		batch_print_json(stdout, snap, &st, st.elapsed);
-		fputc('\n', stdout);
-	} else {
-		batch_print_text(stdout, snap, &st, st.elapsed);
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+			poll(&pfd, 1, 100);
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else {
+			return false;
+		}
 	}
-	snapshot_free(snap);
-	return fflush(stdout) == 0 && !ferror(stdout);
+	return true;
 }
 
 static void sleep_ms(long ms)
@@ -165,20 +173,31 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* One snapshot of a replay, with time the end of its window in recorded seconds. */
-static bool batch_emit_at(struct session *s, const struct cli *c, double time)
+/* Ends the window and prints its snapshot at time (replay: seconds of recorded time; live: -1, the
+ * seconds since the start). Returns false when stdout is gone (a closed pipe). */
+static bool batch_emit(struct session *s, const struct cli *c, bool zero, double time)
 {
-	struct snapshot *snap = session_refresh(s, COL_SELF, true);
+	struct snapshot *snap = session_refresh(s, COL_SELF, zero);
 	struct session_status st;
 	session_get_status(s, &st);
+	if (time < 0)
+		time = st.elapsed;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	if (!out)
+		die("out of memory (a snapshot's text)");
 	if (c->json) {
-		batch_print_json(stdout, snap, &st, time);
-		fputc('\n', stdout);
+		batch_print_json(out, snap, &st, time);
+		fputc('\n', out);
 	} else {
-		batch_print_text(stdout, snap, &st, time);
+		batch_print_text(out, snap, &st, time);
 	}
+	fclose(out);
 	snapshot_free(snap);
-	return fflush(stdout) == 0 && !ferror(stdout);
+	bool ok = write_all(STDOUT_FILENO, buf, len);
+	free(buf);
+	return ok;
 }
 
 /*
@@ -197,7 +216,7 @@ static int batch_run_replay(struct session *s, const struct cli *c, struct repla
 	if (!c->delay_given) {
 		replay_advance(rp, end);
 		double dur = replay_duration(rp);
-		batch_emit_at(s, c, replay_at_end(rp) && dur < end ? dur : end);
+		batch_emit(s, c, true, replay_at_end(rp) && dur < end ? dur : end);
 	} else {
 		long printed = 0;
 		/* the side-band before the range, and the windows' origin at the range's start */
@@ -210,7 +229,7 @@ static int batch_run_replay(struct session *s, const struct cli *c, struct repla
 			replay_advance(rp, next);
 			bool last = replay_at_end(rp) || next >= end;
 			double dur = replay_duration(rp);
-			if (!batch_emit_at(s, c, last && dur < next && dur >= t ? dur : next))
+			if (!batch_emit(s, c, true, last && dur < next && dur >= t ? dur : next))
 				break;
 			if (last || (c->iterations && ++printed >= c->iterations))
 				break;
@@ -241,14 +260,14 @@ int batch_run(struct session *s, const struct cli *c)
 		struct session_status st;
 		session_get_status(s, &st);
 		if (st.target_exited) {
-			batch_emit(s, c);
+			batch_emit(s, c, c->zero, -1);
 			if (st.command_name && WIFEXITED(st.exit_status) && WEXITSTATUS(st.exit_status))
 				warn_msg("%s exited with status %d", st.command_name, WEXITSTATUS(st.exit_status));
 			return 0;
 		}
 		uint64_t now = now_ns();
 		if (now >= next) {
-			if (!batch_emit(s, c))
+			if (!batch_emit(s, c, c->zero, -1))
 				return 0;
 			if (c->iterations && ++printed >= c->iterations)
 				return 0;
