@@ -8,7 +8,8 @@
 #     bench/run.sh runs it): samples lost (perftop: lost + dropped; perf top: its "lost" counter) and
 #     CPU time of the profiler process (utime + stime, all threads).
 #
-# usage: bench/unwind.sh [PERFTOP] [ROUNDS] [SECONDS]
+# usage: bench/unwind.sh [PERFTOP] [ROUNDS] [SECONDS]   (PERFTOP_EXTRA: more perftop options, e.g.
+#        --no-inline)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 pt=${1:-$here/../build/perftop}
@@ -51,12 +52,10 @@ sleep 1
 clk=$(getconf CLK_TCK)
 cpu_of() { local s; s=$(cat /proc/"$1"/stat 2>/dev/null) || { echo nan; return; }; local f=(${s##*) }); echo "(${f[11]} + ${f[12]}) / $clk" | bc -l; }
 
-# perftop: one batch window over the whole run; its CPU time from its own /proc entry at the end.
-"$pt" --call-graph dwarf -F 4000 -a -b -n 1 -d "$secs" --json >"$tmpd/pt.json" 2>/dev/null &
-ptpid=$!
-sleep "$secs"; sleep 0.3
-ptcpu=$(cpu_of $ptpid)
-wait $ptpid
+# perftop: one batch window over the whole run; its CPU time (utime + stime) from GNU time.
+/usr/bin/time -f "%U %S" -o "$tmpd/pt.time" "$pt" --call-graph dwarf -F 4000 -a -b -n 1 -d "$secs" \
+	--json ${PERFTOP_EXTRA:-} >"$tmpd/pt.json" 2>/dev/null
+ptcpu=$(awk '{print $1 + $2}' "$tmpd/pt.time")
 ptlost=$(python3 -c "import json,sys
 s=[json.loads(l) for l in open('$tmpd/pt.json') if l.startswith('{')][-1]
 print(s['lost'] + s['dropped'], s['samples'], s.get('unwound'))")
