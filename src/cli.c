@@ -52,6 +52,7 @@ void cli_usage(FILE *out)
 	      "  -s, --sort KEYS            comm,pid,tid,dso,sym,srcline (default dso,sym)\n"
 	      "  -d, --delay SECS           refresh interval (default 1)\n"
 	      "  -z, --zero                 zero the histogram on each refresh instead of decaying it\n"
+	      "      --no-mouse             leave the mouse to the terminal (no clicks or wheel in the view)\n"
 	      "  -b, --batch                print a plain table each refresh instead of the full-screen view\n"
 	      "  -n, --iterations N         stop after N refreshes\n"
 	      "      --json                with -b: each refresh is one JSON object on its own line\n"
@@ -146,7 +147,7 @@ static void describe_target(struct cli *c, int argc, char **argv, int first_arg)
 enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
 {
 	enum { OPT_JSON = 256, OPT_CALL_GRAPH, OPT_TIME, OPT_HEADER, OPT_EVENT_SELECT, OPT_NO_INLINE,
-	       OPT_NO_DEMANGLE, OPT_SYMFS };
+	       OPT_NO_DEMANGLE, OPT_SYMFS, OPT_NO_MOUSE };
 	static const struct option longopts[] = {
 		{"pid", required_argument, 0, 'p'},     {"tid", required_argument, 0, 't'},
 		{"all-cpus", no_argument, 0, 'a'},      {"cpu", required_argument, 0, 'C'},
@@ -161,6 +162,7 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 		{"select-event", required_argument, 0, OPT_EVENT_SELECT},
 		{"no-inline", no_argument, 0, OPT_NO_INLINE}, {"no-demangle", no_argument, 0, OPT_NO_DEMANGLE},
 		{"symfs", required_argument, 0, OPT_SYMFS},
+		{"no-mouse", no_argument, 0, OPT_NO_MOUSE},
 		{0, 0, 0, 0},
 	};
 	struct sampler_opts *o = &c->sampler;
@@ -269,6 +271,9 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 			break;
 		case OPT_SYMFS:
 			c->symfs = optarg;
+			break;
+		case OPT_NO_MOUSE:
+			c->no_mouse = true;
 			break;
 		case 'z':
 			c->zero = true;

@@ -38,6 +38,7 @@ struct cli {
 	bool no_inline;       /* --no-inline: no inline frames from DWARF */
 	bool no_demangle;     /* --no-demangle: raw C++/Rust symbols */
 	const char *symfs;    /* --symfs DIR: binaries and debug files looked up under DIR first */
+	bool no_mouse;        /* --no-mouse: the view does not take the mouse (issue 6) */
 };
 
 enum cli_result { CLI_OK, CLI_EXIT_OK, CLI_ERROR };

@@ -140,6 +140,17 @@ static void glue_r_set_range(void *ctx, double start, double end)
 	glue_r_seek(ctx, replay_position(rp));
 }
 
+/* A zoom starts the aggregation over; a replay is re-read up to where it is, so the table shows
+ * the same stretch of the recording through the zoom (a live session fills again). */
+static void glue_set_zoom(void *ctx, const struct sample_zoom *z)
+{
+	struct tui_glue *g = ctx;
+	session_set_zoom(g->session, z);
+	struct replay *rp = session_replay(g->session);
+	if (rp)
+		glue_r_seek(ctx, replay_position(rp));
+}
+
 static const char *const *glue_info(void *ctx, size_t *n)
 {
 	return (const char *const *)replay_header_lines(glue_replay(ctx), n);
@@ -237,6 +248,8 @@ int main(int argc, char **argv)
 			.header = glue_header,
 			.refresh_secs = cli.delay,
 			.zero = cli.zero,
+			.set_zoom = glue_set_zoom,
+			.no_mouse = cli.no_mouse,
 		};
 		if (cli.input) {
 			src.replay = &glue_replay_ops;

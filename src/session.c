@@ -25,6 +25,10 @@ struct session {
 	struct profile *prof;
 	struct calltree *tree;     /* the drill-down views' call tree; NULL until enabled (batch) */
 	struct frame frames[SESSION_MAX_FRAMES];
+	/* The view's zoom, applied to each sample before the model sees it (n == 0: none), and
+	 * the frames it keeps. */
+	struct sample_zoom zoom;
+	struct frame zframes[SESSION_MAX_FRAMES];
 	uint64_t start_ns;
 	uint64_t window_start_ns;
 	double last_window_secs;
@@ -157,6 +161,8 @@ static void session_take(struct session *s, const struct rec *r)
 			.frames = s->frames,
 			.nframes = n,
 		};
+		if (s->zoom.n && !zoom_apply(&s->zoom, &ctx, &ctx, s->zframes, SESSION_MAX_FRAMES))
+			break; /* outside the zoom: not counted at all, percentages are of the zoom */
 		profile_add(s->prof, &ctx);
 		if (s->tree)
 			calltree_add(s->tree, &ctx);
@@ -217,6 +223,15 @@ void session_enable_calltree(struct session *s)
 {
 	if (!s->tree)
 		s->tree = calltree_new(0);
+}
+
+void session_set_zoom(struct session *s, const struct sample_zoom *z)
+{
+	s->zoom = *z;
+	/* What was aggregated counted other samples and frames: start over, as a seek does. */
+	profile_end_window(s->prof, true);
+	if (s->tree)
+		calltree_end_window(s->tree, true);
 }
 
 /* The call tree's picture of the window goes with the table's, then both decay alike. */

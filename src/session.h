@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "model/snapshot.h"
+#include "model/zoom.h"
 
 struct session;
 
@@ -54,6 +55,9 @@ void session_get_status(struct session *s, struct session_status *st);
 /* Feeds a call tree next to the profile, so that snapshots carry one (snapshot.tree) for the
  * drill-down views. Off by default: batch mode does not pay for it. */
 void session_enable_calltree(struct session *s);
+/* The view's zoom (t d K U): only what z keeps is aggregated from now on (model/zoom.h). The
+ * profile and call tree start over; a replay must then be re-read up to its position (a seek). */
+void session_set_zoom(struct session *s, const struct sample_zoom *z);
 /* Shows the rows of snap (and of the snapshots to come) with demangled or raw symbol names. */
 void session_rename(struct session *s, struct snapshot *snap, bool demangle);
 /* A notice from the symbolizer ("debuginfod: fetching debug info for ..."), or NULL. */

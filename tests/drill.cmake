@@ -9,3 +9,11 @@ add_test(NAME drill_tmux
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_drill_tmux.sh $<TARGET_FILE:perftop>
           $<TARGET_FILE:drill_fixture>)
 set_tests_properties(drill_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+
+# Find, filter, zoom, setup, the mouse and the function-key bar on the same fixture (issue 6,
+# items 4, 5, 6, 9): /leaf_b puts the cursor on leaf_b, \leaf leaves only the leaves, q and Esc
+# get back out.
+add_test(NAME find_tmux
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_find_tmux.sh $<TARGET_FILE:perftop>
+          $<TARGET_FILE:drill_fixture>)
+set_tests_properties(find_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)

@@ -16,6 +16,10 @@ set_tests_properties(test_tui_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
 # ui/golden/ (80x24 and 200x60), and their keys. PERFTOP_UPDATE_GOLDEN=1 rewrites the files.
 perftop_unit_test(test_views SOURCES ui/test_views.c LIBS perftop_ui perftop_model perftop_util
   ARGS ${CMAKE_CURRENT_SOURCE_DIR}/ui/golden)
+# Find (/ n N), filter (\ with a|b), zoom (t d K U), invert, the F2 setup, the mouse and the
+# function-key bar; golden table_filter_80x24.txt and table_search_80x24.txt.
+perftop_unit_test(test_find SOURCES ui/test_find.c LIBS perftop_ui perftop_model perftop_util
+  ARGS ${CMAKE_CURRENT_SOURCE_DIR}/ui/golden)
 
 # Not a test: bench/render.sh runs it (a full redraw of a 10,000-row table, headless).
 add_executable(render_bench ${CMAKE_SOURCE_DIR}/bench/render_bench.c)

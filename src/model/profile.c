@@ -29,6 +29,7 @@ static const char *const key_names[SORT_KEY_COUNT] = {
 struct row_aux {
 	uint64_t stamp; /* epoch of the last sample that counted this row's Total */
 	uint64_t phash; /* pointer hash, kept so the table can be rebuilt without rehashing */
+	uint64_t votes; /* the majority vote's count for the row's main_pid */
 };
 
 /* A table slot: row index + 1 (0 = empty) and the high bits of the hash to skip most mismatches
@@ -216,6 +217,9 @@ static size_t row_get(struct profile *p, const struct profile_row *k)
 	p->rows[idx].self_period = p->rows[idx].total_period = p->rows[idx].samples = 0;
 	p->rows[idx].id = row_id(p, k);
 	p->aux[idx].stamp = 0;
+	p->aux[idx].votes = 0;
+	p->rows[idx].main_pid = 0;
+	p->rows[idx].main_comm = NULL;
 	p->aux[idx].phash = h;
 	p->nrows++;
 	if (p->nrows * 2 > p->table_cap)
@@ -255,6 +259,21 @@ void profile_free(struct profile *p)
 	free(p->aux);
 	free(p->table);
 	free(p);
+}
+
+/* One sample's vote for the row's main process (Boyer-Moore: a different pid cancels a vote, and
+ * takes the seat when none are left). */
+static void vote(struct profile_row *r, struct row_aux *a, const struct sample_ctx *s)
+{
+	if (a->votes && r->main_pid == s->pid) {
+		a->votes++;
+	} else if (a->votes) {
+		a->votes--;
+	} else {
+		r->main_pid = s->pid;
+		r->main_comm = s->comm;
+		a->votes = 1;
+	}
 }
 
 void profile_add(struct profile *p, const struct sample_ctx *s)
@@ -302,6 +321,7 @@ void profile_add(struct profile *p, const struct sample_ctx *s)
 		if (p->aux[idx].stamp != epoch) {
 			p->aux[idx].stamp = epoch;
 			r->total_period += period;
+			vote(r, &p->aux[idx], s);
 		}
 	}
 }

@@ -54,6 +54,11 @@ struct profile_row {
 	uint64_t self_period;      /* period of the samples whose leaf is this row (decayed) */
 	uint64_t total_period;     /* period of the samples with this row anywhere (decayed) */
 	uint64_t samples;          /* samples whose leaf is this row (decayed) */
+	/* The process with most of the row's samples: a Boyer-Moore majority vote over the samples
+	 * that count in Total (exact when one process has more than half, a recent heavy one
+	 * otherwise), one pid per row rather than a per-row map of processes. */
+	uint32_t main_pid;
+	const char *main_comm;
 };
 
 struct profile;

@@ -149,6 +149,15 @@ void snapshot_sort(struct snapshot *s, enum snap_col order)
 		qsort(s->rows, s->nrows, sizeof(*s->rows), comparators[order]);
 }
 
+void snapshot_invert(struct snapshot *s)
+{
+	for (size_t i = 0, j = s->nrows; s->nrows > 1 && i + 1 < j; i++, j--) {
+		struct snap_row tmp = s->rows[i];
+		s->rows[i] = s->rows[j - 1];
+		s->rows[j - 1] = tmp;
+	}
+}
+
 struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order)
 {
 	struct snapshot *s = xcalloc(1, sizeof(*s));
@@ -182,6 +191,8 @@ struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order)
 			.samples = r->samples,
 			.self_period = r->self_period,
 			.total_period = r->total_period,
+			.main_pid = r->main_pid,
+			.main_comm = r->main_comm,
 		};
 	}
 	snapshot_sort(s, order);
@@ -192,7 +203,8 @@ void snapshot_free(struct snapshot *s)
 {
 	if (!s)
 		return;
-	ct_snapshot_free(s->tree);
+	if (!s->tree_borrowed)
+		ct_snapshot_free(s->tree);
 	free(s->rows);
 	free(s);
 }

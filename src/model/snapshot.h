@@ -6,6 +6,7 @@
 #ifndef PERFTOP_SNAPSHOT_H
 #define PERFTOP_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,10 @@ struct snap_row {
 	double self_pct, total_pct;
 	uint64_t samples;          /* samples whose leaf is this row (decayed) */
 	uint64_t self_period, total_period;
+	/* The process that contributed most samples to the row (a majority vote, see profile.h):
+	 * what t zooms into when the row has no comm/pid/tid key. */
+	uint32_t main_pid;
+	const char *main_comm;
 };
 
 struct snapshot {
@@ -39,12 +44,16 @@ struct snapshot {
 	/* The call tree of the same window, for the drill-down views, or NULL (a source without
 	 * stacks, batch mode). Owned by the snapshot: snapshot_free frees it. */
 	struct ct_snapshot *tree;
+	bool tree_borrowed;        /* a filtered copy (model/filter.h): the tree is its original's */
 };
 
 /* A snapshot of p's current state ordered by col (numbers descending, names ascending). */
 struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order);
 /* Re-sorts in place (the view's < and > keys). */
 void snapshot_sort(struct snapshot *s, enum snap_col order);
+/* Reverses the rows in place: after snapshot_sort, the inverted order (the I key). Every order
+ * ends in a full tie-break, so the reverse is itself a well-defined order. */
+void snapshot_invert(struct snapshot *s);
 void snapshot_free(struct snapshot *s);
 /* Index of the row with this id, or -1. */
 long snapshot_find(const struct snapshot *s, uint64_t id);

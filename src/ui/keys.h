@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "model/snapshot.h"
+#include "model/zoom.h"
 #include "ui/tui.h"
 #include "ui/view.h"
 
@@ -42,7 +43,42 @@ enum keys_code {
 	KEYS_F6,
 	KEYS_RESIZE,   /* the terminal changed size */
 	KEYS_BACKSPACE,
+	KEYS_F2,
+	KEYS_F3,
+	KEYS_F4,
+	KEYS_F5,
+	KEYS_F10,
+	KEYS_MOUSE,    /* term_getkey: a mouse event, read it with term_mouse */
 };
+
+/* A mouse event as term.c reports it (cells from the top-left, 0-based), so that keys.c never sees
+ * ncurses' MEVENT. */
+enum keys_mouse_kind { KEYS_MOUSE_CLICK, KEYS_MOUSE_DOUBLE, KEYS_MOUSE_WHEEL_UP,
+		       KEYS_MOUSE_WHEEL_DOWN };
+struct keys_mouse {
+	enum keys_mouse_kind kind;
+	int x, y;
+};
+
+/* Where the table is on screen, for the mouse: the line of its column titles, how many rows fit
+ * under it, the width, and the line of the function-key bar (render_table_y, render_table_rows). */
+struct keys_geom {
+	int title_y, rows, width, bar_y;
+};
+
+/* The typing modes of the table's bottom line: / searches, \ filters. */
+enum keys_input { KEYS_INPUT_NONE, KEYS_INPUT_SEARCH, KEYS_INPUT_FILTER };
+#define KEYS_TEXT_MAX 128
+
+/* The function-key bar along the bottom (htop's): key name, label, the key it sends when clicked. */
+struct keys_bar_item {
+	const char *key, *label;
+	int code;
+};
+#define KEYS_BAR_LABEL_WIDTH 6 /* labels are padded to this, as htop does, so the keys line up */
+const struct keys_bar_item *keys_bar(size_t *n);
+/* The key of the bar item at column x, or KEYS_NONE. */
+int keys_bar_at(int x);
 
 enum view_kind { VIEW_TOP, VIEW_INFO };
 
@@ -82,6 +118,24 @@ struct view_state {
 	/* The drill-down views above the table (ui/view.h); depth 0: the table is on top. */
 	struct view *stack[VIEW_STACK_MAX];
 	int depth;
+
+	/* Find and filter: what is being typed, the last search (n / N), the filter in force. The
+	 * filter is applied by the loop to the snapshot it holds (model/filter.h); the table's keys
+	 * get the filtered one. */
+	enum keys_input input;
+	char input_text[KEYS_TEXT_MAX];
+	char search[KEYS_TEXT_MAX];
+	char filter[KEYS_TEXT_MAX];
+	size_t search_from;     /* the cursor when / was pressed: Esc puts it back */
+	bool search_miss;       /* the text typed matches no row */
+
+	bool invert;            /* I: the order reversed (ascending numbers, descending names) */
+	unsigned hidden_cols;   /* bit 1 << snap_col per column hidden in the F2 setup */
+
+	/* Zoom (t d K U): the levels the source applies to its samples; can_zoom when it does
+	 * (tui_source.set_zoom), else the keys do nothing. */
+	struct sample_zoom zoom;
+	bool can_zoom;
 };
 
 /* What the loop must do after a key (bit flags). */
@@ -94,6 +148,8 @@ enum keys_action {
 	KEYS_ACT_CLEAR = 1 << 5,  /* repaint the whole terminal (Ctrl-L, resize) */
 	KEYS_ACT_REFRESH = 1 << 6, /* replay seek or range: ask for a snapshot now, even paused */
 	KEYS_ACT_NAMES = 1 << 7,   /* raw_names changed: rename the held snapshot's symbols */
+	KEYS_ACT_FILTER = 1 << 8,  /* filter changed: filter the held snapshot again */
+	KEYS_ACT_ZOOM = 1 << 9,    /* zoom changed: hand it to the source, then a snapshot now */
 };
 
 /* Defaults: top view, ordered by Self, decay, colour unless NO_COLOR is set and not empty. */
@@ -105,6 +161,12 @@ void keys_state_done(struct view_state *v);
  * view that fit (render_body_rows). The top drill-down view gets the key first.
  * Returns keys_action flags (0: nothing to do). */
 unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, int visible_rows);
+
+/* A mouse event on a frame with this geometry (keys_geom): click selects a row, double-click opens
+ * its function view, the wheel moves the cursor, a click on a column title orders by it (again:
+ * inverts), a click on the key bar presses that key. Returns keys_action flags. */
+unsigned keys_mouse(struct view_state *v, const struct keys_mouse *m, const struct snapshot *s,
+		    const struct keys_geom *g);
 
 /* After a new or re-sorted snapshot: puts the cursor back on the row with the same id, or keeps
  * its index (clamped) when that row is gone, and keeps it within the scrolled window; the top

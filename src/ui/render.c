@@ -13,6 +13,11 @@
  *
  * A drill-down view (ui/view.h) on top of the stack keeps the header lines and the footer and draws
  * the body itself; the footer then carries its hints, and the help overlay its keys first.
+ *
+ * Under the table the footer is htop's function-key bar (the same live and in replay, since the
+ * keys are), or, while / or \ is typed, the text field with what is typed. What narrows the table
+ * (a zoom, a filter) is said at the front of the mode line, so a short table never looks like a
+ * quiet program.
  */
 #include "ui/render.h"
 
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/zoom.h"
 #include "util/util.h"
 
 #define COL_GAP 2
@@ -85,6 +91,16 @@ int render_columns(const struct snapshot *snap, enum snap_col *cols)
 	return n;
 }
 
+int render_visible_columns(const struct snapshot *snap, unsigned hidden, enum snap_col *cols)
+{
+	enum snap_col all[COL_COUNT];
+	int n = render_columns(snap, all), k = 0;
+	for (int i = 0; i < n; i++)
+		if (all[i] == COL_SYM || !(hidden & (1u << all[i])))
+			cols[k++] = all[i];
+	return k;
+}
+
 enum surface_role render_pct_role(double pct, bool color)
 {
 	if (!color)
@@ -113,6 +129,11 @@ int render_table_rows(int height, const struct view_header *h)
 	/* summary + mode + notices + replay + column titles + footer */
 	int n = height - (2 + notice_lines(h) + replay_lines(h) + 1 + 1);
 	return n > 0 ? n : 0;
+}
+
+int render_table_y(const struct view_header *h)
+{
+	return 2 + replay_lines(h) + notice_lines(h); /* summary, mode, then what render_frame adds */
 }
 
 int render_body_rows(int height, const struct view_header *h, const struct view_state *v)
@@ -218,6 +239,15 @@ static void render_mode(struct surface *s, int y, const struct snapshot *snap,
 			len += snprintf(line + len, sizeof(line) - (size_t)len, "%s   ", r);
 		}
 	}
+	if (v->zoom.n) {
+		char z[512];
+		zoom_describe(&v->zoom, z, sizeof(z));
+		len += snprintf(line + len, sizeof(line) - (size_t)len, "zoom: %s   ", z);
+	}
+	if (v->filter[0] && len < (int)sizeof(line))
+		len += snprintf(line + len, sizeof(line) - (size_t)len, "filter: %s   ", v->filter);
+	if (len >= (int)sizeof(line))
+		len = (int)sizeof(line) - 1;
 	len += snprintf(line + len, sizeof(line) - (size_t)len, "mode: %s", v->zero ? "zero" : "decay");
 	if (v->refresh_secs > 0)
 		len += snprintf(line + len, sizeof(line) - (size_t)len, "   refresh: %.1fs",
@@ -339,10 +369,11 @@ static int max_text(const struct snapshot *snap, enum snap_col c)
 }
 
 /* Places the columns; returns how many. The marker (▼/▲) is part of the title width. */
-static int layout_columns(const struct snapshot *snap, int width, struct col_layout *lay)
+static int layout_columns(const struct snapshot *snap, unsigned hidden, int width,
+			  struct col_layout *lay)
 {
 	enum snap_col cols[COL_COUNT];
-	int n = render_columns(snap, cols);
+	int n = render_visible_columns(snap, hidden, cols);
 	int fixed = 0, sym = -1;
 	for (int i = 0; i < n; i++) {
 		enum snap_col c = cols[i];
@@ -476,16 +507,16 @@ static void render_table(struct surface *s, int y, int rows, const struct snapsh
 			 const struct view_state *v)
 {
 	struct col_layout lay[COL_COUNT];
-	int n = layout_columns(snap, s->w, lay);
+	int n = layout_columns(snap, v->hidden_cols, s->w, lay);
 
 	surface_fill(s, 0, y, s->w, " ", ROLE_COLHDR);
 	for (int i = 0; i < n; i++) {
 		char title[64];
 		bool sorted = lay[i].col == v->order;
-		/* Names sort ascending, numbers descending: the arrow says which. */
+		/* Names sort ascending, numbers descending (I inverts both): the arrow says which. */
+		bool down = col_numeric(lay[i].col) && lay[i].col != COL_PID && lay[i].col != COL_TID;
 		snprintf(title, sizeof(title), "%s%s", lay[i].title,
-			 !sorted ? "" : col_numeric(lay[i].col) && lay[i].col != COL_PID &&
-						lay[i].col != COL_TID ? "▼" : "▲");
+			 !sorted ? "" : down != v->invert ? "▼" : "▲");
 		put_cell(s, y, &lay[i], title, sorted ? ROLE_COLHDR_SORTED : ROLE_COLHDR);
 		/* The whole column width, so the sorted column stands out without colour too. */
 		if (sorted)
@@ -506,7 +537,53 @@ static void render_table(struct surface *s, int y, int rows, const struct snapsh
 	}
 }
 
+enum snap_col render_column_at(const struct snapshot *snap, const struct view_state *v, int width,
+			       int x)
+{
+	struct col_layout lay[COL_COUNT];
+	int n = layout_columns(snap, v->hidden_cols, width, lay);
+	/* A click in the gap after a column counts for it: titles are short and gaps are targets. */
+	for (int i = 0; i < n; i++)
+		if (x >= lay[i].x - (i ? COL_GAP : LEFT_MARGIN) / 2 && x < lay[i].x + lay[i].width + 1)
+			return lay[i].col;
+	return COL_COUNT;
+}
+
 /* --- footer and help --- */
+
+/* htop's bar: each key name plain, its label in the bar's colour, padded so the keys line up.
+ * Returns the columns used. */
+static int render_key_bar(struct surface *s, int y)
+{
+	size_t n;
+	const struct keys_bar_item *items = keys_bar(&n);
+	int x = 0;
+	for (size_t i = 0; i < n && x < s->w; i++) {
+		char label[32];
+		snprintf(label, sizeof(label), "%-*s", KEYS_BAR_LABEL_WIDTH, items[i].label);
+		x += surface_put_text(s, x, y, s->w - x, items[i].key, ROLE_NORMAL);
+		if (x < s->w)
+			x += surface_put_text(s, x, y, s->w - x, label, ROLE_STATUS);
+	}
+	return x;
+}
+
+/* The text field of / and \: the prompt, what is typed, a cursor block, and the keys that end it. */
+static int render_input(struct surface *s, int y, const struct view_state *v)
+{
+	char line[KEYS_TEXT_MAX + 96];
+	bool search = v->input == KEYS_INPUT_SEARCH;
+	snprintf(line, sizeof(line), "%s %s_", search ? "Search:" : "Filter:", v->input_text);
+	int used = LEFT_MARGIN + surface_put_text(s, LEFT_MARGIN, y, s->w - LEFT_MARGIN, line,
+						  ROLE_STATUS);
+	const char *tail = search ? (v->search_miss ? "   no match   Enter done  Esc cancel" :
+							"   Enter done  Esc cancel  F3 next") :
+				    "   Enter done  Esc clear  a|b either";
+	if (used < s->w)
+		used += surface_put_text(s, used, y, s->w - used, tail,
+					 v->search_miss && search ? ROLE_NOTICE : ROLE_STATUS);
+	return used;
+}
 
 static void render_footer(struct surface *s, int y, const struct snapshot *snap,
 			  const struct view_state *v, bool replay)
@@ -516,15 +593,13 @@ static void render_footer(struct surface *s, int y, const struct snapshot *snap,
 		surface_put_text(s, LEFT_MARGIN, y, -1, view_top(v)->ops->hints, ROLE_STATUS);
 		return;
 	}
-	const char *hints = replay ?
-		"q quit  ? help  Space pause  +/- speed  Left/Right seek  [ ] range  i header" :
-		"q quit  ? help  </> order  z decay/zero  Space pause";
-	int used = surface_put_text(s, LEFT_MARGIN, y, -1, hints, ROLE_STATUS);
+	(void)replay; /* the bar is the same in a replay: so are the keys (? lists the replay's) */
+	int used = v->input != KEYS_INPUT_NONE ? render_input(s, y, v) : render_key_bar(s, y);
 	if (snap && snap->nrows) {
 		char pos[48];
 		int n = snprintf(pos, sizeof(pos), "%zu/%zu", v->cursor + 1, snap->nrows);
 		/* Only where it does not cover the hints. */
-		if (s->w - n - 1 > LEFT_MARGIN + used + 2)
+		if (s->w - n - 1 > used + 2)
 			surface_put_text(s, s->w - n - 1, y, n, pos, ROLE_STATUS);
 	}
 }
@@ -563,8 +638,12 @@ static void render_help(struct surface *s, bool replay, const struct view *top)
 	snprintf(title, sizeof(title), top ? " %s view keys " : " perftop keys ",
 		 top ? top->ops->name : "");
 	const char *foot = "Esc or ? closes this help";
-	int bw = 2 + 2 + keyw + 3 + whatw + 2; /* borders, padding, key, gap, text */
-	int bh = (int)n + 4;                    /* borders, title row gap, footer */
+	/* Too many keys for the height (a replay's on 24 lines): two columns, texts cut to fit,
+	 * rather than keys falling off the bottom. */
+	int ncol = (int)n + 4 > s->h && s->w >= 60 ? 2 : 1;
+	size_t per = ((size_t)n + (size_t)ncol - 1) / (size_t)ncol;
+	int bw = 2 + 2 + ncol * (keyw + 3 + whatw) + (ncol - 1) * 3 + 2;
+	int bh = (int)per + 4;                  /* borders, title row gap, footer */
 	if (bw > s->w)
 		bw = s->w;
 	if (bh > s->h)
@@ -580,16 +659,20 @@ static void render_help(struct surface *s, bool replay, const struct view *top)
 				 ROLE_HEADER);
 	}
 	surface_put_text(s, x0 + 2, y0, bw - 4, title, ROLE_HEADER);
-	int inner = bw - 4;
-	for (size_t i = 0; i < n && y0 + 1 + (int)i < y0 + bh - 1; i++) {
-		int y = y0 + 1 + (int)i;
-		surface_put_text(s, x0 + 2, y, inner < keyw ? inner : keyw, list[i]->keys,
-				 ROLE_COLHDR_SORTED);
-		if (inner > keyw + 3)
-			surface_put_text_cut(s, x0 + 2 + keyw + 3, y, inner - keyw - 3, list[i]->what,
+	int inner = bw - 4, colw = (inner - (ncol - 1) * 3) / ncol;
+	if (ncol > 1 && keyw > colw / 2)
+		keyw = colw / 2;
+	for (size_t i = 0; i < n; i++) {
+		int y = y0 + 1 + (int)(i % per), cx = x0 + 2 + (int)(i / per) * (colw + 3);
+		if (y >= y0 + bh - 1)
+			continue;
+		surface_put_text_cut(s, cx, y, colw < keyw ? colw : keyw, list[i]->keys,
+				     ROLE_COLHDR_SORTED);
+		if (colw > keyw + 3)
+			surface_put_text_cut(s, cx + keyw + 3, y, colw - keyw - 3, list[i]->what,
 					     ROLE_NORMAL);
 	}
-	if (bh >= (int)n + 4)
+	if (bh >= (int)per + 4)
 		surface_put_text(s, x0 + 2, y0 + bh - 2, inner, foot, ROLE_DIM);
 }
 

@@ -33,6 +33,17 @@ int render_body_rows(int height, const struct view_header *h, const struct view_
  * (at most COL_COUNT). The order keys (< and >) move among these. */
 int render_columns(const struct snapshot *snap, enum snap_col *cols);
 
+/* The columns render_columns gives minus those hidden (bits 1 << snap_col of hidden; the F2
+ * setup), what the table draws and the order keys move among. Symbol is never hidden. */
+int render_visible_columns(const struct snapshot *snap, unsigned hidden, enum snap_col *cols);
+
+/* The line of the table's column titles in a frame with this header (rows follow it). */
+int render_table_y(const struct view_header *h);
+
+/* The column drawn at x on a frame width columns wide, or COL_COUNT when none (for the mouse). */
+enum snap_col render_column_at(const struct snapshot *snap, const struct view_state *v, int width,
+			       int x);
+
 /* The colour role of a percentage (hot levels like perf's: >= 5% high, >= 0.5% mid). */
 enum surface_role render_pct_role(double pct, bool color);
 

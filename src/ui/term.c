@@ -8,6 +8,10 @@
  * signal flag (SIGINT/SIGTERM/SIGHUP only set a flag; the loop sees it within a tick and returns
  * through the normal path, because endwin is not async-signal-safe). SIGWINCH is left to ncurses,
  * which turns it into KEY_RESIZE.
+ *
+ * Mouse: ncurses reports clicks, double-clicks and the wheel (buttons 4 and 5) as KEY_MOUSE; they
+ * are turned into a struct keys_mouse kept here until the loop asks for it, so the key code stays
+ * an int and keys.c stays free of MEVENT.
  */
 #include "ui/term.h"
 
@@ -30,6 +34,7 @@ static bool utf8;
 static attr_t role_attr[ROLE_COUNT];
 static volatile sig_atomic_t stop_signal;
 static struct sigaction old_int, old_term, old_hup;
+static struct keys_mouse last_mouse;
 
 static void on_stop_signal(int sig)
 {
@@ -173,6 +178,7 @@ void term_done(void)
 		return;
 	active = false;
 	curs_set(1);
+	mousemask(0, NULL); /* the terminal's own selection back, even if endwin left it on */
 	endwin();
 	fflush(stdout);
 	sigaction(SIGINT, &old_int, NULL);
@@ -250,6 +256,50 @@ void term_blit(const struct surface *s, bool clear)
 	refresh();
 }
 
+void term_set_mouse(bool on)
+{
+	if (!active)
+		return;
+	mmask_t want = on ? BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED : 0;
+#ifdef BUTTON5_PRESSED
+	if (on)
+		want |= BUTTON5_PRESSED; /* the wheel down; ncurses 6 with the extended mouse API */
+#endif
+	mousemask(want, NULL);
+	/* A press and its release closer than this make a click; ncurses' default (1/6 s) also
+	 * delays every click by that much, which a fast double-click needs anyway. */
+	mouseinterval(on ? 200 : 0);
+}
+
+void term_last_mouse(struct keys_mouse *m)
+{
+	*m = last_mouse;
+}
+
+/* KEY_MOUSE: the event into last_mouse; KEYS_NONE for those we do not use (a bare press, a
+ * release, the middle button). */
+static int read_mouse(void)
+{
+	MEVENT ev;
+	if (getmouse(&ev) != OK)
+		return KEYS_NONE;
+	last_mouse.x = ev.x;
+	last_mouse.y = ev.y;
+	if (ev.bstate & BUTTON1_DOUBLE_CLICKED)
+		last_mouse.kind = KEYS_MOUSE_DOUBLE;
+	else if (ev.bstate & BUTTON1_CLICKED)
+		last_mouse.kind = KEYS_MOUSE_CLICK;
+	else if (ev.bstate & BUTTON4_PRESSED)
+		last_mouse.kind = KEYS_MOUSE_WHEEL_UP;
+#ifdef BUTTON5_PRESSED
+	else if (ev.bstate & BUTTON5_PRESSED)
+		last_mouse.kind = KEYS_MOUSE_WHEEL_DOWN;
+#endif
+	else
+		return KEYS_NONE;
+	return KEYS_MOUSE;
+}
+
 int term_getkey(int timeout_ms)
 {
 	if (!active)
@@ -272,7 +322,13 @@ int term_getkey(int timeout_ms)
 	case '\r':
 	case '\n': return KEYS_ENTER;
 	case KEY_F(1): return KEYS_F1;
+	case KEY_F(2): return KEYS_F2;
+	case KEY_F(3): return KEYS_F3;
+	case KEY_F(4): return KEYS_F4;
+	case KEY_F(5): return KEYS_F5;
 	case KEY_F(6): return KEYS_F6;
+	case KEY_F(10): return KEYS_F10;
+	case KEY_MOUSE: return read_mouse();
 	case KEY_RESIZE: return KEYS_RESIZE;
 	case KEY_BACKSPACE:
 	case 127:

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "ui/keys.h"
 #include "ui/surface.h"
 
 /* Sets the terminal up. Returns 0, or -1 with a one-line reason in err (not a tty, TERM unset or
@@ -27,6 +28,12 @@ void term_blit(const struct surface *s, bool clear);
 
 /* Waits up to timeout_ms (0: just looks) for a key; returns a keys_code value or KEYS_NONE. */
 int term_getkey(int timeout_ms);
+
+/* Mouse reporting on or off (--no-mouse leaves it off, and the terminal's own selection works).
+ * Off until asked for. */
+void term_set_mouse(bool on);
+/* After term_getkey returned KEYS_MOUSE: the event, as keys.c reads it. */
+void term_last_mouse(struct keys_mouse *m);
 
 /* The signal (SIGINT, SIGTERM, SIGHUP) that asked us to stop, or 0. */
 int term_stop_signal(void);

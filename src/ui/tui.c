@@ -13,6 +13,11 @@
  * Space pauses the replay itself (the source stops feeding), and a seek or a range change asks for
  * a snapshot at once, paused or not, since the table is then about another stretch of time.
  *
+ * Filter (\): the loop holds the source's snapshot (full) and shows a filtered copy of it (snap)
+ * while a filter is in force; both are sorted alike, and the copy is made again after every new
+ * snapshot, re-sort, rename or filter change, so the filter never needs the source. Zoom keys go
+ * to the source (set_zoom), which starts its aggregation over.
+ *
  * Warnings (warn_msg) would scribble over the screen on stderr, so while the view runs they go to
  * the notice line instead. They may come from another thread, hence the lock.
  */
@@ -22,6 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/filter.h"
 #include "ui/keys.h"
 #include "ui/render.h"
 #include "ui/surface.h"
@@ -63,6 +69,26 @@ static const char *tui_notice(const char *notice, char *buf, size_t len)
 	return buf;
 }
 
+/* The held snapshot in the view's order: sorted, then reversed when inverted. */
+static void order_snapshot(struct snapshot *s, const struct view_state *v)
+{
+	if (!s)
+		return;
+	snapshot_sort(s, v->order);
+	if (v->invert)
+		snapshot_invert(s);
+}
+
+/* What the table shows: full itself, or its filtered copy (*shown, remade here). */
+static struct snapshot *filter_snapshot(struct snapshot *full, struct snapshot **shown,
+					const struct view_state *v)
+{
+	if (*shown && *shown != full)
+		snapshot_free(*shown);
+	*shown = full && v->filter[0] ? snapshot_filter(full, v->filter) : full;
+	return *shown;
+}
+
 int tui_run(const struct tui_source *src)
 {
 	char err[256];
@@ -82,11 +108,13 @@ int tui_run(const struct tui_source *src)
 	v.refresh_secs = refresh_secs;
 	v.replay = src->replay;
 	v.replay_ctx = src->ctx;
+	v.can_zoom = src->set_zoom != NULL;
+	term_set_mouse(!src->no_mouse);
 
 	int w, h;
 	term_size(&w, &h);
 	struct surface *frame = surface_new(w, h), *shown = surface_new(0, 0);
-	struct snapshot *snap = NULL;
+	struct snapshot *full = NULL, *snap = NULL; /* snap: full, or its filtered copy */
 	struct view_header hdr;
 	char notice[512];
 	uint64_t next_refresh = now_ns();
@@ -121,8 +149,14 @@ int tui_run(const struct tui_source *src)
 			force_refresh = false;
 			struct snapshot *fresh = src->refresh(src->ctx, v.order, v.zero);
 			if (fresh) {
-				snapshot_free(snap);
-				snap = fresh;
+				if (snap != full)
+					snapshot_free(snap);
+				snapshot_free(full);
+				full = fresh;
+				snap = NULL;
+				if (v.invert)
+					order_snapshot(full, &v);
+				filter_snapshot(full, &snap, &v);
 				keys_follow(&v, snap, render_table_rows(h, &hdr));
 			}
 			next_refresh = t + (snap && snap->nrows ? refresh_ns : TUI_EARLY_REFRESH_NS);
@@ -145,10 +179,28 @@ int tui_run(const struct tui_source *src)
 		int tick = snap && snap->nrows ? TUI_TICK_MS : TUI_EARLY_TICK_MS;
 		for (int key = term_getkey(tick); key != KEYS_NONE && !v.quit;
 		     key = term_getkey(0)) {
-			unsigned act = keys_handle(&v, key, snap, render_body_rows(h, &hdr, &v));
-			if ((act & KEYS_ACT_RESORT) && snap) {
-				snapshot_sort(snap, v.order);
+			unsigned act;
+			if (key == KEYS_MOUSE) {
+				struct keys_mouse m;
+				term_last_mouse(&m);
+				struct keys_geom g = { .title_y = render_table_y(&hdr),
+						       .rows = render_table_rows(h, &hdr),
+						       .width = w, .bar_y = h - 1 };
+				if (v.depth)
+					g.rows = render_body_rows(h, &hdr, &v);
+				act = keys_mouse(&v, &m, snap, &g);
+			} else {
+				act = keys_handle(&v, key, snap, render_body_rows(h, &hdr, &v));
+			}
+			if ((act & (KEYS_ACT_RESORT | KEYS_ACT_FILTER)) && full) {
+				if (act & KEYS_ACT_RESORT)
+					order_snapshot(full, &v);
+				filter_snapshot(full, &snap, &v);
 				keys_follow(&v, snap, render_table_rows(h, &hdr));
+			}
+			if ((act & KEYS_ACT_ZOOM) && src->set_zoom) {
+				src->set_zoom(src->ctx, &v.zoom);
+				force_refresh = true;
 			}
 			if ((act & KEYS_ACT_PAUSE) && !v.paused)
 				next_refresh = 0;
@@ -157,9 +209,10 @@ int tui_run(const struct tui_source *src)
 			if (act & KEYS_ACT_REFRESH)
 				force_refresh = true;
 			if ((act & KEYS_ACT_NAMES) && src->rename) {
-				src->rename(src->ctx, snap, !v.raw_names);
-				if (snap) {
-					snapshot_sort(snap, v.order);
+				src->rename(src->ctx, full, !v.raw_names);
+				if (full) {
+					order_snapshot(full, &v);
+					filter_snapshot(full, &snap, &v);
 					keys_follow(&v, snap, render_table_rows(h, &hdr));
 				}
 			}
@@ -169,7 +222,9 @@ int tui_run(const struct tui_source *src)
 	util_set_warn_hook(NULL);
 	term_done();
 	keys_state_done(&v);
-	snapshot_free(snap);
+	if (snap != full)
+		snapshot_free(snap);
+	snapshot_free(full);
 	surface_free(frame);
 	surface_free(shown);
 	return 0;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "model/snapshot.h"
+#include "model/zoom.h"
 
 struct view_header {
 	const char *target;        /* "command: python3 -c ...", "pid 4242", "all CPUs", "CPUs 0-1" */
@@ -94,6 +95,10 @@ struct tui_source {
 	 * names. NULL: the key does nothing. demangle is the state at start (--no-demangle). */
 	void (*rename)(void *ctx, struct snapshot *snap, bool demangle);
 	bool demangle;
+	/* The zoom keys (t d K U, Esc): from now on aggregate only what z keeps (model/zoom.h),
+	 * starting over; a snapshot is asked for right after. NULL: the zoom keys do nothing. */
+	void (*set_zoom)(void *ctx, const struct sample_zoom *z);
+	bool no_mouse;             /* --no-mouse: leave the mouse to the terminal */
 };
 
 /* Runs the view until q (or Ctrl-C, SIGTERM). The terminal is restored on every exit path.

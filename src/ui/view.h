@@ -70,6 +70,8 @@ void view_breadcrumb(const struct view_state *v, char *buf, size_t len, int widt
 struct view *view_func_new(const char *raw_sym, const char *dso, const char *shown);
 /* raw_sym NULL: the whole window. */
 struct view *view_flame_new(const char *raw_sym, const char *dso, const char *shown);
+/* F2: the table's columns, shown or hidden (view_state.hidden_cols). */
+struct view *view_setup_new(void);
 
 /* Shared by the views: the percentage text and the shown name of a call-tree node. */
 void view_pct(char *buf, size_t len, uint64_t part, uint64_t whole);

@@ -112,7 +112,7 @@ static const char golden_top[] =
 	"\n"
 	"\n"
 	"\n"
-	" q quit  ? help  </> order  z decay/zero  Space pause                                           1/4\n";
+	"F1Help  F2Setup F3SearchF4FilterF5Flame F6SortByF10Quit                                         1/4\n";
 
 static void test_golden(void)
 {
@@ -136,7 +136,8 @@ static void test_golden(void)
 	CHECK(role_at(s, 3, 5) == ROLE_HOT_MID);   /* 3.75% */
 	CHECK(role_at(s, 3, 6) == ROLE_NORMAL);    /* 0.25% */
 	CHECK(role_at(s, 12, 6) == ROLE_HOT_HIGH); /* Total 10.00% */
-	CHECK(role_at(s, 1, 11) == ROLE_STATUS);
+	CHECK(role_at(s, 0, 11) == ROLE_NORMAL); /* the bar: "F1" plain, "Help" in the bar colour */
+	CHECK(role_at(s, 3, 11) == ROLE_STATUS);
 	surface_free(s);
 	snapshot_free(snap);
 }
@@ -190,26 +191,26 @@ static void test_order_marker_and_follow(void)
 }
 
 static const char golden_help[] =
-	" perftop — command: ┌─ perftop keys ───────────────────────────────────────────┐s/s   12s\n"
-	" mode: decay   order│ Up/Down j/k    move the cursor one row                   │\n"
-	"  Self%▼   Total%   │ PgUp/PgDn      move the cursor one page                  │\n"
-	"  41.25%   62.50%   │ Home/End g/G   first / last row                          │\n"
-	"  22.50%   99.00%   │ < >            order by the column to the left / right   │\n"
-	"   3.75%    3.75%   │ F6             order by the next column (cycles)         │\n"
-	"   0.25%   10.00%   │ Enter          callers and callees of the function       │\n"
-	"                    │ f              flame graph of the window                 │\n"
-	"                    │ z              toggle decay / zero at each refresh       │\n"
-	"                    │ m              C++/Rust names: demangled / raw           │\n"
-	"                    │ Space          pause the display (sampling goes on)      │\n"
-	"                    │ i              session information view                  │\n"
-	"                    │ Ctrl-L         repaint the screen                        │\n"
-	"                    │ ?  F1          show / hide this help                     │\n"
-	"                    │ Esc            close this help                           │\n"
-	"                    │ q              quit                                      │\n"
-	"                    │                                                          │\n"
-	"                    │ Esc or ? closes this help                                │\n"
-	"                    └──────────────────────────────────────────────────────────┘\n"
-	" q quit  ? help  </> order  z decay/zero  Space pause                                           1/4\n";
+	" perftop — command: python3 -c busy()   event: cpu-clock @ 4000 Hz   4000 samples/s   12s\n"
+	" mode: decay   order: Self%   rows: 4\n"
+	"  Self%▼   Total%   Samples  Symbol                        Shared Object\n"
+	"┌─ perftop keys ───────────────────────────────────────────────────────────────────────────────────┐\n"
+	"│ Up/Down PgUp/PgDn   move the cursor a row / a…   f  F5               flame graph of the window   │\n"
+	"│ Home/End g/G        first / last row             mouse               click: select, order; whe…  │\n"
+	"│ < >  F6  I          order by the column left …   z                   toggle decay / zero at ea…  │\n"
+	"│ /  F3  n N          search (Enter ends, Esc c…   m                   C++/Rust names: demangled…  │\n"
+	"│ \\  F4               filter by symbol, dso, co…   Space               pause the display (sampli…  │\n"
+	"│ t  d                zoom into the row's proce…   i                   session information view    │\n"
+	"│ K  U                hide kernel / user frames…   Ctrl-L              repaint the screen          │\n"
+	"│ Esc                 clear the filter, else un…   ?  F1               show / hide this help (Es…  │\n"
+	"│ F2                  setup: show / hide columns   q  F10              quit                        │\n"
+	"│ Enter               callers and callees of th…                                                   │\n"
+	"│                                                                                                  │\n"
+	"│ Esc or ? closes this help                                                                        │\n"
+	"└──────────────────────────────────────────────────────────────────────────────────────────────────┘\n"
+	"\n"
+	"\n"
+	"F1Help  F2Setup F3SearchF4FilterF5Flame F6SortByF10Quit                                         1/4\n";
 
 static void test_help(void)
 {
@@ -236,7 +237,7 @@ static const char golden_notice[] =
 	"  22.50%   99.00%      1800  main                          demo\n"
 	"   3.75%    3.75%       300  __memmove_avx_unaligned_erms  libc.so.6\n"
 	"   0.25%   10.00%        20  do_syscall_64                 [kernel.kallsyms]\n"
-	" q quit  ? help  </> order  z decay/zero  Space pause                       1/4\n";
+	"F1Help  F2Setup F3SearchF4FilterF5Flame F6SortByF10Quit                     1/4\n";
 
 static void test_notice_and_paused(void)
 {
@@ -317,7 +318,7 @@ static void test_tiny_and_long(void)
 	char *t = surface_to_text(s);
 	fprintf(stderr, "20x5:\n%s", t);
 	free(t);
-	CHECK(role_at(s, 0, 4) == ROLE_STATUS);
+	CHECK(role_at(s, 3, 4) == ROLE_STATUS);
 
 	/* A very long symbol is cut with an ellipsis, and nothing passes the right edge. */
 	snap->rows[0].sym = "std::vector<std::pair<std::string, std::map<int, std::string>>>::_M_realloc_insert_with_a_long_tail";
@@ -365,7 +366,7 @@ static const char golden_replay_100[] =
 	"   0.25%   10.00%        20  do_syscall_64                 [kernel.kallsyms]\n"
 	"\n"
 	"\n"
-	" q quit  ? help  Space pause  +/- speed  Left/Right seek  [ ] range  i header                   1/4\n";
+	"F1Help  F2Setup F3SearchF4FilterF5Flame F6SortByF10Quit                                         1/4\n";
 
 static const char golden_replay_60[] =
 	" perftop — perf.data: python3 -c busy()\n"
@@ -379,7 +380,7 @@ static const char golden_replay_60[] =
 	"   0.25%   10.00%        20  do_syscall_…  [kernel.kallsyms]\n"
 	"\n"
 	"\n"
-	" q quit  ? help  Space pause  +/- speed  Left/Right seek  [\n";
+	"F1Help  F2Setup F3SearchF4FilterF5Flame F6SortByF10Quit\n";
 
 static void test_replay_header(void)
 {
@@ -465,30 +466,30 @@ static void test_replay_header(void)
 }
 
 static const char golden_replay_help[] =
-	" perftop — perf.┌─ perftop keys ──────────────────────────────────────────────────┐/s   12s\n"
-	" 12.3s / 60.0s  │ Up/Down j/k    move the cursor one row                          │\n"
-	" ▂▂▂▂▂▂▂▂▂▂▂▂▂▂▂│ PgUp/PgDn      move the cursor one page                         │  ▅▅▅▅▅▅▅▅▅▅▅▅▅▅\n"
-	"                │ Home/End g/G   first / last row                                 │\n"
-	"  Self%▼   Total│ < >            order by the column to the left / right          │\n"
-	"  41.25%   62.50│ F6             order by the next column (cycles)                │\n"
-	"  22.50%   99.00│ Enter          callers and callees of the function              │\n"
-	"   3.75%    3.75│ f              flame graph of the window                        │\n"
-	"   0.25%   10.00│ z              toggle decay / zero at each refresh              │\n"
-	"                │ m              C++/Rust names: demangled / raw                  │\n"
-	"                │ Space          pause / resume the replay                        │\n"
-	"                │ + -            replay faster / slower (0.25x .. 16x, max)       │\n"
-	"                │ Left/Right     seek back / forward 10 s                         │\n"
-	"                │ [ ]            set the range start / end here (table = range)   │\n"
-	"                │ \\              clear the range                                  │\n"
-	"                │ i              recording header view (Esc, i, q close it)       │\n"
-	"                │ Ctrl-L         repaint the screen                               │\n"
-	"                │ ?  F1          show / hide this help                            │\n"
-	"                │ Esc            close this help                                  │\n"
-	"                │ q              quit                                             │\n"
-	"                │                                                                 │\n"
-	"                │ Esc or ? closes this help                                       │\n"
-	"                └─────────────────────────────────────────────────────────────────┘\n"
-	" q quit  ? help  Space pause  +/- speed  Left/Right seek  [ ] range  i header                   1/4\n";
+	" perftop — perf.data: python3 -c busy()   event: cpu-clock @ 4000 Hz   4000 samples/s   12s\n"
+	" 12.3s / 60.0s   speed 1x   mode: decay   order: Self%   rows: 4\n"
+	" ▂▂▂▂▂▂▂▂▂▂▂▂▂▂▂▂▂▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▃▄▄▄▄▄▄▄▄▄▄▄▄████████▄▄▄▄▄▄▄▄▅▅▅▅▅▅▅▅  ▅▅▅▅▅▅▅▅▅▅▅▅▅▅\n"
+	"                     ▲\n"
+	"┌─ perftop keys ───────────────────────────────────────────────────────────────────────────────────┐\n"
+	"│ Up/Down PgUp/PgDn   move the cursor a row / a…   z                   toggle decay / zero at ea…  │\n"
+	"│ Home/End g/G        first / last row             m                   C++/Rust names: demangled…  │\n"
+	"│ < >  F6  I          order by the column left …   Space               pause / resume the replay   │\n"
+	"│ /  F3  n N          search (Enter ends, Esc c…   + -                 replay faster / slower (0…  │\n"
+	"│ \\  F4               filter by symbol, dso, co…   Left/Right          seek back / forward 10 s    │\n"
+	"│ t  d                zoom into the row's proce…   [ ]                 set the range start / end…  │\n"
+	"│ K  U                hide kernel / user frames…   R                   clear the range             │\n"
+	"│ Esc                 clear the filter, else un…   i                   recording header view (Es…  │\n"
+	"│ F2                  setup: show / hide columns   Ctrl-L              repaint the screen          │\n"
+	"│ Enter               callers and callees of th…   ?  F1               show / hide this help (Es…  │\n"
+	"│ f  F5               flame graph of the window    q  F10              quit                        │\n"
+	"│ mouse               click: select, order; whe…                                                   │\n"
+	"│                                                                                                  │\n"
+	"│ Esc or ? closes this help                                                                        │\n"
+	"└──────────────────────────────────────────────────────────────────────────────────────────────────┘\n"
+	"\n"
+	"\n"
+	"\n"
+	"F1Help  F2Setup F3SearchF4FilterF5Flame F6SortByF10Quit                                         1/4\n";
 
 static void test_replay_help(void)
 {

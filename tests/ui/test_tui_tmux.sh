@@ -100,7 +100,7 @@ alt_off || fail "alternate screen still on after Ctrl-C"
 start resize -d 0.5
 wait_for '%.*compute_checksum' || fail "no rows (resize run)"
 "${TM[@]}" resize-window -t "$S" -x 20 -y 5
-wait_for '^ q quit  \? help  </>$' || fail "no footer after resizing to 20x5"
+wait_for '^F1Help  F2Setup F3Se$' || fail "no key bar after resizing to 20x5"
 "${TM[@]}" resize-window -t "$S" -x 100 -y 20
 wait_for 'Shared Object' || fail "no table after resizing back"
 "${TM[@]}" send-keys -t "$S" q
@@ -127,7 +127,8 @@ rc=$?
 [ $rc = 1 ] || { echo "FAIL: without a tty, status $rc (want 1)"; fails=$((fails + 1)); }
 echo "$out" | grep -q 'needs a terminal' || { echo "FAIL: without a tty: '$out'"; fails=$((fails + 1)); }
 
-# 10. replay: sparkline and position, + speed, Space pause, Right seek, [ ] range, i view, q.
+# 10. replay: sparkline and position, + speed, Space pause, Right seek, [ ] range (R clears it:
+# \ is the filter), i view, q; the function-key bar as live.
 SPARK='[▁▂▃▄▅▆▇█]{20,}'
 # position: the "12.3" of "12.3s / 60.0s" on the screen.
 position() { screen | sed -nE 's@.* ([0-9]+\.[0-9])s / 60\.0s.*@\1@p' | head -n1; }
@@ -158,8 +159,9 @@ wait_for "range ${p2}s–60\.0s" || fail "no range from $p2 s after ["
 wait_for '^ +\[─+\]' || fail "no [───] range marks after ]"
 wait_for 'range [0-9.]+s–[0-9.]+s   mode' || fail "no range in the mode line after ]"
 screen | grep -qE "range ${p2}s–60\.0s" && fail "the range end did not move with ]"
-"${TM[@]}" send-keys -t "$S" '\'
-wait_gone 'range [0-9.]+s–' || fail "range still shown after \\"
+"${TM[@]}" send-keys -t "$S" R
+wait_gone 'range [0-9.]+s–' || fail "range still shown after R"
+wait_for '^F1Help  F2Setup F3Search' || fail "no function-key bar in replay"
 "${TM[@]}" send-keys -t "$S" i
 wait_for 'perftop — recording header' || fail "no header view after i"
 wait_for '^ hostname: +build-7' || fail "no hostname line in the header view"
