@@ -22,6 +22,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libunwind.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,42 @@ struct touched {
 	uint64_t start, end;    /* the executable mapping it came from */
 };
 
+/* ---- the fast path: our own CFI rows, cached per (binary, address) ----
+ *
+ * libunwind re-runs a frame's CFI program (or probes its cache under a lock taken with signals
+ * masked: two sigprocmask calls per step) for every frame of every sample, yet a profile's samples
+ * go through a few thousand return addresses again and again. So the common case is done here: the
+ * .eh_frame row for an address is computed once from the FDE (found through the same .eh_frame_hdr
+ * table) and cached per (image, address) in a compact form: CFA = RSP or RBP + offset, the return
+ * address and RBP saved at CFA + offset (or RBP unchanged). A walk is then a hash probe and two
+ * loads from the stack copy per frame. Anything this form cannot express (CFA or register
+ * expressions, other CFA registers, signal frames, an address without an FDE, a read outside the
+ * stack copy that is not just past its end) sends the whole sample to libunwind, so the chains are
+ * the ones libunwind gives; the tests compare both on every sample of a recording. */
+
+#define FAST_SLOTS (1u << 16)   /* cached rows; the table starts over when 3/4 full */
+#define FAST_STATES 8           /* DW_CFA_remember_state nesting we follow */
+#define DW_RBP 6
+#define DW_RSP 7
+#define DW_RA 16
+
+enum { RULE_NONE, RULE_SAME, RULE_OFFSET, RULE_UNDEF, RULE_BAD };
+
+struct fast_row {
+	const struct image *img; /* key with va; NULL = empty slot */
+	uint64_t va;
+	uint8_t ok;              /* a row this path can use; 0: libunwind does this address */
+	uint8_t cfa_reg;         /* DW_RSP or DW_RBP */
+	uint8_t ra_rule, bp_rule;
+	int32_t cfa_off, ra_off, bp_off;
+};
+
+struct fast_cache {
+	struct fast_row *rows;
+	size_t used;
+	uint64_t fallbacks;      /* samples handed to libunwind */
+};
+
 /* One walk: what the accessors read from. */
 struct walk {
 	struct unwind *u;
@@ -102,6 +139,10 @@ struct unwind {
 	uint64_t clock;
 	unw_accessors_t acc;
 	uint64_t images, no_info;
+	struct fast_cache fast;
+	bool fast_off;           /* PERFTOP_UNWIND=libunwind: every sample through libunwind */
+	bool check;              /* PERFTOP_UNWIND=check: both, libunwind's kept, differences counted */
+	uint64_t checked, mismatched;
 };
 
 /* ---- images ---- */
@@ -422,6 +463,417 @@ static int acc_get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, si
 	return -UNW_EINVAL;
 }
 
+struct cfi_state {
+	uint8_t cfa_reg, ra_rule, bp_rule, bad;
+	int64_t cfa_off, ra_off, bp_off;
+};
+
+struct cfi_cursor {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static uint64_t cfi_uleb(struct cfi_cursor *c)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; c->p < c->end; shift += 7) {
+		uint8_t b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->bad = true;
+	return 0;
+}
+
+static int64_t cfi_sleb(struct cfi_cursor *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	for (;;) {
+		if (c->p >= c->end) {
+			c->bad = true;
+			return 0;
+		}
+		uint8_t b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= ~0ull << shift;
+			return (int64_t)v;
+		}
+	}
+}
+
+static uint64_t cfi_fixed(struct cfi_cursor *c, unsigned n)
+{
+	if ((size_t)(c->end - c->p) < n) {
+		c->bad = true;
+		c->p = c->end;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)c->p[i] << (8 * i);
+	c->p += n;
+	return v;
+}
+
+/* A pointer in encoding enc at file virtual address va (the field's own, for pc-relative values).
+ * Only what .eh_frame uses for code addresses; anything else marks the cursor bad. */
+static uint64_t cfi_pointer(struct cfi_cursor *c, uint8_t enc, uint64_t va, bool apply)
+{
+	uint64_t v;
+	switch (enc & 0x0f) {
+	case 0x00: v = cfi_fixed(c, 8); break;
+	case 0x01: v = cfi_uleb(c); break;
+	case 0x02: v = cfi_fixed(c, 2); break;
+	case 0x03: v = cfi_fixed(c, 4); break;
+	case 0x04: v = cfi_fixed(c, 8); break;
+	case 0x09: v = (uint64_t)cfi_sleb(c); break;
+	case 0x0a: v = (uint64_t)(int64_t)(int16_t)cfi_fixed(c, 2); break;
+	case 0x0b: v = (uint64_t)(int64_t)(int32_t)cfi_fixed(c, 4); break;
+	case 0x0c: v = cfi_fixed(c, 8); break;
+	default: c->bad = true; return 0;
+	}
+	if (!apply)
+		return v;
+	switch (enc & 0x70) {
+	case 0x00: break;
+	case 0x10: v += va; break;
+	default: c->bad = true; break;
+	}
+	return v;
+}
+
+/* The bytes of [va, va + len) of img's file, or NULL. */
+static const uint8_t *image_ptr(const struct image *img, uint64_t va, uint64_t len)
+{
+	for (int i = 0; i < img->nloads; i++) {
+		const struct image_load *l = &img->loads[i];
+		if (va < l->vaddr || va - l->vaddr > l->filesz || len > l->filesz - (va - l->vaddr))
+			continue;
+		uint64_t off = l->off + (va - l->vaddr);
+		return image_bytes(img, off, len) ? img->data + off : NULL;
+	}
+	return NULL;
+}
+
+/* One CFI record (CIE or FDE) at va: its content after the length, and the va of that content. */
+static bool cfi_record(const struct image *img, uint64_t va, struct cfi_cursor *c, uint64_t *body_va)
+{
+	const uint8_t *p = image_ptr(img, va, 4);
+	if (!p)
+		return false;
+	uint32_t len32;
+	memcpy(&len32, p, 4);
+	if (len32 == 0 || len32 >= 0xfffffff0u)  /* terminator, or the 64-bit form .eh_frame never uses */
+		return false;
+	const uint8_t *b = image_ptr(img, va + 4, len32);
+	if (!b)
+		return false;
+	*c = (struct cfi_cursor){ b, b + len32, false };
+	*body_va = va + 4;
+	return true;
+}
+
+/* Runs CFI instructions from c while the row's location is <= pc. */
+static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi_state *init,
+		    uint64_t loc, uint64_t pc, uint64_t caf, int64_t daf)
+{
+	struct cfi_state stack[FAST_STATES];
+	int depth = 0;
+	while (c->p < c->end && !c->bad && !st->bad) {
+		uint8_t op = *c->p++;
+		uint8_t low = op & 0x3f;
+		uint64_t reg = 0, adv = 0;
+		int64_t off = 0;
+		bool advance = false;
+		switch (op & 0xc0) {
+		case 0x40: adv = low * caf; advance = true; break;
+		case 0x80: reg = low; off = (int64_t)cfi_uleb(c) * daf; goto set_offset;
+		case 0xc0: reg = low; goto restore;
+		default: break;
+		}
+		if (!advance) {
+			switch (op) {
+			case 0x00: break;                                      /* nop */
+			case 0x01: st->bad = 1; break;                         /* set_loc: not in gcc's .eh_frame */
+			case 0x02: adv = cfi_fixed(c, 1) * caf; advance = true; break;
+			case 0x03: adv = cfi_fixed(c, 2) * caf; advance = true; break;
+			case 0x04: adv = cfi_fixed(c, 4) * caf; advance = true; break;
+			case 0x05: reg = cfi_uleb(c); off = (int64_t)cfi_uleb(c) * daf; goto set_offset;
+			case 0x06: reg = cfi_uleb(c); goto restore;
+			case 0x07: reg = cfi_uleb(c);
+				if (reg == DW_RA) st->ra_rule = RULE_UNDEF;
+				else if (reg == DW_RBP) st->bp_rule = RULE_UNDEF;
+				else if (reg == DW_RSP) st->bad = 1;
+				break;
+			case 0x08: reg = cfi_uleb(c);
+				if (reg == DW_RA) st->ra_rule = RULE_SAME;
+				else if (reg == DW_RBP) st->bp_rule = RULE_SAME;
+				break;
+			case 0x09: reg = cfi_uleb(c); (void)cfi_uleb(c); goto bad_reg;
+			case 0x0a:
+				if (depth == FAST_STATES) { st->bad = 1; break; }
+				stack[depth++] = *st;
+				break;
+			case 0x0b: {
+				if (depth == 0) { st->bad = 1; break; }
+				/* The CFA is part of the state too (DWARF 5 says so, and gcc relies on it). */
+				*st = stack[--depth];
+				break;
+			}
+			case 0x0c: st->cfa_reg = (uint8_t)cfi_uleb(c); st->cfa_off = (int64_t)cfi_uleb(c); break;
+			case 0x0d: st->cfa_reg = (uint8_t)cfi_uleb(c); break;
+			case 0x0e: st->cfa_off = (int64_t)cfi_uleb(c); break;
+			case 0x11: reg = cfi_uleb(c); off = cfi_sleb(c) * daf; goto set_offset;
+			case 0x12: st->cfa_reg = (uint8_t)cfi_uleb(c); st->cfa_off = cfi_sleb(c) * daf; break;
+			case 0x13: st->cfa_off = cfi_sleb(c) * daf; break;
+			case 0x2e: (void)cfi_uleb(c); break;                   /* GNU_args_size */
+			case 0x2f: reg = cfi_uleb(c); off = -(int64_t)cfi_uleb(c) * daf; goto set_offset;
+			case 0x10: case 0x16: /* register expressions: harmless unless RA, RBP or RSP */
+				reg = cfi_uleb(c);
+				{ uint64_t n = cfi_uleb(c); if ((uint64_t)(c->end - c->p) < n) c->bad = true; else c->p += n; }
+				goto bad_reg;
+			case 0x14: reg = cfi_uleb(c); (void)cfi_uleb(c); goto bad_reg;
+			case 0x15: reg = cfi_uleb(c); (void)cfi_sleb(c); goto bad_reg;
+			default: st->bad = 1; break;                            /* def_cfa_expression and the unknown */
+			}
+		}
+		if (advance) {
+			if (loc + adv > pc)
+				return;
+			loc += adv;
+		}
+		continue;
+	set_offset:
+		if (reg == DW_RA) { st->ra_rule = RULE_OFFSET; st->ra_off = off; }
+		else if (reg == DW_RBP) { st->bp_rule = RULE_OFFSET; st->bp_off = off; }
+		else if (reg == DW_RSP) st->bad = 1;
+		continue;
+	restore:
+		if (reg == DW_RA) { st->ra_rule = init->ra_rule; st->ra_off = init->ra_off; }
+		else if (reg == DW_RBP) { st->bp_rule = init->bp_rule; st->bp_off = init->bp_off; }
+		else if (reg == DW_RSP) st->bad = 1;
+		continue;
+	bad_reg:
+		if (reg == DW_RA || reg == DW_RBP || reg == DW_RSP)
+			st->bad = 1;
+		continue;
+	}
+	if (c->bad)
+		st->bad = 1;
+}
+
+/* The row of img's code at file address pc, computed from its FDE. */
+static void fast_compute(const struct image *img, uint64_t pc, struct fast_row *row)
+{
+	row->ok = 0;
+	if (!img->ok || !img->fde_count)
+		return;
+	/* The .eh_frame_hdr table: (initial location, FDE) pairs, sdata4 relative to the table's
+	 * section, sorted by location: the last entry at or below pc. */
+	const uint8_t *tab = image_ptr(img, img->table_vaddr, img->fde_count * 8);
+	if (!tab)
+		return;
+	size_t lo = 0, hi = img->fde_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int32_t loc;
+		memcpy(&loc, tab + mid * 8, 4);
+		if ((uint64_t)((int64_t)img->hdr_vaddr + loc) <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return;
+	int32_t fde_rel;
+	memcpy(&fde_rel, tab + (lo - 1) * 8 + 4, 4);
+	uint64_t fde_va = (uint64_t)((int64_t)img->hdr_vaddr + fde_rel);
+	struct cfi_cursor f;
+	uint64_t fbody;
+	if (!cfi_record(img, fde_va, &f, &fbody))
+		return;
+	const uint8_t *fstart = f.p;
+	uint32_t cie_ptr = (uint32_t)cfi_fixed(&f, 4);
+	if (f.bad || cie_ptr == 0 || cie_ptr > fbody)
+		return;
+	struct cfi_cursor c;
+	uint64_t cbody;
+	if (!cfi_record(img, fbody - cie_ptr, &c, &cbody))
+		return;
+	/* The CIE: id 0, version, augmentation, alignment factors, return address column. */
+	uint32_t id = (uint32_t)cfi_fixed(&c, 4);
+	uint8_t version = (uint8_t)cfi_fixed(&c, 1);
+	if (c.bad || id != 0 || (version != 1 && version != 3))
+		return;
+	const char *aug = (const char *)c.p;
+	size_t auglen = strnlen(aug, (size_t)(c.end - c.p));
+	if (auglen == (size_t)(c.end - c.p))
+		return;
+	c.p += auglen + 1;
+	if (aug[0] && aug[0] != 'z')
+		return;  /* "eh" and other old forms */
+	uint64_t caf = cfi_uleb(&c);
+	int64_t daf = cfi_sleb(&c);
+	uint64_t ra_col = version == 1 ? cfi_fixed(&c, 1) : cfi_uleb(&c);
+	uint8_t fde_enc = 0;
+	if (aug[0] == 'z') {
+		uint64_t n = cfi_uleb(&c);
+		if (c.bad || (uint64_t)(c.end - c.p) < n)
+			return;
+		struct cfi_cursor a = { c.p, c.p + n, false };
+		c.p += n;
+		for (const char *k = aug + 1; *k; k++) {
+			if (*k == 'R') {
+				fde_enc = (uint8_t)cfi_fixed(&a, 1);
+			} else if (*k == 'P') {
+				uint8_t pe = (uint8_t)cfi_fixed(&a, 1);
+				(void)cfi_pointer(&a, pe, 0, false);
+			} else if (*k == 'L') {
+				(void)cfi_fixed(&a, 1);
+			} else {
+				return;  /* 'S' (a signal frame) and anything unknown: libunwind's */
+			}
+		}
+		if (a.bad)
+			return;
+	}
+	if (c.bad || ra_col != DW_RA)
+		return;
+	/* The FDE: its range, the augmentation data, then its instructions. */
+	uint64_t field_va = fbody + (uint64_t)(f.p - fstart);
+	uint64_t start = cfi_pointer(&f, fde_enc, field_va, true);
+	uint64_t range = cfi_pointer(&f, fde_enc & 0x0f, 0, false);
+	if (f.bad || pc < start || pc - start >= range)
+		return;
+	if (aug[0] == 'z') {
+		uint64_t n = cfi_uleb(&f);
+		if (f.bad || (uint64_t)(f.end - f.p) < n)
+			return;
+		f.p += n;
+	}
+	struct cfi_state st = { .cfa_reg = DW_RSP, .ra_rule = RULE_NONE, .bp_rule = RULE_NONE };
+	cfi_run(&c, &st, &st, start, UINT64_MAX, caf, daf);
+	struct cfi_state init = st;
+	cfi_run(&f, &st, &init, start, pc, caf, daf);
+	if (st.bad || (st.cfa_reg != DW_RSP && st.cfa_reg != DW_RBP) ||
+	    (st.ra_rule != RULE_OFFSET && st.ra_rule != RULE_UNDEF) ||
+	    (st.bp_rule != RULE_NONE && st.bp_rule != RULE_SAME && st.bp_rule != RULE_OFFSET) ||
+	    st.cfa_off < INT32_MIN || st.cfa_off > INT32_MAX || st.ra_off < INT32_MIN ||
+	    st.ra_off > INT32_MAX || st.bp_off < INT32_MIN || st.bp_off > INT32_MAX)
+		return;
+	*row = (struct fast_row){ .img = img, .va = pc, .ok = 1, .cfa_reg = st.cfa_reg,
+				  .ra_rule = st.ra_rule, .bp_rule = st.bp_rule, .cfa_off = (int32_t)st.cfa_off,
+				  .ra_off = (int32_t)st.ra_off, .bp_off = (int32_t)st.bp_off };
+}
+
+static const struct fast_row *fast_row(struct fast_cache *fc, const struct image *img, uint64_t pc)
+{
+	if (!fc->rows)
+		fc->rows = xcalloc(FAST_SLOTS, sizeof(*fc->rows));
+	uint64_t h = (pc ^ ((uint64_t)(uintptr_t)img >> 4)) * 0x9e3779b97f4a7c15ull;
+	size_t mask = FAST_SLOTS - 1, i = (size_t)(h >> 40) & mask;
+	while (fc->rows[i].img && (fc->rows[i].img != img || fc->rows[i].va != pc))
+		i = (i + 1) & mask;
+	struct fast_row *r = &fc->rows[i];
+	if (r->img)
+		return r;
+	if (fc->used + 1 > FAST_SLOTS / 4 * 3) {
+		/* Start over: bounded memory, and a profile's hot addresses come back at once. */
+		memset(fc->rows, 0, FAST_SLOTS * sizeof(*fc->rows));
+		fc->used = 0;
+		i = (size_t)(h >> 40) & mask;
+		r = &fc->rows[i];
+	}
+	fast_compute(img, pc, r);
+	r->img = img;
+	r->va = pc;
+	fc->used++;
+	return r;
+}
+
+/* The stack copy's 8 bytes at addr: 1 read, 0 just past the copy (a short copy), -1 elsewhere. */
+static int fast_load(const struct walk *w, uint64_t addr, uint64_t *v)
+{
+	if (addr >= w->sp && addr - w->sp < w->stack_len && w->stack_len - (addr - w->sp) >= 8) {
+		memcpy(v, w->stack + (addr - w->sp), 8);
+		return 1;
+	}
+	return addr >= w->sp && addr - w->sp < (64u << 20) ? 0 : -1;
+}
+
+/* rt_sigreturn's trampoline (mov $15,%rax; syscall), which libunwind treats as a signal frame. */
+static bool fast_sigreturn(const struct image *img, uint64_t va)
+{
+	static const uint8_t code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	const uint8_t *p = image_ptr(img, va, sizeof(code));
+	return p && memcmp(p, code, sizeof(code)) == 0;
+}
+
+/* The walk through cached rows. Returns the frames, or -1 when libunwind must do this sample. */
+static int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res)
+{
+	struct fast_cache *fc = &w->u->fast;
+	uint64_t ip = w->regs[UNW_X86_64_RIP], sp = w->sp;
+	bool have_bp = w->have & (1u << UNW_X86_64_RBP);
+	uint64_t bp = w->regs[UNW_X86_64_RBP];
+	int n = 0;
+	ips[n++] = ip;
+	uint64_t prev_ip = ip, prev_sp = sp;
+	for (bool first = true;; first = false) {
+		if (n >= max) {
+			res->stop = UNWIND_TOO_DEEP;
+			return n;
+		}
+		struct touched *t = walk_touch(w, ip);
+		if (!t || !t->img->ok)
+			return -1;
+		uint64_t va = ip - t->bias;
+		if (fast_sigreturn(t->img, va))
+			return -1;
+		const struct fast_row *r = fast_row(fc, t->img, first ? va : va - 1);
+		if (!r->ok || (r->cfa_reg == DW_RBP && !have_bp))
+			return -1;
+		if (r->ra_rule == RULE_UNDEF)
+			return n;  /* the outermost frame (_start, clone3): the end, as libunwind says */
+		uint64_t cfa = (r->cfa_reg == DW_RSP ? sp : bp) + (uint64_t)(int64_t)r->cfa_off;
+		uint64_t ra, nbp = bp;
+		int k = fast_load(w, cfa + (uint64_t)(int64_t)r->ra_off, &ra);
+		if (k == 0) {
+			res->stop = UNWIND_SHORT_STACK;
+			return n;
+		}
+		if (k < 0)
+			return -1;
+		if (r->bp_rule == RULE_OFFSET) {
+			k = fast_load(w, cfa + (uint64_t)(int64_t)r->bp_off, &nbp);
+			if (k == 0) {
+				res->stop = UNWIND_SHORT_STACK;
+				return n;
+			}
+			if (k < 0)
+				return -1;
+			have_bp = true;
+		}
+		ip = ra;
+		sp = cfa;
+		bp = nbp;
+		if (ip == 0)
+			return n;
+		if (ip == prev_ip && sp == prev_sp)
+			return -1;
+		prev_ip = ip;
+		prev_sp = sp;
+		ips[n++] = ip - 1;
+	}
+}
+
 /* ---- the unwinder ---- */
 
 struct unwind *unwind_new(struct maps *maps)
@@ -438,6 +890,9 @@ struct unwind *unwind_new(struct maps *maps)
 		.resume = acc_resume,
 		.get_proc_name = acc_get_proc_name,
 	};
+	const char *mode = getenv("PERFTOP_UNWIND");
+	u->fast_off = mode && !strcmp(mode, "libunwind");
+	u->check = mode && !strcmp(mode, "check");
 	return u;
 }
 
@@ -457,6 +912,10 @@ void unwind_free(struct unwind *u)
 		free(img);
 	}
 	free(u->imgs);
+	free(u->fast.rows);
+	if (u->check)
+		fprintf(stderr, "unwind check: %" PRIu64 " samples by both paths, %" PRIu64 " differ; %" PRIu64
+			" left to libunwind\n", u->checked, u->mismatched, u->fast.fallbacks);
 	free(u);
 }
 
@@ -490,7 +949,7 @@ static unw_addr_space_t unwind_space(struct unwind *u, uint32_t pid)
 	unw_addr_space_t as = unw_create_addr_space(&u->acc, 0);
 	if (!as)
 		return NULL;
-	unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
+	unw_set_caching_policy(as, UNW_CACHE_NONE);
 	*victim = (struct space){ .pid = pid, .used = true, .last_use = u->clock, .as = as };
 	return as;
 }
@@ -535,6 +994,9 @@ static bool walk_regs(struct walk *w, const struct rec *r)
 	return (w->have & need) == need;
 }
 
+static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, uint64_t *ips, int max,
+		       struct unwind_result *res);
+
 int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
 		  struct unwind_result *res)
 {
@@ -556,6 +1018,37 @@ int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
 	w.stack = len ? rec_at(r, s->stack_user_off) : NULL;
 	w.stack_len = len;
 
+	if (!u->fast_off) {
+		int n = fast_walk(&w, ips, max, res);
+		if (n >= 0 && !u->check)
+			return n;
+		if (n < 0) {
+			u->fast.fallbacks++;
+		} else {
+			/* The check: libunwind's walk of the same sample must give the same chain. */
+			uint64_t fips[UNWIND_MAX_FRAMES];
+			struct unwind_result fres = *res;
+			memcpy(fips, ips, (size_t)n * sizeof(*ips));
+			struct walk w2 = w;
+			w2.nt = w2.next_t = 0;
+			int m = unwind_slow(u, &w2, r, ips, max, res);
+			u->checked++;
+			if (m != n || memcmp(fips, ips, (size_t)n * sizeof(*ips)) != 0 || fres.stop != res->stop)
+				u->mismatched++;
+			return m;
+		}
+		*res = (struct unwind_result){ UNWIND_END, NULL };
+		w.why = UNWIND_END;
+		w.why_dso = NULL;
+	}
+	return unwind_slow(u, &w, r, ips, max, res);
+}
+
+/* The walk by libunwind: what the fast path cannot do. */
+static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, uint64_t *ips, int max,
+		       struct unwind_result *res)
+{
+	struct walk w = *wp;
 	int n = 0;
 	ips[n++] = w.regs[UNW_X86_64_RIP];
 	unw_addr_space_t as = unwind_space(u, r->pid);

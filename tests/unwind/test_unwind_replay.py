@@ -29,6 +29,15 @@ print(text)
 if not ok:
     fail(text)
 
+# The cached-CFI fast path must give libunwind's chain for every sample it takes (libunwind walks
+# each one again under PERFTOP_UNWIND=check and the differences are counted on stderr).
+p = subprocess.run([perftop, "-i", data, "-b", "--json"], capture_output=True, text=True, timeout=300,
+                   env=dict(os.environ, PERFTOP_UNWIND="check"))
+m = re.search(r"unwind check: (\d+) samples by both paths, (\d+) differ; (\d+) left", p.stderr)
+if not m or int(m.group(1)) == 0 or int(m.group(2)) != 0:
+    fail(f"fast unwinding vs libunwind: {m.group(0) if m else p.stderr.strip()[-300:]}")
+print(m.group(0))
+
 ROOTS = ("__libc_start_call_main", "_start", "start_thread", "clone3", "__clone3", "clone", "__clone")
 p = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"], capture_output=True, text=True,
                    timeout=300)
