@@ -18,6 +18,11 @@
 
 #define SESSION_MAX_FRAMES 512
 #define SESSION_DRAIN_BUDGET 200000
+/* A drain stops after this long even with records left: the view (a tick, a key, a redraw) must
+ * never wait on a backlog. The queue holds a few hundred ms of records, and the tick comes back
+ * within ~50 ms, so the rest is taken then. */
+#define SESSION_DRAIN_NS (30 * 1000000ull)
+#define SESSION_DRAIN_CHECK 32 /* records between clock reads */
 
 struct session {
 	struct sampler *sampler;
@@ -187,11 +192,14 @@ long session_poll(struct session *s)
 	long taken = 0;
 	size_t len;
 	const void *msg;
+	uint64_t deadline = now_ns() + SESSION_DRAIN_NS;
 	while (taken < SESSION_DRAIN_BUDGET && (msg = queue_peek(q, &len)) != NULL) {
 		if (len >= sizeof(struct rec))
 			session_take(s, msg);
 		queue_pop(q);
 		taken++;
+		if (taken % SESSION_DRAIN_CHECK == 0 && now_ns() >= deadline)
+			break;
 	}
 	if (s->output && !s->record_error_told) {
 		/* A failed recording is told once, here on the main thread; the view goes on. */
