@@ -43,7 +43,8 @@ void cli_usage(FILE *out)
 	      "                             stack per sample (default 8192, at most 65528), or none\n"
 	      "\n"
 	      "Names:\n"
-	      "      --no-inline            no inline frames (DWARF inline chains are on by default)\n"
+	      "      --inline               live: expand DWARF inline frames (off live, like perf top)\n"
+	      "      --no-inline            replay: no inline frames (on in replays, like perf report)\n"
 	      "      --no-demangle          raw C++/Rust symbol names (the m key toggles them)\n"
 	      "      --symfs DIR            look binaries and debug files up under DIR first\n"
 	      "                             (debuginfod is asked in the background when DEBUGINFOD_URLS is set)\n"
@@ -146,7 +147,7 @@ static void describe_target(struct cli *c, int argc, char **argv, int first_arg)
 
 enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
 {
-	enum { OPT_JSON = 256, OPT_CALL_GRAPH, OPT_TIME, OPT_HEADER, OPT_EVENT_SELECT, OPT_NO_INLINE,
+	enum { OPT_JSON = 256, OPT_CALL_GRAPH, OPT_TIME, OPT_HEADER, OPT_EVENT_SELECT, OPT_NO_INLINE, OPT_INLINE,
 	       OPT_NO_DEMANGLE, OPT_SYMFS, OPT_NO_MOUSE };
 	static const struct option longopts[] = {
 		{"pid", required_argument, 0, 'p'},     {"tid", required_argument, 0, 't'},
@@ -160,7 +161,8 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 		{"output", required_argument, 0, 'o'},  {"input", required_argument, 0, 'i'},
 		{"time", required_argument, 0, OPT_TIME}, {"header", no_argument, 0, OPT_HEADER},
 		{"select-event", required_argument, 0, OPT_EVENT_SELECT},
-		{"no-inline", no_argument, 0, OPT_NO_INLINE}, {"no-demangle", no_argument, 0, OPT_NO_DEMANGLE},
+		{"no-inline", no_argument, 0, OPT_NO_INLINE}, {"inline", no_argument, 0, OPT_INLINE},
+		{"no-demangle", no_argument, 0, OPT_NO_DEMANGLE},
 		{"symfs", required_argument, 0, OPT_SYMFS},
 		{"no-mouse", no_argument, 0, OPT_NO_MOUSE},
 		{0, 0, 0, 0},
@@ -265,6 +267,9 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 			break;
 		case OPT_NO_INLINE:
 			c->no_inline = true;
+			break;
+		case OPT_INLINE:
+			c->inline_frames = true;
 			break;
 		case OPT_NO_DEMANGLE:
 			c->no_demangle = true;

@@ -36,6 +36,7 @@ struct cli {
 	bool delay_given;     /* -d was on the command line (replay: one snapshot per -d of recorded time) */
 	/* Names (issue 4). */
 	bool no_inline;       /* --no-inline: no inline frames from DWARF */
+	bool inline_frames;   /* --inline: inline frames in a live session too (replays have them) */
 	bool no_demangle;     /* --no-demangle: raw C++/Rust symbols */
 	const char *symfs;    /* --symfs DIR: binaries and debug files looked up under DIR first */
 	bool no_mouse;        /* --no-mouse: the view does not take the mouse (issue 6) */

@@ -52,15 +52,19 @@ struct session {
 };
 
 /*
- * What the symbolizer adds to each address. Inline frames are on unless --no-inline: once an address
- * is cached they cost a hash probe. Source lines are looked up only when srcline is a sort key: the
+ * What the symbolizer adds to each address. Inline frames follow the tool each mode stands in for:
+ * a replay expands them, as perf report does (--no-inline turns them off); a live session does not,
+ * as perf top does not (--inline turns them on), because the first inline lookup in a big binary
+ * reads and inflates its DWARF (tens of MB and ms at start-up, against the view's 0.3 s and half
+ * of perf top's memory). Once an address is cached they cost a hash probe. Source lines are looked up only when srcline is a sort key: the
  * line-table search is the costly part of a cold address, and nothing else shows them yet (a view
  * that needs them later turns them on with symbolizer_set_names; addresses already cached without
  * lines are completed on their next lookup).
  */
-static void session_names(struct session *s, const struct cli *c)
+static void session_names(struct session *s, const struct cli *c, bool live)
 {
-	symbolizer_set_names(s->sym, !c->no_inline, profile_has_key(s->prof, SORT_SRCLINE));
+	bool inline_frames = live ? c->inline_frames && !c->no_inline : !c->no_inline;
+	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->prof, SORT_SRCLINE));
 	symbolizer_set_demangle(s->sym, !c->no_demangle);
 }
 
@@ -75,7 +79,7 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 	s->sampler = sampler;
 	s->sym = symbolizer_new();
 	s->prof = profile_new(c->keys, c->nkeys);
-	session_names(s, c);
+	session_names(s, c, true);
 	snprintf(s->target_text, sizeof(s->target_text), "%s", c->target_text);
 	if (c->sampler.target == TARGET_COMMAND)
 		s->command_name = c->sampler.argv[0];
@@ -116,7 +120,7 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	s->sym = symbolizer_new();
 	symbolizer_set_offline(s->sym);  /* the file's pids are not this machine's processes now */
 	s->prof = profile_new(c->keys, c->nkeys);
-	session_names(s, c);
+	session_names(s, c, false);
 	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
 		 strcmp(c->input, "-") ? c->input : "stdin");
 	return s;

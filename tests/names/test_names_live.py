@@ -2,8 +2,9 @@
 """Live names (issue 4):
   - a C++ workload shows demangled names (perftop -b --json -- ./cxx_fixture), and --no-demangle shows
     the raw _Z names;
-  - inline frames take part in Total% (the -g -O2 inline fixture: "mix_step (inlined)" rows with
-    Total% and no Self%, the function that holds the addresses keeps the Self%), and --no-inline has none;
+  - with --inline, inline frames take part in Total% (the -g -O2 inline fixture: "mix_step (inlined)"
+    rows with Total% and no Self%, the function that holds the addresses keeps the Self%); --no-inline
+    and the live default (like perf top) have none;
   - debuginfod: a stripped copy of the inline fixture whose debug file only a (local, fake) debuginfod
     server has: with DEBUGINFOD_URLS set, the file is fetched in the background while sampling goes on,
     and later snapshots name the static function "work" that only the debug file knows.
@@ -53,18 +54,20 @@ if not {"_ZN3geo4Grid6smoothEi", "_ZN3geo4Grid4fillEm"} & raw:
     fail(f"--no-demangle: no raw _Z name among {sorted(raw)[:20]}")
 print("raw:", sorted(n for n in raw if n.startswith("_ZN3geo"))[:3])
 
-# inline frames in Total%, Self% on the function
+# inline frames in Total%, Self% on the function (--inline: a live session, like perf top, has none
+# by default)
 inl = os.path.join(fixtures, "inline_fixture")
-rows = live(["-n", "2"], [inl, "3"])[-1]["rows"]
+rows = live(["-n", "2", "--inline"], [inl, "3"])[-1]["rows"]
 by = {r["sym"]: r for r in rows}
 if "mix_step (inlined)" not in by or "work" not in by:
     fail(f"inline fixture: want work and mix_step (inlined) rows, got {sorted(by)[:10]}")
 if by["mix_step (inlined)"]["self"] != 0 or by["mix_step (inlined)"]["total"] < 30 or by["work"]["self"] < 50:
     fail(f"inline fixture: work {by['work']}, mix_step {by['mix_step (inlined)']}")
 print(f"inline: work self {by['work']['self']:.1f}%, mix_step (inlined) total {by['mix_step (inlined)']['total']:.1f}%")
-rows = live(["-n", "1", "--no-inline"], [inl, "2"])[-1]["rows"]
-if any("(inlined)" in r["sym"] for r in rows):
-    fail("--no-inline: inline rows shown")
+for opts in (["--no-inline"], []):
+    rows = live(["-n", "1"] + opts, [inl, "2"])[-1]["rows"]
+    if any("(inlined)" in r["sym"] for r in rows):
+        fail(f"{opts or 'a live default'}: inline rows shown")
 
 # debuginfod, with a fake server on localhost serving the debug file by build-id
 need("objcopy")
