@@ -48,6 +48,7 @@ void cli_usage(FILE *out)
 	      "      --no-demangle          raw C++/Rust symbol names (the m key toggles them)\n"
 	      "      --symfs DIR            look binaries and debug files up under DIR first\n"
 	      "                             (debuginfod is asked in the background when DEBUGINFOD_URLS is set)\n"
+	      "      --prefix OLD=NEW       annotate: read a source file built under OLD from NEW (repeatable)\n"
 	      "\n"
 	      "View:\n"
 	      "  -s, --sort KEYS            comm,pid,tid,dso,sym,srcline (default dso,sym)\n"
@@ -148,7 +149,7 @@ static void describe_target(struct cli *c, int argc, char **argv, int first_arg)
 enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
 {
 	enum { OPT_JSON = 256, OPT_CALL_GRAPH, OPT_TIME, OPT_HEADER, OPT_EVENT_SELECT, OPT_NO_INLINE, OPT_INLINE,
-	       OPT_NO_DEMANGLE, OPT_SYMFS, OPT_NO_MOUSE };
+	       OPT_NO_DEMANGLE, OPT_SYMFS, OPT_PREFIX, OPT_NO_MOUSE };
 	static const struct option longopts[] = {
 		{"pid", required_argument, 0, 'p'},     {"tid", required_argument, 0, 't'},
 		{"all-cpus", no_argument, 0, 'a'},      {"cpu", required_argument, 0, 'C'},
@@ -164,6 +165,7 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 		{"no-inline", no_argument, 0, OPT_NO_INLINE}, {"inline", no_argument, 0, OPT_INLINE},
 		{"no-demangle", no_argument, 0, OPT_NO_DEMANGLE},
 		{"symfs", required_argument, 0, OPT_SYMFS},
+		{"prefix", required_argument, 0, OPT_PREFIX},
 		{"no-mouse", no_argument, 0, OPT_NO_MOUSE},
 		{0, 0, 0, 0},
 	};
@@ -276,6 +278,17 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 			break;
 		case OPT_SYMFS:
 			c->symfs = optarg;
+			break;
+		case OPT_PREFIX:
+			if (!strchr(optarg, '=') || optarg[0] == '=') {
+				snprintf(err, errlen, "--prefix wants OLD=NEW (a build path and where it is here), not '%s'", optarg);
+				return CLI_ERROR;
+			}
+			if (c->nprefixes == CLI_MAX_PREFIXES) {
+				snprintf(err, errlen, "at most %d --prefix options", CLI_MAX_PREFIXES);
+				return CLI_ERROR;
+			}
+			c->prefixes[c->nprefixes++] = optarg;
 			break;
 		case OPT_NO_MOUSE:
 			c->no_mouse = true;

@@ -13,6 +13,7 @@
 #include "sampler/sampler.h"
 
 #define CLI_MAX_IDS 1024
+#define CLI_MAX_PREFIXES 16
 
 struct cli {
 	struct sampler_opts sampler;
@@ -39,6 +40,9 @@ struct cli {
 	bool inline_frames;   /* --inline: inline frames in a live session too (replays have them) */
 	bool no_demangle;     /* --no-demangle: raw C++/Rust symbols */
 	const char *symfs;    /* --symfs DIR: binaries and debug files looked up under DIR first */
+	/* --prefix OLD=NEW (annotate): source files built under OLD are read from NEW. */
+	const char *prefixes[CLI_MAX_PREFIXES];
+	int nprefixes;
 	bool no_mouse;        /* --no-mouse: the view does not take the mouse (issue 6) */
 };
 

@@ -40,6 +40,12 @@ static void glue_rename(void *ctx, struct snapshot *snap, bool demangle)
 	session_rename(g->session, snap, demangle);
 }
 
+static struct an_doc *glue_annotate(void *ctx, const char *raw_sym, const char *dso)
+{
+	struct tui_glue *g = ctx;
+	return session_annotate(g->session, raw_sym, dso);
+}
+
 static struct snapshot *glue_refresh(void *ctx, enum snap_col order, bool zero)
 {
 	struct tui_glue *g = ctx;
@@ -238,12 +244,14 @@ int main(int argc, char **argv)
 	} else {
 		struct tui_glue g = {.session = s};
 		session_enable_calltree(s);
+		session_enable_annotate(s, cli.prefixes, (size_t)cli.nprefixes);
 		snprintf(g.notice, sizeof(g.notice), "%s", notice);
 		struct tui_source src = {
 			.ctx = &g,
 			.poll = glue_poll,
 			.refresh = glue_refresh,
 			.rename = glue_rename,
+			.annotate = glue_annotate,
 			.demangle = !cli.no_demangle,
 			.header = glue_header,
 			.refresh_secs = cli.delay,

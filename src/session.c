@@ -11,13 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/annotate.h"
 #include "replay.h"
 #include "sampler/sampler.h"
+#include "symbolize/disasm.h"
 #include "symbolize/symbolizer.h"
 #include "util/util.h"
 
 #define SESSION_MAX_FRAMES 512
 #define SESSION_DRAIN_BUDGET 200000
+#define SESSION_CODE_CACHE 4
+
+/* A function's code for annotate, read once: the instructions, their lines and the source file. */
+struct session_code {
+	const char *dso;           /* interned: the key with sym_start */
+	uint64_t sym_start;
+	uint64_t used;             /* for the eviction of the least recently asked */
+	struct disasm_func fn;
+	struct an_insn *insns;
+	struct srcfile src;
+	char src_err[512];
+	bool have_src;
+};
 /* A drain stops after this long even with records left: the view (a tick, a key, a redraw) must
  * never wait on a backlog. The queue holds a few hundred ms of records, and the tick comes back
  * within ~50 ms, so the rest is taken then. */
@@ -29,6 +44,14 @@ struct session {
 	struct symbolizer *sym;
 	struct profile *prof;
 	struct calltree *tree;     /* the drill-down views' call tree; NULL until enabled (batch) */
+	/* Annotate (the a key): the per-address histogram, its picture of the last window, the code
+	 * of the functions last asked for, and --prefix remaps. NULL until enabled (batch). */
+	struct annotate *annot;
+	struct an_snapshot *annot_snap;
+	struct session_code code[SESSION_CODE_CACHE];
+	uint64_t code_clock;
+	const char *const *prefixes;
+	size_t nprefixes;
 	struct frame frames[SESSION_MAX_FRAMES];
 	/* The view's zoom, applied to each sample before the model sees it (n == 0: none), and
 	 * the frames it keeps. */
@@ -104,6 +127,8 @@ static void replay_sink_reset(void *ctx)
 	profile_end_window(s->prof, true);
 	if (s->tree)
 		calltree_end_window(s->tree, true);
+	if (s->annot)
+		annotate_end_window(s->annot, true);
 	s->window_start_pos = 0;
 }
 
@@ -153,6 +178,13 @@ void session_close(struct session *s)
 	replay_close(s->replay);
 	profile_free(s->prof);
 	calltree_free(s->tree);
+	annotate_free(s->annot);
+	an_snapshot_free(s->annot_snap);
+	for (int i = 0; i < SESSION_CODE_CACHE; i++) {
+		disasm_func_done(&s->code[i].fn);
+		srcfile_done(&s->code[i].src);
+		free(s->code[i].insns);
+	}
 	symbolizer_free(s->sym);
 	free(s);
 }
@@ -175,6 +207,8 @@ static void session_take(struct session *s, const struct rec *r)
 		profile_add(s->prof, &ctx);
 		if (s->tree)
 			calltree_add(s->tree, &ctx);
+		if (s->annot)
+			annotate_add(s->annot, &ctx);
 		break;
 	}
 	case REC_LOST:
@@ -249,6 +283,12 @@ void session_set_zoom(struct session *s, const struct sample_zoom *z)
 /* The call tree's picture of the window goes with the table's, then both decay alike. */
 static void session_tree_window(struct session *s, struct snapshot *snap, bool zero)
 {
+	if (s->annot) {
+		/* Annotate reads this window's picture, as the views read the snapshot's tree. */
+		an_snapshot_free(s->annot_snap);
+		s->annot_snap = annotate_snapshot(s->annot);
+		annotate_end_window(s->annot, zero);
+	}
 	if (!s->tree)
 		return;
 	snap->tree = calltree_snapshot(s->tree);
@@ -338,4 +378,78 @@ void session_get_status(struct session *s, struct session_status *st)
 	st->exit_status = ss.exit_status;
 	st->target_text = s->target_text;
 	st->command_name = s->command_name;
+}
+
+void session_enable_annotate(struct session *s, const char *const *prefixes, size_t nprefixes)
+{
+	if (!s->annot)
+		s->annot = annotate_new(0);
+	s->prefixes = prefixes;
+	s->nprefixes = nprefixes;
+}
+
+/* The cached code of (dso, sym_start), read on a miss into the least recently used entry. */
+static struct session_code *session_code(struct session *s, const char *dso, uint64_t sym_start)
+{
+	struct session_code *c = NULL, *lru = &s->code[0];
+	for (int i = 0; i < SESSION_CODE_CACHE && !c; i++) {
+		if (s->code[i].used && s->code[i].dso == dso && s->code[i].sym_start == sym_start)
+			c = &s->code[i];
+		else if (s->code[i].used < lru->used)
+			lru = &s->code[i];
+	}
+	if (c) {
+		c->used = ++s->code_clock;
+		return c;
+	}
+	c = lru;
+	disasm_func_done(&c->fn);
+	srcfile_done(&c->src);
+	free(c->insns);
+	memset(c, 0, sizeof(*c));
+	c->dso = dso;
+	c->sym_start = sym_start;
+	c->used = ++s->code_clock;
+	disasm_function(s->sym, dso, sym_start, &c->fn);
+	c->insns = xcalloc(c->fn.n ? c->fn.n : 1, sizeof(*c->insns));
+	for (size_t i = 0; i < c->fn.n; i++) {
+		const struct disasm_insn *in = &c->fn.insns[i];
+		c->insns[i] = (struct an_insn){ in->va, in->len, in->text, in->file, in->line };
+	}
+	if (c->fn.file)
+		c->have_src = srcfile_read(c->fn.file, s->prefixes, s->nprefixes, &c->src, c->src_err,
+					   sizeof(c->src_err)) == 0;
+	else if (c->fn.n)
+		snprintf(c->src_err, sizeof(c->src_err), "%s has no line table (built without -g?)", dso);
+	return c;
+}
+
+struct an_doc *session_annotate(struct session *s, const char *raw_sym, const char *dso)
+{
+	struct an_count *counts = NULL;
+	uint64_t sym_start = 0;
+	size_t n = s->annot_snap ? an_snapshot_func(s->annot_snap, dso, raw_sym, &counts, &sym_start) : 0;
+	struct an_code code = { 0 };
+	if (!s->annot) {
+		code.err = "annotate is off in this session";
+	} else if (!n) {
+		/* No address yet: the function has no samples of its own code in this window (or it is
+		 * inlined everywhere, or not in a binary: kernel, JIT). */
+		code.err = "no samples in this function's own code in this window";
+	} else {
+		const char *d = dso;
+		if (!d) /* a -s sym table: any dso; the entries say which */
+			for (size_t i = 0; i < s->annot_snap->n && !d; i++)
+				if (s->annot_snap->e[i].sym == raw_sym)
+					d = s->annot_snap->e[i].dso;
+		struct session_code *c = session_code(s, d, sym_start);
+		code = (struct an_code){ .insns = c->insns, .ninsns = c->fn.n,
+					 .err = c->fn.err[0] ? c->fn.err : NULL, .file = c->fn.file,
+					 .decl_line = c->fn.decl_line,
+					 .src = c->have_src ? c->src.lines : NULL, .nsrc = c->src.n,
+					 .src_err = c->src_err[0] ? c->src_err : NULL };
+	}
+	struct an_doc *doc = annotate_doc(&code, counts, n, s->annot_snap ? s->annot_snap->total : 0);
+	free(counts);
+	return doc;
 }

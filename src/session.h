@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "model/annotate.h"
 #include "model/snapshot.h"
 #include "model/zoom.h"
 
@@ -58,6 +59,12 @@ void session_enable_calltree(struct session *s);
 /* The view's zoom (t d K U): only what z keeps is aggregated from now on (model/zoom.h). The
  * profile and call tree start over; a replay must then be re-read up to its position (a seek). */
 void session_set_zoom(struct session *s, const struct sample_zoom *z);
+/* Feeds the annotate histogram (model/annotate.h) next to the profile, for the a key; prefixes
+ * ("OLD=NEW", --prefix) remap the source files' build paths and must outlive the session. */
+void session_enable_annotate(struct session *s, const char *const *prefixes, size_t nprefixes);
+/* The annotated function raw_sym of dso (a row's; dso NULL: any) for the window of the last
+ * snapshot; the caller frees it with annotate_doc_free. Never NULL: what is missing is in it. */
+struct an_doc *session_annotate(struct session *s, const char *raw_sym, const char *dso);
 /* Shows the rows of snap (and of the snapshots to come) with demangled or raw symbol names. */
 void session_rename(struct session *s, struct snapshot *snap, bool demangle);
 /* A notice from the symbolizer ("debuginfod: fetching debug info for ..."), or NULL. */

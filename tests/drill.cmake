@@ -17,3 +17,9 @@ add_test(NAME find_tmux
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_find_tmux.sh $<TARGET_FILE:perftop>
           $<TARGET_FILE:drill_fixture>)
 set_tests_properties(find_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+# Annotate on the real binary: a on leaf_a shows fixture.c's lines with percentages, s its
+# assembly, H the hottest line, Esc / q back out.
+add_test(NAME annotate_tmux
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_annotate_tmux.sh $<TARGET_FILE:perftop>
+          $<TARGET_FILE:drill_fixture>)
+set_tests_properties(annotate_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)

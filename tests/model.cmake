@@ -6,3 +6,7 @@ perftop_unit_test(test_profile
 perftop_unit_test(test_calltree
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/model/test_calltree.c
   LIBS perftop_model perftop_util)
+# The annotate histogram (per-address Self/Total, decay, the bound) and the annotated document.
+perftop_unit_test(test_annotate
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/model/test_annotate.c
+  LIBS perftop_model perftop_util)

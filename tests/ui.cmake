@@ -26,3 +26,7 @@ add_executable(render_bench ${CMAKE_SOURCE_DIR}/bench/render_bench.c)
 target_include_directories(render_bench PRIVATE ${CMAKE_SOURCE_DIR}/src)
 target_link_libraries(render_bench PRIVATE perftop_ui perftop_model perftop_util)
 set_target_properties(render_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
+# The annotate view (source, assembly, both) against golden files in ui/golden/annotate_*, and its
+# keys (s, H, Tab, moves, a from the table and the function view), on a fake document.
+perftop_unit_test(test_annotate_view SOURCES ui/test_annotate_view.c
+  LIBS perftop_ui perftop_model perftop_util ARGS ${CMAKE_CURRENT_SOURCE_DIR}/ui/golden)

@@ -888,11 +888,55 @@ int dso_lookup(struct dso *d, uint64_t off, struct frame *out, int max)
 		w->name = intern_str(d->set->in, w->name);
 		w->interned = 1;
 	}
-	if (d->set->want)
-		return dso_lookup_dwarf(d, va, w, out, max);
-	out[0].sym = w->name;
-	out[0].sym_start = w->start;
-	out[0].srcline = NULL;
-	out[0].inlined = false;
-	return 1;
+	int n = 1;
+	if (d->set->want) {
+		n = dso_lookup_dwarf(d, va, w, out, max);
+	} else {
+		out[0].sym = w->name;
+		out[0].sym_start = w->start;
+		out[0].srcline = NULL;
+		out[0].inlined = false;
+	}
+	/* Every frame of the address (its inline chain too) is at the same place in the file. */
+	for (int i = 0; i < n; i++)
+		out[i].va = va;
+	return n;
+}
+
+/* ---- annotate (disasm.c): the code of one function ---- */
+
+struct dso *dso_set_find_name(struct dso_set *set, const char *name)
+{
+	/* A walk of every dso: it runs when the annotate view opens, not per sample. */
+	for (struct dso *d = set->all; d; d = d->next_all)
+		if (d->state != DSO_BROKEN && (d->name == name || !strcmp(dso_name(d), name)))
+			return d;
+	return NULL;
+}
+
+Dwfl_Module *dso_code(struct dso *d, uint64_t sym_start, uint64_t *end, uint64_t *bias)
+{
+	if (!dso_ready(d) || !d->nsyms)
+		return NULL;
+	/* The symbol that starts at sym_start (several names may share it: any gives the range). */
+	size_t lo = 0, hi = d->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->starts[mid] < sym_start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == d->nsyms || d->syms[lo].start != sym_start)
+		return NULL;
+	*end = d->syms[lo].end;
+	*bias = d->bias;
+	if (!d->dwarf_tried) {
+		/* DWARF may not be loaded yet (no srclines asked for so far): annotate wants its lines. */
+		Dwarf_Addr b;
+		d->dwarf_tried = true;
+		d->has_dwarf = dwfl_module_getdwarf(d->mod, &b) != NULL;
+		d->si = srcinfo_new(d->set->in);
+	}
+	return d->mod;
 }

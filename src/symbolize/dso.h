@@ -16,6 +16,7 @@
 #ifndef PERFTOP_SYMBOLIZE_DSO_H
 #define PERFTOP_SYMBOLIZE_DSO_H
 
+#include <elfutils/libdwfl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -85,5 +86,11 @@ const char *dso_file(struct dso *d);
 
 /* Number of function symbols once loaded (opens and loads if needed); for tests and stats. */
 long dso_symbol_count(struct dso *d);
+
+/* For annotate: the dso whose short name (dso_name) is name, or NULL; and the code of the function
+ * symbol that starts at sym_start: its module (ELF and DWARF through libdwfl, module address = va +
+ * *bias) and its end, or NULL when the dso cannot be read or has no such symbol. */
+struct dso *dso_set_find_name(struct dso_set *set, const char *name);
+Dwfl_Module *dso_code(struct dso *d, uint64_t sym_start, uint64_t *end, uint64_t *bias);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "symbolize/debuginfo.h"
 #include "symbolize/demangle.h"
+#include "symbolize/disasm.h"
 #include "symbolize/dso.h"
 #include "symbolize/intern.h"
 #include "symbolize/kernel.h"
@@ -338,4 +339,9 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *s
 	st->dsos_opened = dso_set_opened(s->dsos);
 	st->processes = maps_alive(s->maps);
 	st->interned_bytes = intern_bytes(s->in);
+}
+
+struct dso_set *symbolizer_dso_set(struct symbolizer *s)
+{
+	return s->dsos;
 }

@@ -44,6 +44,7 @@ static const struct keys_help help_list[] = {
 	{ "Esc", "clear the filter, else undo the last zoom", KEYS_HELP_ALL },
 	{ "F2", "setup: show / hide columns", KEYS_HELP_ALL },
 	{ "Enter", "callers and callees of the function", KEYS_HELP_ALL },
+	{ "a", "annotate: source and asm", KEYS_HELP_ALL },
 	{ "f  F5", "flame graph of the window", KEYS_HELP_ALL },
 	{ "mouse", "click: select, order; wheel: scroll; double: open", KEYS_HELP_ALL },
 	{ "z", "toggle decay / zero at each refresh", KEYS_HELP_ALL },
@@ -244,6 +245,16 @@ static unsigned open_function(struct view_state *v, const struct snapshot *s)
 		return 0;
 	const struct snap_row *r = &s->rows[v->cursor];
 	view_push(v, view_func_new(r->raw_sym, r->dso, r->sym), s);
+	return KEYS_ACT_REDRAW;
+}
+
+/* a on a row: the annotate view of its function. */
+static unsigned open_annotate(struct view_state *v, const struct snapshot *s)
+{
+	if (!s || v->cursor >= s->nrows || !s->rows[v->cursor].raw_sym)
+		return 0;
+	const struct snap_row *r = &s->rows[v->cursor];
+	view_push(v, view_annotate_new(r->raw_sym, r->dso, r->sym, v->annotate, v->annotate_ctx), s);
 	return KEYS_ACT_REDRAW;
 }
 
@@ -719,6 +730,9 @@ unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, in
 		return KEYS_ACT_RESORT | KEYS_ACT_REDRAW;
 	case KEYS_ENTER:
 		return open_function(v, s);
+	case 'a':
+	case 'A':
+		return open_annotate(v, s);
 	case 'f':
 	case 'F':
 	case KEYS_F5:

@@ -118,6 +118,9 @@ struct view_state {
 	/* The drill-down views above the table (ui/view.h); depth 0: the table is on top. */
 	struct view *stack[VIEW_STACK_MAX];
 	int depth;
+	/* The source's annotate callback and its ctx (tui_source.annotate), NULL when it has none. */
+	view_annotate_fn annotate;
+	void *annotate_ctx;
 
 	/* Find and filter: what is being typed, the last search (n / N), the filter in force. The
 	 * filter is applied by the loop to the snapshot it holds (model/filter.h); the table's keys

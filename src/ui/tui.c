@@ -108,6 +108,8 @@ int tui_run(const struct tui_source *src)
 	v.refresh_secs = refresh_secs;
 	v.replay = src->replay;
 	v.replay_ctx = src->ctx;
+	v.annotate = src->annotate;
+	v.annotate_ctx = src->ctx;
 	v.can_zoom = src->set_zoom != NULL;
 	term_set_mouse(!src->no_mouse);
 

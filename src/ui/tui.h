@@ -95,6 +95,10 @@ struct tui_source {
 	 * names. NULL: the key does nothing. demangle is the state at start (--no-demangle). */
 	void (*rename)(void *ctx, struct snapshot *snap, bool demangle);
 	bool demangle;
+	/* The a key: the annotated code of function raw_sym of dso (a row's; dso NULL: any) for the
+	 * window of the last snapshot (model/annotate.h), asked for when the view opens and on every
+	 * snapshot after; the view frees it with annotate_doc_free. NULL: annotate is unavailable. */
+	struct an_doc *(*annotate)(void *ctx, const char *raw_sym, const char *dso);
 	/* The zoom keys (t d K U, Esc): from now on aggregate only what z keeps (model/zoom.h),
 	 * starting over; a snapshot is asked for right after. NULL: the zoom keys do nothing. */
 	void (*set_zoom)(void *ctx, const struct sample_zoom *z);

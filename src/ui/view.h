@@ -73,6 +73,13 @@ struct view *view_flame_new(const char *raw_sym, const char *dso, const char *sh
 /* F2: the table's columns, shown or hidden (view_state.hidden_cols). */
 struct view *view_setup_new(void);
 
+/* The annotate view (a): the document of a function comes from fetch (tui_source.annotate, the
+ * session's), asked again on every snapshot; fetch NULL: the view says annotate is unavailable. */
+struct an_doc;
+typedef struct an_doc *(*view_annotate_fn)(void *ctx, const char *raw_sym, const char *dso);
+struct view *view_annotate_new(const char *raw_sym, const char *dso, const char *shown,
+			       view_annotate_fn fetch, void *ctx);
+
 /* Shared by the views: the percentage text and the shown name of a call-tree node. */
 void view_pct(char *buf, size_t len, uint64_t part, uint64_t whole);
 

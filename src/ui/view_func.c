@@ -61,6 +61,7 @@ static const struct keys_help func_help[] = {
 	{ "e / c", "expand all / collapse all", KEYS_HELP_ALL },
 	{ "Enter", "re-root the view on that function", KEYS_HELP_ALL },
 	{ "f", "flame graph of this function's subtree", KEYS_HELP_ALL },
+	{ "a", "annotate the function under the cursor", KEYS_HELP_ALL },
 };
 
 /* --- the expansion set ------------------------------------------------------------------------- */
@@ -397,6 +398,17 @@ static unsigned func_key(struct view *vw, struct view_state *v, int key,
 	case 'f':
 		view_push(v, view_flame_new(vf->f.raw_sym, vf->f.dso, vf->shown), snap);
 		return KEYS_ACT_REDRAW;
+	case 'a': {
+		/* The node under the cursor, else the function the view is about. */
+		const struct ct_node *n = line_node(vf, vf->cursor);
+		if (n && n->raw_sym)
+			view_push(v, view_annotate_new(n->raw_sym, n->dso, n->sym, v->annotate,
+						       v->annotate_ctx), snap);
+		else
+			view_push(v, view_annotate_new(vf->f.raw_sym, vf->f.dso, vf->shown, v->annotate,
+						       v->annotate_ctx), snap);
+		return KEYS_ACT_REDRAW;
+	}
 	default:
 		*handled = false;
 		return 0;

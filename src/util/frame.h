@@ -15,6 +15,7 @@ struct frame {
 	const char *srcline;  /* "file.c:123" or NULL when unknown (debug-info issue) */
 	uint64_t addr;        /* the address looked up */
 	uint64_t sym_start;   /* start of the function in the dso's file address space; 0 when unknown */
+	uint64_t va;          /* addr in that same space (annotate counts by it); 0 when unknown */
 	bool inlined;         /* an inline frame expanded from the address (debug-info issue) */
 	bool kernel;
 };

@@ -1,0 +1,126 @@
+#!/bin/bash
+# Annotate on the real binary through tmux: perftop -- fixture (main -> top -> mid -> leaf_a /
+# leaf_b, built -O2 -g). a on leaf_a's row shows lines of fixture.c with percentages (the loop of
+# leaf_a among them), s shows its assembly (mov / imul / add / ret ...) and then both interleaved,
+# H puts the cursor on the hottest line, Tab moves it, Esc gets back to the table, a from the
+# function view annotates too, and q in the table exits 0 with the terminal restored. A fresh tmux
+# server per run; every wait is bounded. Exit 77 (skip) only when tmux is missing or
+# perf_event_open is refused.
+set -u
+pt=${1:?usage: test_annotate_tmux.sh PERFTOP FIXTURE}
+fixture=${2:?}
+dso=$(basename "$fixture")
+command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
+for l in C.UTF-8 C.utf8 en_US.UTF-8; do
+	if locale -a 2>/dev/null | grep -qx "$l"; then export LANG=$l; break; fi
+done
+unset LC_ALL NO_COLOR
+sock=perftop-annotate-$$
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null' EXIT
+screen() { tm capture-pane -p -t t 2>/dev/null; }
+checks=0
+fail() { echo "FAIL: $*"; echo "--- screen:"; screen; exit 1; }
+ok() { checks=$((checks + 1)); }
+wait_for() {
+	local i
+	for ((i = 0; i < ${2:-100}; i++)); do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+row_index() {
+	screen | awk -v sym="$1" '
+		/Self%.*Total%.*Symbol/ { hdr = NR; next }
+		hdr && $4 == sym { print NR - hdr - 1; exit }'
+}
+cursor_to() {
+	local idx
+	idx=$(row_index "$1")
+	[ -n "$idx" ] || fail "no row for $1"
+	tm send-keys -t t Home
+	for ((k = 0; k < idx; k++)); do tm send-keys -t t Down; done
+	wait_for "^ +[0-9.]+% +[0-9.]+% +[0-9]+ +$1 " 20 || fail "cursor not moved to $1"
+}
+# The line of the annotate list under the cursor: the one that starts in the cursor's colours
+# (cyan background, or reverse video without colour).
+selected() {
+	tm capture-pane -p -e -t t | grep -E $'^(\e\\[[0-9;]*m)*\e\\[(46|7)m' | sed 's/\x1b\[[0-9;]*m//g' |
+		grep -E '^ +([0-9.]+%| )' | tail -1
+}
+
+tm new-session -d -s t -x 120 -y 40 "$pt -d 0.5 -- $fixture 60; echo PERFTOP-EXITED:\$?; sleep 60"
+wait_for 'leaf_a' || {
+	if screen | grep -qi 'permission denied\|not supported'; then
+		echo "SKIP: perf_event_open refused"; exit 77; fi
+	fail "no leaf_a row"; }
+# A few refreshes, so that leaf_a's loop has samples on several lines.
+sleep 2
+tm send-keys -t t Space
+wait_for 'PAUSED' 30 || fail "no PAUSED after Space"
+cursor_to leaf_a
+ok
+
+# a: the source of leaf_a from fixture.c, its loop line with a percentage.
+tm send-keys -t t a
+wait_for "^ leaf_a +$dso +Self .*source" || fail "no annotate view of leaf_a after a"
+wait_for 'table › annotate leaf_a' || fail "no breadcrumb"
+wait_for 'Line +/.*fixture\.c' || fail "no fixture.c title"
+wait_for '^ +[0-9.]+% +[0-9.]+% +[0-9]+  .*for \(int i = 0; i < 200000; i\+\+\)' ||
+	fail "no percentages on leaf_a's loop line"
+wait_for '[0-9]+  .*unsigned long leaf_a\(unsigned long seed\)' || fail "no leaf_a signature line"
+ok
+# H: the hottest line goes under the cursor (it has the biggest Self%).
+tm send-keys -t t H
+sleep 0.3
+sel=$(selected)
+hot=$(screen | awk '/Line +\/|Line +fixture|Line +\//{f=1; next} f && $1 ~ /%$/ {v=$1; sub("%","",v); if (v+0 > m) {m=v+0; l=$0}} END{print l}')
+[ -n "$sel" ] || fail "no cursor line after H"
+echo "$sel" | grep -Eq '^ +[0-9.]+%' || fail "the cursor line after H has no Self%: $sel"
+[ "$(echo "$sel" | awk '{print $1}')" = "$(echo "$hot" | awk '{print $1}')" ] ||
+	fail "H did not go to the hottest line: '$sel' vs '$hot'"
+ok
+# Tab: on to another hot line (or stays, when there is only one).
+tm send-keys -t t Tab
+sleep 0.3
+[ -n "$(selected)" ] || fail "no cursor line after Tab"
+ok
+
+# s: the assembly, with instructions and addresses.
+tm send-keys -t t s
+wait_for "^ leaf_a .*assembly" || fail "no assembly mode after s"
+wait_for 'Address +Instruction' || fail "no assembly title"
+for insn in mov imul add ret; do
+	wait_for "^ [ 0-9.%]* +[0-9a-f]+:  $insn( |$)" 20 || fail "no $insn instruction"
+done
+wait_for '^ +[0-9.]+% +[0-9.]+% +[0-9a-f]+:  ' || fail "no instruction with a percentage"
+ok
+# s again: both interleaved (source lines with their instructions under them).
+tm send-keys -t t s
+wait_for "^ leaf_a .*source \+ assembly" || fail "no interleaved mode after the second s"
+wait_for '[0-9]+  .*for \(int i = 0;' || fail "no source line in the interleaved mode"
+wait_for '^ [ 0-9.%]* +[0-9a-f]+:  [a-z]' || fail "no instruction in the interleaved mode"
+ok
+# Esc: back to the table.
+tm send-keys -t t Escape
+wait_for 'Self%.*Total%.*Symbol' || fail "Esc did not go back to the table"
+ok
+# From the function view of leaf_a: a annotates too; q returns to the table.
+cursor_to leaf_a
+tm send-keys -t t Enter
+wait_for 'Callers of leaf_a' || fail "no function view of leaf_a"
+tm send-keys -t t a
+wait_for "table › leaf_a › annotate" || fail "a in the function view did not annotate"
+tm send-keys -t t '?'
+wait_for 'annotate view keys' || fail "no annotate help after ?"
+tm send-keys -t t Escape q
+wait_for 'Self%.*Total%.*Symbol' || fail "q in annotate did not return to the table"
+ok
+
+tm send-keys -t t q
+wait_for 'PERFTOP-EXITED:0' || fail "q in the table did not exit 0"
+[ "$(tm display -p -t t '#{alternate_on}')" = 0 ] || fail "the terminal is still on the alternate screen"
+screen | grep -q 'Self%' && fail "the view is still on the screen after q"
+ok
+echo "$checks passed, 0 failed"
