@@ -1,25 +1,161 @@
 #!/bin/bash
-# Takes the README's screenshots of the real perftop: runs it in tmux on a known workload, captures
-# the pane with its colours (capture-pane -e) and turns that into PNG with ansilove.
-# usage: screenshots/take.sh [PERFTOP]   (as root; needs tmux and ansilove)
+# Takes the README's screenshots of the real perftop. Workloads are recorded first (perftop -o), then
+# replayed in tmux, so the pictures come out the same from run to run: the main table, the function
+# view (Enter), annotate (a), the flame graph (f), a replay with its timeline and a range, a diff
+# against a baseline (--diff), and one live view for the counters line (a recording holds none).
+# Each pane is captured with its colours (capture-pane -e) and drawn as PNG by ansilove.
+#
+# ansilove reads CP437 and knows neither UTF-8 nor the "default colour" codes, so a capture goes
+# through a converter first: the view's few non-ASCII characters get CP437 look-alikes (the
+# sparkline's eight heights become three), 39/49 become white on black, a line that fills the width
+# gets no line break (ansilove wraps there itself), and a space in the first column becomes CP437's
+# other blank (ansilove would skip it).
+#
+# usage: screenshots/take.sh [PERFTOP]   (as root; needs tmux, ansilove and the build's fixtures:
+#        PERFTOP's directory holds fixtures/drill_fixture and fixtures/diff_work)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-pt=${1:-$here/../build/perftop}
+pt=$(realpath "${1:-$here/../build/perftop}")
+fx=$(dirname "$pt")/fixtures
+COLS=120
+ROWS=32
 sock=perftop-shot-$$
-tm() { tmux -L "$sock" "$@"; }
-trap 'tm kill-server 2>/dev/null; kill $dd 2>/dev/null || true' EXIT
-dd if=/dev/zero of=/dev/null bs=4k 2>/dev/null & dd=$!
-shot() { # NAME COLUMNS ROWS SECONDS ARGS...
-	local name=$1 cols=$2 rows=$3 secs=$4; shift 4
-	tm kill-server 2>/dev/null || true
-	tm new-session -d -s s -x "$cols" -y "$rows" "TERM=xterm-256color $pt $*"
-	sleep "$secs"
-	# ansilove reads CP437 and knows no "default colour" codes (39/49): map them to white on black.
-	tm capture-pane -e -p -t s | sed -e 's/\x1b\[39m/\x1b[37m/g' -e 's/\x1b\[49m/\x1b[40m/g' \
-		| iconv -f utf-8 -t cp437//TRANSLIT > "$here/$name.ans"
-	ansilove -q -c "$cols" -o "$here/$name.png" "$here/$name.ans" >/dev/null
-	rm -f "$here/$name.ans"
-	tm send-keys -t s q
+tmp=$(mktemp -d /tmp/perftop-shots.XXXXXX)
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
+export LANG=C.UTF-8
+unset LC_ALL NO_COLOR
+for f in drill_fixture diff_work; do
+	[ -x "$fx/$f" ] || { echo "take.sh: $fx/$f is missing (build the tests first)" >&2; exit 1; }
+done
+
+to_ans() { # a capture on stdin -> CP437 ANSI on stdout
+	python3 -c '
+import re, sys
+cols = int(sys.argv[1])
+cp437 = {"—": b"-", "…": b"~", "▼": b"\x1f", "▲": b"\x1e", "─": b"\xc4", "│": b"\xb3",
+	 "┌": b"\xda", "┐": b"\xbf", "└": b"\xc0", "┘": b"\xd9", "›": b">", "▾": b"\x1f",
+	 "▸": b"\x10", "▶": b"\x10", "·": b"\xfa", "Δ": b"\x7f", "–": b"-", "×": b"x",
+	 "▁": b"_", "▂": b"_", "▃": b"\xdc", "▄": b"\xdc", "▅": b"\xdc", "▆": b"\xdb", "▇": b"\xdb",
+	 "█": b"\xdb"}
+esc = re.compile(r"(\x1b\[[0-9;]*m)")
+data = b""
+for line in sys.stdin.read().split("\n")[:-1]:
+	out, width = b"", 0
+	for part in esc.split(line):
+		if esc.fullmatch(part):
+			out += part.replace("\x1b[39m", "\x1b[37m").replace("\x1b[49m", "\x1b[40m").encode()
+			continue
+		for ch in part:
+			b = cp437.get(ch, ch.encode() if ord(ch) < 128 else b"?")
+			out += b"\xff" if width == 0 and b == b" " else b
+			width += 1
+	data += out + b"\x1b[0m" + (b"" if width >= cols else b"\r\n")
+sys.stdout.buffer.write(data)
+' "$COLS"
 }
-shot live-python 120 30 4 -- python3 -c "'while True: sum(i*i for i in range(10000))'"
-shot system-comm 120 24 4 -a -s comm,dso,sym
+
+shot() { # NAME: the pane as screenshots/NAME.png
+	tm capture-pane -e -N -p -t s | to_ans > "$tmp/$1.ans"
+	ansilove -q -c "$COLS" -o "$here/$1.png" "$tmp/$1.ans" >/dev/null
+	echo "wrote screenshots/$1.png"
+}
+
+wait_for() { # REGEX: polls the pane for up to 20 s
+	local i
+	for ((i = 0; i < 200; i++)); do
+		tm capture-pane -p -t s | grep -qE -- "$1" && return 0
+		sleep 0.1
+	done
+	echo "take.sh: '$1' did not show" >&2
+	tm capture-pane -p -t s >&2
+	return 1
+}
+
+start() { # ARGS...: perftop in a fresh session
+	tm kill-session -t s 2>/dev/null || true
+	tm new-session -d -s s -x "$COLS" -y "$ROWS" "TERM=xterm-256color $pt $*; sleep 30"
+}
+
+# Plays a replay to its end as fast as it goes: the last table stays on screen.
+to_end() {
+	wait_for 'speed 1x'
+	for _ in 1 2 3 4 5 6; do tm send-keys -t s +; done
+	wait_for '^ *END'
+	sleep 0.5
+}
+
+# The cursor onto the row of NAME: / searches, Enter ends the search on the match.
+cursor_to() {
+	tm send-keys -t s / "$1" Enter
+	sleep 0.4
+}
+
+# --- recordings ---
+# The drill fixture (main -> top -> mid -> leaf_a / leaf_b) in two bursts with a pause between,
+# so that the timeline has a shape.
+"$pt" -o "$tmp/drill.data" -b -d 60 -- sh -c "$fx/drill_fixture 4; sleep 1.5; $fx/drill_fixture 3" >/dev/null
+# A baseline and a changed run for --diff: work_a:b:d = 2:1:1, then work_a:b:c = 1:1:2.
+"$pt" -o "$tmp/old.data" -b -d 60 -- "$fx/diff_work" 3 2 1 0 1 >/dev/null
+"$pt" -o "$tmp/new.data" -b -d 60 -- "$fx/diff_work" 3 1 1 2 0 >/dev/null
+
+# --- the main table, the function view, the flame graph, annotate (replayed to the end) ---
+start -i "$tmp/drill.data" -d 0.5
+to_end
+cursor_to leaf_a
+shot table
+cursor_to mid
+tm send-keys -t s Enter
+wait_for 'Callers of'
+sleep 0.3
+shot function
+tm send-keys -t s q
+sleep 0.3
+tm send-keys -t s f
+wait_for 'leaf_b'
+sleep 0.3
+shot flame
+tm send-keys -t s q
+sleep 0.3
+# annotate (another part of issue 6): taken when this build has it
+cursor_to leaf_a
+tm send-keys -t s a
+sleep 1
+if tm capture-pane -p -t s | grep -qE 'fixture\.c|Source|annotate'; then
+	wait_for 'leaf_a'
+	# s twice: source and assembly interleaved
+	tm send-keys -t s s
+	sleep 0.3
+	tm send-keys -t s s
+	sleep 0.5
+	shot annotate
+else
+	echo "take.sh: this build has no annotate view yet: annotate.png not taken" >&2
+fi
+
+# --- a replay with its timeline: a range over the first burst, played at 2x, paused ---
+start -i "$tmp/drill.data" -d 0.5
+wait_for 'speed 1x'
+sleep 1
+tm send-keys -t s '['
+sleep 2.2
+tm send-keys -t s ']'
+tm send-keys -t s +
+sleep 1.6
+tm send-keys -t s Space
+wait_for 'PAUSED'
+sleep 0.5
+shot replay
+
+# --- a diff against the baseline: rows ordered by the change, new and gone marked ---
+start -i "$tmp/new.data" --diff "$tmp/old.data" -d 0.5
+to_end
+shot diff
+
+# --- live: the counters line under the mode line (context switches, migrations, page faults,
+# perftop's own CPU; cycles, instructions and IPC where the machine has a PMU) ---
+start -d 1 -- "$fx/drill_fixture" 30
+wait_for 'ctx-sw'
+sleep 2.5
+shot live-counters
+tm kill-session -t s 2>/dev/null || true

@@ -7,6 +7,15 @@
  *    "rows": [{"sym": "...", "dso": "...", "self": 23.5, "total": 81.2}]}
  * time is seconds since the session started; samples and lost count this snapshot's window; rows are
  * in the view's order; comm/pid/tid appear in rows when they are sort keys.
+ *
+ * With --diff BASE.data rows also have "delta" (Self% now minus Self% in BASE) and "base_self", and
+ * "diff": "new" (not in BASE) or "gone" (only in BASE, listed with self 0); rows are then ordered
+ * by the size of delta.
+ *
+ * "counters" (after "rows"): samples_per_sec, lost and throttled (session totals), and live only:
+ * window (seconds), perftop's cpu (%), and each counter this machine counts with its count in the
+ * window (context_switches, cpu_migrations, page_faults; cycles, instructions, ipc, cache_misses,
+ * branch_misses where there is a PMU).
  */
 #include "batch.h"
 
@@ -65,6 +74,33 @@ static bool snap_has_key(const struct snapshot *snap, enum sort_key k)
 	return false;
 }
 
+/* The "counters" object: the JSON names of counters.h's kinds. */
+static void batch_print_counters(FILE *out, const struct session_counters *c)
+{
+	static const char *const names[COUNTER_NR] = {
+		[COUNTER_CYCLES] = "cycles",
+		[COUNTER_INSTRUCTIONS] = "instructions",
+		[COUNTER_CACHE_MISSES] = "cache_misses",
+		[COUNTER_BRANCH_MISSES] = "branch_misses",
+		[COUNTER_CTX_SWITCHES] = "context_switches",
+		[COUNTER_MIGRATIONS] = "cpu_migrations",
+		[COUNTER_PAGE_FAULTS] = "page_faults",
+	};
+	fprintf(out, ", \"counters\": {\"samples_per_sec\": %.1f, \"lost\": %llu, \"throttled\": %llu",
+		c->samples_per_sec, (unsigned long long)c->lost, (unsigned long long)c->throttled);
+	if (c->live) {
+		fprintf(out, ", \"window\": %.3f", c->window_secs);
+		if (c->cpu_pct >= 0)
+			fprintf(out, ", \"cpu\": %.1f", c->cpu_pct);
+		for (int k = 0; k < COUNTER_NR; k++)
+			if (c->have[k])
+				fprintf(out, ", \"%s\": %llu", names[k], (unsigned long long)c->window[k]);
+		if (c->ipc >= 0)
+			fprintf(out, ", \"ipc\": %.3f", c->ipc);
+	}
+	fputc('}', out);
+}
+
 void batch_print_json(FILE *out, const struct snapshot *snap, const struct session_status *st,
 		      double time)
 {
@@ -89,6 +125,11 @@ void batch_print_json(FILE *out, const struct snapshot *snap, const struct sessi
 		json_string(out, r->dso ? r->dso : "");
 		fprintf(out, ", \"self\": %.4f, \"total\": %.4f, \"samples\": %llu", r->self_pct,
 			r->total_pct, (unsigned long long)r->samples);
+		if (snap->diff) {
+			fprintf(out, ", \"delta\": %.4f, \"base_self\": %.4f", r->delta, r->base_self);
+			if (r->diff != SNAP_DIFF_BOTH)
+				fprintf(out, ", \"diff\": \"%s\"", r->diff == SNAP_DIFF_NEW ? "new" : "gone");
+		}
 		if (comm) {
 			fputs(", \"comm\": ", out);
 			json_string(out, r->comm);
@@ -103,7 +144,9 @@ void batch_print_json(FILE *out, const struct snapshot *snap, const struct sessi
 		}
 		fputc('}', out);
 	}
-	fputs("]}", out);
+	fputc(']', out);
+	batch_print_counters(out, &st->counters);
+	fputc('}', out);
 }
 
 /* The plain table: perf report's column order (Self, Total, Samples, then the sort keys in order). */
@@ -115,6 +158,8 @@ static void batch_print_text(FILE *out, const struct snapshot *snap, const struc
 		(unsigned long long)snap->window_lost, (unsigned long long)st->window_dropped,
 		st->target_exited ? "  (target exited)" : "");
 	fprintf(out, "%8s %8s %8s", "Self%", "Total%", "Samples");
+	if (snap->diff)
+		fprintf(out, " %12s", "Delta");
 	for (int k = 0; k < snap->nkeys; k++) {
 		switch (snap->keys[k]) {
 		case SORT_COMM: fprintf(out, "  %-16s", "Command"); break;
@@ -130,6 +175,12 @@ static void batch_print_text(FILE *out, const struct snapshot *snap, const struc
 	for (size_t i = 0; i < snap->nrows; i++) {
 		const struct snap_row *r = &snap->rows[i];
 		fprintf(out, "%7.2f%% %7.2f%% %8llu", r->self_pct, r->total_pct, (unsigned long long)r->samples);
+		if (snap->diff) {
+			char d[32];
+			snprintf(d, sizeof(d), "%+.2f%s", r->delta,
+				 r->diff == SNAP_DIFF_NEW ? " new" : r->diff == SNAP_DIFF_GONE ? " gone" : "");
+			fprintf(out, " %12s", d);
+		}
 		for (int k = 0; k < snap->nkeys; k++) {
 			switch (snap->keys[k]) {
 			case SORT_COMM: fprintf(out, "  %-16s", r->comm ? r->comm : ""); break;
@@ -177,7 +228,7 @@ static void sleep_ms(long ms)
  * seconds since the start). Returns false when stdout is gone (a closed pipe). */
 static bool batch_emit(struct session *s, const struct cli *c, bool zero, double time)
 {
-	struct snapshot *snap = session_refresh(s, COL_SELF, zero);
+	struct snapshot *snap = session_refresh(s, c->diff_base ? COL_DELTA : COL_SELF, zero);
 	struct session_status st;
 	session_get_status(s, &st);
 	if (time < 0)

@@ -30,6 +30,8 @@ void cli_usage(FILE *out)
 	      "      --time START,END       replay: aggregate only this range (seconds from the start)\n"
 	      "      --select-event NAME    replay: which event of a file with several\n"
 	      "      --header               replay: print the recording's header info and exit\n"
+	      "      --diff BASE            compare with the recording BASE: a Δ column (Self% now\n"
+	      "                             minus Self% in BASE), rows ordered by the change\n"
 	      "\n"
 	      "Sampling:\n"
 	      "  -e, --event NAME           cpu-clock, task-clock, cycles, instructions, cache-misses,\n"
@@ -148,7 +150,7 @@ static void describe_target(struct cli *c, int argc, char **argv, int first_arg)
 
 enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
 {
-	enum { OPT_JSON = 256, OPT_CALL_GRAPH, OPT_TIME, OPT_HEADER, OPT_EVENT_SELECT, OPT_NO_INLINE, OPT_INLINE,
+	enum { OPT_JSON = 256, OPT_DIFF, OPT_CALL_GRAPH, OPT_TIME, OPT_HEADER, OPT_EVENT_SELECT, OPT_NO_INLINE, OPT_INLINE,
 	       OPT_NO_DEMANGLE, OPT_SYMFS, OPT_PREFIX, OPT_NO_MOUSE };
 	static const struct option longopts[] = {
 		{"pid", required_argument, 0, 'p'},     {"tid", required_argument, 0, 't'},
@@ -165,6 +167,7 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 		{"no-inline", no_argument, 0, OPT_NO_INLINE}, {"inline", no_argument, 0, OPT_INLINE},
 		{"no-demangle", no_argument, 0, OPT_NO_DEMANGLE},
 		{"symfs", required_argument, 0, OPT_SYMFS},
+		{"diff", required_argument, 0, OPT_DIFF},
 		{"prefix", required_argument, 0, OPT_PREFIX},
 		{"no-mouse", no_argument, 0, OPT_NO_MOUSE},
 		{0, 0, 0, 0},
@@ -278,6 +281,9 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 			break;
 		case OPT_SYMFS:
 			c->symfs = optarg;
+			break;
+		case OPT_DIFF:
+			c->diff_base = optarg;
 			break;
 		case OPT_PREFIX:
 			if (!strchr(optarg, '=') || optarg[0] == '=') {

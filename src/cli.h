@@ -40,6 +40,7 @@ struct cli {
 	bool inline_frames;   /* --inline: inline frames in a live session too (replays have them) */
 	bool no_demangle;     /* --no-demangle: raw C++/Rust symbols */
 	const char *symfs;    /* --symfs DIR: binaries and debug files looked up under DIR first */
+	const char *diff_base; /* --diff BASE.data: a Δ column against that recording (issue 6) */
 	/* --prefix OLD=NEW (annotate): source files built under OLD are read from NEW. */
 	const char *prefixes[CLI_MAX_PREFIXES];
 	int nprefixes;

@@ -72,6 +72,27 @@ static void describe_exit(char *buf, size_t len, const char *name, int status)
 		snprintf(buf, len, "%s exited", name);
 }
 
+/* The counters line: live only (a recording holds no counters; its rate and losses are on the
+ * summary line already). */
+static void glue_counters(struct view_header *h, const struct session_counters *cp)
+{
+	const struct session_counters c = *cp;
+	if (!c.live)
+		return;
+	h->counters = true;
+	h->ctx_switches = c.have[COUNTER_CTX_SWITCHES] ? c.per_sec[COUNTER_CTX_SWITCHES] : -1;
+	h->migrations = c.have[COUNTER_MIGRATIONS] ? c.per_sec[COUNTER_MIGRATIONS] : -1;
+	h->page_faults = c.have[COUNTER_PAGE_FAULTS] ? c.per_sec[COUNTER_PAGE_FAULTS] : -1;
+	h->cycles = c.have[COUNTER_CYCLES] ? c.per_sec[COUNTER_CYCLES] : -1;
+	h->instructions = c.have[COUNTER_INSTRUCTIONS] ? c.per_sec[COUNTER_INSTRUCTIONS] : -1;
+	h->ipc = c.ipc;
+	h->cache_misses = c.have[COUNTER_CACHE_MISSES] ? c.per_sec[COUNTER_CACHE_MISSES] : -1;
+	h->branch_misses = c.have[COUNTER_BRANCH_MISSES] ? c.per_sec[COUNTER_BRANCH_MISSES] : -1;
+	h->multiplexed = c.multiplexed;
+	h->throttled = c.throttled;
+	h->self_cpu = c.cpu_pct;
+}
+
 static void glue_header(void *ctx, struct view_header *h)
 {
 	struct tui_glue *g = ctx;
@@ -88,6 +109,7 @@ static void glue_header(void *ctx, struct view_header *h)
 	h->dwarf = st.unwound >= 0;
 	h->unwound = st.unwound;
 	h->elapsed = st.elapsed;
+	glue_counters(h, &st.counters);
 	h->notice = g->notice[0] ? g->notice : session_notice(g->session);
 	h->target_exited = st.target_exited;
 	if (st.target_exited) {
@@ -223,6 +245,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perftop: %s\n", err);
 		return 1;
 	}
+	if (cli.diff_base && session_load_diff(s, &cli, err, sizeof(err)) < 0) {
+		fprintf(stderr, "perftop: %s\n", err);
+		session_close(s);
+		return 1;
+	}
 	struct session_status st;
 	session_get_status(s, &st);
 	char notice[160] = "";
@@ -256,6 +283,7 @@ int main(int argc, char **argv)
 			.header = glue_header,
 			.refresh_secs = cli.delay,
 			.zero = cli.zero,
+			.order = cli.diff_base ? COL_DELTA : COL_SELF,
 			.set_zoom = glue_set_zoom,
 			.no_mouse = cli.no_mouse,
 		};

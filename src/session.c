@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "model/annotate.h"
+#include "model/diff.h"
 #include "replay.h"
 #include "sampler/sampler.h"
 #include "symbolize/disasm.h"
@@ -71,7 +73,12 @@ struct session {
 	/* Replay (-i): the file is the source instead of the sampler; time is recorded time. */
 	struct replay *replay;
 	double window_start_pos;
+	struct diff_base *diff;    /* --diff: the baseline, or NULL */
 	uint64_t replay_lost;
+	/* Counters: the values read at the last refresh, and the window's differences. */
+	struct counter_values ctr_prev;
+	uint64_t cpu_ns_prev;
+	struct session_counters ctr;
 };
 
 /*
@@ -156,6 +163,62 @@ struct replay *session_replay(struct session *s)
 	return s->replay;
 }
 
+/* perftop's CPU time so far, all threads (the sampler's too). */
+static uint64_t self_cpu_ns(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
+}
+
+/* Reads the counters at the end of a window of secs (0: the start) and keeps the differences.
+ * Counters only grow; a smaller value (a task gone with its counts) reads as no change. */
+static void session_counters_window(struct session *s, double secs)
+{
+	struct session_counters *c = &s->ctr;
+	struct counter_values v;
+	uint64_t cpu = self_cpu_ns();
+	if (sampler_read_counters(s->sampler, &v) != 0)
+		memset(&v, 0, sizeof(v));
+	c->live = true;
+	c->window_secs = secs;
+	for (int k = 0; k < COUNTER_NR; k++) {
+		c->have[k] = v.have[k];
+		uint64_t prev = s->ctr_prev.value[k];
+		c->window[k] = v.value[k] > prev ? v.value[k] - prev : 0;
+		c->per_sec[k] = secs > 0 ? (double)c->window[k] / secs : 0;
+	}
+	c->ipc = c->have[COUNTER_INSTRUCTIONS] && c->window[COUNTER_CYCLES]
+			 ? (double)c->window[COUNTER_INSTRUCTIONS] / (double)c->window[COUNTER_CYCLES]
+			 : -1;
+	c->multiplexed = v.hw_time_running - s->ctr_prev.hw_time_running <
+			 v.hw_time_enabled - s->ctr_prev.hw_time_enabled;
+	c->cpu_pct = secs > 0 && cpu >= s->cpu_ns_prev ? (double)(cpu - s->cpu_ns_prev) / 1e9 / secs * 100
+						      : -1;
+	s->ctr_prev = v;
+	s->cpu_ns_prev = cpu;
+}
+
+/* The status's counters: the last window's (live), or just the rate and losses (a replay). */
+static void session_status_counters(struct session *s, struct session_status *st,
+				    const struct sampler_stats *ss)
+{
+	struct session_counters *c = &st->counters;
+	if (ss) {
+		*c = s->ctr;
+		c->throttled = ss->throttled;
+	} else {
+		memset(c, 0, sizeof(*c));
+		c->window_secs = s->last_window_secs;
+		c->ipc = -1;
+		c->cpu_pct = -1;
+	}
+	c->samples_per_sec = st->samples_per_sec;
+	c->lost = st->lost;
+}
+
 int session_start(struct session *s, char *err, size_t errlen)
 {
 	if (s->replay) {
@@ -164,6 +227,7 @@ int session_start(struct session *s, char *err, size_t errlen)
 	}
 	int rc = sampler_start(s->sampler, err, errlen);
 	s->start_ns = s->window_start_ns = now_ns();
+	session_counters_window(s, 0);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -176,6 +240,7 @@ void session_close(struct session *s)
 		sampler_free(s->sampler);
 	}
 	replay_close(s->replay);
+	diff_base_free(s->diff);
 	profile_free(s->prof);
 	calltree_free(s->tree);
 	annotate_free(s->annot);
@@ -303,10 +368,34 @@ const char *session_notice(struct session *s)
 /* The profile keeps raw symbols; the snapshot shows them demangled (or not), ordered by what shows. */
 static struct snapshot *session_named(struct session *s, struct snapshot *snap, enum snap_col order)
 {
+	if (s->diff)
+		diff_apply(s->diff, snap); /* before the names: the gone rows are renamed too */
 	session_rename(s, snap, symbolizer_demangling(s->sym));
 	if (order == COL_SYM)
 		snapshot_sort(snap, order);
 	return snap;
+}
+
+int session_load_diff(struct session *s, const struct cli *c, char *err, size_t errlen)
+{
+	struct cli bc = *c;
+	bc.input = c->diff_base;
+	bc.batch = true;            /* no scan: one pass, to the end */
+	bc.have_time = false;
+	struct session *base = session_open_file(&bc, err, errlen);
+	if (!base) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "--diff %s: %s", c->diff_base, why);
+		return -1;
+	}
+	replay_advance(base->replay, 1e300);
+	/* Named as the table shows them, so a gone row reads like the others. */
+	struct snapshot *snap = session_named(base, profile_snapshot(base->prof, COL_SELF), COL_SELF);
+	s->diff = diff_base_new(snap);
+	snapshot_free(snap);
+	session_close(base);
+	return 0;
 }
 
 struct snapshot *session_refresh(struct session *s, enum snap_col order, bool zero)
@@ -330,6 +419,7 @@ struct snapshot *session_refresh(struct session *s, enum snap_col order, bool ze
 	s->last_window_secs = (double)(now - s->window_start_ns) / 1e9;
 	s->last_window_samples = snap->window_samples;
 	s->window_start_ns = now;
+	session_counters_window(s, s->last_window_secs);
 	s->last_window_dropped = dropped - s->dropped_at_window_start;
 	s->dropped_at_window_start = dropped;
 	return session_named(s, snap, order);
@@ -356,6 +446,7 @@ void session_get_status(struct session *s, struct session_status *st)
 		st->lost = s->replay_lost;
 		st->target_text = s->target_text;
 		st->unwound = session_unwound(s);
+		session_status_counters(s, st, NULL);
 		return;
 	}
 	sampler_get_stats(s->sampler, &ss);
@@ -378,6 +469,7 @@ void session_get_status(struct session *s, struct session_status *st)
 	st->exit_status = ss.exit_status;
 	st->target_text = s->target_text;
 	st->command_name = s->command_name;
+	session_status_counters(s, st, &ss);
 }
 
 void session_enable_annotate(struct session *s, const char *const *prefixes, size_t nprefixes)

@@ -14,6 +14,7 @@
 #include "model/annotate.h"
 #include "model/snapshot.h"
 #include "model/zoom.h"
+#include "sampler/counters.h"
 
 struct session;
 
@@ -34,6 +35,23 @@ long session_poll(struct session *s);
 /* The snapshot of the window that ends now (ordered by col), then decays or zeroes the profile. */
 struct snapshot *session_refresh(struct session *s, enum snap_col order, bool zero);
 
+/* The counters of the last window (the header's counters line, batch JSON's "counters"): the
+ * counting groups' values read at the refresh that ended it, the sampler's throttles and perftop's
+ * own CPU time. A replay has no counters (a recording holds none): live is false, only the
+ * sample rate and the lost count are set. */
+struct session_counters {
+	bool live;
+	double window_secs;
+	bool have[COUNTER_NR];            /* counted on this machine (no PMU: no hardware ones) */
+	uint64_t window[COUNTER_NR];      /* counted during the window (scaled when multiplexed) */
+	double per_sec[COUNTER_NR];
+	double ipc;                       /* instructions per cycle over the window; < 0: unknown */
+	bool multiplexed;                 /* the hardware group was off the PMU part of the time */
+	double samples_per_sec;
+	uint64_t lost, throttled;         /* session totals */
+	double cpu_pct;                   /* perftop's own CPU over the window (100 = one CPU); < 0 unknown */
+};
+
 struct session_status {
 	const char *event;
 	bool event_fell_back;
@@ -50,8 +68,13 @@ struct session_status {
 	/* --call-graph dwarf: % of the samples with a user stack whose unwound chain reached the
 	 * thread's root (_start, clone3 ...), over the session; < 0 when no sample had a stack. */
 	double unwound;
+	struct session_counters counters;
 };
 void session_get_status(struct session *s, struct session_status *st);
+
+/* --diff: reads the recording c->diff_base once, whole, into a baseline with the same sort keys;
+ * every snapshot after this carries a Δ against it (model/diff.h). 0, or -1 with a message. */
+int session_load_diff(struct session *s, const struct cli *c, char *err, size_t errlen);
 
 /* Feeds a call tree next to the profile, so that snapshots carry one (snapshot.tree) for the
  * drill-down views. Off by default: batch mode does not pay for it. */

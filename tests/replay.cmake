@@ -19,5 +19,14 @@ set_tests_properties(replay_test_replay_robust PROPERTIES SKIP_RETURN_CODE 77 TI
 add_test(NAME replay_test_replay_tui
   COMMAND bash ${REPLAY_TEST_DIR}/test_replay_tui.sh $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
 set_tests_properties(replay_test_replay_tui PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+# --diff: two perf record runs of diff_work with different mixes, perftop -i NEW --diff OLD against
+# the mix and against perf diff.
+add_executable(diff_work ${REPLAY_TEST_DIR}/diff_work.c)
+target_compile_options(diff_work PRIVATE -O1 -g -fno-omit-frame-pointer)
+set_target_properties(diff_work PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
+add_test(NAME replay_test_diff
+  COMMAND ${Python3_EXECUTABLE} ${REPLAY_TEST_DIR}/test_diff.py $<TARGET_FILE:perftop> $<TARGET_FILE:diff_work>)
+set_tests_properties(replay_test_diff PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
+  ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
 # The reader alone on small files built in memory (both byte orders, rounds, pipe mode, cut files).
 perftop_unit_test(test_perfdata SOURCES ${REPLAY_TEST_DIR}/test_perfdata.c LIBS perftop_sampler perftop_util)

@@ -24,3 +24,11 @@ foreach(san asan tsan)
     set_tests_properties(test_sampler_live_${san} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
   endif()
 endforeach()
+
+# Counter groups: the scaling arithmetic on made-up reads, then real groups on a busy child.
+perftop_unit_test(test_counters SOURCES ${SAMPLER_TEST_DIR}/test_counters.c
+  LIBS perftop_sampler Threads::Threads)
+set_tests_properties(test_counters PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+if(TARGET test_counters_asan)
+  set_tests_properties(test_counters_asan PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+endif()

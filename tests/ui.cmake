@@ -20,6 +20,9 @@ perftop_unit_test(test_views SOURCES ui/test_views.c LIBS perftop_ui perftop_mod
 # function-key bar; golden table_filter_80x24.txt and table_search_80x24.txt.
 perftop_unit_test(test_find SOURCES ui/test_find.c LIBS perftop_ui perftop_model perftop_util
   ARGS ${CMAKE_CURRENT_SOURCE_DIR}/ui/golden)
+# The header lines with the counters line (golden header_*.txt).
+perftop_unit_test(test_header SOURCES ui/test_header.c LIBS perftop_ui perftop_model perftop_util
+  ARGS ${CMAKE_CURRENT_SOURCE_DIR}/ui/golden)
 
 # Not a test: bench/render.sh runs it (a full redraw of a 10,000-row table, headless).
 add_executable(render_bench ${CMAKE_SOURCE_DIR}/bench/render_bench.c)

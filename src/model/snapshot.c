@@ -18,6 +18,7 @@ static const char *const col_names[COL_COUNT] = {
 	[COL_SELF] = "Self",       [COL_TOTAL] = "Total",  [COL_SAMPLES] = "Samples",
 	[COL_COMM] = "Command",    [COL_PID] = "PID",      [COL_TID] = "TID",
 	[COL_SYM] = "Symbol",      [COL_DSO] = "Shared Object", [COL_SRCLINE] = "Source:Line",
+	[COL_DELTA] = "Delta",
 };
 
 const char *snap_col_name(enum snap_col c)
@@ -134,10 +135,24 @@ static int by_srcline(const void *x, const void *y)
 	return (c = cmp_str(a->srcline, b->srcline)) ? c : cmp_heat(a, b);
 }
 
+/* The biggest change first, either way; gains before losses of the same size. The periods are
+ * not comparable across the two sides, so this one compares the percentages. */
+static int by_delta(const void *x, const void *y)
+{
+	const struct snap_row *a = x, *b = y;
+	double da = a->delta < 0 ? -a->delta : a->delta, db = b->delta < 0 ? -b->delta : b->delta;
+	if (da != db)
+		return da < db ? 1 : -1;
+	if (a->delta != b->delta)
+		return a->delta < b->delta ? 1 : -1;
+	return cmp_heat(a, b);
+}
+
 static int (*const comparators[COL_COUNT])(const void *, const void *) = {
 	[COL_SELF] = by_self, [COL_TOTAL] = by_total, [COL_SAMPLES] = by_samples,
 	[COL_COMM] = by_comm, [COL_PID] = by_pid,     [COL_TID] = by_tid,
 	[COL_SYM] = by_sym,   [COL_DSO] = by_dso,     [COL_SRCLINE] = by_srcline,
+	[COL_DELTA] = by_delta,
 };
 
 void snapshot_sort(struct snapshot *s, enum snap_col order)

@@ -14,7 +14,10 @@
 #include "model/profile.h"
 
 enum snap_col { COL_SELF, COL_TOTAL, COL_SAMPLES, COL_COMM, COL_PID, COL_TID, COL_SYM, COL_DSO,
-		COL_SRCLINE, COL_COUNT };
+		COL_SRCLINE, COL_DELTA, COL_COUNT };
+
+/* A row against a --diff baseline (model/diff.h): on both sides, only now, or only in the base. */
+enum snap_diff { SNAP_DIFF_NONE, SNAP_DIFF_BOTH, SNAP_DIFF_NEW, SNAP_DIFF_GONE };
 
 struct snap_row {
 	uint64_t id;               /* stable: a hash of the key values, the same across refreshes */
@@ -25,6 +28,9 @@ struct snap_row {
 	double self_pct, total_pct;
 	uint64_t samples;          /* samples whose leaf is this row (decayed) */
 	uint64_t self_period, total_period;
+	/* With a baseline (snapshot.diff): Self% in the base, Self% now minus that, and the side. */
+	double base_self, delta;
+	enum snap_diff diff;
 	/* The process that contributed most samples to the row (a majority vote, see profile.h):
 	 * what t zooms into when the row has no comm/pid/tid key. */
 	uint32_t main_pid;
@@ -41,6 +47,7 @@ struct snapshot {
 	enum sort_key keys[PROFILE_MAX_KEYS];
 	int nkeys;
 	enum snap_col order;
+	bool diff;                 /* rows carry a baseline's figures (--diff): the Δ column */
 	/* The call tree of the same window, for the drill-down views, or NULL (a source without
 	 * stacks, batch mode). Owned by the snapshot: snapshot_free frees it. */
 	struct ct_snapshot *tree;

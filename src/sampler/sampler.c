@@ -44,6 +44,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "sampler/counters.h"
 #include "sampler/event.h"
 #include "sampler/parse.h"
 #include "sampler/perfdata_write.h"
@@ -125,6 +126,10 @@ struct sampler {
 	int go_fd;              /* write end: releases the held child */
 	int status_fd;          /* read end: errno of a failed exec, EOF on success */
 	bool child_reaped;
+
+	/* The counting groups next to the rings: read by the main thread only (sampler_read_counters),
+	 * never by ours. */
+	struct counters *counters;
 
 	struct perfdata_writer *pw;   /* -o: owned by the thread while it runs */
 	char *record_path;
@@ -386,6 +391,13 @@ static int open_task(struct sampler *s, pid_t pid, char *err, size_t errlen)
 			return -e;
 		}
 	}
+	/* The counting groups follow the same target: per CPU system-wide, per task elsewhere (with
+	 * inherit, one group per task covers all CPUs). They are extras: failing to open is no error. */
+	if (pid == -1)
+		for (int i = 0; i < s->nrings; i++)
+			counters_attach(s->counters, -1, s->rings[i].cpu);
+	else
+		counters_attach(s->counters, pid, -1);
 	return 0;
 }
 
@@ -751,6 +763,8 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 	}
 	if (setup_event(s, o, err, errlen) || setup_cpus(s, o, err, errlen))
 		goto fail;
+	s->counters = counters_new(&(struct counters_opts){
+		.inherit = s->attr.inherit, .enable_on_exec = s->attr.enable_on_exec });
 
 	switch (s->target) {
 	case TARGET_SYSTEM:
@@ -1110,6 +1124,7 @@ int sampler_start(struct sampler *s, char *err, size_t errlen)
 				return -e;
 			}
 		}
+		counters_enable(s->counters);
 	}
 	e = pthread_create(&s->thread, NULL, sampler_thread, s);
 	if (e) {
@@ -1202,6 +1217,7 @@ void sampler_free(struct sampler *s)
 	free(s->ids);
 	free(s->cmd_name);
 	free(s->record_path);
+	counters_free(s->counters);
 	queue_free(s->q);
 	free(s);
 }
@@ -1260,4 +1276,9 @@ pid_t sampler_child_pid(const struct sampler *s)
 int sampler_nr_cpus(const struct sampler *s)
 {
 	return s->ncpus;
+}
+
+int sampler_read_counters(struct sampler *s, struct counter_values *v)
+{
+	return counters_read(s->counters, v);
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sampler/counters.h"
 #include "sampler/queue.h"
 #include "sampler/record.h"
 
@@ -113,5 +114,8 @@ uint64_t sampler_freq(const struct sampler *s);    /* 0 when sampling by period 
 uint64_t sampler_period(const struct sampler *s);
 pid_t sampler_child_pid(const struct sampler *s);  /* the command's pid, or 0 */
 int sampler_nr_cpus(const struct sampler *s);
+/* Reads the counting groups opened next to the sampled event (counters.h): cumulative, scaled
+ * values. For the main thread; the sampler thread never touches them. 0 or -errno. */
+int sampler_read_counters(struct sampler *s, struct counter_values *v);
 
 #endif

@@ -14,6 +14,10 @@
  * A drill-down view (ui/view.h) on top of the stack keeps the header lines and the footer and draws
  * the body itself; the footer then carries its hints, and the help overlay its keys first.
  *
+ * A live session has a counters line under the mode line (context switches, migrations, page
+ * faults, the hardware counters where there is a PMU, throttles, perftop's own CPU): like the
+ * summary line, it drops its least important parts first when the terminal is narrow.
+ *
  * Under the table the footer is htop's function-key bar (the same live and in replay, since the
  * keys are), or, while / or \ is typed, the text field with what is typed. What narrows the table
  * (a zoom, a filter) is said at the front of the mode line, so a short table never looks like a
@@ -51,13 +55,15 @@ static const char *col_title(enum snap_col c)
 	case COL_SYM: return "Symbol";
 	case COL_DSO: return "Shared Object";
 	case COL_SRCLINE: return "Source:Line";
+	case COL_DELTA: return "Δ";
 	default: return "?";
 	}
 }
 
 static bool col_numeric(enum snap_col c)
 {
-	return c == COL_SELF || c == COL_TOTAL || c == COL_SAMPLES || c == COL_PID || c == COL_TID;
+	return c == COL_SELF || c == COL_TOTAL || c == COL_SAMPLES || c == COL_PID || c == COL_TID ||
+	       c == COL_DELTA;
 }
 
 static bool snap_has_key(const struct snapshot *snap, enum sort_key k)
@@ -73,6 +79,8 @@ int render_columns(const struct snapshot *snap, enum snap_col *cols)
 	int n = 0;
 	cols[n++] = COL_SELF;
 	cols[n++] = COL_TOTAL;
+	if (snap && snap->diff)
+		cols[n++] = COL_DELTA; /* --diff: next to the percentage it compares */
 	cols[n++] = COL_SAMPLES;
 	/* Without keys (no snapshot yet) the default -s dso,sym layout is shown. */
 	if (!snap || snap->nkeys <= 0) {
@@ -112,11 +120,13 @@ enum surface_role render_pct_role(double pct, bool color)
 	return ROLE_NORMAL;
 }
 
+/* The lines between the mode line and the body other than the replay's: the counters line of a
+ * live session, then the notices. */
 static int notice_lines(const struct view_header *h)
 {
 	if (!h)
 		return 0;
-	return (h->target_exited ? 1 : 0) + (h->notice && *h->notice ? 1 : 0);
+	return (h->counters ? 1 : 0) + (h->target_exited ? 1 : 0) + (h->notice && *h->notice ? 1 : 0);
 }
 
 static int replay_lines(const struct view_header *h)
@@ -157,6 +167,93 @@ struct segment {
 	int prio; /* the lowest goes first when the line is too narrow */
 };
 
+/* Draws the segments that fit on line y, dropping the lowest priority first (never the first). */
+static void render_segments(struct surface *s, int y, struct segment *seg, int n,
+			    enum surface_role role)
+{
+	bool keep[16];
+	for (int i = 0; i < n; i++)
+		keep[i] = true;
+	for (;;) {
+		int width = 0, kept = 0, lowest = -1;
+		for (int i = 0; i < n; i++) {
+			if (!keep[i])
+				continue;
+			width += surface_text_width(seg[i].text) + (kept ? 3 : 0);
+			kept++;
+			if (i > 0 && (lowest < 0 || seg[i].prio < seg[lowest].prio))
+				lowest = i;
+		}
+		if (width <= s->w - LEFT_MARGIN || lowest < 0)
+			break;
+		keep[lowest] = false;
+	}
+	char line[16 * 260] = "";
+	size_t len = 0;
+	for (int i = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", len ? "   " : "",
+					seg[i].text);
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+	}
+	surface_fill(s, 0, y, s->w, " ", role);
+	surface_put_text_cut(s, LEFT_MARGIN, y, s->w - LEFT_MARGIN, line, role);
+}
+
+/* 1234567 -> "1.2M": three significant figures at most, so the line keeps its length. */
+static void human_rate(char *buf, size_t len, double v)
+{
+	static const char *const unit[] = { "", "K", "M", "G", "T" };
+	int u = 0;
+	while (v >= 999.5 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, len, u && v < 9.95 ? "%.1f%s" : "%.0f%s", v, unit[u]);
+}
+
+/* One "name value/s" segment, or nothing for a counter this machine does not count (< 0). */
+static void counter_segment(struct segment *seg, int *n, const char *name, double rate, int prio,
+			    bool scaled)
+{
+	if (rate < 0)
+		return;
+	char v[32];
+	human_rate(v, sizeof(v), rate);
+	snprintf(seg[*n].text, sizeof(seg[*n].text), "%s %s/s%s", name, v, scaled ? "*" : "");
+	seg[(*n)++].prio = prio;
+}
+
+static void render_counters(struct surface *s, int y, const struct view_header *h)
+{
+	struct segment seg[12];
+	int n = 0;
+	bool mx = h->multiplexed;
+	/* IPC first where there is a PMU: it is the one figure that says how well the CPU runs. */
+	if (h->ipc >= 0) {
+		snprintf(seg[n].text, sizeof(seg[n].text), "IPC %.2f%s", h->ipc, mx ? "*" : "");
+		seg[n++].prio = 90;
+	}
+	counter_segment(seg, &n, "ctx-sw", h->ctx_switches, 80, false);
+	counter_segment(seg, &n, "migr", h->migrations, 50, false);
+	counter_segment(seg, &n, "faults", h->page_faults, 70, false);
+	counter_segment(seg, &n, "cycles", h->cycles, 45, mx);
+	counter_segment(seg, &n, "instr", h->instructions, 40, mx);
+	counter_segment(seg, &n, "cache-miss", h->cache_misses, 35, mx);
+	counter_segment(seg, &n, "br-miss", h->branch_misses, 30, mx);
+	snprintf(seg[n].text, sizeof(seg[n].text), "throttled %" PRIu64, h->throttled);
+	seg[n++].prio = h->throttled ? 75 : 20;
+	if (h->self_cpu >= 0) {
+		snprintf(seg[n].text, sizeof(seg[n].text), "perftop CPU %.1f%%", h->self_cpu);
+		seg[n++].prio = 60;
+	}
+	if (n == 0)
+		return;
+	render_segments(s, y, seg, n, ROLE_NORMAL);
+}
+
 static void render_summary(struct surface *s, int y, const struct view_header *h)
 {
 	struct segment seg[5];
@@ -185,35 +282,7 @@ static void render_summary(struct surface *s, int y, const struct view_header *h
 			 (unsigned long long)(h->elapsed > 0 ? h->elapsed : 0));
 		seg[n++].prio = 30;
 	}
-	bool keep[5];
-	for (int i = 0; i < n; i++)
-		keep[i] = true;
-	for (;;) {
-		int width = 0, kept = 0, lowest = -1;
-		for (int i = 0; i < n; i++) {
-			if (!keep[i])
-				continue;
-			width += surface_text_width(seg[i].text) + (kept ? 3 : 0);
-			kept++;
-			if (i > 0 && (lowest < 0 || seg[i].prio < seg[lowest].prio))
-				lowest = i;
-		}
-		if (width <= s->w - LEFT_MARGIN || lowest < 0)
-			break;
-		keep[lowest] = false;
-	}
-	char line[1400] = "";
-	size_t len = 0;
-	for (int i = 0; i < n; i++) {
-		if (!keep[i])
-			continue;
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", len ? "   " : "",
-					seg[i].text);
-		if (len >= sizeof(line))
-			len = sizeof(line) - 1;
-	}
-	surface_fill(s, 0, y, s->w, " ", ROLE_HEADER);
-	surface_put_text_cut(s, LEFT_MARGIN, y, s->w - LEFT_MARGIN, line, ROLE_HEADER);
+	render_segments(s, y, seg, n, ROLE_HEADER);
 }
 
 /* "12.3s – 30.0s" for the range, an unset end read as the start / end of the recording. */
@@ -397,6 +466,9 @@ static int layout_columns(const struct snapshot *snap, unsigned hidden, int widt
 		case COL_TID:
 			w = 7;
 			break;
+		case COL_DELTA:
+			w = 12; /* "-100.00 gone" */
+			break;
 		case COL_COMM:
 			w = clampi(max_text(snap, c), 0, 16);
 			break;
@@ -494,6 +566,14 @@ static void render_row(struct surface *s, int y, const struct snap_row *r,
 			break;
 		case COL_SRCLINE:
 			text = r->srcline ? r->srcline : "??:0";
+			break;
+		case COL_DELTA:
+			/* The side a row is only on is said in words: colour alone would not survive a
+			 * text dump or NO_COLOR. */
+			snprintf(buf, sizeof(buf), "%+.2f%s", r->delta,
+				 r->diff == SNAP_DIFF_NEW ? " new" : r->diff == SNAP_DIFF_GONE ? " gone" : "");
+			if (!selected && color)
+				role = r->delta >= 0 ? render_pct_role(r->delta, color) : ROLE_DIM;
 			break;
 		default:
 			text = "";
@@ -772,6 +852,8 @@ void render_frame(struct surface *s, const struct snapshot *snap, const struct v
 	render_summary(s, y++, h);
 	if (y < footer)
 		render_mode(s, y++, snap, h, v);
+	if (h && h->counters && y < footer)
+		render_counters(s, y++, h);
 	if (replay && y < footer)
 		render_spark(s, y++, h, v);
 	if (replay && y < footer)

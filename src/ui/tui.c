@@ -104,6 +104,7 @@ int tui_run(const struct tui_source *src)
 	keys_state_init(&v);
 	v.color = v.color && term_has_color();
 	v.zero = src->zero;
+	v.order = src->order;
 	v.raw_names = !src->demangle;
 	v.refresh_secs = refresh_secs;
 	v.replay = src->replay;

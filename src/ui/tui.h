@@ -32,6 +32,15 @@ struct view_header {
 	const char *notice;        /* a one-line notice (event fallback, a warning) or NULL */
 	bool target_exited;        /* the profiled command / processes are gone: data is final */
 	const char *exit_text;     /* "python3 exited with status 0" when target_exited */
+	/* The counters line under the mode line, shown when counters is set (a live session): rates
+	 * per second over the last window; a counter this machine cannot count is < 0 and shows "—"
+	 * (cycles, instructions, IPC, cache and branch misses without a PMU). */
+	bool counters;
+	double ctx_switches, migrations, page_faults;
+	double cycles, instructions, ipc, cache_misses, branch_misses;
+	bool multiplexed;          /* the hardware values are estimates (scaled) */
+	uint64_t throttled;
+	double self_cpu;           /* perftop's own CPU%, < 0: unknown */
 
 	/* Filled by tui_run (not by the source's header callback) from tui_source.replay and .info. */
 	bool replay;               /* a recording is played: position, sparkline, replay keys */
@@ -81,6 +90,7 @@ struct tui_source {
 	void (*header)(void *ctx, struct view_header *h);
 	double refresh_secs;       /* -d */
 	bool zero;                 /* -z at start; the z key toggles it */
+	enum snap_col order;       /* the order at start (COL_SELF; COL_DELTA with --diff) */
 	/* NULL for a live session. While a replay is paused, refresh is not called on its schedule,
 	 * only once after a seek or a range change. refresh may return NULL to keep the snapshot on
 	 * screen (e.g. at the end of the recording, so the last table does not decay away). */

@@ -16,15 +16,14 @@
 #include "ui/view.h"
 #include "util/util.h"
 
-/* The columns offered, in the table's order. Δ (--diff) belongs between Total and Samples once its
- * column exists: give it its snap_col here and render_columns a place for it. */
+/* The columns offered, in the table's order (Δ, with --diff, between Total and Samples). */
 static const struct {
 	enum snap_col col;   /* COL_COUNT: not in this build of the table yet */
 	const char *name, *needs;
 } setup_cols[] = {
 	{ COL_SELF, "Self%", NULL },
 	{ COL_TOTAL, "Total%", NULL },
-	{ COL_COUNT, "Δ (change against the base)", "--diff BASE.data" },
+	{ COL_DELTA, "Δ (change against the base)", "--diff BASE.data" },
 	{ COL_SAMPLES, "Samples", NULL },
 	{ COL_COMM, "Command", "-s comm,..." },
 	{ COL_PID, "PID", "-s pid,..." },
