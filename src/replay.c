@@ -193,6 +193,13 @@ const char *replay_event_name(const struct replay *rp)
 	return rp->ev_name;
 }
 
+void replay_event_rate(const struct replay *rp, uint64_t *freq, uint64_t *period)
+{
+	const struct perf_event_attr *a = &perfdata_event(rp->rd, rp->ev)->attr;
+	*freq = a->freq ? a->sample_freq : 0;
+	*period = a->freq ? 0 : a->sample_period;
+}
+
 const char *replay_path(const struct replay *rp)
 {
 	return rp->path;

@@ -41,6 +41,8 @@ struct replay *replay_open(const struct replay_opts *o, const struct replay_sink
 void replay_close(struct replay *rp);
 
 const char *replay_event_name(const struct replay *rp);
+/* How the chosen event sampled: a frequency (Hz), or a period when freq is 0. */
+void replay_event_rate(const struct replay *rp, uint64_t *freq, uint64_t *period);
 const char *replay_path(const struct replay *rp);
 bool replay_seekable(const struct replay *rp);
 

@@ -439,6 +439,7 @@ void session_get_status(struct session *s, struct session_status *st)
 	if (s->replay) {
 		memset(st, 0, sizeof(*st));
 		st->event = replay_event_name(s->replay);
+		replay_event_rate(s->replay, &st->freq, &st->period);
 		st->elapsed = replay_position(s->replay);
 		st->window_secs = s->last_window_secs;
 		if (s->last_window_secs > 0)
