@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/util.h"
 
 #define AN_MIN_ADDRS 16
@@ -29,21 +30,11 @@ struct annotate {
 	uint64_t total, dropped;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 static uint64_t an_hash(const char *dso, const char *sym, uint64_t va)
 {
-	uint64_t h = mix64(va ^ 0x9e3779b97f4a7c15ULL);
-	h = mix64(h ^ (uintptr_t)sym);
-	return mix64(h ^ (uintptr_t)dso);
+	uint64_t h = hash_mix64(va ^ 0x9e3779b97f4a7c15ULL);
+	h = hash_mix64(h ^ (uintptr_t)sym);
+	return hash_mix64(h ^ (uintptr_t)dso);
 }
 
 struct annotate *annotate_new(size_t max_addrs)

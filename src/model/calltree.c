@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/util.h"
 
 #define CT_NONE UINT32_MAX
@@ -42,39 +43,17 @@ struct calltree {
 
 /* --- hashing ----------------------------------------------------------------------------------- */
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 static uint64_t key_hash(uint32_t parent, const char *sym, const char *dso, bool inlined)
 {
-	uint64_t h = mix64(0x9e3779b97f4a7c15ULL ^ parent ^ ((uint64_t)inlined << 40));
-	h = mix64(h ^ (uintptr_t)sym);
-	return mix64(h ^ (uintptr_t)dso);
-}
-
-/* FNV-1a of the contents: ids must not depend on where strings happen to live. */
-static uint64_t str_hash(uint64_t h, const char *s)
-{
-	if (!s)
-		return mix64(h ^ 0x6e756c6cULL);
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return mix64(h ^ 0xffULL);
+	uint64_t h = hash_mix64(0x9e3779b97f4a7c15ULL ^ parent ^ ((uint64_t)inlined << 40));
+	h = hash_mix64(h ^ (uintptr_t)sym);
+	return hash_mix64(h ^ (uintptr_t)dso);
 }
 
 static uint64_t name_id(uint64_t parent_id, const char *sym, const char *dso, bool inlined)
 {
-	uint64_t h = str_hash(parent_id ^ 0xcbf29ce484222325ULL, sym);
-	h = str_hash(h ^ (inlined ? 0x1f : 0x2e), dso);
+	uint64_t h = hash_str(parent_id ^ 0xcbf29ce484222325ULL, sym);
+	h = hash_str(h ^ (inlined ? 0x1f : 0x2e), dso);
 	return h ? h : 1;
 }
 
@@ -525,7 +504,7 @@ static bool *ancestors_of(const struct ct_snapshot *s, struct ct_func f)
 
 static uint64_t callers_root_id(struct ct_func f)
 {
-	return mix64(calltree_func_id(f) ^ 0xca11e25ULL) | 1;
+	return hash_mix64(calltree_func_id(f) ^ 0xca11e25ULL) | 1;
 }
 
 struct ct_result *calltree_callers(const struct ct_snapshot *s, struct ct_func f)

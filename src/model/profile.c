@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/hash.h"
 #include "util/util.h"
 
 static const char *const key_names[SORT_KEY_COUNT] = {
@@ -113,36 +114,14 @@ int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, s
 
 /* --- hashing --------------------------------------------------------------------------------- */
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 static uint64_t ptr_hash(const struct profile_row *k)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL;
-	h = mix64(h ^ (uintptr_t)k->sym);
-	h = mix64(h ^ (uintptr_t)k->dso);
-	h = mix64(h ^ (uintptr_t)k->comm ^ ((uint64_t)k->pid << 32 | k->tid));
-	h = mix64(h ^ (uintptr_t)k->srcline);
+	h = hash_mix64(h ^ (uintptr_t)k->sym);
+	h = hash_mix64(h ^ (uintptr_t)k->dso);
+	h = hash_mix64(h ^ (uintptr_t)k->comm ^ ((uint64_t)k->pid << 32 | k->tid));
+	h = hash_mix64(h ^ (uintptr_t)k->srcline);
 	return h;
-}
-
-/* FNV-1a over the bytes; a NULL string hashes differently from "" so the two stay apart. */
-static uint64_t str_hash(uint64_t h, const char *s)
-{
-	if (!s)
-		return mix64(h ^ 0x6e756c6cULL);
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return mix64(h ^ 0xffULL);
 }
 
 /* The id hashes contents in the fixed enum order, so it does not depend on pointers nor on the
@@ -153,14 +132,14 @@ static uint64_t row_id(const struct profile *p, const struct profile_row *r)
 	for (int k = 0; k < SORT_KEY_COUNT; k++) {
 		if (!p->use[k])
 			continue;
-		h = mix64(h ^ (uint64_t)(k + 1));
+		h = hash_mix64(h ^ (uint64_t)(k + 1));
 		switch ((enum sort_key)k) {
-		case SORT_COMM: h = str_hash(h, r->comm); break;
-		case SORT_PID: h = mix64(h ^ r->pid); break;
-		case SORT_TID: h = mix64(h ^ r->tid); break;
-		case SORT_DSO: h = str_hash(h, r->dso); break;
-		case SORT_SYM: h = str_hash(h, r->sym); break;
-		case SORT_SRCLINE: h = str_hash(h, r->srcline); break;
+		case SORT_COMM: h = hash_str(h, r->comm); break;
+		case SORT_PID: h = hash_mix64(h ^ r->pid); break;
+		case SORT_TID: h = hash_mix64(h ^ r->tid); break;
+		case SORT_DSO: h = hash_str(h, r->dso); break;
+		case SORT_SYM: h = hash_str(h, r->sym); break;
+		case SORT_SRCLINE: h = hash_str(h, r->srcline); break;
 		case SORT_KEY_COUNT: break;
 		}
 	}

@@ -1,0 +1,34 @@
+/*
+ * hash: the two small hash functions the model's tables and stable ids share. Ids built from them
+ * are compared across refreshes, sessions and runs (a row's id, a call-path id), so they must stay
+ * bit-for-bit the same: change them only knowing that saved view state keyed by ids changes too.
+ */
+#ifndef PERFTOP_HASH_H
+#define PERFTOP_HASH_H
+
+#include <stdint.h>
+
+/* A 64-bit finalizer (splitmix64's): every input bit moves about half the output bits. */
+static inline uint64_t hash_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/* Folds string s (NULL is a value of its own) into h: FNV-1a over the bytes, then mixed. */
+static inline uint64_t hash_str(uint64_t h, const char *s)
+{
+	if (!s)
+		return hash_mix64(h ^ 0x6e756c6cULL);
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return hash_mix64(h ^ 0xffULL);
+}
+
+#endif
