@@ -72,8 +72,12 @@ wait_for() { # REGEX: polls the pane for up to 20 s
 	return 1
 }
 
-start() { # ARGS...: perftop in a fresh session
-	tm kill-session -t s 2>/dev/null || true
+shots=0
+start() { # ARGS...: perftop in a fresh session, on a fresh server (a new session right after the old
+	# server's last one ended can race with its exit: "server exited unexpectedly")
+	tm kill-server 2>/dev/null || true
+	shots=$((shots + 1))
+	sock=perftop-shot-$$-$shots
 	tm new-session -d -s s -x "$COLS" -y "$ROWS" "TERM=xterm-256color $pt $*; sleep 30"
 }
 
