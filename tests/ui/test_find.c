@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "golden.h"
 #include "model/filter.h"
 #include "model/profile.h"
 #include "model/snapshot.h"
@@ -22,9 +23,6 @@
 #include "ui/render.h"
 #include "ui/surface.h"
 #include "util/util.h"
-
-static const char *golden_dir;
-static bool update_golden;
 
 static char s_main[] = "main", s_mid[] = "mid", s_la[] = "leaf_a", s_lb[] = "leaf_b",
 	    s_memcpy[] = "memcpy", s_sys[] = "ksys_write", s_entry[] = "entry_SYSCALL_64";
@@ -362,42 +360,14 @@ static void test_mouse_and_bar(void)
 	snapshot_free(s);
 }
 
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char *buf = xmalloc(1 << 16);
-	size_t n = fread(buf, 1, (1 << 16) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static void golden(const char *name, const struct snapshot *snap, const struct view_state *v)
 {
 	struct view_header h = { .target = "command: ./fixture", .event = "cpu-clock", .freq = 999,
 				 .samples_per_sec = 998, .elapsed = 9.2 };
 	struct surface *s = surface_new(80, 24);
 	render_frame(s, snap, &h, v);
-	char *got = surface_to_text(s), path[512];
-	snprintf(path, sizeof(path), "%s/%s", golden_dir, name);
-	check_count++;
-	if (update_golden) {
-		FILE *f = fopen(path, "w");
-		if (!f || fputs(got, f) < 0)
-			check_failures++;
-		if (f)
-			fclose(f);
-	} else {
-		char *want = read_all(path);
-		if (!want || strcmp(want, got) != 0) {
-			check_failures++;
-			fprintf(stderr, "%s differs\n--- want\n%s--- got\n%s---\n", path,
-				want ? want : "(missing)\n", got);
-		}
-		free(want);
-	}
+	char *got = surface_to_text(s);
+	golden_check(name, got);
 	free(got);
 	surface_free(s);
 }
@@ -427,9 +397,7 @@ static void test_goldens(void)
 
 int main(int argc, char **argv)
 {
-	golden_dir = argc > 1 ? argv[1] : "tests/ui/golden";
-	const char *up = getenv("PERFTOP_UPDATE_GOLDEN");
-	update_golden = up && *up && strcmp(up, "0") != 0;
+	golden_init(argc > 1 ? argv[1] : "tests/ui/golden");
 	test_search();
 	test_filter();
 	test_zoom();

@@ -12,15 +12,13 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "golden.h"
 #include "model/profile.h"
 #include "model/snapshot.h"
 #include "ui/keys.h"
 #include "ui/render.h"
 #include "ui/surface.h"
 #include "util/util.h"
-
-static const char *golden_dir;
-static bool update_golden;
 
 static char s_main[] = "main", s_spin[] = "spin", s_app[] = "spinner", s_comm[] = "spinner";
 
@@ -73,24 +71,6 @@ static struct view_header with_pmu(void)
 	return h;
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
-	size_t got;
-	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += got;
-		if (n + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-	}
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* The lines of text above the one with the column titles. */
 static char *header_part(const char *text)
 {
@@ -131,27 +111,7 @@ static void golden(const char *name, int w, int h, const struct view_header *hd,
 	CHECK(lines_of(got) == want_lines);
 	/* The table is where the frame says it is: one line per header line above it. */
 	CHECK(render_table_rows(h, hd) == h - want_lines - 2);
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", golden_dir, name);
-	check_count++;
-	if (update_golden) {
-		FILE *f = fopen(path, "w");
-		if (f) {
-			fputs(got, f);
-			fclose(f);
-		} else {
-			check_failures++;
-			fprintf(stderr, "cannot write %s\n", path);
-		}
-	} else {
-		char *want = read_file(path);
-		if (!want || strcmp(want, got) != 0) {
-			check_failures++;
-			fprintf(stderr, "%s differs\n--- want\n%s--- got\n%s---\n", path,
-				want ? want : "(missing)\n", got);
-		}
-		free(want);
-	}
+	golden_check(name, got);
 	free(got);
 	free(all);
 	surface_free(s);
@@ -165,9 +125,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_header GOLDEN_DIR\n");
 		return 2;
 	}
-	golden_dir = argv[1];
-	const char *u = getenv("PERFTOP_UPDATE_GOLDEN");
-	update_golden = u && *u && strcmp(u, "0") != 0;
+	golden_init(argv[1]);
 
 	struct view_header h = no_pmu();
 	golden("header_counters_80x24.txt", 80, 24, &h, 3);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "golden.h"
 #include "model/calltree.h"
 #include "model/profile.h"
 #include "model/snapshot.h"
@@ -22,9 +23,6 @@
 #include "ui/surface.h"
 #include "ui/view.h"
 #include "util/util.h"
-
-static const char *golden_dir;
-static bool update_golden;
 
 static char s_start[] = "__libc_start_call_main", s_main[] = "main", s_top[] = "top",
 	    s_mid[] = "mid", s_la[] = "leaf_a", s_lb[] = "leaf_b", s_memcpy[] = "__memcpy_avx_unaligned",
@@ -88,24 +86,6 @@ static struct view_header header(void)
 				     .freq = 999, .samples_per_sec = 998, .elapsed = 9.2 };
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
-	size_t got;
-	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += got;
-		if (n + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-	}
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* Renders and compares with GOLDEN_DIR/name (or writes it). */
 static void golden(const char *name, int w, int h, const struct snapshot *snap,
 		   const struct view_state *v)
@@ -114,27 +94,7 @@ static void golden(const char *name, int w, int h, const struct snapshot *snap,
 	struct surface *s = surface_new(w, h);
 	render_frame(s, snap, &hd, v);
 	char *got = surface_to_text(s);
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", golden_dir, name);
-	check_count++;
-	if (update_golden) {
-		FILE *f = fopen(path, "w");
-		if (f) {
-			fputs(got, f);
-			fclose(f);
-		} else {
-			check_failures++;
-			fprintf(stderr, "cannot write %s\n", path);
-		}
-	} else {
-		char *want = read_file(path);
-		if (!want || strcmp(want, got) != 0) {
-			check_failures++;
-			fprintf(stderr, "%s differs\n--- want\n%s--- got\n%s---\n", path,
-				want ? want : "(missing)\n", got);
-		}
-		free(want);
-	}
+	golden_check(name, got);
 	free(got);
 	surface_free(s);
 }
@@ -381,9 +341,7 @@ static void test_flame_keys(void)
 int main(int argc, char **argv)
 {
 	unsetenv("NO_COLOR");
-	golden_dir = argc > 1 ? argv[1] : "tests/ui/golden";
-	const char *up = getenv("PERFTOP_UPDATE_GOLDEN");
-	update_golden = up && *up && strcmp(up, "0") != 0;
+	golden_init(argc > 1 ? argv[1] : "tests/ui/golden");
 	test_goldens();
 	test_function_keys();
 	test_flame_keys();
