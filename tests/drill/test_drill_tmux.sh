@@ -9,51 +9,7 @@ set -u
 pt=${1:?usage: test_drill_tmux.sh PERFTOP FIXTURE}
 fixture=${2:?}
 dso=$(basename "$fixture")   # the fixture's rows name it as their Shared Object
-command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-for l in C.UTF-8 C.utf8 en_US.UTF-8; do
-	if locale -a 2>/dev/null | grep -qx "$l"; then export LANG=$l; break; fi
-done
-unset LC_ALL NO_COLOR
-sock=perftop-drill-$$
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-trap 'tm kill-server 2>/dev/null' EXIT
-screen() { tm capture-pane -p -t t 2>/dev/null; }
-checks=0
-fail() { echo "FAIL: $*"; echo "--- screen:"; screen; exit 1; }
-ok() { checks=$((checks + 1)); }
-# wait_for REGEX [tenths]: polls the screen, 10 s by default.
-wait_for() {
-	local i
-	for ((i = 0; i < ${2:-100}; i++)); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-wait_gone() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		screen | grep -Eq -- "$1" || return 0
-		sleep 0.1
-	done
-	return 1
-}
-# The table row (0 = first) of a symbol, from the screen: rows follow the column titles.
-row_index() {
-	screen | awk -v sym="$1" '
-		/Self%.*Total%.*Symbol/ { hdr = NR; next }
-		hdr && $4 == sym { print NR - hdr - 1; exit }'
-}
-# Moves the table's cursor to sym's row: Home, then Down as many times as its index. The table is
-# paused first (Space) so the rows hold still while the keys go in.
-cursor_to() {
-	local idx
-	idx=$(row_index "$1")
-	[ -n "$idx" ] || fail "no row for $1"
-	tm send-keys -t t Home
-	for ((k = 0; k < idx; k++)); do tm send-keys -t t Down; done
-	wait_for "^ +[0-9.]+% +[0-9.]+% +[0-9]+ +$1 " 20 || fail "cursor not moved to $1"
-}
+. "$(dirname "$0")/tmuxlib.sh" drill
 
 tm new-session -d -s t -x 140 -y 40 "$pt -d 0.5 -- $fixture 60; echo PERFTOP-EXITED:\$?; sleep 60"
 wait_for 'leaf_a' || {

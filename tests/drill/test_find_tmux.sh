@@ -9,34 +9,7 @@
 set -u
 pt=${1:?usage: test_find_tmux.sh PERFTOP FIXTURE}
 fixture=${2:?}
-command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-for l in C.UTF-8 C.utf8 en_US.UTF-8; do
-	if locale -a 2>/dev/null | grep -qx "$l"; then export LANG=$l; break; fi
-done
-unset LC_ALL NO_COLOR
-sock=perftop-find-$$
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-trap 'tm kill-server 2>/dev/null' EXIT
-screen() { tm capture-pane -p -t t 2>/dev/null; }
-checks=0
-fail() { echo "FAIL: $*"; echo "--- screen:"; screen; exit 1; }
-ok() { checks=$((checks + 1)); }
-wait_for() {
-	local i
-	for ((i = 0; i < ${2:-100}; i++)); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-wait_gone() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		screen | grep -Eq -- "$1" || return 0
-		sleep 0.1
-	done
-	return 1
-}
+. "$(dirname "$0")/tmuxlib.sh" find
 # The symbols of the table's rows, in order, from the screen.
 rows() { screen | awk '/Self%.*Total%.*Symbol/ { h = 1; next } h && /%/ { print $4 }'; }
 # The selected row: under NO_COLOR the cursor is the reversed row (tmux -e shows it); its symbol.
