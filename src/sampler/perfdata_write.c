@@ -264,13 +264,16 @@ size_t perfdata_encode_rec(const struct rec *r, uint64_t sample_type, bool sampl
 
 /* ---- the file ---- */
 
-static int write_all(int fd, const void *p, size_t n, uint64_t *ns)
+/* Writes all n bytes at offset off, or at the file position when off is WRITE_AT_END; the time
+ * spent is added to *ns (the sampler reports it). 0 or -errno. */
+#define WRITE_AT_END UINT64_MAX
+static int write_all_at(int fd, const void *p, size_t n, uint64_t off, uint64_t *ns)
 {
 	const unsigned char *c = p;
 	uint64_t t0 = now_ns();
 	int ret = 0;
 	while (n > 0) {
-		ssize_t k = write(fd, c, n);
+		ssize_t k = off == WRITE_AT_END ? write(fd, c, n) : pwrite(fd, c, n, (off_t)off);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
@@ -283,31 +286,8 @@ static int write_all(int fd, const void *p, size_t n, uint64_t *ns)
 		}
 		c += k;
 		n -= (size_t)k;
-	}
-	*ns += now_ns() - t0;
-	return ret;
-}
-
-static int pwrite_all(int fd, const void *p, size_t n, uint64_t off, uint64_t *ns)
-{
-	const unsigned char *c = p;
-	uint64_t t0 = now_ns();
-	int ret = 0;
-	while (n > 0) {
-		ssize_t k = pwrite(fd, c, n, (off_t)off);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		if (k == 0) {
-			ret = -EIO;
-			break;
-		}
-		c += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
+		if (off != WRITE_AT_END)
+			off += (uint64_t)k;
 	}
 	*ns += now_ns() - t0;
 	return ret;
@@ -338,7 +318,7 @@ static int sync_header(struct perfdata_writer *w)
 	unsigned char h[PW_HEADER_SIZE];
 	int ret;
 	make_header(w, h, 0);
-	ret = pwrite_all(w->fd, h, sizeof(h), 0, &w->write_ns);
+	ret = write_all_at(w->fd, h, sizeof(h), 0, &w->write_ns);
 	if (ret == 0) {
 		w->synced_size = w->data_size;
 		w->last_sync_ns = now_ns();
@@ -446,7 +426,7 @@ struct perfdata_writer *perfdata_writer_open(const char *path, const struct perf
 	buf_zero(&head, (8 - (head.len & 7)) & 7);
 	w->data_off = head.len;
 	make_header(w, head.p, 0);
-	ret = write_all(fd, head.p, head.len, &w->write_ns);
+	ret = write_all_at(fd, head.p, head.len, WRITE_AT_END, &w->write_ns);
 	free(head.p);
 	if (ret) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
@@ -494,7 +474,7 @@ int perfdata_writer_end_pass(struct perfdata_writer *w, bool round, bool sync)
 			struct perf_event_header h = {.type = PW_FINISHED_ROUND, .size = sizeof(h)};
 			buf_put(&w->pass, &h, sizeof(h));
 		}
-		ret = write_all(w->fd, w->pass.p, w->pass.len, &w->write_ns);
+		ret = write_all_at(w->fd, w->pass.p, w->pass.len, WRITE_AT_END, &w->write_ns);
 		if (ret) {
 			/* Keep the file valid up to the last complete pass: cut what was half
 			 * written and point the header there (neither needs new space on a full
@@ -1007,7 +987,7 @@ static int write_features(struct perfdata_writer *w, uint64_t *bits)
 		*bits |= 1ull << bit;
 	}
 	buf_put(&table, body.p, body.len);
-	ret = pwrite_all(w->fd, table.p, table.len, w->data_off + w->data_size, &w->write_ns);
+	ret = write_all_at(w->fd, table.p, table.len, w->data_off + w->data_size, &w->write_ns);
 	free(table.p);
 	free(body.p);
 	return ret;
@@ -1028,7 +1008,7 @@ int perfdata_writer_close(struct perfdata_writer *w, char *err, size_t errlen)
 		ret = write_features(w, &bits);
 		if (ret == 0) {
 			make_header(w, h, bits);
-			ret = pwrite_all(w->fd, h, sizeof(h), 0, &w->write_ns);
+			ret = write_all_at(w->fd, h, sizeof(h), 0, &w->write_ns);
 		}
 		if (ret) {
 			snprintf(err, errlen, "recording to %s: cannot write its header: %s",
