@@ -37,7 +37,7 @@ struct cli {
 	bool delay_given;     /* -d was on the command line (replay: one snapshot per -d of recorded time) */
 	/* Names (issue 4). */
 	bool no_inline;       /* --no-inline: no inline frames from DWARF */
-	bool inline_frames;   /* --inline: inline frames in a live session too (replays have them) */
+	bool inline_frames;   /* --inline: inline frames everywhere (default: replays of DWARF recordings) */
 	bool no_demangle;     /* --no-demangle: raw C++/Rust symbols */
 	const char *symfs;    /* --symfs DIR: binaries and debug files looked up under DIR first */
 	const char *diff_base; /* --diff BASE.data: a Δ column against that recording (issue 6) */

@@ -200,6 +200,11 @@ void replay_event_rate(const struct replay *rp, uint64_t *freq, uint64_t *period
 	*period = a->freq ? 0 : a->sample_period;
 }
 
+bool replay_user_stacks(const struct replay *rp)
+{
+	return (perfdata_event(rp->rd, rp->ev)->attr.sample_type & PERF_SAMPLE_STACK_USER) != 0;
+}
+
 const char *replay_path(const struct replay *rp)
 {
 	return rp->path;

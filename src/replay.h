@@ -43,6 +43,9 @@ void replay_close(struct replay *rp);
 const char *replay_event_name(const struct replay *rp);
 /* How the chosen event sampled: a frequency (Hz), or a period when freq is 0. */
 void replay_event_rate(const struct replay *rp, uint64_t *freq, uint64_t *period);
+/* True when the chosen event's samples carry user stacks (--call-graph dwarf): their user frames
+ * come from unwinding. */
+bool replay_user_stacks(const struct replay *rp);
 const char *replay_path(const struct replay *rp);
 bool replay_seekable(const struct replay *rp);
 

@@ -82,18 +82,22 @@ struct session {
 };
 
 /*
- * What the symbolizer adds to each address. Inline frames follow the tool each mode stands in for:
- * a replay expands them, as perf report does (--no-inline turns them off); a live session does not,
- * as perf top does not (--inline turns them on), because the first inline lookup in a big binary
- * reads and inflates its DWARF (tens of MB and ms at start-up, against the view's 0.3 s and half
- * of perf top's memory). Once an address is cached they cost a hash probe. Source lines are looked up only when srcline is a sort key: the
- * line-table search is the costly part of a cold address, and nothing else shows them yet (a view
- * that needs them later turns them on with symbolizer_set_names; addresses already cached without
- * lines are completed on their next lookup).
+ * What the symbolizer adds to each address. Inline frames follow the tool each mode stands in for.
+ * perf report expands them only in chains it unwound from user stacks (--call-graph dwarf
+ * recordings); its frame-pointer chains and sample addresses stay as they are, even with
+ * --inline. So a replay of a DWARF recording has them, any other replay does not, and a live
+ * session does not (perf top has none); --inline turns them on everywhere, --no-inline off. The
+ * cost is why the default does not go further than perf: the first inline lookup in a binary reads
+ * its DWARF (libc's debug file is compressed: ~10 MB inflated, 50 ms), which is more than the whole
+ * replay of a frame-pointer recording otherwise costs. Once an address is cached they cost a hash
+ * probe. Source lines are looked up only when srcline is a sort key: the line-table search is the
+ * costly part of a cold address, and nothing else shows them yet (a view that needs them later
+ * turns them on with symbolizer_set_names; addresses already cached without lines are completed
+ * on their next lookup).
  */
-static void session_names(struct session *s, const struct cli *c, bool live)
+static void session_names(struct session *s, const struct cli *c, bool unwound_chains)
 {
-	bool inline_frames = live ? c->inline_frames && !c->no_inline : !c->no_inline;
+	bool inline_frames = !c->no_inline && (c->inline_frames || unwound_chains);
 	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->prof, SORT_SRCLINE));
 	symbolizer_set_demangle(s->sym, !c->no_demangle);
 }
@@ -109,7 +113,7 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 	s->sampler = sampler;
 	s->sym = symbolizer_new();
 	s->prof = profile_new(c->keys, c->nkeys);
-	session_names(s, c, true);
+	session_names(s, c, false);
 	snprintf(s->target_text, sizeof(s->target_text), "%s", c->target_text);
 	if (c->sampler.target == TARGET_COMMAND)
 		s->command_name = c->sampler.argv[0];
@@ -152,7 +156,7 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	s->sym = symbolizer_new();
 	symbolizer_set_offline(s->sym);  /* the file's pids are not this machine's processes now */
 	s->prof = profile_new(c->keys, c->nkeys);
-	session_names(s, c, false);
+	session_names(s, c, replay_user_stacks(s->replay));
 	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
 		 strcmp(c->input, "-") ? c->input : "stdin");
 	return s;

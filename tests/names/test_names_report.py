@@ -7,6 +7,8 @@ kernel symbols) and Self% within 0.5 points.
   - a libc-heavy one: sort(1) of a generated text file
   - a kernel-heavy one: dd if=/dev/zero of=/dev/null
   - -s srcline on the -g -O2 inline fixture against perf report --sort srcline (same lines, same Self%)
+  - inline frames in replays follow perf report: none by default in a frame-pointer recording (perf
+    report shows none there, even with --inline), all of them with --inline, none with --no-inline
 
 usage: test_names_report.py PERFTOP FIXTURE_DIR SOURCE_DIR"""
 import os
@@ -54,8 +56,26 @@ check("sort", perf_record(["-g", "-F", "999"], os.path.join(d, "sort.data"),
 check("dd", perf_record(["-g", "-F", "999"], os.path.join(d, "dd.data"),
                         ["dd", "if=/dev/zero", "of=/dev/null", "bs=4k", "count=1500000"]))
 
-check("srcline", perf_record(["-g", "-F", "999"], os.path.join(d, "inl.data"),
-                             [os.path.join(fixtures, "inline_fixture"), "1.5"]), sort="srcline")
+inl = perf_record(["-g", "-F", "999"], os.path.join(d, "inl.data"),
+                  [os.path.join(fixtures, "inline_fixture"), "1.5"])
+check("srcline", inl, sort="srcline")
+
+
+def inlined_rows(extra):
+    snap = perftop_json(perftop, ["-i", inl, "-b", "--json"] + extra)[-1]
+    return [r["sym"] for r in snap["rows"] if r["sym"].endswith(" (inlined)")]
+
+
+report_inlined = subprocess.run(["perf", "report", "-i", inl, "--stdio", "--inline"], capture_output=True,
+                                text=True).stdout.count("(inlined)")
+for extra, want in (([], False), (["--inline"], True), (["--no-inline"], False), (["--inline", "--no-inline"], False)):
+    got = inlined_rows(extra)
+    print(f"inline rows with {extra or 'the defaults'}: {len(got)} {got[:3]}")
+    if bool(got) != want:
+        failed.append(f"{extra or 'defaults'}: {'no ' if want else ''}inline rows expected, got {got[:5]}")
+if report_inlined:
+    failed.append(f"perf report shows {report_inlined} inline frames in a frame-pointer recording: the default "
+                  "should follow it")
 
 if failed:
     fail("; ".join(failed))
