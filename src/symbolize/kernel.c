@@ -12,6 +12,13 @@
  * it was read in and the set of loaded modules (boot_id and a hash of /proc/modules); any mismatch
  * or damage and the table is read from /proc/kallsyms again. BPF programs' symbols may be stale in
  * the cache; they are rare in profiles and perf names them from KSYMBOL records anyway.
+ *
+ * One table format for both sources: entries (start, end, name offset, dso index) sorted by start,
+ * a pool of names and a list of dso names, which is also the cache file's layout. A cached table is
+ * mmapped, not read: a replay touches a handful of its 6 MB (the binary search's pages and the names
+ * it returns), where reading and copying it cost ~10 MB of memory and 5 ms. The file is ours (0600,
+ * our uid, checked), but what a lookup takes from it is still bounds-checked, so a damaged cache
+ * gives wrong names at worst, never a read out of bounds.
  */
 #include "symbolize/kernel.h"
 
@@ -21,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,16 +38,22 @@
 /* A symbol that is the last of its dso has no next symbol to end at; give it this much room. */
 #define KERNEL_LAST_SYM_SPAN 4096
 
-struct ksym {
-	uint64_t start, end;
-	union {
-		size_t off;        /* into the pool while loading */
-		const char *name;  /* afterwards; interned once returned */
-	} n;
-	const char *dso;           /* interned */
-	uint32_t seq;              /* line order in kallsyms, while loading */
-	uint8_t interned;
+struct ksym {                  /* while parsing /proc/kallsyms */
+	uint64_t start;
+	size_t off;                /* into the pool */
+	uint32_t dso;              /* index into dsos */
+	uint32_t seq;              /* line order in kallsyms */
 };
+
+struct kcache_entry {          /* the table (and cache file) format */
+	uint64_t start, end;
+	uint32_t name_off;
+	uint16_t dso_idx;
+	uint8_t reserved;
+	uint8_t pad;
+};
+
+#define KCACHE_MAX_DSOS 4096
 
 struct kernel {
 	struct intern *in;
@@ -47,10 +61,17 @@ struct kernel {
 	bool loaded;
 	bool from_cache;
 	const char *kdso;
-	char *pool;
-	size_t pool_len, pool_cap;
-	struct ksym *syms;
-	size_t nsyms, cap;
+	const struct kcache_entry *ents;
+	size_t nents;
+	const char *pool;
+	size_t pool_len;
+	const char *dsos[KCACHE_MAX_DSOS];  /* interned */
+	size_t ndsos;
+	const char **names;        /* interned names by entry, filled as lookups return them */
+	void *map;                 /* the cache file's mapping, or NULL */
+	size_t map_len;
+	void *owned_ents;          /* or the table parsed here */
+	char *owned_pool;
 	size_t last;
 };
 
@@ -67,8 +88,11 @@ void kernel_free(struct kernel *k)
 {
 	if (!k)
 		return;
-	free(k->pool);
-	free(k->syms);
+	if (k->map)
+		munmap(k->map, k->map_len);
+	free(k->owned_ents);
+	free(k->owned_pool);
+	free(k->names);
 	free(k->path);
 	free(k);
 }
@@ -97,7 +121,6 @@ static void kernel_warn_hidden(void)
 
 #define KCACHE_MAGIC "PTKSYM02"
 #define KCACHE_MAX_BYTES (256u << 20)
-#define KCACHE_MAX_DSOS 4096
 
 struct kcache_header {
 	char magic[8];
@@ -106,14 +129,6 @@ struct kcache_header {
 	uint64_t nsyms;
 	uint64_t pool_len;
 	uint64_t dso_names_len;     /* NUL-separated names; index = order */
-};
-
-struct kcache_entry {
-	uint64_t start, end;
-	uint32_t name_off;
-	uint16_t dso_idx;
-	uint8_t reserved;
-	uint8_t pad;
 };
 
 static uint64_t fnv1a(const char *p, size_t n)
@@ -154,6 +169,18 @@ static char *kcache_dir(void)
 	return xstrdup(buf);
 }
 
+/* The dso names (NUL-separated, in index order) as interned strings. */
+static bool kernel_set_dsos(struct kernel *k, const char *names, size_t len)
+{
+	k->ndsos = 0;
+	for (const char *p = names; p < names + len; p += strlen(p) + 1) {
+		if (k->ndsos == KCACHE_MAX_DSOS)
+			return false;
+		k->dsos[k->ndsos++] = intern_str(k->in, p);
+	}
+	return k->ndsos > 0;
+}
+
 static bool kcache_load(struct kernel *k)
 {
 	char boot_id[40];
@@ -170,63 +197,45 @@ static bool kcache_load(struct kernel *k)
 	if (fd < 0)
 		return false;
 	struct stat st;
-	char *buf = NULL;
-	bool ok = false;
-	if (fstat(fd, &st) || st.st_uid != geteuid() || st.st_size < (off_t)sizeof(struct kcache_header) ||
-	    (uint64_t)st.st_size > KCACHE_MAX_BYTES)
-		goto out;
-	size_t size = (size_t)st.st_size;
-	buf = xmalloc(size);
-	if (read(fd, buf, size) != (ssize_t)size)
-		goto out;
+	void *map = MAP_FAILED;
+	size_t size = 0;
+	if (!fstat(fd, &st) && st.st_uid == geteuid() && st.st_size >= (off_t)sizeof(struct kcache_header) &&
+	    (uint64_t)st.st_size <= KCACHE_MAX_BYTES) {
+		size = (size_t)st.st_size;
+		map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	}
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	const char *buf = map;
 	struct kcache_header h;
 	memcpy(&h, buf, sizeof(h));
 	if (memcmp(h.magic, KCACHE_MAGIC, 8) || memcmp(h.boot_id, boot_id, 40) || h.modules_hash != mhash)
-		goto out;
+		goto bad;
 	/* Sizes checked one by one so no product can overflow. */
 	size_t rest = size - sizeof(h);
-	if (h.nsyms > rest / sizeof(struct kcache_entry))
-		goto out;
+	if (h.nsyms == 0 || h.nsyms > rest / sizeof(struct kcache_entry))
+		goto bad;
 	rest -= (size_t)h.nsyms * sizeof(struct kcache_entry);
 	if (h.pool_len > rest || h.dso_names_len != rest - h.pool_len || h.pool_len == 0 ||
 	    h.dso_names_len == 0)
-		goto out;
-	const char *entries = buf + sizeof(h);
-	char *pool = (char *)entries + h.nsyms * sizeof(struct kcache_entry);
+		goto bad;
+	const char *pool = buf + sizeof(h) + h.nsyms * sizeof(struct kcache_entry);
 	const char *names = pool + h.pool_len;
-	if (pool[h.pool_len - 1] || names[h.dso_names_len - 1])
-		goto out;
-	const char *dsos[KCACHE_MAX_DSOS];
-	size_t ndsos = 0;
-	for (const char *p = names; p < names + h.dso_names_len && ndsos < KCACHE_MAX_DSOS; p += strlen(p) + 1)
-		dsos[ndsos++] = intern_str(k->in, p);
-	k->pool = xmalloc(h.pool_len);
-	memcpy(k->pool, pool, h.pool_len);
-	k->pool_len = k->pool_cap = h.pool_len;
-	k->syms = xcalloc(h.nsyms ? h.nsyms : 1, sizeof(*k->syms));
-	k->cap = h.nsyms;
-	for (size_t i = 0; i < h.nsyms; i++) {
-		struct kcache_entry e;
-		memcpy(&e, entries + i * sizeof(e), sizeof(e));
-		if (e.name_off >= h.pool_len || e.dso_idx >= ndsos || e.end <= e.start ||
-		    (i && e.start <= k->syms[i - 1].start)) {
-			free(k->pool);
-			free(k->syms);
-			k->pool = NULL;
-			k->syms = NULL;
-			k->pool_len = k->pool_cap = k->cap = 0;
-			goto out;
-		}
-		k->syms[i] = (struct ksym){ .start = e.start, .end = e.end, .n.name = k->pool + e.name_off,
-					    .dso = dsos[e.dso_idx] };
-	}
-	k->nsyms = h.nsyms;
+	if (pool[h.pool_len - 1] || names[h.dso_names_len - 1] || !kernel_set_dsos(k, names, h.dso_names_len))
+		goto bad;
+	k->map = map;
+	k->map_len = size;
+	k->ents = (const struct kcache_entry *)(buf + sizeof(h));  /* the header keeps them 8-aligned */
+	k->nents = h.nsyms;
+	k->pool = pool;
+	k->pool_len = h.pool_len;
 	k->from_cache = true;
-	ok = true;
-out:
-	free(buf);
-	close(fd);
-	return ok;
+	return true;
+bad:
+	munmap(map, size);
+	k->ndsos = 0;
+	return false;
 }
 
 /* Best effort: a cache that cannot be written only costs the next start its 70 ms. */
@@ -235,7 +244,7 @@ static void kcache_save(const struct kernel *k)
 	char boot_id[40];
 	uint64_t mhash;
 	char *dir = kcache_dir();
-	if (!dir || !k->nsyms || !kcache_key(boot_id, &mhash)) {
+	if (!dir || !k->nents || !kcache_key(boot_id, &mhash)) {
 		free(dir);
 		return;
 	}
@@ -252,27 +261,10 @@ static void kcache_save(const struct kernel *k)
 	snprintf(tmp, sizeof(tmp), "%s/kallsyms.%d", dir, (int)getpid());
 	free(dir);
 
-	const char *dsos[KCACHE_MAX_DSOS];
-	size_t ndsos = 0, names_len = 0;
-	struct kcache_entry *ents = xcalloc(k->nsyms, sizeof(*ents));
-	for (size_t i = 0; i < k->nsyms; i++) {
-		const struct ksym *s = &k->syms[i];
-		size_t d = 0;
-		while (d < ndsos && dsos[d] != s->dso)
-			d++;
-		if (d == ndsos) {
-			if (ndsos == KCACHE_MAX_DSOS) {
-				free(ents);
-				return;
-			}
-			dsos[ndsos++] = s->dso;
-			names_len += strlen(s->dso) + 1;
-		}
-		ents[i] = (struct kcache_entry){ .start = s->start, .end = s->end,
-						 .name_off = (uint32_t)(s->n.name - k->pool),
-						 .dso_idx = (uint16_t)d };
-	}
-	struct kcache_header h = { .nsyms = k->nsyms, .pool_len = k->pool_len, .dso_names_len = names_len,
+	size_t names_len = 0;
+	for (size_t d = 0; d < k->ndsos; d++)
+		names_len += strlen(k->dsos[d]) + 1;
+	struct kcache_header h = { .nsyms = k->nents, .pool_len = k->pool_len, .dso_names_len = names_len,
 				   .modules_hash = mhash };
 	memcpy(h.magic, KCACHE_MAGIC, 8);
 	memcpy(h.boot_id, boot_id, 40);
@@ -280,15 +272,14 @@ static void kcache_save(const struct kernel *k)
 	bool ok = fd >= 0;
 	if (ok)
 		ok = write(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
-		     write(fd, ents, k->nsyms * sizeof(*ents)) == (ssize_t)(k->nsyms * sizeof(*ents)) &&
+		     write(fd, k->ents, k->nents * sizeof(*k->ents)) == (ssize_t)(k->nents * sizeof(*k->ents)) &&
 		     write(fd, k->pool, k->pool_len) == (ssize_t)k->pool_len;
-	for (size_t d = 0; ok && d < ndsos; d++)
-		ok = write(fd, dsos[d], strlen(dsos[d]) + 1) == (ssize_t)(strlen(dsos[d]) + 1);
+	for (size_t d = 0; ok && d < k->ndsos; d++)
+		ok = write(fd, k->dsos[d], strlen(k->dsos[d]) + 1) == (ssize_t)(strlen(k->dsos[d]) + 1);
 	if (fd >= 0)
 		close(fd);
 	if (!ok || rename(tmp, path))
 		unlink(tmp);
-	free(ents);
 }
 
 static void kernel_load_file(struct kernel *k);
@@ -301,13 +292,24 @@ static void kernel_load(struct kernel *k)
 		return;
 	kernel_load_file(k);
 	/* Names in the pool are only pointers into it while no lookup has interned them: true here. */
-	if (proc && k->nsyms)
+	if (proc && k->nents)
 		kcache_save(k);
 }
 
 bool kernel_from_cache(const struct kernel *k)
 {
 	return k->from_cache;
+}
+
+static uint32_t kernel_dso_index(struct kernel *k, const char *dso)
+{
+	for (size_t d = k->ndsos; d-- > 0;)  /* lines come grouped by module: the last one is likely */
+		if (k->dsos[d] == dso)
+			return (uint32_t)d;
+	if (k->ndsos == KCACHE_MAX_DSOS)
+		return 0;  /* absurdly many modules: the rest count as the kernel's */
+	k->dsos[k->ndsos] = dso;
+	return (uint32_t)k->ndsos++;
 }
 
 static void kernel_load_file(struct kernel *k)
@@ -317,11 +319,14 @@ static void kernel_load_file(struct kernel *k)
 		warn_msg("cannot read %s; kernel rows show addresses", k->path);
 		return;
 	}
-	char *line = NULL;
-	size_t lcap = 0;
+	char *line = NULL, *pool = NULL;
+	size_t lcap = 0, pool_len = 0, pool_cap = 0, nsyms = 0, cap = 0;
+	struct ksym *syms = NULL;
 	bool any_line = false, any_addr = false;
 	const char *mod_name = NULL;   /* the last module seen: lines come grouped by module */
 	char mod_key[80] = "";
+	k->ndsos = 0;
+	kernel_dso_index(k, k->kdso);
 	while (getline(&line, &lcap, f) > 0) {
 		char *end;
 		uint64_t addr = strtoull(line, &end, 16);
@@ -351,79 +356,88 @@ static void kernel_load_file(struct kernel *k)
 			}
 			dso = mod_name;
 		}
-		if (!addr || !nlen)
+		if (!addr || !nlen || pool_len + nlen + 1 > UINT32_MAX)
 			continue;
 		name[nlen] = 0;
-		xgrow((void **)&k->pool, &k->pool_cap, k->pool_len + nlen + 1, 1);
-		memcpy(k->pool + k->pool_len, name, nlen + 1);
-		xgrow((void **)&k->syms, &k->cap, k->nsyms + 1, sizeof(*k->syms));
-		k->syms[k->nsyms] = (struct ksym){ .start = addr,
-						   .n.off = k->pool_len,
-						   .dso = dso,
-						   .seq = (uint32_t)k->nsyms };
-		k->nsyms++;
-		k->pool_len += nlen + 1;
+		xgrow((void **)&pool, &pool_cap, pool_len + nlen + 1, 1);
+		memcpy(pool + pool_len, name, nlen + 1);
+		xgrow((void **)&syms, &cap, nsyms + 1, sizeof(*syms));
+		syms[nsyms] = (struct ksym){ .start = addr, .off = pool_len, .dso = kernel_dso_index(k, dso),
+					     .seq = (uint32_t)nsyms };
+		nsyms++;
+		pool_len += nlen + 1;
 	}
 	free(line);
 	fclose(f);
 	if (any_line && !any_addr)
 		kernel_warn_hidden();
-	/* The pool no longer moves: offsets become pointers. */
-	for (size_t i = 0; i < k->nsyms; i++)
-		k->syms[i].n.name = k->pool + k->syms[i].n.off;
-	if (k->nsyms)
-		qsort(k->syms, k->nsyms, sizeof(*k->syms), ksym_cmp);
+	if (nsyms)
+		qsort(syms, nsyms, sizeof(*syms), ksym_cmp);
 	size_t out = 0;
-	for (size_t i = 0; i < k->nsyms; i++)
-		if (out == 0 || k->syms[out - 1].start != k->syms[i].start)
-			k->syms[out++] = k->syms[i];
-	k->nsyms = out;
+	for (size_t i = 0; i < nsyms; i++)
+		if (out == 0 || syms[out - 1].start != syms[i].start)
+			syms[out++] = syms[i];
+	struct kcache_entry *ents = xcalloc(out ? out : 1, sizeof(*ents));
 	for (size_t i = 0; i < out; i++) {
-		struct ksym *s = &k->syms[i];
-		if (i + 1 < out && k->syms[i + 1].dso == s->dso)
-			s->end = k->syms[i + 1].start;
-		else if (i + 1 < out && k->syms[i + 1].start - s->start < KERNEL_LAST_SYM_SPAN)
-			s->end = k->syms[i + 1].start;
+		const struct ksym *s = &syms[i];
+		uint64_t end;
+		if (i + 1 < out && syms[i + 1].dso == s->dso)
+			end = syms[i + 1].start;
+		else if (i + 1 < out && syms[i + 1].start - s->start < KERNEL_LAST_SYM_SPAN)
+			end = syms[i + 1].start;
 		else
-			s->end = s->start + KERNEL_LAST_SYM_SPAN;
+			end = s->start + KERNEL_LAST_SYM_SPAN;
+		ents[i] = (struct kcache_entry){ .start = s->start, .end = end, .name_off = (uint32_t)s->off,
+						 .dso_idx = (uint16_t)s->dso };
 	}
+	free(syms);
+	k->owned_ents = ents;
+	k->owned_pool = pool;
+	k->ents = ents;
+	k->nents = out;
+	k->pool = pool ? pool : "";
+	k->pool_len = pool_len;
 }
 
 long kernel_symbol_count(struct kernel *k)
 {
 	if (!k->loaded)
 		kernel_load(k);
-	return (long)k->nsyms;
+	return (long)k->nents;
 }
 
 int kernel_lookup(struct kernel *k, uint64_t addr, struct frame *out)
 {
 	if (!k->loaded)
 		kernel_load(k);
-	if (!k->nsyms)
+	if (!k->nents)
 		return 0;
 	size_t idx = k->last;
-	if (!(addr >= k->syms[idx].start && addr < k->syms[idx].end)) {
-		size_t lo = 0, hi = k->nsyms;
+	if (!(addr >= k->ents[idx].start && addr < k->ents[idx].end)) {
+		size_t lo = 0, hi = k->nents;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (k->syms[mid].start <= addr)
+			if (k->ents[mid].start <= addr)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo == 0 || addr >= k->syms[lo - 1].end)
+		if (lo == 0 || addr >= k->ents[lo - 1].end)
 			return 0;
 		idx = lo - 1;
 		k->last = idx;
 	}
-	struct ksym *s = &k->syms[idx];
-	if (!s->interned) {
-		s->n.name = intern_str(k->in, s->n.name);
-		s->interned = 1;
+	const struct kcache_entry *e = &k->ents[idx];
+	if (e->name_off >= k->pool_len || e->dso_idx >= k->ndsos)
+		return 0;  /* a damaged cache */
+	if (!k->names)
+		k->names = xcalloc(k->nents, sizeof(*k->names));  /* pages are touched as names are */
+	if (!k->names[idx]) {
+		const char *name = k->pool + e->name_off;
+		k->names[idx] = intern_strn(k->in, name, strnlen(name, k->pool_len - e->name_off));
 	}
-	out->sym = s->n.name;
-	out->dso = s->dso;
-	out->sym_start = s->start;
+	out->sym = k->names[idx];
+	out->dso = k->dsos[e->dso_idx];
+	out->sym_start = e->start;
 	return 1;
 }

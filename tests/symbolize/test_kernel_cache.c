@@ -1,7 +1,8 @@
 /*
  * test_kernel_cache: the parsed /proc/kallsyms table is cached for the boot (kernel.c). A second
  * load comes from the cache and resolves the same names; a damaged or foreign cache is ignored and
- * the table is read from /proc/kallsyms again.
+ * the table is read from /proc/kallsyms again; damage inside the mapped table gives no names or wrong
+ * ones, never a read out of bounds.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -79,6 +80,23 @@ int main(void)
 	CHECK(pwrite(fd, &c, 1, 8) == 1);
 	close(fd);
 	check_lookup(in, addr, "schedule", 0);
+	check_lookup(in, addr, "schedule", 1);
+
+	/* Damaged inside the entries (the mapped table is not checked entry by entry at load): name
+	 * offsets and dso indices out of range give no name, never a read outside the file (ASan twin). */
+	fd = open(path, O_RDWR);
+	CHECK(fd >= 0);
+	static unsigned char junk[1 << 16];
+	memset(junk, 0xff, sizeof(junk));
+	CHECK(pwrite(fd, junk, sizeof(junk), 80 + 4096) == (ssize_t)sizeof(junk));
+	close(fd);
+	struct kernel *k = kernel_new(in, NULL);
+	struct frame fr = {0};
+	for (uint64_t a = 0xffffffff80000000ull; a < 0xffffffffc0000000ull; a += 0x100000)
+		if (kernel_lookup(k, a, &fr) == 1)
+			CHECK(fr.sym != NULL && fr.dso != NULL);
+	kernel_lookup(k, addr + 4, &fr);
+	kernel_free(k);
 
 	unlink(path);
 	rmdir(dir);
