@@ -31,6 +31,7 @@
 #include <zstd.h>
 
 #include "sampler/parse.h"
+#include "util/radix.h"
 #include "util/util.h"
 
 #define PD_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" read as a little-endian u64 */
@@ -142,6 +143,10 @@ struct perfdata_reader {
 	/* reorder */
 	unsigned char *arena, *arena2;
 	size_t arena_len, arena_cap, arena2_cap;
+	struct radix_kv *sort_kv;  /* order_flush's scratch */
+	size_t sort_kv_cap;
+	struct pd_ent *sort_ents;
+	size_t sort_ents_cap;
 	struct pd_ent *ents;
 	size_t nents, ents_cap, ready, next_ent;
 	uint64_t seq;
@@ -954,6 +959,8 @@ void perfdata_close(struct perfdata_reader *r)
 	free(r->zout);
 	free(r->arena);
 	free(r->arena2);
+	free(r->sort_kv);
+	free(r->sort_ents);
 	free(r->ents);
 	free(r);
 }
@@ -981,14 +988,6 @@ bool perfdata_event_is_dummy(const struct perfdata_reader *r, size_t i)
 
 /* ---- the reorder arena ---- */
 
-static int ent_cmp(const void *a, const void *b)
-{
-	const struct pd_ent *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* Marks the pending records with time <= limit as ready, in time order. */
 static void order_flush(struct perfdata_reader *r, uint64_t limit)
 {
@@ -997,8 +996,17 @@ static void order_flush(struct perfdata_reader *r, uint64_t limit)
 		r->ready = r->next_ent;
 		return;
 	}
+	/* By time, stable: equal times keep arrival order (the entries left from the last flush are in
+	 * (time, seq) order, and later arrivals have later seqs): (time, seq) order. */
 	struct pd_ent *e = r->ents + r->next_ent;
-	qsort(e, n, sizeof(*e), ent_cmp);
+	xgrow((void **)&r->sort_kv, &r->sort_kv_cap, 2 * n, sizeof(*r->sort_kv));
+	xgrow((void **)&r->sort_ents, &r->sort_ents_cap, n, sizeof(*r->sort_ents));
+	for (size_t i = 0; i < n; i++)
+		r->sort_kv[i] = (struct radix_kv){ .key = e[i].time, .val = i };
+	const struct radix_kv *sorted = radix_sort_kv(r->sort_kv, r->sort_kv + n, n);
+	for (size_t i = 0; i < n; i++)
+		r->sort_ents[i] = e[sorted[i].val];
+	memcpy(e, r->sort_ents, n * sizeof(*e));
 	size_t k = 0;
 	while (k < n && e[k].time <= limit)
 		k++;

@@ -27,6 +27,7 @@
 #include "symbolize/debuginfo.h"
 #include "symbolize/intern.h"
 #include "symbolize/srcinfo.h"
+#include "util/radix.h"
 #include "util/util.h"
 
 enum dso_state {
@@ -730,14 +731,24 @@ static void dso_load_syms(struct dso *d)
 	/* Synthesized from the main file, which has the dynamic sections whatever the symbols came from. */
 	dso_synth_plt(d, main_elf, &vec, vec.n);
 
-	struct dso_sym *v = vec.v;
-	size_t cnt = vec.n;
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), dso_sym_cmp);
-	size_t out = 0;
+	/* By address (a radix sort: qsort's comparator calls were most of this function's time), one
+	 * symbol per address: the best of those at it by dso_sym_cmp. */
+	size_t cnt = vec.n, out = 0;
+	struct dso_sym *v = xmalloc((cnt ? cnt : 1) * sizeof(*v));
+	struct radix_kv *kv = xmalloc((cnt ? 2 * cnt : 1) * sizeof(*kv));
 	for (size_t i = 0; i < cnt; i++)
-		if (out == 0 || v[out - 1].start != v[i].start)
-			v[out++] = v[i];
+		kv[i] = (struct radix_kv){ .key = vec.v[i].start, .val = i };
+	const struct radix_kv *sorted = radix_sort_kv(kv, kv + cnt, cnt);
+	for (size_t i = 0; i < cnt;) {
+		size_t best = sorted[i].val, j = i + 1;
+		for (; j < cnt && sorted[j].key == sorted[i].key; j++)
+			if (dso_sym_cmp(&vec.v[sorted[j].val], &vec.v[best]) < 0)
+				best = sorted[j].val;
+		v[out++] = vec.v[best];
+		i = j;
+	}
+	free(kv);
+	free(vec.v);
 	/* Zero-size symbols run to the next symbol, within their section; what ends up empty goes. */
 	size_t kept = 0;
 	for (size_t i = 0; i < out; i++) {
