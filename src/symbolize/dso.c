@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "symbolize/debugcache.h"
 #include "symbolize/debuginfo.h"
 #include "symbolize/intern.h"
 #include "symbolize/srcinfo.h"
@@ -95,7 +96,7 @@ static char *dso_debuginfo_path;  /* NULL: libdwfl's default (":.debug:/usr/lib/
  * the background instead of libdwfl's synchronous queries. */
 static const Dwfl_Callbacks dso_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = debuginfo_find,
+	.find_debuginfo = debugcache_find,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &dso_debuginfo_path,
 };

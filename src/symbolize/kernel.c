@@ -153,21 +153,6 @@ static bool kcache_key(char boot_id[40], uint64_t *modules_hash)
 	return true;
 }
 
-static char *kcache_dir(void)
-{
-	const char *d = getenv("PERFTOP_CACHE_DIR");
-	if (d && *d)
-		return xstrdup(d);
-	char buf[4096];
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	if (xdg && *xdg)
-		snprintf(buf, sizeof(buf), "%s/perftop", xdg);
-	else if (home && *home)
-		snprintf(buf, sizeof(buf), "%s/.cache/perftop", home);
-	else
-		return NULL;
-	return xstrdup(buf);
-}
 
 /* The dso names (NUL-separated, in index order) as interned strings. */
 static bool kernel_set_dsos(struct kernel *k, const char *names, size_t len)
@@ -185,7 +170,7 @@ static bool kcache_load(struct kernel *k)
 {
 	char boot_id[40];
 	uint64_t mhash;
-	char *dir = kcache_dir();
+	char *dir = cache_dir();
 	if (!dir || !kcache_key(boot_id, &mhash)) {
 		free(dir);
 		return false;
@@ -243,19 +228,11 @@ static void kcache_save(const struct kernel *k)
 {
 	char boot_id[40];
 	uint64_t mhash;
-	char *dir = kcache_dir();
+	char *dir = cache_dir_make();
 	if (!dir || !k->nents || !kcache_key(boot_id, &mhash)) {
 		free(dir);
 		return;
 	}
-	/* One level of parents is enough for ~/.cache/perftop. */
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = 0;
-		mkdir(dir, 0700);
-		*slash = '/';
-	}
-	mkdir(dir, 0700);
 	char path[4200], tmp[4220];
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
 	snprintf(tmp, sizeof(tmp), "%s/kallsyms.%d", dir, (int)getpid());

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -129,4 +130,36 @@ long read_small_file(const char *path, char *buf, size_t cap)
 	buf[off] = 0;
 	close(fd);
 	return (long)off;
+}
+
+char *cache_dir(void)
+{
+	const char *d = getenv("PERFTOP_CACHE_DIR");
+	if (d && *d)
+		return xstrdup(d);
+	char buf[4096];
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(buf, sizeof(buf), "%s/perftop", xdg);
+	else if (home && *home)
+		snprintf(buf, sizeof(buf), "%s/.cache/perftop", home);
+	else
+		return NULL;
+	return xstrdup(buf);
+}
+
+char *cache_dir_make(void)
+{
+	char *dir = cache_dir();
+	if (!dir)
+		return NULL;
+	/* One level of parents is enough for ~/.cache/perftop. */
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = 0;
+		mkdir(dir, 0700);
+		*slash = '/';
+	}
+	mkdir(dir, 0700);
+	return dir;
 }

@@ -33,4 +33,10 @@ uint64_t now_ns(void);
 /* Reads a whole small file (e.g. under /proc) into buf, NUL-terminated; returns bytes or -errno. */
 long read_small_file(const char *path, char *buf, size_t cap);
 
+/* perftop's cache directory: $PERFTOP_CACHE_DIR, else $XDG_CACHE_HOME/perftop, else
+ * ~/.cache/perftop (malloc'd; NULL when none can be named). Not created here. */
+char *cache_dir(void);
+/* Creates the cache directory (0700, and its parent) and returns it, malloc'd, or NULL. */
+char *cache_dir_make(void);
+
 #endif

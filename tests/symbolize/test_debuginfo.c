@@ -7,6 +7,9 @@
  *   (PERFTOP_DEBUG_ROOT stands for /usr/lib/debug), (d) beside the binary inside --symfs DIR, while the
  *   mapping names the path on the recording machine.
  * And never when the debug file belongs to another build (another build-id) or is garbage.
+ * (e) A compressed debug file (as Debian's -dbg packages ship them) is copied uncompressed into the
+ * cache (debugcache.c) in the background; the next lookup uses the copy, with the same names; a
+ * copy of another build at that place is not used; PERFTOP_DEBUG_CACHE=0 makes no copy.
  * Last, libc: its local string functions come out by name through libc6-dbg's build-id file.
  *
  * usage: test_debuginfo (the fixture paths are compiled in)
@@ -19,6 +22,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "symbolize/debugcache.h"
 #include "symbolize/debuginfo.h"
 #include "symbolize/dso.h"
 #include "symbolize/intern.h"
@@ -155,6 +159,35 @@ int main(void)
 	snprintf(dbg, sizeof(dbg), "%s/root/.build-id/%.2s/%s.debug", tmp, bid, bid + 2);
 	CHECK(sh("objcopy --only-keep-debug '%s' %s", OTHER_FIXTURE_PATH, dbg) == 0);
 	CHECK_EQ_U64(agree(path), 0);
+
+	/* (e) compressed, under the debug root: the first session uses it and starts the copy */
+	char cache[600], copy[800];
+	snprintf(cache, sizeof(cache), "%s/cache", tmp);
+	snprintf(copy, sizeof(copy), "%s/debug/%s.debug", cache, bid);
+	setenv("PERFTOP_CACHE_DIR", cache, 1);
+	setenv("PERFTOP_DEBUG_CACHE", "0", 1);
+	CHECK(sh("objcopy --only-keep-debug --compress-debug-sections=zlib '%s' %s/root/.build-id/%.2s/%s.debug",
+		 INLINE_FIXTURE_PATH, tmp, bid, bid + 2) == 0);
+	CHECK(sh("readelf -SW %s/root/.build-id/%.2s/%s.debug | grep -q ' .debug_info .* C '", tmp, bid, bid + 2) == 0);
+	CHECK_EQ_U64(agree(path), work_size);
+	debugcache_wait();
+	CHECK(access(copy, F_OK) != 0);  /* turned off: no copy */
+	unsetenv("PERFTOP_DEBUG_CACHE");
+	unsigned long hits0 = debugcache_hits();
+	CHECK_EQ_U64(agree(path), work_size);
+	debugcache_wait();
+	CHECK(access(copy, R_OK) == 0);
+	CHECK(sh("! readelf -SW %s | grep -q ' .debug_info .* C '", copy) == 0);  /* uncompressed */
+	CHECK(debugcache_hits() == hits0);
+	CHECK_EQ_U64(agree(path), work_size);  /* from the copy */
+	CHECK(debugcache_hits() > hits0);
+	/* another build's debug file in the copy's place: not used, the compressed file still is */
+	CHECK(sh("objcopy --only-keep-debug '%s' %s", OTHER_FIXTURE_PATH, copy) == 0);
+	hits0 = debugcache_hits();
+	CHECK_EQ_U64(agree(path), work_size);
+	CHECK(debugcache_hits() == hits0);
+	debugcache_wait();
+	unsetenv("PERFTOP_CACHE_DIR");
 	setenv("PERFTOP_DEBUG_ROOT", "/nonexistent", 1);
 
 	/* (d) --symfs: the mapping says /opt/perftop-test/prog (this machine has no such file); the
