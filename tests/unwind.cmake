@@ -15,3 +15,20 @@ foreach(t test_unwind_live test_unwind_replay)
   set_tests_properties(unwind_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/replay")
 endforeach()
+
+# .debug_frame instead of .eh_frame: the same chain built without unwind tables but with -g (its own
+# functions have .debug_frame rows only), once with rows of the fast path's compact form and once with
+# a DRAP-realigned main whose CFA is a DWARF expression. The test makes the split-debug-file copies.
+foreach(v debugframe debugframe_drap)
+  add_executable(unwind_${v} ${CMAKE_CURRENT_SOURCE_DIR}/unwind/debugframe.c)
+  target_compile_options(unwind_${v} PRIVATE -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls
+                         -fno-asynchronous-unwind-tables -fno-unwind-tables)
+  set_target_properties(unwind_${v} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
+endforeach()
+target_compile_definitions(unwind_debugframe_drap PRIVATE DRAP)
+add_test(NAME unwind_test_unwind_debugframe
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/unwind/test_unwind_debugframe.py
+          $<TARGET_FILE:perftop> $<TARGET_FILE:perftop_asan> $<TARGET_FILE:unwind_debugframe>
+          $<TARGET_FILE:unwind_debugframe_drap>)
+set_tests_properties(unwind_test_unwind_debugframe PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/replay")

@@ -17,10 +17,23 @@
  *   recently used one recycled) and an exec drops its process's space.
  * - Why a walk stopped is noted by the accessors as they fail (no mapping, no table, a read past the
  *   stack copy) and reported with the result.
+ * - .debug_frame: code that .eh_frame does not cover (a binary built with
+ *   -fno-asynchronous-unwind-tables, hand-written assembly) is unwound from the .debug_frame of the
+ *   binary or of its separate debug file, which libdwfl finds (debuginfo_find, as the symbolizer
+ *   does); libdw parses it (dwarf_cfi_addrframe) and we evaluate the rules it gives on the walk's
+ *   registers and memory. libunwind has no remote .debug_frame lookup, so when it reaches such a
+ *   frame our find_proc_info stops it (UNW_ESTOPUNWIND, which it returns as is rather than guessing
+ *   a frame-pointer frame), we step that frame ourselves from the registers libunwind had, and
+ *   libunwind starts again from the caller. The fast path takes .debug_frame rows too, whenever
+ *   they have its compact form. The binary's libdwfl handle is opened on the first address that
+ *   needs it, once per image.
  */
 #include "symbolize/unwind.h"
 
+#include <dwarf.h>
 #include <elf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libunwind.h>
@@ -31,6 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbolize/debuginfo.h"
 #include "symbolize/dso.h"
 #include "symbolize/maps.h"
 #include "util/util.h"
@@ -56,7 +70,7 @@ struct image_load {
 };
 
 struct image {
-	const struct dso *dso;  /* key */
+	struct dso *dso;        /* key */
 	bool tried, ok;         /* mapped, with a usable .eh_frame_hdr */
 	const uint8_t *data;
 	size_t size;
@@ -65,6 +79,11 @@ struct image {
 	uint64_t hdr_vaddr;     /* .eh_frame_hdr */
 	uint64_t table_vaddr;   /* its sorted (initial location, FDE) pairs */
 	uint64_t fde_count;
+	/* .debug_frame, for addresses .eh_frame does not cover: opened on the first such address */
+	bool dbg_tried;
+	Dwfl *dwfl;
+	Dwarf_CFI *dbg_cfi;
+	uint64_t dbg_bias;      /* CFI address = file virtual address - dbg_bias */
 };
 
 struct space {
@@ -129,6 +148,8 @@ struct walk {
 	int nt, next_t;
 	enum unwind_stop why;   /* set by an accessor that failed */
 	const char *why_dso;
+	/* find_proc_info stopped libunwind at code only .debug_frame describes: that row (malloc'd) */
+	Dwarf_Frame *dbg_row;
 };
 
 struct unwind {
@@ -143,6 +164,7 @@ struct unwind {
 	bool fast_off;           /* PERFTOP_UNWIND=libunwind: every sample through libunwind */
 	bool check;              /* PERFTOP_UNWIND=check: both, libunwind's kept, differences counted */
 	uint64_t checked, mismatched;
+	uint64_t dbg_steps;      /* frames the slow path stepped through .debug_frame itself */
 };
 
 /* ---- images ---- */
@@ -312,6 +334,56 @@ static bool image_read(const struct image *img, uint64_t vaddr, void *out, size_
 	return false;
 }
 
+/* ---- .debug_frame, through libdwfl and libdw ---- */
+
+static char *unwind_debuginfo_path;  /* NULL: libdwfl's default */
+
+/* As the symbolizer's dsos: our find_debuginfo (build-id, debuglink, --symfs, debuginfod). */
+static const Dwfl_Callbacks dbg_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = debuginfo_find,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &unwind_debuginfo_path,
+};
+
+/* img's .debug_frame (its own or its separate debug file's), opened on first use; NULL if none. */
+static Dwarf_CFI *image_debug_frame(struct unwind *u, struct image *img)
+{
+	if (img->dbg_tried)
+		return img->dbg_cfi;
+	img->dbg_tried = true;
+	const char *file = dso_file(img->dso);
+	if (!file || !(img->dwfl = dwfl_begin(&dbg_callbacks)))
+		return NULL;
+	dwfl_report_begin(img->dwfl);
+	Dwfl_Module *mod = dwfl_report_elf(img->dwfl, dso_name(img->dso), file, -1, 0, true);
+	dwfl_report_end(img->dwfl, NULL, NULL);
+	GElf_Addr elf_bias = 0;
+	Dwarf_Addr cfi_bias = 0;
+	if (mod && dwfl_module_getelf(mod, &elf_bias))
+		img->dbg_cfi = dwfl_module_dwarf_cfi(mod, &cfi_bias);
+	if (!img->dbg_cfi) {
+		dwfl_end(img->dwfl);
+		img->dwfl = NULL;
+		return NULL;
+	}
+	/* module address = file virtual address + elf_bias = CFI address + cfi_bias */
+	img->dbg_bias = cfi_bias - elf_bias;
+	if (!img->ok && u->no_info)
+		u->no_info--;  /* it has unwind tables after all */
+	return img->dbg_cfi;
+}
+
+/* The .debug_frame row of img's code at file address va (free() it), or NULL. */
+static Dwarf_Frame *dbg_frame(struct unwind *u, struct image *img, uint64_t va)
+{
+	Dwarf_CFI *cfi = image_debug_frame(u, img);
+	Dwarf_Frame *f = NULL;
+	if (!cfi || dwarf_cfi_addrframe(cfi, va - img->dbg_bias, &f) != 0)
+		return NULL;
+	return f;
+}
+
 /* ---- one walk ---- */
 
 /* The image and bias for the executable mapping holding addr, remembered for this walk. */
@@ -350,21 +422,30 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 	struct touched *t = walk_touch(w, ip);
 	if (!t)
 		return -UNW_ENOINFO;
-	if (!t->img->ok) {
-		w->why = UNWIND_NO_INFO;
-		w->why_dso = dso_name(t->img->dso);
-		return -UNW_ENOINFO;
+	int r = -UNW_ENOINFO;
+	if (t->img->ok) {
+		unw_dyn_info_t di;
+		memset(&di, 0, sizeof(di));
+		di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+		di.start_ip = t->start;
+		di.end_ip = t->end;
+		di.u.rti.segbase = t->img->hdr_vaddr + t->bias;
+		di.u.rti.table_data = t->img->table_vaddr + t->bias;
+		/* In words: each entry is two int32s, one unw_word_t. */
+		di.u.rti.table_len = t->img->fde_count * 8 / sizeof(unw_word_t);
+		r = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
 	}
-	unw_dyn_info_t di;
-	memset(&di, 0, sizeof(di));
-	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-	di.start_ip = t->start;
-	di.end_ip = t->end;
-	di.u.rti.segbase = t->img->hdr_vaddr + t->bias;
-	di.u.rti.table_data = t->img->table_vaddr + t->bias;
-	/* In words: each entry is two int32s, one unw_word_t. */
-	di.u.rti.table_len = t->img->fde_count * 8 / sizeof(unw_word_t);
-	int r = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+	if (r == -UNW_ENOINFO) {
+		/* No .eh_frame entry for ip: .debug_frame's, if it has one, stepped by unwind_slow. Any
+		 * error but UNW_ENOINFO makes unw_step return it as it is, with the cursor still on this
+		 * frame (UNW_ENOINFO would make it guess a frame-pointer frame). */
+		Dwarf_Frame *f = dbg_frame(w->u, t->img, ip - t->bias);
+		if (f) {
+			free(w->dbg_row);
+			w->dbg_row = f;
+			return -UNW_ESTOPUNWIND;
+		}
+	}
 	if (r < 0 && w->why == UNWIND_END) {
 		w->why = UNWIND_NO_INFO;
 		w->why_dso = dso_name(t->img->dso);
@@ -389,33 +470,37 @@ static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, voi
 	return -UNW_ENOINFO;
 }
 
-static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
-			  void *arg)
+/* n bytes at addr of the walk's memory: the stack copy, else the binaries' files. Notes why not. */
+static bool walk_read(struct walk *w, uint64_t addr, void *out, size_t n)
 {
-	struct walk *w = arg;
-	(void)as;
-	if (write)
-		return -UNW_EREADONLYREG;
-	if (addr >= w->sp && addr - w->sp < w->stack_len && w->stack_len - (addr - w->sp) >= 8) {
-		memcpy(valp, w->stack + (addr - w->sp), 8);
-		return 0;
+	if (addr >= w->sp && addr - w->sp < w->stack_len && w->stack_len - (addr - w->sp) >= n) {
+		memcpy(out, w->stack + (addr - w->sp), n);
+		return true;
 	}
 	for (int i = 0; i < w->nt; i++)
-		if (image_read(w->t[i].img, addr - w->t[i].bias, valp, 8))
-			return 0;
-	struct touched *t = NULL;
+		if (image_read(w->t[i].img, addr - w->t[i].bias, out, n))
+			return true;
 	/* Above SP and near it: stack the kernel did not copy. Stacks grow down from far above. */
 	if (addr >= w->sp && addr - w->sp < (64u << 20)) {
 		w->why = UNWIND_SHORT_STACK;
-		return -UNW_EINVAL;
+		return false;
 	}
 	enum unwind_stop before = w->why;
-	t = walk_touch(w, addr);
-	if (t && image_read(t->img, addr - t->bias, valp, 8))
-		return 0;
+	struct touched *t = walk_touch(w, addr);
+	if (t && image_read(t->img, addr - t->bias, out, n))
+		return true;
 	if (before == UNWIND_END && w->why == UNWIND_END)
 		w->why = UNWIND_UNMAPPED;
-	return -UNW_EINVAL;
+	return false;
+}
+
+static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
+			  void *arg)
+{
+	(void)as;
+	if (write)
+		return -UNW_EREADONLYREG;
+	return walk_read(arg, addr, valp, 8) ? 0 : -UNW_EINVAL;
 }
 
 static int acc_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *valp, int write,
@@ -669,17 +754,318 @@ static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi
 		st->bad = 1;
 }
 
-/* The row of img's code at file address pc, computed from its FDE. */
-static void fast_compute(const struct image *img, uint64_t pc, struct fast_row *row)
+/* ---- .debug_frame rules, evaluated ----
+ *
+ * libdw gives a row as DWARF expressions (dwarf_frame_cfa: the CFA; dwarf_frame_register: where
+ * each register of the caller is, an offset rule being DW_OP_call_frame_cfa, DW_OP_plus_uconst N).
+ * libunwind numbers the x86-64 registers as DWARF does, so the walk's registers are indexed by DWARF
+ * number as they are. */
+
+_Static_assert(UNW_X86_64_RAX == 0 && UNW_X86_64_RDX == 1 && UNW_X86_64_RBX == 3 &&
+	       UNW_X86_64_RBP == DW_RBP && UNW_X86_64_RSP == DW_RSP && UNW_X86_64_R8 == 8 &&
+	       UNW_X86_64_R15 == 15 && UNW_X86_64_RIP == DW_RA, "libunwind's x86-64 registers are DWARF's");
+
+#define DW_EVAL_STACK 32
+#define DW_EVAL_STEPS 512  /* DW_OP_skip and DW_OP_bra can loop */
+
+/* Evaluates a DWARF expression of a CFI row on registers regs (have: bit per known register) with
+ * cfa the frame's CFA (NULL while the CFA itself is computed). *out: the result; *value: it is the
+ * register's value itself (DW_OP_stack_value, or a register rule), not the address that holds it.
+ * False for what cannot be evaluated: unknown operations, unknown registers, unreadable memory. */
+static bool dw_eval(struct walk *w, const Dwarf_Op *ops, size_t nops, const uint64_t *regs,
+		    uint32_t have, const uint64_t *cfa, uint64_t *out, bool *value)
+{
+	uint64_t st[DW_EVAL_STACK];
+	int sp = 0;
+	unsigned steps = 0;
+	*value = false;
+#define NEED(k) do { if (sp < (k)) return false; } while (0)
+#define PUSH(v) do { uint64_t v_ = (v); if (sp == DW_EVAL_STACK) return false; st[sp++] = v_; } while (0)
+	for (size_t i = 0; i < nops; i++) {
+		if (++steps > DW_EVAL_STEPS)
+			return false;
+		const Dwarf_Op *op = &ops[i];
+		unsigned a = op->atom, r;
+		uint64_t x, y;
+		if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+			PUSH(a - DW_OP_lit0);
+			continue;
+		}
+		if ((a >= DW_OP_breg0 && a <= DW_OP_breg31) || a == DW_OP_bregx) {
+			r = a == DW_OP_bregx ? (unsigned)op->number : a - DW_OP_breg0;
+			if (r > DW_RA || !(have & (1u << r)))
+				return false;
+			PUSH(regs[r] + (a == DW_OP_bregx ? op->number2 : op->number));
+			continue;
+		}
+		if ((a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx) {
+			/* A register rule: the caller's value is in that register of this frame. */
+			r = a == DW_OP_regx ? (unsigned)op->number : a - DW_OP_reg0;
+			if (nops != 1 || r > DW_RA || !(have & (1u << r)))
+				return false;
+			*out = regs[r];
+			*value = true;
+			return true;
+		}
+		switch (a) {
+		case DW_OP_addr: case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
+		case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u:
+		case DW_OP_const8s: case DW_OP_constu: case DW_OP_consts:
+			PUSH(op->number);  /* libdw sign-extends the signed forms */
+			break;
+		case DW_OP_call_frame_cfa:
+			if (!cfa)
+				return false;
+			PUSH(*cfa);
+			break;
+		case DW_OP_dup: NEED(1); PUSH(st[sp - 1]); break;
+		case DW_OP_drop: NEED(1); sp--; break;
+		case DW_OP_over: NEED(2); PUSH(st[sp - 2]); break;
+		case DW_OP_pick:
+			if (op->number >= (uint64_t)sp)
+				return false;
+			PUSH(st[sp - 1 - (int)op->number]);
+			break;
+		case DW_OP_swap: NEED(2); x = st[sp - 1]; st[sp - 1] = st[sp - 2]; st[sp - 2] = x; break;
+		case DW_OP_rot:  /* the top becomes the third, the second the top, the third the second */
+			NEED(3);
+			x = st[sp - 1];
+			st[sp - 1] = st[sp - 2];
+			st[sp - 2] = st[sp - 3];
+			st[sp - 3] = x;
+			break;
+		case DW_OP_deref:
+		case DW_OP_deref_size: {
+			NEED(1);
+			size_t n = a == DW_OP_deref ? 8 : (size_t)op->number;
+			uint64_t v = 0;
+			if (n == 0 || n > 8 || !walk_read(w, st[sp - 1], &v, n))
+				return false;
+			st[sp - 1] = v;  /* little-endian: the n bytes, zero-extended */
+			break;
+		}
+		case DW_OP_abs: NEED(1); if ((int64_t)st[sp - 1] < 0) st[sp - 1] = -st[sp - 1]; break;
+		case DW_OP_neg: NEED(1); st[sp - 1] = -st[sp - 1]; break;
+		case DW_OP_not: NEED(1); st[sp - 1] = ~st[sp - 1]; break;
+		case DW_OP_plus_uconst: NEED(1); st[sp - 1] += op->number; break;
+		case DW_OP_and: case DW_OP_div: case DW_OP_minus: case DW_OP_mod: case DW_OP_mul:
+		case DW_OP_or: case DW_OP_plus: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
+		case DW_OP_xor: case DW_OP_eq: case DW_OP_ge: case DW_OP_gt: case DW_OP_le: case DW_OP_lt:
+		case DW_OP_ne:
+			NEED(2);
+			y = st[--sp];  /* the top */
+			x = st[sp - 1];
+			switch (a) {
+			case DW_OP_and: x &= y; break;
+			case DW_OP_div:
+				if (y == 0 || ((int64_t)y == -1 && x == (uint64_t)INT64_MIN))
+					return false;
+				x = (uint64_t)((int64_t)x / (int64_t)y);
+				break;
+			case DW_OP_minus: x -= y; break;
+			case DW_OP_mod: if (y == 0) return false; x %= y; break;
+			case DW_OP_mul: x *= y; break;
+			case DW_OP_or: x |= y; break;
+			case DW_OP_plus: x += y; break;
+			case DW_OP_shl: x = y >= 64 ? 0 : x << y; break;
+			case DW_OP_shr: x = y >= 64 ? 0 : x >> y; break;
+			case DW_OP_shra:
+				x = (uint64_t)((int64_t)x >> (y >= 64 ? 63 : y));
+				break;
+			case DW_OP_xor: x ^= y; break;
+			case DW_OP_eq: x = x == y; break;
+			case DW_OP_ge: x = (int64_t)x >= (int64_t)y; break;
+			case DW_OP_gt: x = (int64_t)x > (int64_t)y; break;
+			case DW_OP_le: x = (int64_t)x <= (int64_t)y; break;
+			case DW_OP_lt: x = (int64_t)x < (int64_t)y; break;
+			case DW_OP_ne: x = x != y; break;
+			}
+			st[sp - 1] = x;
+			break;
+		case DW_OP_skip:
+		case DW_OP_bra: {
+			if (a == DW_OP_bra) {
+				NEED(1);
+				if (st[--sp] == 0)
+					break;
+			}
+			/* The target is a byte offset in the expression: after this 3-byte operation, plus
+			 * the signed operand. libdw gives each operation its offset. */
+			uint64_t to = op->offset + 3 + op->number;
+			size_t j = 0;
+			while (j < nops && ops[j].offset != to)
+				j++;
+			if (j == nops) {
+				if (to <= ops[nops - 1].offset)
+					return false;  /* into the middle of an operation */
+				i = nops - 1;          /* past the last one: the end */
+				break;
+			}
+			i = j - 1;  /* the loop's i++ lands on it (j == 0: i wraps to SIZE_MAX, then 0) */
+			break;
+		}
+		case DW_OP_nop:
+			break;
+		case DW_OP_stack_value:
+			NEED(1);
+			*out = st[sp - 1];
+			*value = true;
+			return true;
+		default:
+			return false;  /* DW_OP_piece, TLS, calls, typed operations... */
+		}
+	}
+	NEED(1);
+	*out = st[sp - 1];
+	return true;
+#undef NEED
+#undef PUSH
+}
+
+/* One frame up through .debug_frame row f: the caller's registers from this frame's (regs, have: bit
+ * per known register, DWARF numbering). Registers the row leaves undefined or that cannot be read
+ * are unknown in the caller; the return address must be known, and says the caller's RIP. The
+ * caller's RSP is the CFA unless a rule says otherwise (the x86-64 convention). False when the CFA
+ * or the return address cannot be had; *outermost when the return address is undefined (the end).
+ */
+static bool dbg_step(struct walk *w, Dwarf_Frame *f, const uint64_t *regs, uint32_t have,
+		     uint64_t *nregs, uint32_t *nhave, bool *outermost)
+{
+	Dwarf_Op *ops, mem[3];
+	size_t nops;
+	uint64_t cfa, v;
+	bool is_value;
+	*outermost = false;
+	*nhave = 0;
+	if (dwarf_frame_info(f, NULL, NULL, NULL) != DW_RA)
+		return false;
+	if (dwarf_frame_cfa(f, &ops, &nops) != 0 || nops == 0 ||
+	    !dw_eval(w, ops, nops, regs, have, NULL, &cfa, &is_value))
+		return false;
+	bool rsp_rule = false;
+	for (unsigned r = 0; r <= DW_RA; r++) {
+		if (dwarf_frame_register(f, (int)r, mem, &ops, &nops) != 0)
+			return false;
+		if (nops == 0) {
+			if (r == DW_RA && !ops)
+				return false;  /* the same return address again: no frame */
+			if (!ops && (have & (1u << r))) {  /* same value */
+				nregs[r] = regs[r];
+				*nhave |= 1u << r;
+			} else if (ops && r == DW_RA) {    /* undefined return address: the outermost frame */
+				*outermost = true;
+				return true;
+			}
+			continue;
+		}
+		if (r == DW_RSP)
+			rsp_rule = true;
+		if (!dw_eval(w, ops, nops, regs, have, &cfa, &v, &is_value) ||
+		    (!is_value && !walk_read(w, v, &v, 8))) {
+			if (r == DW_RA)
+				return false;
+			continue;  /* a callee-saved register we cannot recover: unknown above */
+		}
+		nregs[r] = v;
+		*nhave |= 1u << r;
+	}
+	if (!rsp_rule || !(*nhave & (1u << DW_RSP))) {
+		nregs[DW_RSP] = cfa;
+		*nhave |= 1u << DW_RSP;
+	}
+	return (*nhave & (1u << DW_RA)) != 0;
+}
+
+/* cfa + N, as libdw gives an offset rule: N in *off. */
+static bool dbg_offset_rule(const Dwarf_Op *ops, size_t nops, int64_t *off)
+{
+	if (nops == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*off = 0;
+		return true;
+	}
+	if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return true;
+	}
+	return false;
+}
+
+static bool fits32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* The fast path's compact form of .debug_frame row f, when it has one (row->ok). */
+static void dbg_compact(Dwarf_Frame *f, struct fast_row *row)
+{
+	Dwarf_Op *ops, mem[3];
+	size_t nops;
+	bool signal = false;
+	int64_t cfa_off, ra_off = 0, bp_off = 0;
+	row->ok = 0;
+	if (dwarf_frame_info(f, NULL, NULL, &signal) != DW_RA || signal)
+		return;
+	/* CFA = register + offset: libdw says DW_OP_bregx REG OFFSET. */
+	if (dwarf_frame_cfa(f, &ops, &nops) != 0 || nops != 1)
+		return;
+	uint64_t cfa_reg;
+	if (ops[0].atom == DW_OP_bregx) {
+		cfa_reg = ops[0].number;
+		cfa_off = (int64_t)ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		cfa_reg = ops[0].atom - DW_OP_breg0;
+		cfa_off = (int64_t)ops[0].number;
+	} else {
+		return;
+	}
+	if (cfa_reg != DW_RSP && cfa_reg != DW_RBP)
+		return;
+	uint8_t ra_rule, bp_rule;
+	if (dwarf_frame_register(f, DW_RA, mem, &ops, &nops) != 0)
+		return;
+	if (nops == 0 && ops)
+		ra_rule = RULE_UNDEF;
+	else if (dbg_offset_rule(ops, nops, &ra_off))
+		ra_rule = RULE_OFFSET;
+	else
+		return;
+	if (dwarf_frame_register(f, DW_RBP, mem, &ops, &nops) != 0)
+		return;
+	if (nops == 0 && !ops)
+		bp_rule = RULE_SAME;
+	else if (dbg_offset_rule(ops, nops, &bp_off))
+		bp_rule = RULE_OFFSET;
+	else
+		return;
+	/* The caller's RSP: the CFA (libdw's x86-64 default says so as a value rule) or no rule. */
+	if (dwarf_frame_register(f, DW_RSP, mem, &ops, &nops) != 0)
+		return;
+	if (nops != 0 && !(nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+			   ops[1].atom == DW_OP_stack_value))
+		return;
+	if (!fits32(cfa_off) || !fits32(ra_off) || !fits32(bp_off))
+		return;
+	row->ok = 1;
+	row->cfa_reg = (uint8_t)cfa_reg;
+	row->ra_rule = ra_rule;
+	row->bp_rule = bp_rule;
+	row->cfa_off = (int32_t)cfa_off;
+	row->ra_off = (int32_t)ra_off;
+	row->bp_off = (int32_t)bp_off;
+}
+
+/* The row of img's code at file address pc, computed from its .eh_frame FDE. False when no FDE
+ * covers pc (row->ok is then 0 too); true when one does, whether or not the row fits row->ok. */
+static bool eh_compute(const struct image *img, uint64_t pc, struct fast_row *row)
 {
 	row->ok = 0;
 	if (!img->ok || !img->fde_count)
-		return;
+		return false;
 	/* The .eh_frame_hdr table: (initial location, FDE) pairs, sdata4 relative to the table's
 	 * section, sorted by location: the last entry at or below pc. */
 	const uint8_t *tab = image_ptr(img, img->table_vaddr, img->fde_count * 8);
 	if (!tab)
-		return;
+		return false;
 	size_t lo = 0, hi = img->fde_count;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -691,34 +1077,34 @@ static void fast_compute(const struct image *img, uint64_t pc, struct fast_row *
 			hi = mid;
 	}
 	if (lo == 0)
-		return;
+		return false;
 	int32_t fde_rel;
 	memcpy(&fde_rel, tab + (lo - 1) * 8 + 4, 4);
 	uint64_t fde_va = (uint64_t)((int64_t)img->hdr_vaddr + fde_rel);
 	struct cfi_cursor f;
 	uint64_t fbody;
 	if (!cfi_record(img, fde_va, &f, &fbody))
-		return;
+		return true;
 	const uint8_t *fstart = f.p;
 	uint32_t cie_ptr = (uint32_t)cfi_fixed(&f, 4);
 	if (f.bad || cie_ptr == 0 || cie_ptr > fbody)
-		return;
+		return true;
 	struct cfi_cursor c;
 	uint64_t cbody;
 	if (!cfi_record(img, fbody - cie_ptr, &c, &cbody))
-		return;
+		return true;
 	/* The CIE: id 0, version, augmentation, alignment factors, return address column. */
 	uint32_t id = (uint32_t)cfi_fixed(&c, 4);
 	uint8_t version = (uint8_t)cfi_fixed(&c, 1);
 	if (c.bad || id != 0 || (version != 1 && version != 3))
-		return;
+		return true;
 	const char *aug = (const char *)c.p;
 	size_t auglen = strnlen(aug, (size_t)(c.end - c.p));
 	if (auglen == (size_t)(c.end - c.p))
-		return;
+		return true;
 	c.p += auglen + 1;
 	if (aug[0] && aug[0] != 'z')
-		return;  /* "eh" and other old forms */
+		return true;  /* "eh" and other old forms */
 	uint64_t caf = cfi_uleb(&c);
 	int64_t daf = cfi_sleb(&c);
 	uint64_t ra_col = version == 1 ? cfi_fixed(&c, 1) : cfi_uleb(&c);
@@ -726,7 +1112,7 @@ static void fast_compute(const struct image *img, uint64_t pc, struct fast_row *
 	if (aug[0] == 'z') {
 		uint64_t n = cfi_uleb(&c);
 		if (c.bad || (uint64_t)(c.end - c.p) < n)
-			return;
+			return true;
 		struct cfi_cursor a = { c.p, c.p + n, false };
 		c.p += n;
 		for (const char *k = aug + 1; *k; k++) {
@@ -738,24 +1124,26 @@ static void fast_compute(const struct image *img, uint64_t pc, struct fast_row *
 			} else if (*k == 'L') {
 				(void)cfi_fixed(&a, 1);
 			} else {
-				return;  /* 'S' (a signal frame) and anything unknown: libunwind's */
+				return true;  /* 'S' (a signal frame) and anything unknown: libunwind's */
 			}
 		}
 		if (a.bad)
-			return;
+			return true;
 	}
 	if (c.bad || ra_col != DW_RA)
-		return;
+		return true;
 	/* The FDE: its range, the augmentation data, then its instructions. */
 	uint64_t field_va = fbody + (uint64_t)(f.p - fstart);
 	uint64_t start = cfi_pointer(&f, fde_enc, field_va, true);
 	uint64_t range = cfi_pointer(&f, fde_enc & 0x0f, 0, false);
-	if (f.bad || pc < start || pc - start >= range)
-		return;
+	if (f.bad)
+		return true;
+	if (pc < start || pc - start >= range)
+		return false;
 	if (aug[0] == 'z') {
 		uint64_t n = cfi_uleb(&f);
 		if (f.bad || (uint64_t)(f.end - f.p) < n)
-			return;
+			return true;
 		f.p += n;
 	}
 	struct cfi_state st = { .cfa_reg = DW_RSP, .ra_rule = RULE_NONE, .bp_rule = RULE_NONE };
@@ -767,14 +1155,28 @@ static void fast_compute(const struct image *img, uint64_t pc, struct fast_row *
 	    (st.bp_rule != RULE_NONE && st.bp_rule != RULE_SAME && st.bp_rule != RULE_OFFSET) ||
 	    st.cfa_off < INT32_MIN || st.cfa_off > INT32_MAX || st.ra_off < INT32_MIN ||
 	    st.ra_off > INT32_MAX || st.bp_off < INT32_MIN || st.bp_off > INT32_MAX)
-		return;
+		return true;
 	*row = (struct fast_row){ .img = img, .va = pc, .ok = 1, .cfa_reg = st.cfa_reg,
 				  .ra_rule = st.ra_rule, .bp_rule = st.bp_rule, .cfa_off = (int32_t)st.cfa_off,
 				  .ra_off = (int32_t)st.ra_off, .bp_off = (int32_t)st.bp_off };
+	return true;
 }
 
-static const struct fast_row *fast_row(struct fast_cache *fc, const struct image *img, uint64_t pc)
+/* The row of img's code at file address pc: from .eh_frame, else from .debug_frame. */
+static void fast_compute(struct unwind *u, struct image *img, uint64_t pc, struct fast_row *row)
 {
+	if (eh_compute(img, pc, row))
+		return;
+	Dwarf_Frame *f = dbg_frame(u, img, pc);
+	if (f) {
+		dbg_compact(f, row);
+		free(f);
+	}
+}
+
+static const struct fast_row *fast_row(struct unwind *u, struct image *img, uint64_t pc)
+{
+	struct fast_cache *fc = &u->fast;
 	if (!fc->rows)
 		fc->rows = xcalloc(FAST_SLOTS, sizeof(*fc->rows));
 	uint64_t h = (pc ^ ((uint64_t)(uintptr_t)img >> 4)) * 0x9e3779b97f4a7c15ull;
@@ -791,7 +1193,7 @@ static const struct fast_row *fast_row(struct fast_cache *fc, const struct image
 		i = (size_t)(h >> 40) & mask;
 		r = &fc->rows[i];
 	}
-	fast_compute(img, pc, r);
+	fast_compute(u, img, pc, r);
 	r->img = img;
 	r->va = pc;
 	fc->used++;
@@ -819,7 +1221,6 @@ static bool fast_sigreturn(const struct image *img, uint64_t va)
 /* The walk through cached rows. Returns the frames, or -1 when libunwind must do this sample. */
 static int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res)
 {
-	struct fast_cache *fc = &w->u->fast;
 	uint64_t ip = w->regs[UNW_X86_64_RIP], sp = w->sp;
 	bool have_bp = w->have & (1u << UNW_X86_64_RBP);
 	uint64_t bp = w->regs[UNW_X86_64_RBP];
@@ -832,12 +1233,12 @@ static int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_resul
 			return n;
 		}
 		struct touched *t = walk_touch(w, ip);
-		if (!t || !t->img->ok)
+		if (!t)
 			return -1;
 		uint64_t va = ip - t->bias;
 		if (fast_sigreturn(t->img, va))
 			return -1;
-		const struct fast_row *r = fast_row(fc, t->img, first ? va : va - 1);
+		const struct fast_row *r = fast_row(w->u, t->img, first ? va : va - 1);
 		if (!r->ok || (r->cfa_reg == DW_RBP && !have_bp))
 			return -1;
 		if (r->ra_rule == RULE_UNDEF)
@@ -909,13 +1310,16 @@ void unwind_free(struct unwind *u)
 			continue;
 		if (img->data)
 			munmap((void *)img->data, img->size);
+		if (img->dwfl)
+			dwfl_end(img->dwfl);
 		free(img);
 	}
 	free(u->imgs);
 	free(u->fast.rows);
 	if (u->check)
 		fprintf(stderr, "unwind check: %" PRIu64 " samples by both paths, %" PRIu64 " differ; %" PRIu64
-			" left to libunwind\n", u->checked, u->mismatched, u->fast.fallbacks);
+			" left to libunwind; %" PRIu64 " frames stepped through .debug_frame around it\n",
+			u->checked, u->mismatched, u->fast.fallbacks, u->dbg_steps);
 	free(u);
 }
 
@@ -1044,11 +1448,73 @@ int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
 	return unwind_slow(u, &w, r, ips, max, res);
 }
 
+/*
+ * libunwind stopped at a frame only .debug_frame describes (w->dbg_row, taken): step it from the
+ * registers libunwind has for it and start libunwind again from the caller. Returns 1 to go on, 0
+ * at the end of the chain (res set when it ended early); appends the caller to ips.
+ */
+static int dbg_resume(struct unwind *u, struct walk *w, unw_cursor_t *c, unw_addr_space_t as,
+		      uint64_t *ips, int *n, uint64_t *prev_ip, uint64_t *prev_sp,
+		      struct unwind_result *res)
+{
+	Dwarf_Frame *f = w->dbg_row;
+	w->dbg_row = NULL;
+	uint64_t regs[17], nregs[17];
+	uint32_t have = 0, nhave;
+	for (int r = 0; r <= UNW_X86_64_RIP; r++) {
+		unw_word_t v;
+		if (unw_get_reg(c, r, &v) == 0) {
+			regs[r] = v;
+			have |= 1u << r;
+		}
+	}
+	w->why = UNWIND_END;  /* registers libunwind could not read are just unknown */
+	w->why_dso = NULL;
+	bool outermost, signal = false;
+	dwarf_frame_info(f, NULL, NULL, &signal);
+	bool ok = dbg_step(w, f, regs, have, nregs, &nhave, &outermost);
+	free(f);
+	if (!ok) {
+		res->stop = w->why != UNWIND_END ? w->why : UNWIND_ERROR;
+		res->dso = w->why_dso;
+		return 0;
+	}
+	u->dbg_steps++;
+	uint64_t ip = nregs[UNW_X86_64_RIP], sp = nregs[UNW_X86_64_RSP];
+	if (outermost || ip == 0)
+		return 0;
+	if (ip == *prev_ip && sp == *prev_sp) {
+		res->stop = UNWIND_ERROR;
+		return 0;
+	}
+	*prev_ip = ip;
+	*prev_sp = sp;
+	ips[(*n)++] = signal ? ip : ip - 1;
+	/* libunwind takes a new walk's first IP as exact; a caller's row is the call instruction's, so
+	 * it gets that (as it looks a caller up itself), except for a return into the signal
+	 * trampoline, which libunwind recognizes by its address. */
+	memcpy(w->regs, nregs, sizeof(w->regs));
+	w->have = nhave;
+	if (!signal) {
+		struct touched *t = walk_touch(w, ip);
+		if (!t || !fast_sigreturn(t->img, ip - t->bias))
+			w->regs[UNW_X86_64_RIP] = ip - 1;
+		w->why = UNWIND_END;
+		w->why_dso = NULL;
+	}
+	if (unw_init_remote(c, as, w) < 0) {
+		res->stop = UNWIND_ERROR;
+		return 0;
+	}
+	return 1;
+}
+
 /* The walk by libunwind: what the fast path cannot do. */
 static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, uint64_t *ips, int max,
 		       struct unwind_result *res)
 {
 	struct walk w = *wp;
+	w.dbg_row = NULL;
 	int n = 0;
 	ips[n++] = w.regs[UNW_X86_64_RIP];
 	unw_addr_space_t as = unwind_space(u, r->pid);
@@ -1066,6 +1532,11 @@ static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, u
 		w.why = UNWIND_END;
 		w.why_dso = NULL;
 		int st = unw_step(&c);
+		if (st == -UNW_ESTOPUNWIND && w.dbg_row) {
+			if (dbg_resume(u, &w, &c, as, ips, &n, &prev_ip, &prev_sp, res))
+				continue;
+			break;
+		}
 		if (st <= 0) {
 			/* 0: libunwind found no caller; a failure says why when an accessor knew. */
 			if (st < 0) {
@@ -1092,6 +1563,7 @@ static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, u
 		 * frame's IP is the interrupted instruction itself. */
 		ips[n++] = unw_is_signal_frame(&c) > 0 ? ip : ip - 1;
 	}
+	free(w.dbg_row);
 	return n;
 }
 

@@ -4,7 +4,9 @@
  * A sample carries the user registers and a copy of the top of the user stack. libunwind walks it
  * through our accessors: registers from the sample, memory from the stack copy and, outside it, from
  * the mapped binaries' files (read-only bytes: the unwind tables and code); procedure info from each
- * binary's .eh_frame_hdr search table. Each binary's file is mapped and its tables found once, cached
+ * binary's .eh_frame_hdr search table, and for code .eh_frame does not cover from the .debug_frame of
+ * the binary or of its separate debug file (libdw's CFI, whose rules we evaluate on the sample's
+ * registers and stack copy). Each binary's file is mapped and its tables found once, cached
  * per dso (which is itself one per build-id/inode); libunwind's own cache is kept per process, since
  * an address means different code in different processes.
  *
