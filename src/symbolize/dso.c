@@ -16,6 +16,7 @@
  */
 #include "symbolize/dso.h"
 
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "symbolize/debugcache.h"
 #include "symbolize/debuginfo.h"
@@ -809,18 +811,88 @@ static bool dso_off_to_vaddr(const struct dso *d, uint64_t off, uint64_t *vaddr)
 	return true;
 }
 
-/* Inline frames and srclines for va (in w): DWARF is loaded on the first lookup that wants it. */
+/* Where this binary's DWARF comes from, as the srcinfo store's identity (srcstore.h): its own
+ * sections, a separate debug file (which must match the build-id, so its content is fixed by it), or
+ * none. A store written while no debug file was found is not used once one is. */
+static uint64_t dso_dwarf_identity(struct dso *d)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
+	size_t shstrndx;
+	const char *src = "none";
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
+		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+			GElf_Shdr sh;
+			const char *name;
+			if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+			    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			    (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+				src = "own";
+		}
+	if (elf && !strcmp(src, "none")) {
+		GElf_Word crc = 0;
+		const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
+		char *found = NULL;
+		int fd = debuginfo_find(d->mod, NULL, d->name, 0, d->file, link, crc, &found);
+		if (fd >= 0) {
+			src = "separate";
+			close(fd);
+		}
+		free(found);
+	}
+	uint64_t h = 1469598103934665603ull;
+	char key[64];
+	snprintf(key, sizeof(key), "srcinfo-v1:%s", src);
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return strcmp(src, "none") ? h : 0;
+}
+
+/* The store of earlier sessions' answers, for a binary with a build-id whose DWARF can be found. */
+static void dso_attach_store(struct dso *d)
+{
+	const char *e = getenv("PERFTOP_DEBUG_CACHE");
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int nbits = dwfl_module_build_id(d->mod, &bits, &vaddr);  /* the file's own */
+	if (nbits < 8 || nbits > 64 || (e && !strcmp(e, "0")))
+		return;
+	uint64_t id = dso_dwarf_identity(d);
+	char *dir = id ? cache_dir_make() : NULL;
+	if (!dir)
+		return;
+	char hex[2 * 64 + 1], path[4400];
+	dso_hex(hex, bits, (size_t)nbits);
+	int w = snprintf(path, sizeof(path), "%s/srcinfo", dir);
+	if (w > 0 && (size_t)w < sizeof(path) && (mkdir(path, 0700) == 0 || errno == EEXIST)) {
+		w = snprintf(path, sizeof(path), "%s/srcinfo/%s.si", dir, hex);
+		if (w > 0 && (size_t)w < sizeof(path))
+			srcinfo_set_store(d->si, path, id);
+	}
+	free(dir);
+}
+
+/* Inline frames and srclines for va (in w): DWARF is loaded on the first lookup that wants it and
+ * that neither this session nor the store has answered. */
 static int dso_lookup_dwarf(struct dso *d, uint64_t va, const struct dso_sym *w, struct frame *out,
 			    int max)
 {
-	if (!d->dwarf_tried) {
+	if (!d->si) {
+		d->si = srcinfo_new(d->set->in);
+		dso_attach_store(d);
+	}
+	if (!d->dwarf_tried && !srcinfo_known(d->si, va, d->set->want)) {
 		d->dwarf_tried = true;
 		Dwarf_Addr b;
 		d->has_dwarf = dwfl_module_getdwarf(d->mod, &b) != NULL;
-		d->si = srcinfo_new(d->set->in);
 	}
 	return srcinfo_lookup(d->si, d->has_dwarf ? d->mod : NULL, d->bias, va, w->name, w->start,
 			      d->set->want, out, max);
+}
+
+bool dso_dwarf_loaded(const struct dso *d)
+{
+	return d->dwarf_tried;
 }
 
 void dso_set_want(struct dso_set *set, bool inlines, bool srclines)
@@ -948,7 +1020,10 @@ Dwfl_Module *dso_code(struct dso *d, uint64_t sym_start, uint64_t *end, uint64_t
 		Dwarf_Addr b;
 		d->dwarf_tried = true;
 		d->has_dwarf = dwfl_module_getdwarf(d->mod, &b) != NULL;
-		d->si = srcinfo_new(d->set->in);
+		if (!d->si) {
+			d->si = srcinfo_new(d->set->in);
+			dso_attach_store(d);
+		}
 	}
 	return d->mod;
 }

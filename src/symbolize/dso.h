@@ -77,6 +77,8 @@ int dso_lookup(struct dso *d, uint64_t off, struct frame *out, int max);
 void dso_set_want(struct dso_set *set, bool inlines, bool srclines);
 /* Opens again the dsos with this build-id (their debug file arrived, e.g. from debuginfod). */
 void dso_set_reload(struct dso_set *set, const uint8_t *bid, size_t len);
+/* True once the dso's DWARF was opened (tests: the srcinfo store answers without it). */
+bool dso_dwarf_loaded(const struct dso *d);
 /* The srcinfo caches' hits and misses over all dsos (bench, tests). */
 void dso_srcinfo_counts(const struct dso_set *set, uint64_t *hits, uint64_t *misses);
 

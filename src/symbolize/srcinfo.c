@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "symbolize/intern.h"
+#include "symbolize/srcstore.h"
 #include "util/util.h"
 
 #define SRCINFO_MAX_DEPTH 32   /* inline frames kept per address; deeper chains are cut */
@@ -100,6 +101,10 @@ struct srcinfo {
 	size_t next_func;      /* ring position of the next function to replace */
 	struct si_cu cus[SRCINFO_CUS];
 	size_t next_cu;
+	struct srcstore *store;  /* the answers of earlier sessions (srcstore.h), or NULL */
+	char *store_path;        /* where this session's are written at the end, or NULL */
+	uint64_t store_id;
+	size_t fresh;            /* entries computed here, not taken from the store */
 };
 
 struct srcinfo *srcinfo_new(struct intern *in)
@@ -112,10 +117,50 @@ struct srcinfo *srcinfo_new(struct intern *in)
 	return si;
 }
 
+void srcinfo_set_store(struct srcinfo *si, const char *path, uint64_t identity)
+{
+	srcstore_close(si->store);
+	free(si->store_path);
+	si->store = path ? srcstore_open(path, identity) : NULL;
+	si->store_path = path ? xstrdup(path) : NULL;
+	si->store_id = identity;
+}
+
+/* Earlier sessions' entries, then this one's (which win for the same address). */
+static void si_save(struct srcinfo *si)
+{
+	struct srcstore_writer *w = srcstore_writer_new();
+	struct srcstore_frame f[SRCINFO_MAX_DEPTH];
+	for (size_t i = 0, n = srcstore_count(si->store); i < n; i++) {
+		uint64_t va;
+		unsigned want;
+		const char *leaf;
+		int k = srcstore_get_at(si->store, i, &va, &want, &leaf, f, SRCINFO_MAX_DEPTH);
+		if (k > 0 && k <= SRCINFO_MAX_DEPTH)
+			srcstore_writer_add(w, va, want, leaf, f, k);
+	}
+	for (size_t i = 0; i < si->ntab; i++) {
+		const struct si_entry *e = &si->tab[i];
+		if (!e->used)
+			continue;
+		for (int k = 0; k < e->n; k++)
+			f[k] = (struct srcstore_frame){ .sym = si->pool[e->first + (uint32_t)k].sym,
+							.srcline = si->pool[e->first + (uint32_t)k].srcline,
+							.inlined = si->pool[e->first + (uint32_t)k].inlined };
+		srcstore_writer_add(w, e->va, e->want, e->leaf, f, e->n);
+	}
+	srcstore_writer_save(w, si->store_path, si->store_id);
+	srcstore_writer_free(w);
+}
+
 void srcinfo_free(struct srcinfo *si)
 {
 	if (!si)
 		return;
+	if (si->store_path && si->fresh)
+		si_save(si);
+	srcstore_close(si->store);
+	free(si->store_path);
 	free(si->tab);
 	free(si->pool);
 	for (size_t i = 0; i < SRCINFO_FUNCS; i++)
@@ -470,6 +515,37 @@ static int si_compute(struct srcinfo *si, Dwfl_Module *mod, uint64_t addr, uint6
 	return n;
 }
 
+/* The store's frames for va when they hold at least *want (which becomes what they hold), interned
+ * like computed ones; 0 when the store cannot answer. */
+static int si_from_store(struct srcinfo *si, uint64_t va, unsigned *want, struct si_frame *tmp,
+			 const char **leaf)
+{
+	struct srcstore_frame f[SRCINFO_MAX_DEPTH];
+	unsigned got;
+	const char *l;
+	int n = si->store ? srcstore_get(si->store, va, &got, &l, f, SRCINFO_MAX_DEPTH) : 0;
+	if (n <= 0 || n > SRCINFO_MAX_DEPTH || (got & *want) != *want || f[n - 1].sym || f[n - 1].inlined)
+		return 0;  /* also when damaged: the last frame is always the ELF one */
+	for (int k = 0; k < n; k++)
+		tmp[k] = (struct si_frame){ .sym = f[k].sym ? intern_str(si->in, f[k].sym) : NULL,
+					    .srcline = f[k].srcline ? intern_str(si->in, f[k].srcline) : NULL,
+					    .inlined = f[k].inlined };
+	*leaf = l ? intern_str(si->in, l) : NULL;
+	*want = got & (SRCINFO_INLINE | SRCINFO_SRCLINE);
+	return n;
+}
+
+bool srcinfo_known(struct srcinfo *si, uint64_t va, unsigned want)
+{
+	const struct si_entry *e = si_find(si, va);
+	if (e->used && (e->want & want) == want)
+		return true;
+	struct srcstore_frame f[1];
+	unsigned got;
+	const char *l;
+	return si->store && srcstore_get(si->store, va, &got, &l, f, 1) > 0 && (got & want) == want;
+}
+
 int srcinfo_lookup(struct srcinfo *si, Dwfl_Module *mod, uint64_t bias, uint64_t va, const char *sym,
 		   uint64_t sym_start, unsigned want, struct frame *out, int max)
 {
@@ -481,7 +557,11 @@ int srcinfo_lookup(struct srcinfo *si, Dwfl_Module *mod, uint64_t bias, uint64_t
 		unsigned all = want | (e->used ? e->want : 0u);
 		struct si_frame tmp[SRCINFO_MAX_DEPTH];
 		const char *leaf;
-		int n = si_compute(si, mod, va + bias, sym_start + 1, all, tmp, &leaf);
+		int n = si_from_store(si, va, &all, tmp, &leaf);
+		if (n == 0) {
+			n = si_compute(si, mod, va + bias, sym_start + 1, all, tmp, &leaf);
+			si->fresh++;
+		}
 		if (all & SRCINFO_SRCLINE) {
 			/* The fallbacks are made here, once, not at every hit. */
 			const char *fb = NULL;

@@ -42,6 +42,13 @@ void srcinfo_free(struct srcinfo *si);
 int srcinfo_lookup(struct srcinfo *si, Dwfl_Module *mod, uint64_t bias, uint64_t va, const char *sym,
 		   uint64_t sym_start, unsigned want, struct frame *out, int max);
 
+/* Answers of earlier sessions for this binary: the store at path (srcstore.h) if it has this
+ * identity; this session's new answers are added to it when si is freed. NULL: none. */
+void srcinfo_set_store(struct srcinfo *si, const char *path, uint64_t identity);
+/* True when va can be answered for want without DWARF (cached here or in the store): the dso then
+ * does not load DWARF for it. */
+bool srcinfo_known(struct srcinfo *si, uint64_t va, unsigned want);
+
 /* Lookups answered from the cache / computed (cold), for the bench and tests. */
 void srcinfo_counts(const struct srcinfo *si, uint64_t *hits, uint64_t *misses);
 

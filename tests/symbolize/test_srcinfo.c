@@ -8,6 +8,9 @@
  * is the function that holds the address; its name is the ELF symbol's, which for the fixture is the
  * DWARF subprogram's too. Then the cache: a second pass is all hits and gives the same pointers; and
  * with inline frames off, one frame whose srcline is the address's own line.
+ * The store (srcstore.c): a second session answers every address as the first did without opening
+ * the DWARF; a store of another identity is not used; a damaged store file gives no answer or a
+ * well-formed one, never a read outside it (ASan twin), whatever byte is changed.
  *
  * usage: test_srcinfo (the fixture path is compiled in)
  */
@@ -20,6 +23,7 @@
 #include "symbolize/demangle.h"
 #include "symbolize/dso.h"
 #include "symbolize/intern.h"
+#include "symbolize/srcstore.h"
 
 #define MAXF 16
 
@@ -112,6 +116,7 @@ static int addr2line_all(const char *bin, unsigned long start, unsigned long n, 
 
 static void test_against_addr2line(void)
 {
+	setenv("PERFTOP_DEBUG_CACHE", "0", 1);  /* DWARF itself, not an earlier run's store */
 	unsigned long start, size;
 	if (fixture_range(INLINE_FIXTURE_PATH, "work", &start, &size) != 0) {
 		fprintf(stderr, "no symbol 'work' in %s\n", INLINE_FIXTURE_PATH);
@@ -193,6 +198,107 @@ static void test_against_addr2line(void)
 	dso_set_free(set);
 	intern_free(in);
 	free(refs);
+	unsetenv("PERFTOP_DEBUG_CACHE");
+}
+
+/* All frames of every address of work, as one string per address. */
+static char **session_frames(unsigned long start, unsigned long size, bool *dwarf_loaded)
+{
+	struct intern *in = intern_new();
+	struct dso_set *set = dso_set_new(in);
+	dso_set_want(set, true, true);
+	struct dso *d = dso_set_get(set, INLINE_FIXTURE_PATH, NULL);
+	char **out = calloc(size, sizeof(*out));
+	for (unsigned long i = 0; i < size; i++) {
+		struct frame fr[MAXF];
+		int n = dso_lookup(d, start + i, fr, MAXF);
+		char buf[4096];
+		size_t len = 0;
+		for (int k = 0; k < n && len < sizeof(buf); k++)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s@%s%s;", fr[k].sym,
+						fr[k].srcline ? fr[k].srcline : "-", fr[k].inlined ? "i" : "");
+		out[i] = strdup(buf);
+	}
+	*dwarf_loaded = dso_dwarf_loaded(d);
+	dso_set_free(set);  /* writes the store */
+	intern_free(in);
+	return out;
+}
+
+static void test_store(void)
+{
+	unsigned long start, size;
+	if (fixture_range(INLINE_FIXTURE_PATH, "work", &start, &size) != 0)
+		return;
+	char dir[] = "/tmp/perftop-srcstore-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	setenv("PERFTOP_CACHE_DIR", dir, 1);
+	bool loaded1, loaded2;
+	char **first = session_frames(start, size, &loaded1);
+	char **second = session_frames(start, size, &loaded2);
+	CHECK(loaded1);
+	CHECK(!loaded2);  /* every answer came from the store */
+	unsigned long same = 0;
+	for (unsigned long i = 0; i < size; i++)
+		same += strcmp(first[i], second[i]) == 0;
+	CHECK_EQ_U64(same, size);
+
+	/* The store file itself: find it, then damage it byte by byte. */
+	char cmd[512], path[512] = "";
+	snprintf(cmd, sizeof(cmd), "ls %s/srcinfo/*.si 2>/dev/null | head -1", dir);
+	FILE *p = popen(cmd, "r");
+	if (p && fgets(path, sizeof(path), p))
+		path[strcspn(path, "\n")] = 0;
+	if (p)
+		pclose(p);
+	CHECK(path[0] != 0);
+	FILE *f = fopen(path, "rb");
+	static unsigned char orig[1 << 20];
+	size_t len = f ? fread(orig, 1, sizeof(orig), f) : 0;
+	if (f)
+		fclose(f);
+	CHECK(len > 40 && len < sizeof(orig));
+	uint64_t identity;
+	memcpy(&identity, orig + 8, sizeof(identity));
+	struct srcstore *st = srcstore_open(path, identity);
+	CHECK(st && srcstore_count(st) > 0);
+	srcstore_close(st);
+	CHECK(srcstore_open(path, identity ^ 1) == NULL);  /* another identity: ignored */
+	unsigned long opened = 0, answered = 0;
+	for (size_t pos = 0; pos < len; pos += (pos < 4096 ? 1 : 61)) {
+		orig[pos] ^= 0xa5;
+		f = fopen(path, "wb");
+		fwrite(orig, 1, len, f);
+		fclose(f);
+		orig[pos] ^= 0xa5;
+		st = srcstore_open(path, identity);
+		if (!st)
+			continue;
+		opened++;
+		for (unsigned long i = 0; i < size; i += 7) {
+			struct srcstore_frame fr[MAXF];
+			unsigned want;
+			const char *leaf;
+			int n = srcstore_get(st, start + i, &want, &leaf, fr, MAXF);
+			for (int k = 0; k < n && k < MAXF; k++)  /* touch every string: ASan sees bad reads */
+				answered += (fr[k].sym ? strlen(fr[k].sym) : 0) + (fr[k].srcline ? strlen(fr[k].srcline) : 0);
+			if (n > 0 && leaf)
+				answered += strlen(leaf);
+		}
+		srcstore_close(st);
+	}
+	CHECK(opened > 0);
+	printf("store: %lu addresses answered alike by a second session without DWARF; %lu damaged copies"
+	       " opened, %lu bytes of answers read from them\n", same, opened, answered);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+	for (unsigned long i = 0; i < size; i++) {
+		free(first[i]);
+		free(second[i]);
+	}
+	free(first);
+	free(second);
+	unsetenv("PERFTOP_CACHE_DIR");
 }
 
 static void test_demangle(void)
@@ -232,6 +338,7 @@ static void test_demangle(void)
 int main(void)
 {
 	test_against_addr2line();
+	test_store();
 	test_demangle();
 	return CHECK_DONE();
 }
