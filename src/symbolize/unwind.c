@@ -19,7 +19,7 @@
  *   stack copy) and reported with the result.
  * - .debug_frame: code that .eh_frame does not cover (a binary built with
  *   -fno-asynchronous-unwind-tables, hand-written assembly) is unwound from the .debug_frame of the
- *   binary or of its separate debug file, which libdwfl finds (debuginfo_find, as the symbolizer
+ *   binary or of its separate debug file, which libdwfl finds (debugcache_find, as the symbolizer
  *   does); libdw parses it (dwarf_cfi_addrframe) and we evaluate the rules it gives on the walk's
  *   registers and memory. libunwind has no remote .debug_frame lookup, so when it reaches such a
  *   frame our find_proc_info stops it (UNW_ESTOPUNWIND, which it returns as is rather than guessing
@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbolize/debugcache.h"
 #include "symbolize/debuginfo.h"
 #include "symbolize/dso.h"
 #include "symbolize/maps.h"
@@ -341,7 +342,7 @@ static char *unwind_debuginfo_path;  /* NULL: libdwfl's default */
 /* As the symbolizer's dsos: our find_debuginfo (build-id, debuglink, --symfs, debuginfod). */
 static const Dwfl_Callbacks dbg_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = debuginfo_find,
+	.find_debuginfo = debugcache_find,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &unwind_debuginfo_path,
 };
