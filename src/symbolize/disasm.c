@@ -5,10 +5,13 @@
  * The line of an instruction is dwfl_module_getsrc's for its address: the row of the line table
  * that covers it, which is what perf annotate and objdump -S show. Capstone is opened per call: the
  * view asks once per function it opens, and the session caches the result.
+ *
+ * libcapstone itself is loaded on the first call (lazylib.c: dlopen, not linked, so that the sessions
+ * that never show assembly do not pay for it at startup); when it cannot be, the function's error
+ * says "disassembly unavailable: <dlerror>".
  */
 #include "symbolize/disasm.h"
 
-#include <capstone/capstone.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include <string.h>
 
 #include "symbolize/dso.h"
+#include "symbolize/lazylib.h"
 #include "util/util.h"
 
 void disasm_func_done(struct disasm_func *f)
@@ -131,13 +135,19 @@ int disasm_function(struct symbolizer *s, const char *dso, uint64_t sym_start, s
 		snprintf(f->err, sizeof(f->err), "%s: %s", dso, why);
 		return -1;
 	}
+	const char *dlwhy = NULL;
+	const struct lazy_capstone *cap = lazy_capstone(&dlwhy);
+	if (!cap) {
+		snprintf(f->err, sizeof(f->err), "disassembly unavailable: %s", dlwhy);
+		return -1;
+	}
 	csh cs;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+	if (cap->open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
 		snprintf(f->err, sizeof(f->err), "capstone cannot open x86-64");
 		return -1;
 	}
 	cs_insn *in = NULL;
-	size_t n = cs_disasm(cs, code, len, sym_start, 0, &in);
+	size_t n = cap->disasm(cs, code, len, sym_start, 0, &in);
 	f->insns = xcalloc(n ? n : 1, sizeof(*f->insns));
 	for (size_t i = 0; i < n; i++) {
 		struct disasm_insn *o = &f->insns[f->n++];
@@ -156,8 +166,8 @@ int disasm_function(struct symbolizer *s, const char *dso, uint64_t sym_start, s
 		}
 	}
 	if (n)
-		cs_free(in, n);
-	cs_close(&cs);
+		cap->free(in, n);
+	cap->close(&cs);
 	if (f->file)
 		f->decl_line = decl_line(mod, sym_start + bias, f->file);
 	if (!f->n) {
