@@ -16,7 +16,7 @@ t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 
 gcc -O2 -std=c11 -D_GNU_SOURCE -I"$here/src" -o "$t/symbench" "$here/bench/symbench.c" \
 	"$b/src/symbolize/libperftop_symbolize.a" "$b/src/util/libperftop_util.a" \
-	$(pkg-config --libs libdw libelf libdebuginfod) /usr/lib/x86_64-linux-gnu/libiberty.a
+	$(pkg-config --libs libdw libelf) -ldl /usr/lib/x86_64-linux-gnu/libiberty.a
 text_range() {  # file offsets of .text
 	readelf -SW "$1" | awk '$2==".text"{print $5, $6}' | { read -r off size; printf '%x-%x\n' $((16#$off)) $((16#$off + 16#$size)); }
 }

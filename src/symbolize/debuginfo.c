@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "symbolize/lazylib.h"
 #include "util/util.h"
 
 extern char **environ;
@@ -426,12 +427,20 @@ int debuginfo_fetch_child(const char *hex)
 	int n = debuginfo_unhex(hex, bid, sizeof(bid));
 	if (n <= 0)
 		return 2;
-	debuginfod_client *c = debuginfod_begin();
+	/* libdebuginfod (and its libcurl, gnutls, krb5...) is loaded here, in the child, not linked into
+	 * perftop: see lazylib.c. Without it the fetch fails like any other, the reason on stderr. */
+	const char *why = NULL;
+	const struct lazy_debuginfod *di = lazy_debuginfod(&why);
+	if (!di) {
+		fprintf(stderr, "perftop: debuginfod unavailable: %s\n", why);
+		return 1;
+	}
+	debuginfod_client *c = di->begin();
 	if (!c)
 		return 1;
 	char *path = NULL;
-	int fd = debuginfod_find_debuginfo(c, bid, n, &path);
-	debuginfod_end(c);
+	int fd = di->find_debuginfo(c, bid, n, &path);
+	di->end(c);
 	if (fd < 0 || !path)
 		return 1;
 	close(fd);
