@@ -23,3 +23,10 @@ add_test(NAME annotate_tmux
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_annotate_tmux.sh $<TARGET_FILE:perftop>
           $<TARGET_FILE:drill_fixture>)
 set_tests_properties(annotate_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+# The same without libcapstone and libdebuginfod (dlopen'ed on first use, src/symbolize/lazylib.c),
+# hidden in a private mount namespace: the assembly mode says "disassembly unavailable: <why>" on one
+# line, and the debuginfod fetch child fails with its reason.
+add_test(NAME annotate_nolib_tmux
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_annotate_nolib_tmux.sh $<TARGET_FILE:perftop>
+          $<TARGET_FILE:drill_fixture> ${CAPSTONE_SHARED_LIB} ${DEBUGINFOD_SHARED_LIB})
+set_tests_properties(annotate_nolib_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
