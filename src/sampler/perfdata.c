@@ -147,6 +147,7 @@ struct perfdata_reader {
 	size_t sort_kv_cap;
 	struct pd_ent *sort_ents;
 	size_t sort_ents_cap;
+	size_t live_bytes;         /* of the arena: records not handed out yet */
 	struct pd_ent *ents;
 	size_t nents, ents_cap, ready, next_ent;
 	uint64_t seq;
@@ -1013,10 +1014,19 @@ static void order_flush(struct perfdata_reader *r, uint64_t limit)
 	r->ready = r->next_ent + k;
 }
 
-/* Drops the records already handed out: the rest move to the other arena, in order. */
+/* Drops the records already handed out: the rest move to the other arena, in order. Pending records
+ * are copied only once the handed-out ones take four times their room (a DWARF recording's 8 KiB
+ * stacks made the copy after every round a fifth of a replay); until then the arena grows. */
 static void order_compact(struct perfdata_reader *r)
 {
 	if (r->next_ent == 0)
+		return;
+	if (r->next_ent == r->nents) {
+		r->arena_len = r->live_bytes = 0;
+		r->nents = r->ready = r->next_ent = 0;
+		return;
+	}
+	if (r->arena_len - r->live_bytes < 4 * r->live_bytes && r->arena_len < PD_REORDER_CAP / 2)
 		return;
 	size_t used = 0;
 	for (size_t i = r->next_ent; i < r->nents; i++) {
@@ -1090,9 +1100,10 @@ static void order_add(struct perfdata_reader *r, const unsigned char *p, size_t 
 	xgrow((void **)&r->ents, &r->ents_cap, r->nents + 1, sizeof(*r->ents));
 	r->ents[r->nents++] = (struct pd_ent){out->time, r->seq++, r->arena_len};
 	r->arena_len += (out->size + 7) & ~(size_t)7;
+	r->live_bytes += (out->size + 7) & ~(size_t)7;
 	if (out->time > r->max_time)
 		r->max_time = out->time;
-	if (r->arena_len >= PD_REORDER_CAP) {
+	if (r->live_bytes >= PD_REORDER_CAP) {
 		/* No round in sight: release the older half so memory stays bounded. */
 		order_flush(r, UINT64_MAX);
 		r->ready = r->next_ent + (r->nents - r->next_ent) / 2;
@@ -1322,6 +1333,7 @@ int perfdata_next_ref(struct perfdata_reader *r, const struct rec **out)
 	for (;;) {
 		if (r->next_ent < r->ready) {
 			const struct rec *rec = (const struct rec *)(r->arena + r->ents[r->next_ent++].off);
+			r->live_bytes -= (rec->size + 7) & ~(size_t)7;
 			r->stats.records++;
 			if (rec->type == REC_SAMPLE)
 				r->stats.samples++;
@@ -1377,7 +1389,7 @@ int perfdata_rewind(struct perfdata_reader *r)
 	r->zout_pos = r->zout_len = 0;
 	if (r->zd)
 		ZSTD_initDStream(r->zd);
-	r->arena_len = 0;
+	r->arena_len = r->live_bytes = 0;
 	r->nents = r->ready = r->next_ent = 0;
 	r->max_time = r->next_flush = 0;
 	r->done = false;
