@@ -33,7 +33,9 @@
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libunwind.h>
@@ -123,7 +125,7 @@ enum { RULE_NONE, RULE_SAME, RULE_OFFSET, RULE_UNDEF, RULE_BAD };
 
 struct fast_row {
 	const struct image *img; /* key with va; NULL = empty slot */
-	uint64_t va;
+	uint64_t va;             /* the address of the row, | FAST_CALLER for a caller's */
 	uint8_t ok;              /* a row this path can use; 0: libunwind does this address */
 	uint8_t cfa_reg;         /* DW_RSP or DW_RBP */
 	uint8_t ra_rule, bp_rule;
@@ -347,6 +349,45 @@ static const Dwfl_Callbacks dbg_callbacks = {
 	.debuginfo_path = &unwind_debuginfo_path,
 };
 
+static bool elf_has_section(Elf *elf, const char *name)
+{
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+		GElf_Shdr sh;
+		const char *n;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(n, name))
+			return true;
+	}
+	return false;
+}
+
+/* Whether mod's file (elf, already open) or its separate debug file has a .debug_frame.
+ * Asked before libdwfl loads the DWARF, which costs tens of ms for a big debug file (libdw inflates
+ * its compressed sections when it opens it) and which distributions' binaries do not need: their
+ * debug files have no .debug_frame (gcc writes .eh_frame), yet a few addresses of theirs have no
+ * .eh_frame entry (ld.so's entry point, some PLT stubs). */
+static bool module_has_debug_frame(Dwfl_Module *mod, Elf *elf, const char *file)
+{
+	if (elf_has_section(elf, ".debug_frame"))
+		return true;
+	GElf_Word crc = 0;
+	const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
+	void *ud = NULL;
+	char *name = NULL;
+	int fd = debuginfo_find(mod, &ud, file, 0, file, link, crc, &name);
+	free(name);
+	if (fd < 0)
+		return false;
+	Elf *dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	bool has = elf_has_section(dbg, ".debug_frame");
+	elf_end(dbg);
+	close(fd);
+	return has;
+}
+
 /* img's .debug_frame (its own or its separate debug file's), opened on first use; NULL if none. */
 static Dwarf_CFI *image_debug_frame(struct unwind *u, struct image *img)
 {
@@ -361,7 +402,8 @@ static Dwarf_CFI *image_debug_frame(struct unwind *u, struct image *img)
 	dwfl_report_end(img->dwfl, NULL, NULL);
 	GElf_Addr elf_bias = 0;
 	Dwarf_Addr cfi_bias = 0;
-	if (mod && dwfl_module_getelf(mod, &elf_bias))
+	Elf *elf = mod ? dwfl_module_getelf(mod, &elf_bias) : NULL;
+	if (elf && module_has_debug_frame(mod, elf, file))
 		img->dbg_cfi = dwfl_module_dwarf_cfi(mod, &cfi_bias);
 	if (!img->dbg_cfi) {
 		dwfl_end(img->dwfl);
@@ -1175,14 +1217,29 @@ static void fast_compute(struct unwind *u, struct image *img, uint64_t pc, struc
 	}
 }
 
-static const struct fast_row *fast_row(struct unwind *u, struct image *img, uint64_t pc)
+/* rt_sigreturn's trampoline (mov $15,%rax; syscall), which libunwind treats as a signal frame. */
+static bool fast_sigreturn(const struct image *img, uint64_t va)
+{
+	static const uint8_t code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	const uint8_t *p = image_ptr(img, va, sizeof(code));
+	return p && memcmp(p, code, sizeof(code)) == 0;
+}
+
+/* A caller's row is its call instruction's (the return address - 1), the first frame's its IP's: the
+ * key tells them apart, as the same address may be either. */
+#define FAST_CALLER (1ull << 63)
+
+/* The cached row for the frame at file address va of img (first: the sample's own IP, else a return
+ * address), computed on first use. The signal trampoline's row is never ok (libunwind's case). */
+static const struct fast_row *fast_row(struct unwind *u, struct image *img, uint64_t va, bool first)
 {
 	struct fast_cache *fc = &u->fast;
+	uint64_t key = first ? va : (va - 1) | FAST_CALLER;
 	if (!fc->rows)
 		fc->rows = xcalloc(FAST_SLOTS, sizeof(*fc->rows));
-	uint64_t h = (pc ^ ((uint64_t)(uintptr_t)img >> 4)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (key ^ ((uint64_t)(uintptr_t)img >> 4)) * 0x9e3779b97f4a7c15ull;
 	size_t mask = FAST_SLOTS - 1, i = (size_t)(h >> 40) & mask;
-	while (fc->rows[i].img && (fc->rows[i].img != img || fc->rows[i].va != pc))
+	while (fc->rows[i].img && (fc->rows[i].img != img || fc->rows[i].va != key))
 		i = (i + 1) & mask;
 	struct fast_row *r = &fc->rows[i];
 	if (r->img)
@@ -1194,9 +1251,11 @@ static const struct fast_row *fast_row(struct unwind *u, struct image *img, uint
 		i = (size_t)(h >> 40) & mask;
 		r = &fc->rows[i];
 	}
-	fast_compute(u, img, pc, r);
+	fast_compute(u, img, first ? va : va - 1, r);
+	if (r->ok && fast_sigreturn(img, va))
+		r->ok = 0;
 	r->img = img;
-	r->va = pc;
+	r->va = key;
 	fc->used++;
 	return r;
 }
@@ -1209,14 +1268,6 @@ static int fast_load(const struct walk *w, uint64_t addr, uint64_t *v)
 		return 1;
 	}
 	return addr >= w->sp && addr - w->sp < (64u << 20) ? 0 : -1;
-}
-
-/* rt_sigreturn's trampoline (mov $15,%rax; syscall), which libunwind treats as a signal frame. */
-static bool fast_sigreturn(const struct image *img, uint64_t va)
-{
-	static const uint8_t code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
-	const uint8_t *p = image_ptr(img, va, sizeof(code));
-	return p && memcmp(p, code, sizeof(code)) == 0;
 }
 
 /* The walk through cached rows. Returns the frames, or -1 when libunwind must do this sample. */
@@ -1236,10 +1287,7 @@ static int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_resul
 		struct touched *t = walk_touch(w, ip);
 		if (!t)
 			return -1;
-		uint64_t va = ip - t->bias;
-		if (fast_sigreturn(t->img, va))
-			return -1;
-		const struct fast_row *r = fast_row(w->u, t->img, first ? va : va - 1);
+		const struct fast_row *r = fast_row(w->u, t->img, ip - t->bias, first);
 		if (!r->ok || (r->cfa_reg == DW_RBP && !have_bp))
 			return -1;
 		if (r->ra_rule == RULE_UNDEF)
