@@ -708,9 +708,118 @@ static bool cfi_record(const struct image *img, uint64_t va, struct cfi_cursor *
 	return true;
 }
 
-/* Runs CFI instructions from c while the row's location is <= pc. */
+/*
+ * A DW_CFA_def_cfa_expression that is RSP + a constant at this address: the one of every PLT
+ * (DW_OP_breg7 8; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and; DW_OP_lit11; DW_OP_ge; DW_OP_lit3;
+ * DW_OP_shl; DW_OP_plus: 8 or 16 by where in its 16-byte entry the IP is). Evaluated for the row's
+ * own IP (rip, a file address; have_rip false in a CIE): RSP stays symbolic, and the IP may only be
+ * masked down to its low bits, which a mapping's page-aligned bias does not change. Anything else
+ * (memory, other registers) is no constant offset: false.
+ */
+static bool cfi_static_cfa(const uint8_t *p, const uint8_t *end, uint64_t rip, bool have_rip,
+			   int64_t *off)
+{
+	enum { V_CONST, V_RSP, V_RIP };
+	struct { uint8_t kind; uint64_t v; } st[16];
+	int sp = 0;
+	struct cfi_cursor c = { p, end, false };
+	while (c.p < c.end && !c.bad) {
+		uint8_t op = *c.p++;
+		uint64_t n;
+		if (op >= 0x30 && op <= 0x4f) {               /* lit0..lit31 */
+			n = op - 0x30;
+			goto push_const;
+		}
+		switch (op) {
+		case 0x08: n = cfi_fixed(&c, 1); goto push_const;                        /* const1u */
+		case 0x09: n = (uint64_t)(int64_t)(int8_t)cfi_fixed(&c, 1); goto push_const;
+		case 0x0a: n = cfi_fixed(&c, 2); goto push_const;
+		case 0x0b: n = (uint64_t)(int64_t)(int16_t)cfi_fixed(&c, 2); goto push_const;
+		case 0x0c: n = cfi_fixed(&c, 4); goto push_const;
+		case 0x0d: n = (uint64_t)(int64_t)(int32_t)cfi_fixed(&c, 4); goto push_const;
+		case 0x10: n = cfi_uleb(&c); goto push_const;                             /* constu */
+		case 0x11: n = (uint64_t)cfi_sleb(&c); goto push_const;                   /* consts */
+		case 0x77: case 0x80:                                                     /* breg7, breg16 */
+			if (sp == 16 || (op == 0x80 && !have_rip))
+				return false;
+			st[sp].kind = op == 0x77 ? V_RSP : V_RIP;
+			st[sp].v = (uint64_t)cfi_sleb(&c) + (op == 0x80 ? rip : 0);
+			sp++;
+			continue;
+		case 0x23:                                                                /* plus_uconst */
+			if (sp < 1 || st[sp - 1].kind == V_RIP)
+				return false;
+			st[sp - 1].v += cfi_uleb(&c);
+			continue;
+		default:
+			break;
+		}
+		/* Binary operations: constants, except RSP + constant, RSP - constant and a masked IP. */
+		if (sp < 2)
+			return false;
+		uint8_t ka = st[sp - 2].kind, kb = st[sp - 1].kind;
+		uint64_t a = st[sp - 2].v, b = st[sp - 1].v, r;
+		uint8_t kind = V_CONST;
+		switch (op) {
+		case 0x1a:                                                                /* and */
+			if (ka == V_CONST && kb == V_RIP && a < 4096) r = a & b;
+			else if (ka == V_RIP && kb == V_CONST && b < 4096) r = a & b;
+			else if (ka == V_CONST && kb == V_CONST) r = a & b;
+			else return false;
+			break;
+		case 0x22:                                                                /* plus */
+			if (ka == V_RIP || kb == V_RIP || (ka == V_RSP && kb == V_RSP))
+				return false;
+			kind = ka == V_RSP || kb == V_RSP ? V_RSP : V_CONST;
+			r = a + b;
+			break;
+		case 0x1c:                                                                /* minus */
+			if (kb != V_CONST || ka == V_RIP)
+				return false;
+			kind = ka;
+			r = a - b;
+			break;
+		default:
+			if (ka != V_CONST || kb != V_CONST)
+				return false;
+			switch (op) {
+			case 0x24: r = b >= 64 ? 0 : a << b; break;                        /* shl */
+			case 0x25: r = b >= 64 ? 0 : a >> b; break;                        /* shr */
+			case 0x1e: r = a * b; break;                                       /* mul */
+			case 0x21: r = a | b; break;                                       /* or */
+			case 0x27: r = a ^ b; break;                                       /* xor */
+			case 0x29: r = a == b; break;                                      /* eq */
+			case 0x2a: r = (int64_t)a >= (int64_t)b; break;                    /* ge */
+			case 0x2b: r = (int64_t)a > (int64_t)b; break;                     /* gt */
+			case 0x2c: r = (int64_t)a <= (int64_t)b; break;                    /* le */
+			case 0x2d: r = (int64_t)a < (int64_t)b; break;                     /* lt */
+			case 0x2e: r = a != b; break;                                      /* ne */
+			default: return false;
+			}
+			break;
+		}
+		sp--;
+		st[sp - 1].kind = kind;
+		st[sp - 1].v = r;
+		continue;
+	push_const:
+		if (sp == 16)
+			return false;
+		st[sp].kind = V_CONST;
+		st[sp].v = n;
+		sp++;
+	}
+	if (c.bad || sp != 1 || st[0].kind != V_RSP || (int64_t)st[0].v < INT32_MIN ||
+	    (int64_t)st[0].v > INT32_MAX)
+		return false;
+	*off = (int64_t)st[0].v;
+	return true;
+}
+
+/* Runs CFI instructions from c while the row's location is <= pc. rip: the frame's own IP (file
+ * address), for a CFA expression that reads it (have_rip false: none known, in a CIE). */
 static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi_state *init,
-		    uint64_t loc, uint64_t pc, uint64_t caf, int64_t daf)
+		    uint64_t loc, uint64_t pc, uint64_t rip, bool have_rip, uint64_t caf, int64_t daf)
 {
 	struct cfi_state stack[FAST_STATES];
 	int depth = 0;
@@ -769,7 +878,20 @@ static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi
 				goto bad_reg;
 			case 0x14: reg = cfi_uleb(c); (void)cfi_uleb(c); goto bad_reg;
 			case 0x15: reg = cfi_uleb(c); (void)cfi_sleb(c); goto bad_reg;
-			default: st->bad = 1; break;                            /* def_cfa_expression and the unknown */
+			case 0x0f: {                                           /* def_cfa_expression */
+				uint64_t n = cfi_uleb(c);
+				int64_t off;
+				if ((uint64_t)(c->end - c->p) < n ||
+				    !cfi_static_cfa(c->p, c->p + n, rip, have_rip, &off)) {
+					st->bad = 1;
+					break;
+				}
+				c->p += n;
+				st->cfa_reg = DW_RSP;
+				st->cfa_off = off;
+				break;
+			}
+			default: st->bad = 1; break;                            /* the unknown */
 			}
 		}
 		if (advance) {
@@ -1097,9 +1219,10 @@ static void dbg_compact(Dwarf_Frame *f, struct fast_row *row)
 	row->bp_off = (int32_t)bp_off;
 }
 
-/* The row of img's code at file address pc, computed from its .eh_frame FDE. False when no FDE
- * covers pc (row->ok is then 0 too); true when one does, whether or not the row fits row->ok. */
-static bool eh_compute(const struct image *img, uint64_t pc, struct fast_row *row)
+/* The row of img's code at file address pc, computed from its .eh_frame FDE (rip: the frame's IP,
+ * pc itself or, for a caller, pc + 1). False when no FDE covers pc (row->ok is then 0 too); true
+ * when one does, whether or not the row fits row->ok. */
+static bool eh_compute(const struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row)
 {
 	row->ok = 0;
 	if (!img->ok || !img->fde_count)
@@ -1190,9 +1313,9 @@ static bool eh_compute(const struct image *img, uint64_t pc, struct fast_row *ro
 		f.p += n;
 	}
 	struct cfi_state st = { .cfa_reg = DW_RSP, .ra_rule = RULE_NONE, .bp_rule = RULE_NONE };
-	cfi_run(&c, &st, &st, start, UINT64_MAX, caf, daf);
+	cfi_run(&c, &st, &st, start, UINT64_MAX, 0, false, caf, daf);
 	struct cfi_state init = st;
-	cfi_run(&f, &st, &init, start, pc, caf, daf);
+	cfi_run(&f, &st, &init, start, pc, rip, true, caf, daf);
 	if (st.bad || (st.cfa_reg != DW_RSP && st.cfa_reg != DW_RBP) ||
 	    (st.ra_rule != RULE_OFFSET && st.ra_rule != RULE_UNDEF) ||
 	    (st.bp_rule != RULE_NONE && st.bp_rule != RULE_SAME && st.bp_rule != RULE_OFFSET) ||
@@ -1206,9 +1329,10 @@ static bool eh_compute(const struct image *img, uint64_t pc, struct fast_row *ro
 }
 
 /* The row of img's code at file address pc: from .eh_frame, else from .debug_frame. */
-static void fast_compute(struct unwind *u, struct image *img, uint64_t pc, struct fast_row *row)
+static void fast_compute(struct unwind *u, struct image *img, uint64_t pc, uint64_t rip,
+			 struct fast_row *row)
 {
-	if (eh_compute(img, pc, row))
+	if (eh_compute(img, pc, rip, row))
 		return;
 	Dwarf_Frame *f = dbg_frame(u, img, pc);
 	if (f) {
@@ -1251,7 +1375,7 @@ static const struct fast_row *fast_row(struct unwind *u, struct image *img, uint
 		i = (size_t)(h >> 40) & mask;
 		r = &fc->rows[i];
 	}
-	fast_compute(u, img, first ? va : va - 1, r);
+	fast_compute(u, img, first ? va : va - 1, va, r);
 	if (r->ok && fast_sigreturn(img, va))
 		r->ok = 0;
 	r->img = img;
@@ -1302,14 +1426,22 @@ static int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_resul
 		if (k < 0)
 			return -1;
 		if (r->bp_rule == RULE_OFFSET) {
-			k = fast_load(w, cfa + (uint64_t)(int64_t)r->bp_off, &nbp);
+			uint64_t at = cfa + (uint64_t)(int64_t)r->bp_off;
+			k = fast_load(w, at, &nbp);
 			if (k == 0) {
 				res->stop = UNWIND_SHORT_STACK;
 				return n;
 			}
-			if (k < 0)
+			if (k < 0 && at < w->sp) {
+				/* A slot below the sample's SP: an epilogue already popped it (gcc does not say
+				 * so in the CFI). The caller's RBP is unknown here, as to libunwind, which fails
+				 * only if a later frame needs it: so does this walk (the CFA test above). */
+				have_bp = false;
+			} else if (k < 0) {
 				return -1;
-			have_bp = true;
+			} else {
+				have_bp = true;
+			}
 		}
 		ip = ra;
 		sp = cfa;
