@@ -6,6 +6,14 @@
  * Callchains: the kernel writes PERF_CONTEXT_* markers into the chain to say whose addresses follow;
  * they switch our mode and are never frames. The chain normally starts (after its first marker) with
  * the sample's own IP, which we have already written, so that one entry is skipped.
+ *
+ * User addresses are answered from a cache keyed by (dso, file offset), which is what a name depends
+ * on (not the process, not where the file is mapped): a profile, and above all its unwound DWARF
+ * chains, looks the same few thousand return addresses up again and again, and the symbol table's
+ * bisection (a cache miss per step in a big binary) was the largest cost of a live --call-graph
+ * dwarf session's main thread. Direct-mapped, so bounded; emptied when what a lookup gives changes
+ * (symbolizer_set_names, a debug file arriving). Only single frames are kept (an address with inline
+ * frames is looked up each time), and unresolved ones by the address, whose hex is their name.
  */
 #include "symbolize/symbolizer.h"
 
@@ -38,7 +46,39 @@ struct symbolizer {
 	struct unwind *uw;    /* DWARF unwinding of sampled user stacks; made on the first such sample */
 	const char *roots[10]; /* interned names of the functions a thread's stack starts in */
 	const char *why[UNWIND_ERROR + 1]; /* the frame that ends a chain cut short, by reason */
+	struct sym_cached *cache;  /* SYM_CACHE_SLOTS, made on first use */
+	struct hex_cached *hex;    /* HEX_CACHE_SLOTS */
 };
+
+#define SYM_CACHE_SLOTS (1u << 14)
+#define HEX_CACHE_SLOTS (1u << 12)
+
+/* What dso_lookup gave for (dso, off): one frame, or nothing (unresolved). */
+struct sym_cached {
+	const struct dso *dso;  /* NULL: empty */
+	uint64_t off;
+	const char *sym;        /* NULL: unresolved */
+	const char *srcline;
+	uint64_t sym_start, va;
+	bool inlined;
+};
+
+struct hex_cached {
+	uint64_t addr;
+	const char *hex;        /* NULL: empty */
+};
+
+static void symbolizer_forget_names(struct symbolizer *s)
+{
+	if (s->cache)
+		memset(s->cache, 0, SYM_CACHE_SLOTS * sizeof(*s->cache));
+}
+
+static size_t cache_slot(uint64_t a, uint64_t b, unsigned bits)
+{
+	uint64_t h = (a ^ (b * 0xff51afd7ed558ccdull)) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> (64 - bits));
+}
 
 struct symbolizer *symbolizer_new(void)
 {
@@ -72,6 +112,8 @@ void symbolizer_free(struct symbolizer *s)
 	kernel_free(s->kernel);
 	dso_set_free(s->dsos);
 	intern_free(s->in);
+	free(s->cache);
+	free(s->hex);
 	free(s);
 }
 
@@ -93,12 +135,18 @@ void symbolizer_feed(struct symbolizer *s, const struct rec *r)
 static const char *symbolizer_hex(struct symbolizer *s, uint64_t addr)
 {
 	static const char digits[] = "0123456789abcdef";
+	if (!s->hex)
+		s->hex = xcalloc(HEX_CACHE_SLOTS, sizeof(*s->hex));
+	struct hex_cached *e = &s->hex[cache_slot(addr, 0, 12)];
+	if (e->hex && e->addr == addr)
+		return e->hex;
 	char buf[18];
 	buf[0] = '0';
 	buf[1] = 'x';
-	for (int i = 17; i >= 2; i--, addr >>= 4)
-		buf[i] = digits[addr & 15];
-	return intern_strn(s->in, buf, sizeof(buf));
+	for (uint64_t a = addr, i = 17; i >= 2; i--, a >>= 4)
+		buf[i] = digits[a & 15];
+	*e = (struct hex_cached){ addr, intern_strn(s->in, buf, sizeof(buf)) };
+	return e->hex;
 }
 
 static void frame_unresolved(struct symbolizer *s, struct frame *f, uint64_t addr, const char *dso,
@@ -154,11 +202,29 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 		return 1;
 	}
 	const char *dname = dso_name(m->dso);
-	int n = dso_lookup(m->dso, addr - m->start + m->pgoff, out, max);
+	uint64_t off = addr - m->start + m->pgoff;
+	if (!s->cache)
+		s->cache = xcalloc(SYM_CACHE_SLOTS, sizeof(*s->cache));
+	struct sym_cached *e = &s->cache[cache_slot((uint64_t)(uintptr_t)m->dso, off, 14)];
+	if (e->dso == m->dso && e->off == off) {
+		if (!e->sym) {
+			frame_unresolved(s, &out[0], addr, dname, false);
+			return 1;
+		}
+		out[0] = (struct frame){ .sym = e->sym, .dso = dname, .srcline = e->srcline, .addr = addr,
+					 .sym_start = e->sym_start, .va = e->va, .inlined = e->inlined };
+		return 1;
+	}
+	int n = dso_lookup(m->dso, off, out, max);
 	if (n <= 0) {
+		*e = (struct sym_cached){ .dso = m->dso, .off = off };
 		frame_unresolved(s, &out[0], addr, dname, false);
 		return 1;
 	}
+	if (n == 1 && max > 1)  /* with max 1, an inline chain would be cut to its first frame */
+		*e = (struct sym_cached){ .dso = m->dso, .off = off, .sym = out[0].sym,
+					  .srcline = out[0].srcline, .sym_start = out[0].sym_start,
+					  .va = out[0].va, .inlined = out[0].inlined };
 	for (int i = 0; i < n; i++) {
 		out[i].dso = dname;
 		out[i].addr = addr;
@@ -275,6 +341,7 @@ void symbolizer_set_names(struct symbolizer *s, bool inlines, bool srclines)
 {
 	s->srclines = srclines;
 	dso_set_want(s->dsos, inlines, srclines);
+	symbolizer_forget_names(s);
 }
 
 void symbolizer_set_demangle(struct symbolizer *s, bool on)
@@ -301,6 +368,7 @@ static void symbolizer_debug_arrived(void *ctx, const uint8_t *bid, size_t len)
 {
 	struct symbolizer *s = ctx;
 	dso_set_reload(s->dsos, bid, len);
+	symbolizer_forget_names(s);
 }
 
 void symbolizer_poll(struct symbolizer *s)
