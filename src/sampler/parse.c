@@ -293,7 +293,10 @@ static int parse_sample(const struct parse_cfg *cfg, struct cursor *c, struct re
 			return -EINVAL;
 		if (n > UINT32_MAX)
 			return -EINVAL;
-		sp->stack_size = n;
+		/* Only the first dyn_size bytes were filled (the stack is shallower than the size asked
+		 * for): the rest is not kept, which at 8 KiB a sample is much of what the queue carries. */
+		sp->stack_size = s->stack_user_dyn_size && s->stack_user_dyn_size < n ?
+			s->stack_user_dyn_size : n;
 	}
 	/* WEIGHT and WEIGHT_STRUCT share one u64 slot. */
 	if ((st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && cursor_u64(c, &v))

@@ -45,7 +45,7 @@ struct rec_sample {
 	uint32_t regs_user_off;
 	uint32_t regs_user_nr;
 	uint32_t stack_user_off;
-	uint32_t stack_user_size;  /* bytes copied */
+	uint32_t stack_user_size;  /* bytes kept: those the kernel filled (dyn_size), at most its size */
 	uint64_t stack_user_dyn_size;
 };
 
