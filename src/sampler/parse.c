@@ -449,11 +449,19 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 			m->is_mmap2 = 1;
 			if (cursor_left(&c) < 32)
 				return -EINVAL;
-			if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-				/* u8 size, u8 + u16 reserved, u8 build_id[20] in place of maj..ino_gen */
+			/* The build-id form: u8 size, u8 + u16 reserved (zero), u8 build_id[20] in place of
+			 * maj..ino_gen. Kernels up to at least 6.18 leak the misc bit: while any event on
+			 * the machine asks for build-ids (attr.build_id), other events' MMAP2 records carry
+			 * PERF_RECORD_MISC_MMAP_BUILD_ID over the inode form (e.g. size byte 0xfe: a major
+			 * device number). The kernel zero-fills the build-id array past its size, so a
+			 * size of 0 or over 20, non-zero reserved bytes or non-zero bytes past the id are
+			 * that form. */
+			bool bid_form = (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && c.p[0] > 0 &&
+					c.p[0] <= REC_BUILD_ID_MAX && !c.p[1] && !c.p[2] && !c.p[3];
+			for (unsigned i = 4u + c.p[0]; bid_form && i < 24; i++)
+				bid_form = c.p[i] == 0;
+			if (bid_form) {
 				m->build_id_size = c.p[0];
-				if (m->build_id_size > REC_BUILD_ID_MAX)
-					return -EINVAL;
 				m->has_build_id = 1;
 				memcpy(m->build_id, c.p + 4, m->build_id_size);
 				c.p += 24;

@@ -375,9 +375,34 @@ static void test_mmap(void)
 	CHECK_STR(rec_filename(&out.r), "/usr/bin/dash");
 	CHECK_EQ_U64(out.r.time, 999);
 
-	/* A build-id size over 20 is malformed. */
-	b.b[8 + 32] = 21;
-	CHECK(parse_bb(&cfg, &b) == -EINVAL);
+	/* The misc bit over an inode-form payload, as kernels write it while another event on the
+	 * machine asks for build-ids (a major device number 254 where the size byte would be): read
+	 * as the inode form. */
+	begin(&b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+	put2x32(&b, 500, 500);
+	put64(&b, 0x555500000000ull);
+	put64(&b, 0x5000);
+	put64(&b, 0x1000);
+	put2x32(&b, 254, 0);                 /* maj, min */
+	put64(&b, 5317019);                  /* ino */
+	put64(&b, 4021787247ull);            /* ino_generation */
+	put2x32(&b, 5, 2);
+	putstr(&b, "/work/build/fixtures/spinner");
+	trailer(&b, 500, 500, 1001, 0);
+	end(&b);
+	CHECK(parse_bb(&cfg, &b) == 0);
+	CHECK_EQ_U64(out.r.u.mmap.has_build_id, 0);
+	CHECK_EQ_U64(out.r.u.mmap.maj, 254);
+	CHECK_EQ_U64(out.r.u.mmap.ino, 5317019);
+	CHECK_STR(rec_filename(&out.r), "/work/build/fixtures/spinner");
+	/* ... and a small major number (8: a SCSI disk) that reads as a plausible size: the bytes past
+	 * an 8-byte id would be zero in the build-id form, here they are the inode's. */
+	b.b[8 + 32] = 8;
+	b.b[8 + 32 + 4] = 1;
+	CHECK(parse_bb(&cfg, &b) == 0);
+	CHECK_EQ_U64(out.r.u.mmap.has_build_id, 0);
+	CHECK_EQ_U64(out.r.u.mmap.maj, 8);
+	CHECK_EQ_U64(out.r.u.mmap.min, 1);
 }
 
 static void test_comm(void)
