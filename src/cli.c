@@ -45,6 +45,8 @@ void cli_usage(FILE *out)
 	      "                             stack per sample (default 8192, at most 65528), or none\n"
 	      "\n"
 	      "Names:\n"
+	      "      --buildid-mmap         ask the kernel for build-ids in mmap records (off, as in perf:\n"
+	      "                             kernels leak the flag into other tools' recordings meanwhile)\n"
 	      "      --inline               expand DWARF inline frames everywhere (by default only in\n"
 	      "                             replays of --call-graph dwarf recordings, like perf report)\n"
 	      "      --no-inline            no inline frames at all\n"
@@ -152,7 +154,7 @@ static void describe_target(struct cli *c, int argc, char **argv, int first_arg)
 enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
 {
 	enum { OPT_JSON = 256, OPT_DIFF, OPT_CALL_GRAPH, OPT_TIME, OPT_HEADER, OPT_EVENT_SELECT, OPT_NO_INLINE, OPT_INLINE,
-	       OPT_NO_DEMANGLE, OPT_SYMFS, OPT_PREFIX, OPT_NO_MOUSE };
+	       OPT_NO_DEMANGLE, OPT_SYMFS, OPT_PREFIX, OPT_NO_MOUSE, OPT_BUILDID_MMAP };
 	static const struct option longopts[] = {
 		{"pid", required_argument, 0, 'p'},     {"tid", required_argument, 0, 't'},
 		{"all-cpus", no_argument, 0, 'a'},      {"cpu", required_argument, 0, 'C'},
@@ -167,6 +169,7 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 		{"select-event", required_argument, 0, OPT_EVENT_SELECT},
 		{"no-inline", no_argument, 0, OPT_NO_INLINE}, {"inline", no_argument, 0, OPT_INLINE},
 		{"no-demangle", no_argument, 0, OPT_NO_DEMANGLE},
+		{"buildid-mmap", no_argument, 0, OPT_BUILDID_MMAP},
 		{"symfs", required_argument, 0, OPT_SYMFS},
 		{"diff", required_argument, 0, OPT_DIFF},
 		{"prefix", required_argument, 0, OPT_PREFIX},
@@ -279,6 +282,9 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 			break;
 		case OPT_NO_DEMANGLE:
 			c->no_demangle = true;
+			break;
+		case OPT_BUILDID_MMAP:
+			c->sampler.buildid_mmap = true;
 			break;
 		case OPT_SYMFS:
 			c->symfs = optarg;

@@ -644,7 +644,7 @@ static int setup_event(struct sampler *s, const struct sampler_opts *o, char *er
 	a->task = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	a->build_id = 1;
+	a->build_id = o->buildid_mmap;
 	/* Wake us when the ring is half full; the poll timeout handles the steady trickle. */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)((uint64_t)s->mmap_pages * (uint64_t)s->page_size / 2);

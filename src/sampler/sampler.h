@@ -51,6 +51,12 @@ struct sampler_opts {
 	unsigned mmap_pages;   /* data pages per CPU ring, power of two; 0 = default */
 	size_t queue_bytes;    /* 0 = default */
 	bool synthesize;       /* describe existing processes from /proc (default on) */
+	/* --buildid-mmap: MMAP2 records with build-ids (attr.build_id). Off by default, as in perf:
+	 * while one event on the machine asks for them, kernels (up to at least 6.18) mark every other
+	 * event's MMAP2 records as build-id ones over inode payloads, which perf report 6.1 aborts on
+	 * (util/build-id.c:1010). Binaries are then told apart by device and inode, and their build-ids
+	 * read from the files. */
+	bool buildid_mmap;
 	const char *record_path; /* -o FILE: also write the session there as perf.data (perfdata_write.h) */
 };
 

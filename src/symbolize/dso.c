@@ -373,7 +373,17 @@ static void dso_open_file(struct dso *d, const char *file)
 		return;
 	}
 	d->bias = bias;
-	if (d->build_id_size) {
+	if (!d->build_id_size) {
+		/* No build-id from the mapping (MMAP2 in its inode form): the file's own, so that a debug
+		 * file arriving for it later (debuginfod) finds this dso. */
+		const unsigned char *bits;
+		GElf_Addr vaddr;
+		int n = dwfl_module_build_id(d->mod, &bits, &vaddr);
+		if (n > 0 && (size_t)n <= sizeof(d->build_id)) {
+			memcpy(d->build_id, bits, (size_t)n);
+			d->build_id_size = (uint8_t)n;
+		}
+	} else {
 		const unsigned char *bits;
 		GElf_Addr vaddr;
 		int n = dwfl_module_build_id(d->mod, &bits, &vaddr);
