@@ -148,6 +148,7 @@ struct perfdata_reader {
 	struct pd_ent *sort_ents;
 	size_t sort_ents_cap;
 	size_t live_bytes;         /* of the arena: records not handed out yet */
+	size_t sorted_end;         /* ents[next_ent, sorted_end) are in order (left from a flush) */
 	struct pd_ent *ents;
 	size_t nents, ents_cap, ready, next_ent;
 	uint64_t seq;
@@ -997,17 +998,29 @@ static void order_flush(struct perfdata_reader *r, uint64_t limit)
 		r->ready = r->next_ent;
 		return;
 	}
-	/* By time, stable: equal times keep arrival order (the entries left from the last flush are in
-	 * (time, seq) order, and later arrivals have later seqs): (time, seq) order. */
+	/* By time, stable: equal times keep arrival order. What the last flush left is in (time, seq)
+	 * order already; only the records read since are sorted (a radix sort by time, stable, so
+	 * arrival order within one time), then the two runs are merged, the older run first on ties
+	 * (its seqs are lower): (time, seq) order without sorting the leftovers again each round. */
 	struct pd_ent *e = r->ents + r->next_ent;
-	xgrow((void **)&r->sort_kv, &r->sort_kv_cap, 2 * n, sizeof(*r->sort_kv));
+	size_t old = r->sorted_end > r->next_ent ? r->sorted_end - r->next_ent : 0;
+	if (old > n)
+		old = n;
+	size_t fresh = n - old;
+	xgrow((void **)&r->sort_kv, &r->sort_kv_cap, 2 * fresh + 1, sizeof(*r->sort_kv));
 	xgrow((void **)&r->sort_ents, &r->sort_ents_cap, n, sizeof(*r->sort_ents));
-	for (size_t i = 0; i < n; i++)
-		r->sort_kv[i] = (struct radix_kv){ .key = e[i].time, .val = i };
-	const struct radix_kv *sorted = radix_sort_kv(r->sort_kv, r->sort_kv + n, n);
-	for (size_t i = 0; i < n; i++)
-		r->sort_ents[i] = e[sorted[i].val];
+	for (size_t i = 0; i < fresh; i++)
+		r->sort_kv[i] = (struct radix_kv){ .key = e[old + i].time, .val = old + i };
+	const struct radix_kv *sorted = radix_sort_kv(r->sort_kv, r->sort_kv + fresh, fresh);
+	size_t a = 0, b = 0, o = 0;
+	while (a < old && b < fresh)
+		r->sort_ents[o++] = e[sorted[b].val].time < e[a].time ? e[sorted[b++].val] : e[a++];
+	while (a < old)
+		r->sort_ents[o++] = e[a++];
+	while (b < fresh)
+		r->sort_ents[o++] = e[sorted[b++].val];
 	memcpy(e, r->sort_ents, n * sizeof(*e));
+	r->sorted_end = r->nents;
 	size_t k = 0;
 	while (k < n && e[k].time <= limit)
 		k++;
@@ -1023,7 +1036,7 @@ static void order_compact(struct perfdata_reader *r)
 		return;
 	if (r->next_ent == r->nents) {
 		r->arena_len = r->live_bytes = 0;
-		r->nents = r->ready = r->next_ent = 0;
+		r->nents = r->ready = r->next_ent = r->sorted_end = 0;
 		return;
 	}
 	if (r->arena_len - r->live_bytes < 4 * r->live_bytes && r->arena_len < PD_REORDER_CAP / 2)
@@ -1046,6 +1059,7 @@ static void order_compact(struct perfdata_reader *r)
 	r->arena_len = used;
 	r->nents -= r->next_ent;
 	r->ready -= r->next_ent;
+	r->sorted_end = r->sorted_end > r->next_ent ? r->sorted_end - r->next_ent : 0;
 	r->next_ent = 0;
 }
 
@@ -1390,7 +1404,7 @@ int perfdata_rewind(struct perfdata_reader *r)
 	if (r->zd)
 		ZSTD_initDStream(r->zd);
 	r->arena_len = r->live_bytes = 0;
-	r->nents = r->ready = r->next_ent = 0;
+	r->nents = r->ready = r->next_ent = r->sorted_end = 0;
 	r->max_time = r->next_flush = 0;
 	r->done = false;
 	r->attrs_frozen = true;

@@ -1,7 +1,7 @@
 /*
  * test_radix: util/radix.c against a reference (qsort by key, then by original position) on the
  * key shapes it meets: addresses sharing their high bytes, times, all equal, every byte varying,
- * short arrays (insertion sort) and empty ones. Stability is what the perf.data reorder window
+ * short arrays (insertion sort) and empty ones, and arrays made of a few ordered runs (merged). Stability is what the perf.data reorder window
  * relies on (equal times keep arrival order).
  */
 #include <stdio.h>
@@ -47,8 +47,36 @@ static void check_shape(size_t n, uint64_t base, uint64_t mask)
 	free(ref);
 }
 
+/* k ordered runs one after the other (one per CPU ring): the merge path, stable on ties. */
+static void check_runs(size_t n, size_t k)
+{
+	struct radix_kv *v = malloc((n + 1) * 2 * sizeof(*v)), *ref = malloc((n + 1) * sizeof(*ref));
+	for (size_t i = 0; i < n; i++) {
+		size_t run = i * k / (n ? n : 1);
+		v[i] = (struct radix_kv){ .key = 1000 + (i - run * n / k) * 3 + (rnd() & 3), .val = i };
+		if (i && v[i - 1].key > v[i].key && run == (i - 1) * k / n)
+			v[i].key = v[i - 1].key;  /* keep each run in order */
+		ref[i] = v[i];
+	}
+	qsort(ref, n, sizeof(*ref), ref_cmp);
+	const struct radix_kv *got = radix_sort_kv(v, v + n, n);
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += got[i].key != ref[i].key || got[i].val != ref[i].val;
+	if (bad)
+		printf("runs n=%zu k=%zu: %zu out of place\n", n, k, bad);
+	CHECK(bad == 0);
+	free(v);
+	free(ref);
+}
+
 int main(void)
 {
+	static const size_t ks[] = { 1, 2, 3, 7, 16, 17, 40 };
+	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		check_runs(1000, ks[i]);
+		check_runs(5000, ks[i]);
+	}
 	static const size_t sizes[] = { 0, 1, 2, 31, 32, 33, 1000, 70000 };
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		check_shape(sizes[i], 0x7f0000400000ull, 0xfffff);          /* one binary's addresses */
