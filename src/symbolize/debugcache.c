@@ -28,6 +28,12 @@ static pid_t children[DEBUGCACHE_MAX_CHILDREN];
 static char started[DEBUGCACHE_MAX_CHILDREN][2 * DEBUGCACHE_MAX_BID + 1];
 static size_t nstarted;
 static unsigned long hits;
+static bool copying = true;
+
+void debugcache_set_copying(bool on)
+{
+	copying = on;
+}
 
 unsigned long debugcache_hits(void)
 {
@@ -151,7 +157,7 @@ int debugcache_find(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 			free(dir);
 			dir = cache_dir_make();
 			char sub[4200];
-			if (dir && snprintf(sub, sizeof(sub), "%s/debug", dir) < (int)sizeof(sub) &&
+			if (copying && dir && snprintf(sub, sizeof(sub), "%s/debug", dir) < (int)sizeof(sub) &&
 			    (mkdir(sub, 0700) == 0 || errno == EEXIST))
 				debugcache_fill(hex, *debuginfo_file_name, path);
 		}

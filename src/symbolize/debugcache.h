@@ -17,12 +17,18 @@
 #define PERFTOP_SYMBOLIZE_DEBUGCACHE_H
 
 #include <elfutils/libdwfl.h>
+#include <stdbool.h>
 
 /* libdwfl's find_debuginfo callback: debuginfo_find, then the cached copy of what it found when
  * that file is compressed (or a background copy is started for the next session). */
 int debugcache_find(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		    const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		    char **debuginfo_file_name);
+
+/* Whether a compressed debug file found now is worth a background copy: only when DWARF will be
+ * read (inline frames or source lines wanted); a session that only reads symbol tables (libc's
+ * local symbols are in its debug file) starts none. On by default. */
+void debugcache_set_copying(bool on);
 
 /* Blocks until the background copies this process started are done (tests). */
 void debugcache_wait(void);

@@ -908,6 +908,7 @@ bool dso_dwarf_loaded(const struct dso *d)
 void dso_set_want(struct dso_set *set, bool inlines, bool srclines)
 {
 	set->want = (inlines ? SRCINFO_INLINE : 0u) | (srclines ? SRCINFO_SRCLINE : 0u);
+	debugcache_set_copying(inlines || srclines);
 }
 
 void dso_set_reload(struct dso_set *set, const uint8_t *bid, size_t len)
