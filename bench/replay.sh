@@ -1,8 +1,15 @@
 #!/bin/bash
 # Replay benchmark: perftop -i F -b against perf report -i F --stdio on the same files, made here
 # with perf record: a 5 s fp recording of one program, a 30 s -a fp recording (two programs running),
-# a 5 s DWARF recording. Wall time and peak RSS (/usr/bin/time -f '%e %M'), the median of RUNS runs
+# a 5 s DWARF recording. Wall time (date +%s%N around the run) and peak RSS (/usr/bin/time -f %M), the median of RUNS runs
 # each, and the ratios perf / perftop (higher is better for perftop).
+# perftop keeps caches under PERFTOP_CACHE_DIR (~/.cache/perftop): the parsed kallsyms for the boot,
+# uncompressed copies of compressed debug files, and each binary's inline frames and source lines by
+# build-id. "warm" runs share one cache directory that a first run filled; "cold" runs each get a new
+# one that holds only the boot's kallsyms table (any perftop run since boot made it), so they pay for
+# everything about the binaries, as the first replay of a recording of them does (the background
+# copy of a compressed debug file a cold run starts is waited for outside the timing). The first
+# perftop run after a boot also reads /proc/kallsyms: "first after boot" is a cold run without it.
 #   usage: bench/replay.sh [PERFTOP]     (RUNS=5 by default; KEEP=DIR keeps the recordings there)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,33 +36,64 @@ if [[ ! -s $t/fp5.data ]]; then
 	rec --call-graph dwarf -F 999 -o "$t/dwarf5.data" -- bash -c 'busy 5'
 fi
 
-# median of the runs of one command: prints "SECONDS KIB"
+# median of the runs of one command: prints "SECONDS KIB"; a run that fails stops the bench.
 measure() {
 	local i
 	: >"$t/times"
 	for ((i = 0; i < runs; i++)); do
-		/usr/bin/time -f '%e %M' -o "$t/time.out" "$@" >/dev/null 2>&1 || true
-		tail -1 "$t/time.out" >>"$t/times"
+		if [[ -n ${COLD:-} ]]; then
+			export PERFTOP_CACHE_DIR=$(mktemp -d "$t/cold.XXXXXX")
+			[[ $COLD == boot ]] || cp "$t/warm/kallsyms" "$PERFTOP_CACHE_DIR/"
+		fi
+		local t0 t1
+		t0=$(date +%s%N)
+		if ! /usr/bin/time -f '%M' -o "$t/time.out" "$@" >/dev/null 2>"$t/err"; then
+			echo "failed: $* ($(tail -1 "$t/err"))" >&2
+			exit 1
+		fi
+		t1=$(date +%s%N)
+		echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }') $(tail -1 "$t/time.out")" >>"$t/times"
+		if [[ -n ${COLD:-} ]]; then
+			while pgrep -f eu-elfcompress >/dev/null; do sleep 0.1; done
+			rm -rf "$PERFTOP_CACHE_DIR"
+		fi
 	done
 	echo "$(cut -d' ' -f1 "$t/times" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')" \
 		"$(cut -d' ' -f2 "$t/times" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')"
 }
 
-printf '| %-22s | %8s | %11s | %11s | %7s | %12s | %12s | %7s |\n' recording size \
-	"perftop s" "perf s" speed "perftop MiB" "perf MiB" memory
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ------------------------ ---------- ------------- \
-	------------- --------- -------------- -------------- ---------
+export PERFTOP_CACHE_DIR=$t/warm
+row() {  # recording, perftop's and perf's "s KiB"
+	awk -v w="$1" -v s="$2" -v pe="$3" -v pm="$4" -v re="$5" -v rm="$6" 'BEGIN {
+		printf "| %-32s | %6s | %7.3f | %7.3f | %6.1fx | %8.1f | %8.1f | %6.2fx |\n",
+			w, s, pe, re, (pe > 0 ? re / pe : 0), pm / 1024, rm / 1024, (pm > 0 ? rm / pm : 0) }'
+}
+printf '| %-32s | %6s | %7s | %7s | %7s | %8s | %8s | %7s |\n' recording size "perftop s" "perf s" speed \
+	"perftop MiB" "perf MiB" memory
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------------------- -------- --------- --------- --------- \
+	---------- ---------- ---------
 for f in fp5 a30 dwarf5; do
 	case $f in
 	fp5) what="5 s fp, one program" ;;
 	a30) what="30 s -a fp" ;;
 	dwarf5) what="5 s DWARF" ;;
 	esac
-	read -r pe pm < <(measure "$pt" -i "$t/$f.data" -b)
-	read -r re rm < <(measure perf report -i "$t/$f.data" --stdio)
 	size=$(du -h "$t/$f.data" | cut -f1)
-	awk -v w="$what" -v s="$size" -v pe="$pe" -v pm="$pm" -v re="$re" -v rm="$rm" 'BEGIN {
-		printf "| %-22s | %8s | %11.2f | %11.2f | %6.1fx | %12.1f | %12.1f | %6.2fx |\n",
-			w, s, pe, re, (pe > 0 ? re / pe : 0), pm / 1024, rm / 1024, (pm > 0 ? rm / pm : 0) }'
+	read -r re rm < <(measure perf report -i "$t/$f.data" --stdio)
+	"$pt" -i "$t/$f.data" -b >/dev/null 2>&1  # fills the warm cache
+	read -r pe pm < <(measure "$pt" -i "$t/$f.data" -b)
+	row "$what, warm" "$size" "$pe" "$pm" "$re" "$rm"
+	read -r pe pm < <(COLD=1 measure "$pt" -i "$t/$f.data" -b)
+	row "$what, cold" "$size" "$pe" "$pm" "$re" "$rm"
+	read -r pe pm < <(COLD=boot measure "$pt" -i "$t/$f.data" -b)
+	row "$what, first after boot" "$size" "$pe" "$pm" "$re" "$rm"
+	if [[ $f == dwarf5 ]]; then  # issue 4: inline frames and source lines on
+		"$pt" -i "$t/$f.data" -b -s dso,sym,srcline >/dev/null 2>&1
+		read -r pe pm < <(measure "$pt" -i "$t/$f.data" -b -s dso,sym,srcline)
+		row "$what, srcline, warm" "$size" "$pe" "$pm" "$re" "$rm"
+		read -r pe pm < <(COLD=1 measure "$pt" -i "$t/$f.data" -b -s dso,sym,srcline)
+		row "$what, srcline, cold" "$size" "$pe" "$pm" "$re" "$rm"
+	fi
 done
-echo "(median of $runs runs; speed and memory are perf report / perftop: above 1x, perftop is ahead)"
+echo "(median of $runs runs; speed and memory are perf report / perftop: above 1x, perftop is ahead;"
+echo " perf report with its defaults, inline frames on)"

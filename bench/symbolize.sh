@@ -3,9 +3,13 @@
 #  1. Throughput of the dso layer (bench/symbench.c) on random addresses in libpython and libc text:
 #     cold (first lookup of each address: opening, symbols, debug info) and warm (cached), for ELF
 #     symbols only, + inline frames, + inline frames and source lines.
+#     The dso layer runs with an empty cache directory: cold is DWARF itself, not an earlier run's
+#     srcinfo store (srcstore.h).
 #  2. A 5 s `perf record --call-graph dwarf` recording of a Python loop replayed with inline frames
 #     and source lines on (perftop -i F -b --json -s dso,sym,srcline) against `perf report` with its
-#     defaults (inline on), and with --no-inline; wall time, median of RUNS runs.
+#     defaults (inline on), and with --no-inline; wall time, median of RUNS runs. perftop warm: its
+#     cache directory filled by an earlier run (the binaries' srcinfo stores, debug file copies);
+#     cold: each run with a new one that holds only the boot's kallsyms table.
 #   usage: bench/symbolize.sh [BUILD_DIR]      (RUNS=3; N=20000 addresses)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +29,7 @@ libc=/lib/x86_64-linux-gnu/libc.so.6
 args=()
 for f in "$py" "$libc"; do [[ -f $f ]] && args+=("$f" "$(text_range "$f")"); done
 echo "== throughput: $n random addresses over ${#args[@]}/2 binaries ($(basename "$py"), libc.so.6)"
-"$t/symbench" "$n" "${args[@]}"
+PERFTOP_CACHE_DIR=$t/symbench-cache "$t/symbench" "$n" "${args[@]}"
 
 echo "== replay of a 5 s --call-graph dwarf recording of a Python loop"
 perf record -q -N -B --call-graph dwarf -F 999 -o "$t/dwarf.data" -- python3 -c "import time
@@ -33,9 +37,23 @@ t=time.time()
 while time.time()-t<5: sum(i*i for i in range(10000))" >/dev/null 2>&1
 median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 timeit() { for _ in $(seq "$runs"); do s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc; done | median; }
+export PERFTOP_CACHE_DIR=$t/cache
+"$b/perftop" -i "$t/dwarf.data" -b --json -s dso,sym,srcline >/dev/null 2>&1  # fills the cache
+coldtime() {  # timeit, each run with a new cache directory holding the boot's kallsyms only
+	for _ in $(seq "$runs"); do
+		local d
+		d=$(mktemp -d "$t/cold.XXXXXX")
+		cp "$t/cache/kallsyms" "$d/" 2>/dev/null
+		s=$(date +%s.%N); PERFTOP_CACHE_DIR=$d "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+		echo "$e - $s" | bc
+		while pgrep -f eu-elfcompress >/dev/null; do sleep 0.1; done  # its background copy
+	done | median
+}
 pi=$(timeit "$b/perftop" -i "$t/dwarf.data" -b --json -s dso,sym,srcline)
+pc=$(coldtime "$b/perftop" -i "$t/dwarf.data" -b --json -s dso,sym,srcline)
 pn=$(timeit "$b/perftop" -i "$t/dwarf.data" -b --json --no-inline)
 ri=$(timeit perf report -i "$t/dwarf.data" --stdio)
 rn=$(timeit perf report -i "$t/dwarf.data" --stdio --no-inline)
-printf "perftop, inline + srcline: %6.2f s    perf report (defaults, inline): %6.2f s   ratio %5.1fx\n" "$pi" "$ri" "$(echo "$ri / $pi" | bc -l)"
-printf "perftop --no-inline:       %6.2f s    perf report --no-inline:        %6.2f s   ratio %5.1fx\n" "$pn" "$rn" "$(echo "$rn / $pn" | bc -l)"
+printf "perftop, inline + srcline, warm: %6.3f s    perf report (defaults, inline): %6.3f s   ratio %5.1fx\n" "$pi" "$ri" "$(echo "$ri / $pi" | bc -l)"
+printf "perftop, inline + srcline, cold: %6.3f s    perf report (defaults, inline): %6.3f s   ratio %5.1fx\n" "$pc" "$ri" "$(echo "$ri / $pc" | bc -l)"
+printf "perftop --no-inline:             %6.3f s    perf report --no-inline:        %6.3f s   ratio %5.1fx\n" "$pn" "$rn" "$(echo "$rn / $pn" | bc -l)"
