@@ -65,12 +65,12 @@ measure() {
 export PERFTOP_CACHE_DIR=$t/warm
 row() {  # recording, perftop's and perf's "s KiB"
 	awk -v w="$1" -v s="$2" -v pe="$3" -v pm="$4" -v re="$5" -v rm="$6" 'BEGIN {
-		printf "| %-32s | %6s | %7.3f | %7.3f | %6.1fx | %8.1f | %8.1f | %6.2fx |\n",
+		printf "| %-38s | %6s | %7.3f | %7.3f | %6.1fx | %8.1f | %8.1f | %6.2fx |\n",
 			w, s, pe, re, (pe > 0 ? re / pe : 0), pm / 1024, rm / 1024, (pm > 0 ? rm / pm : 0) }'
 }
-printf '| %-32s | %6s | %7s | %7s | %7s | %8s | %8s | %7s |\n' recording size "perftop s" "perf s" speed \
+printf '| %-38s | %6s | %7s | %7s | %7s | %8s | %8s | %7s |\n' recording size "perftop s" "perf s" speed \
 	"perftop MiB" "perf MiB" memory
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------------------- -------- --------- --------- --------- \
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------------------------- -------- --------- --------- --------- \
 	---------- ---------- ---------
 for f in fp5 a30 dwarf5; do
 	case $f in
