@@ -27,6 +27,19 @@ static uint64_t rnd(void)
 	return rnd_state;
 }
 
+/* Sorts v (room for 2n) and ref (a copy) each its way; returns how many places differ. Frees both. */
+static size_t sort_and_compare(struct radix_kv *v, struct radix_kv *ref, size_t n)
+{
+	qsort(ref, n, sizeof(*ref), ref_cmp);
+	const struct radix_kv *got = radix_sort_kv(v, v + n, n);
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += got[i].key != ref[i].key || got[i].val != ref[i].val;
+	free(v);
+	free(ref);
+	return bad;
+}
+
 static void check_shape(size_t n, uint64_t base, uint64_t mask)
 {
 	struct radix_kv *v = malloc((n + 1) * 2 * sizeof(*v)), *ref = malloc((n + 1) * sizeof(*ref));
@@ -34,17 +47,11 @@ static void check_shape(size_t n, uint64_t base, uint64_t mask)
 		v[i] = (struct radix_kv){ .key = base + (rnd() & mask), .val = i };
 		ref[i] = v[i];
 	}
-	qsort(ref, n, sizeof(*ref), ref_cmp);
-	const struct radix_kv *got = radix_sort_kv(v, v + n, n);
-	size_t bad = 0;
-	for (size_t i = 0; i < n; i++)
-		bad += got[i].key != ref[i].key || got[i].val != ref[i].val;
+	size_t bad = sort_and_compare(v, ref, n);
 	if (bad)
 		printf("n=%zu base=%llx mask=%llx: %zu out of place\n", n, (unsigned long long)base,
 		       (unsigned long long)mask, bad);
 	CHECK(bad == 0);
-	free(v);
-	free(ref);
 }
 
 /* k ordered runs one after the other (one per CPU ring): the merge path, stable on ties. */
@@ -58,16 +65,10 @@ static void check_runs(size_t n, size_t k)
 			v[i].key = v[i - 1].key;  /* keep each run in order */
 		ref[i] = v[i];
 	}
-	qsort(ref, n, sizeof(*ref), ref_cmp);
-	const struct radix_kv *got = radix_sort_kv(v, v + n, n);
-	size_t bad = 0;
-	for (size_t i = 0; i < n; i++)
-		bad += got[i].key != ref[i].key || got[i].val != ref[i].val;
+	size_t bad = sort_and_compare(v, ref, n);
 	if (bad)
 		printf("runs n=%zu k=%zu: %zu out of place\n", n, k, bad);
 	CHECK(bad == 0);
-	free(v);
-	free(ref);
 }
 
 int main(void)
