@@ -341,7 +341,10 @@ static void si_cu_collect(struct si_cu *c, Dwarf_Die *parent, int level)
 		return;
 	do {
 		int tag = dwarf_tag(&child);
-		if (tag == DW_TAG_subprogram) {
+		/* Declarations (a CU declares every function of the headers it includes) have no code:
+		 * the abbreviation says so without reading the DIE's attributes. */
+		if (tag == DW_TAG_subprogram &&
+		    (dwarf_hasattr(&child, DW_AT_low_pc) || dwarf_hasattr(&child, DW_AT_ranges))) {
 			Dwarf_Addr base, lo, hi;
 			ptrdiff_t off = 0;
 			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
