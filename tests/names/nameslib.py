@@ -122,6 +122,15 @@ def compare_sym(snap, report_text, top=10, tol=0.5, minpct=0.3):
             if alt:
                 print(f"  note: kernel alias {alt[0]} for {sym}")
                 k = (dso, alt[0])
+        if k not in ours and sym == "@plt":
+            # perf 6.1 names a PLT entry whose relocation is IRELATIVE (an ifunc: no symbol, the
+            # addend is the resolver) with an empty name; perftop names it after the ifunc
+            # (strspn@plt). Matched to the ours@plt row of that dso with the closest share.
+            alt = sorted((abs(v[0] - pct), name) for (d, name), v in ours.items()
+                         if d == dso and name.endswith("@plt") and (d, name) not in used)
+            if alt:
+                print(f"  note: perf's nameless @plt is {alt[0][1]} here")
+                k = (dso, alt[0][1])
         i = used.get(k, 0)
         used[k] = i + 1
         got = ours.get(k, [])
