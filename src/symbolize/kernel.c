@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "symbolize/intern.h"
+#include "util/radix.h"
 #include "util/util.h"
 
 /* A symbol that is the last of its dso has no next symbol to end at; give it this much room. */
@@ -42,7 +43,6 @@ struct ksym {                  /* while parsing /proc/kallsyms */
 	uint64_t start;
 	size_t off;                /* into the pool */
 	uint32_t dso;              /* index into dsos */
-	uint32_t seq;              /* line order in kallsyms */
 };
 
 struct kcache_entry {          /* the table (and cache file) format */
@@ -98,18 +98,6 @@ void kernel_free(struct kernel *k)
 }
 
 const char *kernel_dso_name(const struct kernel *k) { return k->kdso; }
-
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	/* Of several names at one address perf ends up with the one listed last (the others get a
-	 * size of zero when it closes each symbol at the next one's start): sort that one first. */
-	if (x->seq != y->seq)
-		return x->seq > y->seq ? -1 : 1;
-	return 0;
-}
 
 static void kernel_warn_hidden(void)
 {
@@ -289,41 +277,100 @@ static uint32_t kernel_dso_index(struct kernel *k, const char *dso)
 	return (uint32_t)k->ndsos++;
 }
 
+/* The whole file in one buffer (a /proc file says its size is 0: read until the end), NUL-ended.
+ * NULL when it cannot be read. */
+static char *kernel_slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 8u << 20, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (cap - n < (1u << 20))
+			xgrow((void **)&buf, &cap, cap + 1, 1);
+		ssize_t got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* Hex digits at *p up to a space; UINT64_MAX when there are none or something else ends them. */
+static uint64_t kernel_hex(const char **p)
+{
+	uint64_t v = 0;
+	const char *c = *p;
+	for (;; c++) {
+		unsigned d;
+		if (*c >= '0' && *c <= '9')
+			d = (unsigned)(*c - '0');
+		else if (*c >= 'a' && *c <= 'f')
+			d = (unsigned)(*c - 'a' + 10);
+		else if (*c >= 'A' && *c <= 'F')
+			d = (unsigned)(*c - 'A' + 10);
+		else
+			break;
+		v = v << 4 | d;
+	}
+	if (c == *p || *c != ' ')
+		return UINT64_MAX;
+	*p = c;
+	return v;
+}
+
+/*
+ * Parses kallsyms ("ADDR TYPE NAME[\t[MODULE]]" lines) in one buffer: each text symbol's name is
+ * moved down to the front of the buffer, which becomes the pool (a name is never longer than its
+ * line, so the copy never overtakes the reading). Sorted by address with a stable radix sort; of
+ * several names at one address perf ends up with the one listed last (the others get a size of
+ * zero when it closes each symbol at the next one's start), so the last of each run is kept.
+ */
 static void kernel_load_file(struct kernel *k)
 {
-	FILE *f = fopen(k->path, "re");
-	if (!f) {
+	size_t len;
+	char *buf = kernel_slurp(k->path, &len);
+	if (!buf) {
 		warn_msg("cannot read %s; kernel rows show addresses", k->path);
 		return;
 	}
-	char *line = NULL, *pool = NULL;
-	size_t lcap = 0, pool_len = 0, pool_cap = 0, nsyms = 0, cap = 0;
+	size_t pool_len = 0, nsyms = 0, cap = 0;
 	struct ksym *syms = NULL;
 	bool any_line = false, any_addr = false;
 	const char *mod_name = NULL;   /* the last module seen: lines come grouped by module */
 	char mod_key[80] = "";
 	k->ndsos = 0;
 	kernel_dso_index(k, k->kdso);
-	while (getline(&line, &lcap, f) > 0) {
-		char *end;
-		uint64_t addr = strtoull(line, &end, 16);
-		if (end == line || *end != ' ')
+	for (char *line = buf, *next; line < buf + len; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(buf + len - line));
+		next = nl ? nl + 1 : buf + len;
+		if (nl)
+			*nl = 0;
+		const char *c = line;
+		uint64_t addr = kernel_hex(&c);
+		if (addr == UINT64_MAX)
 			continue;
 		any_line = true;
 		if (addr)
 			any_addr = true;
-		char type = end[1];
-		if (!type || end[2] != ' ')
+		char type = c[1];
+		if (!type || c[2] != ' ')
 			continue;
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
-		char *name = end + 3;
-		size_t nlen = strcspn(name, "\t\n");
+		char *name = (char *)c + 3;
+		size_t nlen = strcspn(name, "\t");
 		char *rest = name + nlen;
 		const char *dso = k->kdso;
 		if (*rest == '\t' && rest[1] == '[') {
 			char *mod = rest + 1;
-			size_t mlen = strcspn(mod, "\n");
+			size_t mlen = strlen(mod);
 			if (mlen >= sizeof(mod_key))
 				mlen = sizeof(mod_key) - 1;
 			if (strncmp(mod_key, mod, mlen) != 0 || mod_key[mlen]) {
@@ -335,25 +382,27 @@ static void kernel_load_file(struct kernel *k)
 		}
 		if (!addr || !nlen || pool_len + nlen + 1 > UINT32_MAX)
 			continue;
-		name[nlen] = 0;
-		xgrow((void **)&pool, &pool_cap, pool_len + nlen + 1, 1);
-		memcpy(pool + pool_len, name, nlen + 1);
+		memmove(buf + pool_len, name, nlen);
+		buf[pool_len + nlen] = 0;
 		xgrow((void **)&syms, &cap, nsyms + 1, sizeof(*syms));
-		syms[nsyms] = (struct ksym){ .start = addr, .off = pool_len, .dso = kernel_dso_index(k, dso),
-					     .seq = (uint32_t)nsyms };
+		syms[nsyms] = (struct ksym){ .start = addr, .off = pool_len, .dso = kernel_dso_index(k, dso) };
 		nsyms++;
 		pool_len += nlen + 1;
 	}
-	free(line);
-	fclose(f);
 	if (any_line && !any_addr)
 		kernel_warn_hidden();
-	if (nsyms)
-		qsort(syms, nsyms, sizeof(*syms), ksym_cmp);
-	size_t out = 0;
+	struct radix_kv *kv = xmalloc((nsyms ? 2 * nsyms : 1) * sizeof(*kv));
 	for (size_t i = 0; i < nsyms; i++)
-		if (out == 0 || syms[out - 1].start != syms[i].start)
-			syms[out++] = syms[i];
+		kv[i] = (struct radix_kv){ .key = syms[i].start, .val = i };
+	const struct radix_kv *sorted = radix_sort_kv(kv, kv + nsyms, nsyms);
+	size_t out = 0;
+	struct ksym *uniq = xmalloc((nsyms ? nsyms : 1) * sizeof(*uniq));
+	for (size_t i = 0; i < nsyms; i++)
+		if (i + 1 == nsyms || sorted[i + 1].key != sorted[i].key)
+			uniq[out++] = syms[sorted[i].val];  /* the last listed at this address */
+	free(kv);
+	free(syms);
+	syms = uniq;
 	struct kcache_entry *ents = xcalloc(out ? out : 1, sizeof(*ents));
 	for (size_t i = 0; i < out; i++) {
 		const struct ksym *s = &syms[i];
@@ -369,10 +418,10 @@ static void kernel_load_file(struct kernel *k)
 	}
 	free(syms);
 	k->owned_ents = ents;
-	k->owned_pool = pool;
+	k->owned_pool = pool_len ? xrealloc(buf, pool_len) : (free(buf), NULL);
 	k->ents = ents;
 	k->nents = out;
-	k->pool = pool ? pool : "";
+	k->pool = k->owned_pool ? k->owned_pool : "";
 	k->pool_len = pool_len;
 }
 
