@@ -19,7 +19,7 @@
  * address cost about a millisecond. Instead, the first address of a function finds its
  * DW_TAG_subprogram once and indexes the ranges of every DW_TAG_inlined_subroutine below it (with
  * their nesting depth); later addresses of that function scan that flat array. The index is kept for
- * the last SRCINFO_FUNCS functions (a small ring), and dwarf_getscopes stays the fallback for an
+ * the last SRCINFO_FUNCS functions (a ring), and dwarf_getscopes stays the fallback for an
  * address its function's DIE does not cover (e.g. code of another CU reached through a shared symbol).
  *
  * The cache: an open-addressing table keyed by the address, whose entries point into a pool of
@@ -45,7 +45,7 @@
 #include "util/util.h"
 
 #define SRCINFO_MAX_DEPTH 32   /* inline frames kept per address; deeper chains are cut */
-#define SRCINFO_FUNCS 64       /* functions whose inline index is kept */
+#define SRCINFO_FUNCS 256        /* functions whose inline index is kept */
 
 struct si_range {              /* one range of one inlined call inside a function */
 	uint64_t lo, hi;       /* CU-relative pc, [lo, hi) */
