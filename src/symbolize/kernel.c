@@ -287,6 +287,11 @@ static char *kernel_slurp(const char *path, size_t *len)
 	size_t cap = 8u << 20, n = 0;
 	char *buf = xmalloc(cap);
 	for (;;) {
+		if (n >= KCACHE_MAX_BYTES) {
+			warn_msg("%s is over %u MiB; kernel symbols past that are not read", path,
+				 KCACHE_MAX_BYTES >> 20);
+			break;
+		}
 		if (cap - n < (1u << 20))
 			xgrow((void **)&buf, &cap, cap + 1, 1);
 		ssize_t got = read(fd, buf + n, cap - n - 1);
