@@ -50,3 +50,27 @@ endforeach()
 # The boot-scoped cache of /proc/kallsyms.
 perftop_unit_test(test_kernel_cache SOURCES symbolize/test_kernel_cache.c LIBS perftop_symbolize perftop_util)
 set_tests_properties(test_kernel_cache test_kernel_cache_asan PROPERTIES SKIP_RETURN_CODE 77)
+
+# linetab.c's line table decoder against libdw (every CU of the fixtures, of libc's debug file and of
+# libpython3.11 when there is one): the fixture source again with DWARF 2, 3 and 4 line tables.
+foreach(v 2 3 4)
+  add_executable(inline_fixture_dw${v} ${CMAKE_CURRENT_SOURCE_DIR}/names/inline_fixture.c)
+  target_compile_options(inline_fixture_dw${v} PRIVATE -O2 -gdwarf-${v} -fno-omit-frame-pointer)
+  if(v EQUAL 2)
+    # gas writes a version 3 line table for -gdwarf-2: gcc writes its own, of version 2.
+    target_compile_options(inline_fixture_dw${v} PRIVATE -gno-as-loc-support)
+  endif()
+  set_target_properties(inline_fixture_dw${v} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
+endforeach()
+perftop_unit_test(test_linetab
+  SOURCES symbolize/test_linetab.c
+  LIBS perftop_symbolize perftop_util PkgConfig::DW)
+foreach(t test_linetab test_linetab_asan)
+  target_compile_definitions(${t} PRIVATE INLINE_FIXTURE_PATH="$<TARGET_FILE:inline_fixture>"
+                                          OTHER_FIXTURE_PATH="$<TARGET_FILE:inline_fixture_other>"
+                                          DW2_FIXTURE_PATH="$<TARGET_FILE:inline_fixture_dw2>"
+                                          DW3_FIXTURE_PATH="$<TARGET_FILE:inline_fixture_dw3>"
+                                          DW4_FIXTURE_PATH="$<TARGET_FILE:inline_fixture_dw4>")
+  add_dependencies(${t} inline_fixture inline_fixture_other inline_fixture_dw2 inline_fixture_dw3
+                   inline_fixture_dw4)
+endforeach()

@@ -13,6 +13,9 @@
  *   - the innermost frame's line is the line table's row for A; each outer frame's line is where the
  *     frame inside it was inlined: that DIE's DW_AT_call_file / DW_AT_call_line. This is what
  *     eu-addr2line -i prints, and what the tests compare with.
+ *     The line table and the file names come from linetab.c, which decodes a CU's line program into
+ *     flat arrays (libdw 0.188's dwarf_getsrc_die / dwarf_getsrcfiles decode it with a malloc per row
+ *     and a qsort, a third of a cold DWARF replay); libdw answers for a CU linetab does not understand.
  *
  * Why not dwarf_getscopes alone: it walks the compile unit's DIE tree from the root on every call,
  * and a CU like CPython's ceval.c holds one function with thousands of inlined calls, so a cold
@@ -41,6 +44,7 @@
 #include <string.h>
 
 #include "symbolize/intern.h"
+#include "symbolize/linetab.h"
 #include "symbolize/srcstore.h"
 #include "util/util.h"
 
@@ -105,6 +109,7 @@ struct srcinfo {
 	char *store_path;        /* where this session's are written at the end, or NULL */
 	uint64_t store_id;
 	size_t fresh;            /* entries computed here, not taken from the store */
+	struct linetab_cache *lt; /* CUs' line tables (linetab.h), made on first use */
 };
 
 struct srcinfo *srcinfo_new(struct intern *in)
@@ -167,6 +172,7 @@ void srcinfo_free(struct srcinfo *si)
 		free(si->funcs[i].r);
 	for (size_t i = 0; i < SRCINFO_CUS; i++)
 		free(si->cus[i].f);
+	linetab_cache_free(si->lt);
 	free(si);
 }
 
@@ -260,6 +266,15 @@ static const char *si_inline_name(struct srcinfo *si, Dwarf_Die *die)
 	return intern_strn(si->in, buf, (size_t)len < sizeof(buf) ? (size_t)len : sizeof(buf) - 1);
 }
 
+/* The CU's line table decoded by linetab.c (libdw 0.188 decodes it with a malloc per row and a qsort);
+ * NULL when linetab does not understand it, and libdw answers. */
+static const struct linetab *si_linetab(struct srcinfo *si, Dwarf_Die *cu)
+{
+	if (!si->lt)
+		si->lt = linetab_cache_new();
+	return linetab_get(si->lt, cu);
+}
+
 /* Where the inlined call die was made: its DW_AT_call_file (an index into the CU's file table) and
  * DW_AT_call_line. */
 static const char *si_call_site(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Die *die)
@@ -270,6 +285,9 @@ static const char *si_call_site(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Die *di
 		return NULL;
 	if (dwarf_attr(die, DW_AT_call_line, &a))
 		dwarf_formudata(&a, &line);
+	const struct linetab *t = si_linetab(si, cu);
+	if (t)
+		return si_srcline(si, linetab_file(t, file), (int)line);
 	Dwarf_Files *files;
 	size_t nfiles;
 	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || file >= nfiles)
@@ -279,6 +297,12 @@ static const char *si_call_site(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Die *di
 
 static const char *si_line_at(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Addr pc)
 {
+	const struct linetab *t = si_linetab(si, cu);
+	if (t) {
+		const char *base;
+		int ln;
+		return linetab_line(t, pc, &base, &ln) ? si_srcline(si, base, ln) : NULL;
+	}
 	Dwarf_Line *l = dwarf_getsrc_die(cu, pc);
 	int line = 0;
 	if (!l || dwarf_lineno(l, &line) != 0)
