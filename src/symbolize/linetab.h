@@ -32,7 +32,7 @@ uint64_t linetab_row_addr(const struct linetab *t, size_t i);
 
 /* A bounded cache of decoded tables (LINETAB_CACHE_CUS, replaced in a ring), remembering also the
  * CUs the decoder gave up on. */
-#define LINETAB_CACHE_CUS 64
+#define LINETAB_CACHE_CUS 256
 struct linetab_cache;
 struct linetab_cache *linetab_cache_new(void);
 void linetab_cache_free(struct linetab_cache *c);
