@@ -64,10 +64,12 @@ struct si_cu_fn {              /* one range of one subprogram of a CU */
 	Dwarf_Off sub;
 };
 
-struct si_cu {                 /* a CU's subprograms by address: found by bisection, built once */
+struct si_cu {                 /* a CU's subprograms by address, collected as far as lookups need */
 	Dwarf_Off off;         /* the CU DIE; 0 = empty slot */
 	struct si_cu_fn *f;
 	size_t n, cap;
+	Dwarf_Die next;        /* the next top-level DIE to look at */
+	bool started, done;    /* done: every top-level DIE seen, f sorted by address */
 };
 
 struct si_func {
@@ -356,35 +358,42 @@ static void si_func_walk(struct si_func *fn, Dwarf_Die *die, uint32_t depth)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-/* Collects the address ranges of the subprograms among the CU's top-level DIEs (and inside
- * namespaces, classes, modules, where C++ and Fortran put them). */
+static void si_cu_collect(struct si_cu *c, Dwarf_Die *parent, int level);
+
+/* One DIE among a CU's top-level ones (or inside namespaces, classes, modules, where C++ and
+ * Fortran put functions): a subprogram's address ranges, or the subprograms inside a container. */
+static void si_cu_add(struct si_cu *c, Dwarf_Die *die, int level)
+{
+	int tag = dwarf_tag(die);
+	/* Declarations (a CU declares every function of the headers it includes) have no code: the
+	 * abbreviation says so without reading the DIE's attributes. */
+	if (tag == DW_TAG_subprogram &&
+	    (dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges))) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo)
+				continue;
+			if (c->n == c->cap) {
+				c->cap = c->cap ? c->cap * 2 : 256;
+				c->f = xrealloc(c->f, c->cap * sizeof(*c->f));
+			}
+			c->f[c->n++] = (struct si_cu_fn){ lo, hi, dwarf_dieoffset(die) };
+		}
+	} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+		   tag == DW_TAG_module) {
+		si_cu_collect(c, die, level + 1);
+	}
+}
+
 static void si_cu_collect(struct si_cu *c, Dwarf_Die *parent, int level)
 {
 	Dwarf_Die child;
 	if (level > 8 || dwarf_child(parent, &child) != 0)
 		return;
-	do {
-		int tag = dwarf_tag(&child);
-		/* Declarations (a CU declares every function of the headers it includes) have no code:
-		 * the abbreviation says so without reading the DIE's attributes. */
-		if (tag == DW_TAG_subprogram &&
-		    (dwarf_hasattr(&child, DW_AT_low_pc) || dwarf_hasattr(&child, DW_AT_ranges))) {
-			Dwarf_Addr base, lo, hi;
-			ptrdiff_t off = 0;
-			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
-				if (hi <= lo)
-					continue;
-				if (c->n == c->cap) {
-					c->cap = c->cap ? c->cap * 2 : 256;
-					c->f = xrealloc(c->f, c->cap * sizeof(*c->f));
-				}
-				c->f[c->n++] = (struct si_cu_fn){ lo, hi, dwarf_dieoffset(&child) };
-			}
-		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
-			   tag == DW_TAG_module) {
-			si_cu_collect(c, &child, level + 1);
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
+	do
+		si_cu_add(c, &child, level);
+	while (dwarf_siblingof(&child, &child) == 0);
 }
 
 static int si_cu_fn_cmp(const void *a, const void *b)
@@ -393,25 +402,14 @@ static int si_cu_fn_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* The subprogram DIE that covers pc in CU cu: through the CU's index (walking a CU's top-level DIEs
- * skips whole subtrees attribute by attribute, so it is done once per CU, not per function). */
-static bool si_find_subprogram(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
+/* The index in c->f of a range that holds pc, or -1. */
+static long si_cu_search(const struct si_cu *c, Dwarf_Addr pc, size_t from)
 {
-	Dwarf_Off off = dwarf_dieoffset(cu);
-	struct si_cu *c = NULL;
-	for (size_t i = 0; i < SRCINFO_CUS && !c; i++)
-		if (si->cus[i].off == off && si->cus[i].f)
-			c = &si->cus[i];
-	if (!c) {
-		c = &si->cus[si->next_cu];
-		si->next_cu = (si->next_cu + 1) % SRCINFO_CUS;
-		c->off = off;
-		c->n = 0;
-		si_cu_collect(c, cu, 0);
-		if (c->n)
-			qsort(c->f, c->n, sizeof(*c->f), si_cu_fn_cmp);
-		if (!c->f)
-			c->f = xmalloc(sizeof(*c->f));  /* built, even if empty */
+	if (!c->done) {
+		for (size_t k = from; k < c->n; k++)
+			if (pc >= c->f[k].lo && pc < c->f[k].hi)
+				return (long)k;
+		return -1;
 	}
 	size_t lo = 0, hi = c->n;
 	while (lo < hi) {  /* the first range starting after pc */
@@ -422,14 +420,49 @@ static bool si_find_subprogram(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Addr pc,
 			hi = mid;
 	}
 	/* Ranges of top-level subprograms do not overlap; look back a little in case some do. */
-	for (size_t k = lo, steps = 0; k > 0 && steps < 8; k--, steps++) {
-		const struct si_cu_fn *f = &c->f[k - 1];
-		if (pc >= f->lo && pc < f->hi) {
-			Dwarf *dbg = dwarf_cu_getdwarf(cu->cu);
-			return dbg && dwarf_offdie(dbg, f->sub, out);
+	for (size_t k = lo, steps = 0; k > 0 && steps < 8; k--, steps++)
+		if (pc >= c->f[k - 1].lo && pc < c->f[k - 1].hi)
+			return (long)(k - 1);
+	return -1;
+}
+
+/* The subprogram DIE that covers pc in CU cu, through the CU's index. Walking a CU's top-level DIEs
+ * skips whole subtrees attribute by attribute (a CPython CU declares thousands of types and
+ * functions from its headers), so the walk is done once per CU at most, and only as far as lookups
+ * need: it stops at the function that covers pc and goes on from there for the next one that the
+ * part seen so far lacks. Once it has seen everything, the index is sorted and bisected. */
+static bool si_find_subprogram(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct si_cu *c = NULL;
+	for (size_t i = 0; i < SRCINFO_CUS && !c; i++)
+		if (si->cus[i].off == off && si->cus[i].started)
+			c = &si->cus[i];
+	if (!c) {
+		c = &si->cus[si->next_cu];
+		si->next_cu = (si->next_cu + 1) % SRCINFO_CUS;
+		c->off = off;
+		c->n = 0;
+		c->started = true;
+		c->done = dwarf_child(cu, &c->next) != 0;
+	}
+	long k = si_cu_search(c, pc, 0);
+	while (k < 0 && !c->done) {
+		size_t before = c->n;
+		si_cu_add(c, &c->next, 0);
+		if (dwarf_siblingof(&c->next, &c->next) != 0) {
+			c->done = true;
+			if (c->n)
+				qsort(c->f, c->n, sizeof(*c->f), si_cu_fn_cmp);
+			k = si_cu_search(c, pc, 0);
+		} else {
+			k = si_cu_search(c, pc, before);
 		}
 	}
-	return false;
+	if (k < 0)
+		return false;
+	Dwarf *dbg = dwarf_cu_getdwarf(cu->cu);
+	return dbg && dwarf_offdie(dbg, c->f[k].sub, out);
 }
 
 /* The inline index of the function whose ELF symbol starts at key - 1, built on first use; NULL
