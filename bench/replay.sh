@@ -54,7 +54,7 @@ measure() {
 		t1=$(date +%s%N)
 		echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }') $(tail -1 "$t/time.out")" >>"$t/times"
 		if [[ -n ${COLD:-} ]]; then
-			while pgrep -f eu-elfcompress >/dev/null; do sleep 0.1; done
+			sleep 0.2; while pgrep -f eu-elfcompress >/dev/null; do sleep 0.1; done
 			rm -rf "$PERFTOP_CACHE_DIR"
 		fi
 	done

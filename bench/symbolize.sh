@@ -46,7 +46,7 @@ coldtime() {  # timeit, each run with a new cache directory holding the boot's k
 		cp "$t/cache/kallsyms" "$d/" 2>/dev/null
 		s=$(date +%s.%N); PERFTOP_CACHE_DIR=$d "$@" >/dev/null 2>&1; e=$(date +%s.%N)
 		echo "$e - $s" | bc
-		while pgrep -f eu-elfcompress >/dev/null; do sleep 0.1; done  # its background copy
+		sleep 0.2; while pgrep -f eu-elfcompress >/dev/null; do sleep 0.1; done  # its background copy
 	done | median
 }
 pi=$(timeit "$b/perftop" -i "$t/dwarf.data" -b --json -s dso,sym,srcline)

@@ -1,6 +1,6 @@
 /*
  * debugcache: see debugcache.h. The copy is made by eu-elfcompress (elfutils, which the build
- * already depends on) in a process of its own session, so that neither a slow disk nor Ctrl-C in
+ * already depends on), started when the binaries are closed, in a process of its own session, so that neither a slow disk nor Ctrl-C in
  * the view's terminal touches it: it writes BUILDID.debug.tmp.PID and renames it into place, so a
  * reader sees a whole copy or none.
  */
@@ -24,9 +24,10 @@
 #define DEBUGCACHE_MAX_BID 64
 #define DEBUGCACHE_MAX_CHILDREN 16
 
-static pid_t children[DEBUGCACHE_MAX_CHILDREN];
+static pid_t children[DEBUGCACHE_MAX_CHILDREN];    /* 0: not started yet, or reaped */
 static char started[DEBUGCACHE_MAX_CHILDREN][2 * DEBUGCACHE_MAX_BID + 1];
-static size_t nstarted;
+static char *copy_src[DEBUGCACHE_MAX_CHILDREN], *copy_dst[DEBUGCACHE_MAX_CHILDREN];
+static size_t nstarted, nspawned;
 static unsigned long hits;
 static bool copying = true;
 
@@ -76,10 +77,11 @@ static void debugcache_reap(bool block)
 
 void debugcache_wait(void)
 {
+	debugcache_start();
 	debugcache_reap(true);
 }
 
-/* Starts the copy of src to dst in the background, once per build-id and process. */
+/* Queues the copy of src to dst, once per build-id and process; debugcache_start starts it. */
 static void debugcache_fill(const char *hex, const char *src, const char *dst)
 {
 	for (size_t i = 0; i < nstarted; i++)
@@ -90,6 +92,18 @@ static void debugcache_fill(const char *hex, const char *src, const char *dst)
 	struct stat st;
 	if (stat(src, &st) != 0 || st.st_size > DEBUGCACHE_MAX_SOURCE)
 		return;
+	snprintf(started[nstarted], sizeof(started[nstarted]), "%s", hex);
+	copy_src[nstarted] = xstrdup(src);
+	copy_dst[nstarted] = xstrdup(dst);
+	children[nstarted] = 0;
+	nstarted++;
+}
+
+/* Why at the end and not when the file is found: the copy inflates the same sections the session is
+ * inflating, and on a 2-CPU machine the two slowed each other's by a third. The copy serves only
+ * later sessions anyway. */
+void debugcache_start(void)
+{
 	static const char script[] =
 		"set -u; dst=$1; tmp=$1.tmp.$$\n"
 		"if nice -n 10 eu-elfcompress -q -t none -o \"$tmp\" \"$2\"; then mv -f \"$tmp\" \"$dst\"\n"
@@ -102,25 +116,27 @@ static void debugcache_fill(const char *hex, const char *src, const char *dst)
 		"exit 0\n";
 	char max[32];
 	snprintf(max, sizeof(max), "%llu", (unsigned long long)DEBUGCACHE_MAX_BYTES);
-	char *const argv[] = { "sh", "-c", (char *)script, "sh", (char *)dst, (char *)src, max, NULL };
-	pid_t pid = fork();
-	if (pid < 0)
-		return;
-	if (pid == 0) {
-		/* Only async-signal-safe calls from here to exec: the parent may have threads. */
-		setsid();
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			dup2(null, 2);
+	for (; nspawned < nstarted; nspawned++) {
+		size_t i = nspawned;
+		char *const argv[] = { "sh", "-c", (char *)script, "sh", copy_dst[i], copy_src[i], max, NULL };
+		pid_t pid = fork();
+		if (pid == 0) {
+			/* Only async-signal-safe calls from here to exec: the parent may have threads. */
+			setsid();
+			int null = open("/dev/null", O_RDWR);
+			if (null >= 0) {
+				dup2(null, 0);
+				dup2(null, 1);
+				dup2(null, 2);
+			}
+			execv("/bin/sh", argv);
+			_exit(127);
 		}
-		execv("/bin/sh", argv);
-		_exit(127);
+		children[i] = pid > 0 ? pid : 0;
+		free(copy_src[i]);
+		free(copy_dst[i]);
+		copy_src[i] = copy_dst[i] = NULL;
 	}
-	children[nstarted] = pid;
-	snprintf(started[nstarted], sizeof(started[nstarted]), "%s", hex);
-	nstarted++;
 }
 
 int debugcache_find(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,

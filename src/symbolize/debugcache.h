@@ -3,11 +3,11 @@
  *
  * Debian's -dbg packages (libc6-dbg among them) ship their debug files with SHF_COMPRESSED
  * sections, and libdw inflates every DWARF section of a file when it opens it: libc's 4 MB file
- * becomes 10 MB of heap and 60 ms, more than the whole rest of a replay. So the first time such a
- * file is needed, a background process (eu-elfcompress -t none, from elfutils) writes an
+ * becomes 10 MB of heap and 60 ms, more than the whole rest of a replay. So when a session that
+ * needed such a file ends, a background process (eu-elfcompress -t none, from elfutils) writes an
  * uncompressed copy to <cache>/debug/BUILDID.debug; later sessions open that copy, which libdw maps
  * instead of inflating, and of which only the pages a lookup reads are ever loaded. The session
- * that starts the copy uses the compressed file as before and never waits for it.
+ * that queues the copy uses the compressed file as before and never waits for it.
  *
  * The copy is checked like any debug file (its build-id must equal the binary's) before it is
  * used; the directory is bounded (DEBUGCACHE_MAX_BYTES, oldest removed first).
@@ -30,7 +30,12 @@ int debugcache_find(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
  * local symbols are in its debug file) starts none. On by default. */
 void debugcache_set_copying(bool on);
 
-/* Blocks until the background copies this process started are done (tests). */
+/* Starts the copies found wanting so far (the dso set calls it when it is freed, at the end of a
+ * session): they are made in the background and outlive perftop. */
+void debugcache_start(void);
+
+/* Starts what is queued, then blocks until the background copies this process started are done
+ * (tests). */
 void debugcache_wait(void);
 /* How many times a cached copy was used instead of the compressed file (tests). */
 unsigned long debugcache_hits(void);

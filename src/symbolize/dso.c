@@ -187,6 +187,7 @@ void dso_set_free(struct dso_set *set)
 		d = next;
 	}
 	free(set);
+	debugcache_start();  /* the copies this session found wanting, for the next ones */
 }
 
 uint64_t dso_set_opened(const struct dso_set *set) { return set->opened; }
