@@ -9,7 +9,9 @@
 #     and source lines on (perftop -i F -b --json -s dso,sym,srcline) against `perf report` with its
 #     defaults (inline on), and with --no-inline; wall time, median of RUNS runs. perftop warm: its
 #     cache directory filled by an earlier run (the binaries' srcinfo stores, debug file copies);
-#     cold: each run with a new one that holds only the boot's kallsyms table.
+#     cold: each run with a new one that holds only the boot's kallsyms table; "debug copies
+#     present": the same plus the uncompressed copies of compressed debug files (libc6-dbg's) that
+#     any earlier DWARF session on the machine made, i.e. the first replay of new binaries.
 #   usage: bench/symbolize.sh [BUILD_DIR]      (RUNS=3; N=20000 addresses)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,10 +42,12 @@ timeit() { for _ in $(seq "$runs"); do s=$(date +%s.%N); "$@" >/dev/null 2>&1; e
 export PERFTOP_CACHE_DIR=$t/cache
 "$b/perftop" -i "$t/dwarf.data" -b --json -s dso,sym,srcline >/dev/null 2>&1  # fills the cache
 coldtime() {  # timeit, each run with a new cache directory holding the boot's kallsyms only
+	# (COPIES=1: and the uncompressed debug file copies an earlier session made)
 	for _ in $(seq "$runs"); do
 		local d
 		d=$(mktemp -d "$t/cold.XXXXXX")
 		cp "$t/cache/kallsyms" "$d/" 2>/dev/null
+		[[ -n ${COPIES:-} ]] && cp -r "$t/cache/debug" "$d/" 2>/dev/null
 		s=$(date +%s.%N); PERFTOP_CACHE_DIR=$d "$@" >/dev/null 2>&1; e=$(date +%s.%N)
 		echo "$e - $s" | bc
 		sleep 0.2; while pgrep -f eu-elfcompress >/dev/null; do sleep 0.1; done  # its background copy
@@ -51,9 +55,11 @@ coldtime() {  # timeit, each run with a new cache directory holding the boot's k
 }
 pi=$(timeit "$b/perftop" -i "$t/dwarf.data" -b --json -s dso,sym,srcline)
 pc=$(coldtime "$b/perftop" -i "$t/dwarf.data" -b --json -s dso,sym,srcline)
+pd=$(COPIES=1 coldtime "$b/perftop" -i "$t/dwarf.data" -b --json -s dso,sym,srcline)
 pn=$(timeit "$b/perftop" -i "$t/dwarf.data" -b --json --no-inline)
 ri=$(timeit perf report -i "$t/dwarf.data" --stdio)
 rn=$(timeit perf report -i "$t/dwarf.data" --stdio --no-inline)
 printf "perftop, inline + srcline, warm: %6.3f s    perf report (defaults, inline): %6.3f s   ratio %5.1fx\n" "$pi" "$ri" "$(echo "$ri / $pi" | bc -l)"
 printf "perftop, inline + srcline, cold: %6.3f s    perf report (defaults, inline): %6.3f s   ratio %5.1fx\n" "$pc" "$ri" "$(echo "$ri / $pc" | bc -l)"
+printf "perftop, inline + srcline, cold, debug copies present: %6.3f s   ratio %5.1fx\n" "$pd" "$(echo "$ri / $pd" | bc -l)"
 printf "perftop --no-inline:             %6.3f s    perf report --no-inline:        %6.3f s   ratio %5.1fx\n" "$pn" "$rn" "$(echo "$rn / $pn" | bc -l)"
