@@ -197,27 +197,6 @@ static void batch_print_text(FILE *out, const struct snapshot *snap, const struc
 	fputc('\n', out);
 }
 
-/* Writes all of buf to fd. A profiled command shares our stdout and may have made it non-blocking
- * (node does), so EAGAIN waits for room instead of losing the rest of a snapshot. */
-static bool write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n > 0) {
-			buf += n;
-			len -= (size_t)n;
-		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-			poll(&pfd, 1, 100);
-		} else if (n < 0 && errno == EINTR) {
-			continue;
-		} else {
-			return false;
-		}
-	}
-	return true;
-}
-
 static void sleep_ms(long ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -246,7 +225,7 @@ static bool batch_emit(struct session *s, const struct cli *c, bool zero, double
 	}
 	fclose(out);
 	snapshot_free(snap);
-	bool ok = write_all(STDOUT_FILENO, buf, len);
+	bool ok = write_full(STDOUT_FILENO, buf, len);
 	free(buf);
 	return ok;
 }

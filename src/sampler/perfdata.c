@@ -548,9 +548,7 @@ static void feature_build_ids(struct perfdata_reader *r, struct fcur *c)
 		if (misc & (1u << 15)) /* PERF_RECORD_MISC_BUILD_ID_SIZE: the size byte is valid */
 			blen = bid[20] <= 20 ? bid[20] : 20;
 		char hex[41], fname[512];
-		for (unsigned i = 0; i < blen; i++)
-			snprintf(hex + 2 * i, 3, "%02x", bid[i]);
-		hex[2 * blen] = '\0';
+		hex_encode(hex, bid, blen);
 		size_t fl = strnlen((const char *)c->p + 36, size - 36u);
 		if (fl >= sizeof(fname))
 			fl = sizeof(fname) - 1;

@@ -25,6 +25,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "util/hash.h"
 #include "util/util.h"
 
 #define PW_HEADER_SIZE 104
@@ -524,14 +525,6 @@ static size_t hash_u32(uint32_t v)
 	return (size_t)(v * 2654435761u);
 }
 
-static size_t hash_str(const char *s)
-{
-	size_t h = 1469598103934665603ull & SIZE_MAX;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * (1099511628211ull & SIZE_MAX);
-	return h;
-}
-
 /* The process slot for pid; created when create, else NULL when unknown. */
 static struct pw_proc *proc_get(struct perfdata_writer *w, uint32_t pid, bool create)
 {
@@ -580,13 +573,13 @@ static uint32_t file_get(struct perfdata_writer *w, const char *name)
 		w->file_hash_cap = w->file_hash_cap ? w->file_hash_cap * 2 : 256;
 		w->file_hash = xcalloc(w->file_hash_cap, sizeof(*w->file_hash));
 		for (size_t k = 0; k < w->nfiles; k++) {
-			i = hash_str(w->files[k].name) & (w->file_hash_cap - 1);
+			i = hash_fnv1a(w->files[k].name, strlen(w->files[k].name)) & (w->file_hash_cap - 1);
 			while (w->file_hash[i])
 				i = (i + 1) & (w->file_hash_cap - 1);
 			w->file_hash[i] = (uint32_t)k + 1;
 		}
 	}
-	for (i = hash_str(name) & (w->file_hash_cap - 1); w->file_hash[i];
+	for (i = hash_fnv1a(name, strlen(name)) & (w->file_hash_cap - 1); w->file_hash[i];
 	     i = (i + 1) & (w->file_hash_cap - 1))
 		if (strcmp(w->files[w->file_hash[i] - 1].name, name) == 0)
 			return w->file_hash[i] - 1;

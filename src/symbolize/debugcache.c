@@ -154,8 +154,7 @@ int debugcache_find(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 	if (n <= 0 || n > DEBUGCACHE_MAX_BID || !debugcache_compressed(fd))
 		return fd;
 	char hex[2 * DEBUGCACHE_MAX_BID + 1];
-	for (int i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+	hex_encode(hex, bits, (size_t)n);
 	char *dir = cache_dir();
 	if (!dir)
 		return fd;

@@ -190,13 +190,6 @@ static int debuginfo_try(const char *path, const uint8_t *bid, size_t len, bool 
 	return -1;
 }
 
-static void debuginfo_hex(char *out, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", b[i]);
-	out[2 * n] = 0;
-}
-
 static const struct fetch *debuginfo_fetched(const uint8_t *bid, size_t len)
 {
 	for (size_t i = 0; i < cfg.nfetches; i++)
@@ -222,7 +215,7 @@ int debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf
 
 	if (len) {
 		char hex[2 * DEBUGINFO_MAX_BID + 1];
-		debuginfo_hex(hex, bits, len);
+		hex_encode(hex, bits, len);
 		const struct fetch *f = debuginfo_fetched(bits, len);
 		if (f && f->state == 2) {
 			fd = debuginfo_open_checked(f->out, bits, len, false, 0);
@@ -297,7 +290,7 @@ static void debuginfo_fetch_start(struct fetch *f)
 		return;
 	}
 	char hex[2 * DEBUGINFO_MAX_BID + 1];
-	debuginfo_hex(hex, f->bid, f->len);
+	hex_encode(hex, f->bid, f->len);
 	const char *prog = cfg.fetcher ? cfg.fetcher : "/proc/self/exe";
 	char *argv[] = { (char *)"perftop", (char *)"--debuginfod-fetch", hex, NULL };
 

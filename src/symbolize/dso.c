@@ -30,6 +30,7 @@
 #include "symbolize/debuginfo.h"
 #include "symbolize/intern.h"
 #include "symbolize/srcinfo.h"
+#include "util/hash.h"
 #include "util/radix.h"
 #include "util/util.h"
 
@@ -105,20 +106,10 @@ static const Dwfl_Callbacks dso_callbacks = {
 
 /* ---- the key table: several keys (build-id, inode, path) may lead to one dso ---- */
 
-static uint64_t dso_key_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static struct dso_slot *dso_set_slot(struct dso_set *set, const char *key)
 {
 	size_t mask = set->nslots - 1;
-	size_t i = dso_key_hash(key) & mask;
+	size_t i = hash_fnv1a(key, strlen(key)) & mask;
 	while (set->slots[i].key && strcmp(set->slots[i].key, key) != 0)
 		i = (i + 1) & mask;
 	return &set->slots[i];
@@ -221,13 +212,6 @@ static const char *dso_short_name(struct intern *in, const char *path)
 	return intern_str(in, slash[1] ? slash + 1 : path);
 }
 
-static void dso_hex(char *buf, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(buf + 2 * i, "%02x", b[i]);
-	buf[2 * n] = 0;
-}
-
 struct dso *dso_set_get(struct dso_set *set, const char *path, const struct dso_id *id)
 {
 	char bkey[3 + 2 * 20 + 1] = "", ikey[64] = "";
@@ -237,7 +221,7 @@ struct dso *dso_set_get(struct dso_set *set, const char *path, const struct dso_
 	struct dso *d = NULL;
 	if (bsize) {
 		memcpy(bkey, "b:", 2);
-		dso_hex(bkey + 2, id->build_id, bsize);
+		hex_encode(bkey + 2, id->build_id, bsize);
 		d = dso_set_find(set, bkey);
 		if (d)
 			return d;
@@ -851,12 +835,9 @@ static uint64_t dso_dwarf_identity(struct dso *d)
 		}
 		free(found);
 	}
-	uint64_t h = 1469598103934665603ull;
 	char key[64];
-	snprintf(key, sizeof(key), "srcinfo-v1:%s", src);
-	for (const char *p = key; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	return strcmp(src, "none") ? h : 0;
+	int n = snprintf(key, sizeof(key), "srcinfo-v1:%s", src);
+	return strcmp(src, "none") ? hash_fnv1a(key, (size_t)n) : 0;
 }
 
 /* The store of earlier sessions' answers, for a binary with a build-id whose DWARF can be found. */
@@ -873,7 +854,7 @@ static void dso_attach_store(struct dso *d)
 	if (!dir)
 		return;
 	char hex[2 * 64 + 1], path[4400];
-	dso_hex(hex, bits, (size_t)nbits);
+	hex_encode(hex, bits, (size_t)nbits);
 	int w = snprintf(path, sizeof(path), "%s/srcinfo", dir);
 	if (w > 0 && (size_t)w < sizeof(path) && (mkdir(path, 0700) == 0 || errno == EEXIST)) {
 		w = snprintf(path, sizeof(path), "%s/srcinfo/%s.si", dir, hex);

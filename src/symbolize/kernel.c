@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "symbolize/intern.h"
+#include "util/hash.h"
 #include "util/radix.h"
 #include "util/util.h"
 
@@ -119,14 +120,6 @@ struct kcache_header {
 	uint64_t dso_names_len;     /* NUL-separated names; index = order */
 };
 
-static uint64_t fnv1a(const char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-	return h;
-}
-
 /* What the cache must match: this boot and these modules. */
 static bool kcache_key(char boot_id[40], uint64_t *modules_hash)
 {
@@ -136,7 +129,7 @@ static bool kcache_key(char boot_id[40], uint64_t *modules_hash)
 	size_t cap = 1u << 20;
 	char *buf = xmalloc(cap);
 	long n = read_small_file("/proc/modules", buf, cap);
-	*modules_hash = n >= 0 ? fnv1a(buf, (size_t)n) : 0;
+	*modules_hash = n >= 0 ? hash_fnv1a(buf, (size_t)n) : 0;
 	free(buf);
 	return true;
 }
@@ -234,13 +227,10 @@ static void kcache_save(const struct kernel *k)
 	memcpy(h.magic, KCACHE_MAGIC, 8);
 	memcpy(h.boot_id, boot_id, 40);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	bool ok = fd >= 0;
-	if (ok)
-		ok = write(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
-		     write(fd, k->ents, k->nents * sizeof(*k->ents)) == (ssize_t)(k->nents * sizeof(*k->ents)) &&
-		     write(fd, k->pool, k->pool_len) == (ssize_t)k->pool_len;
+	bool ok = fd >= 0 && write_full(fd, &h, sizeof(h)) &&
+		  write_full(fd, k->ents, k->nents * sizeof(*k->ents)) && write_full(fd, k->pool, k->pool_len);
 	for (size_t d = 0; ok && d < k->ndsos; d++)
-		ok = write(fd, k->dsos[d], strlen(k->dsos[d]) + 1) == (ssize_t)(strlen(k->dsos[d]) + 1);
+		ok = write_full(fd, k->dsos[d], strlen(k->dsos[d]) + 1);
 	if (fd >= 0)
 		close(fd);
 	if (!ok || rename(tmp, path))

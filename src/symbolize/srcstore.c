@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/hash.h"
 #include "util/radix.h"
 #include "util/util.h"
 
@@ -191,18 +192,10 @@ void srcstore_writer_free(struct srcstore_writer *w)
 	free(w);
 }
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static uint32_t *slot_for(struct srcstore_writer *w, const char *s)
 {
 	size_t mask = w->nslots - 1;
-	for (size_t i = str_hash(s) & mask;; i = (i + 1) & mask)
+	for (size_t i = hash_fnv1a(s, strlen(s)) & mask;; i = (i + 1) & mask)
 		if (!w->slots[i] || !strcmp(w->pool + w->slots[i] - 1, s))
 			return &w->slots[i];
 }
@@ -250,19 +243,6 @@ void srcstore_writer_add(struct srcstore_writer *w, uint64_t va, unsigned want, 
 					      .inlined = f[k].inlined };
 }
 
-static bool write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t k = write(fd, c, n);
-		if (k <= 0)
-			return false;
-		c += k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
 bool srcstore_writer_save(struct srcstore_writer *w, const char *path, uint64_t identity)
 {
 	/* By va; of several entries for one va, the last added (stable sort, keep the last of a run). */
@@ -284,8 +264,8 @@ bool srcstore_writer_save(struct srcstore_writer *w, const char *path, uint64_t 
 	char *tmp = xmalloc(plen + 32);
 	snprintf(tmp, plen + 32, "%s.tmp.%d", path, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	bool ok = fd >= 0 && write_all(fd, &h, sizeof(h)) && write_all(fd, out, nout * sizeof(*out)) &&
-		  write_all(fd, w->f, w->nf * sizeof(*w->f)) && write_all(fd, w->pool, w->pool_len);
+	bool ok = fd >= 0 && write_full(fd, &h, sizeof(h)) && write_full(fd, out, nout * sizeof(*out)) &&
+		  write_full(fd, w->f, w->nf * sizeof(*w->f)) && write_full(fd, w->pool, w->pool_len);
 	if (fd >= 0 && close(fd) != 0)
 		ok = false;
 	if (!ok || rename(tmp, path) != 0) {

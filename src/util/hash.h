@@ -1,11 +1,13 @@
 /*
- * hash: the two small hash functions the model's tables and stable ids share. Ids built from them
+ * hash: the small hash functions the model's tables and stable ids share, and plain FNV-1a for the
+ * symbolizer's tables and cache fingerprints. Ids built from them
  * are compared across refreshes, sessions and runs (a row's id, a call-path id), so they must stay
  * bit-for-bit the same: change them only knowing that saved view state keyed by ids changes too.
  */
 #ifndef PERFTOP_HASH_H
 #define PERFTOP_HASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A 64-bit finalizer (splitmix64's): every input bit moves about half the output bits. */
@@ -17,6 +19,17 @@ static inline uint64_t hash_mix64(uint64_t x)
 	x *= 0x94d049bb133111ebULL;
 	x ^= x >> 31;
 	return x;
+}
+
+/* FNV-1a over n bytes: the plain form (no finalizer), for hash tables keyed by strings and for
+ * fingerprints that files keep (the kallsyms cache's modules hash). */
+static inline uint64_t hash_fnv1a(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ULL;
+	return h;
 }
 
 /* Folds string s (NULL is a value of its own) into h: FNV-1a over the bytes, then mixed. */

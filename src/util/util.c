@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,4 +163,34 @@ char *cache_dir_make(void)
 	}
 	mkdir(dir, 0700);
 	return dir;
+}
+
+void hex_encode(char *out, const unsigned char *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+bool write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+			poll(&pfd, 1, 100);
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else {
+			return false;
+		}
+	}
+	return true;
 }

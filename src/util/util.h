@@ -9,6 +9,7 @@
 #ifndef PERFTOP_UTIL_H
 #define PERFTOP_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,12 @@ void util_set_warn_hook(void (*hook)(const char *msg));
 uint64_t now_ns(void);
 /* Reads a whole small file (e.g. under /proc) into buf, NUL-terminated; returns bytes or -errno. */
 long read_small_file(const char *path, char *buf, size_t cap);
+
+/* out = the n bytes at b as lowercase hex, NUL-terminated (out has room for 2n + 1). */
+void hex_encode(char *out, const unsigned char *b, size_t n);
+/* Writes all of buf to fd: retries after EINTR, and waits for room after EAGAIN (a profiled command
+ * shares our stdout and may have made it non-blocking, as node does). False on any other error. */
+bool write_full(int fd, const void *buf, size_t len);
 
 /* perftop's cache directory: $PERFTOP_CACHE_DIR, else $XDG_CACHE_HOME/perftop, else
  * ~/.cache/perftop (malloc'd; NULL when none can be named). Not created here. */
