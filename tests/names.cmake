@@ -7,5 +7,5 @@ foreach(t test_names_report test_names_live)
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/names/${t}.py $<TARGET_FILE:perftop>
             ${CMAKE_BINARY_DIR}/fixtures ${CMAKE_CURRENT_SOURCE_DIR}/names)
   set_tests_properties(names_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
-    ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/names")
+    ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/names:${CMAKE_CURRENT_SOURCE_DIR}/replay")
 endforeach()

@@ -6,27 +6,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
-import tempfile
 
-SKIP = 77
-
-
-def fail(msg):
-    print(f"FAIL: {msg}")
-    sys.exit(1)
-
-
-def skip(msg):
-    print(f"SKIP: {msg}")
-    sys.exit(SKIP)
+from replaylib import SKIP, fail, skip  # noqa: F401  (the names tests import them from here)
+from replaylib import tmpdir as _tmpdir
 
 
 def tmpdir():
-    d = tempfile.mkdtemp(prefix="perftop-names-")
-    import atexit
-    atexit.register(shutil.rmtree, d, True)
-    return d
+    return _tmpdir("perftop-names-")
 
 
 def need(tool):

@@ -22,8 +22,8 @@ def skip(msg):
     sys.exit(SKIP)
 
 
-def tmpdir():
-    d = tempfile.mkdtemp(prefix="perftop-replay-")
+def tmpdir(prefix="perftop-replay-"):
+    d = tempfile.mkdtemp(prefix=prefix)
     import atexit
     atexit.register(shutil.rmtree, d, True)
     return d
