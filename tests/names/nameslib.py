@@ -2,7 +2,6 @@
 and compare perftop's rows with `perf report` on the same file. A test skips (exit 77) only when perf
 or a tool it needs is missing, or the kernel refuses perf record, and says so."""
 import json
-import os
 import re
 import shutil
 import subprocess
