@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mkrec.h"
 #include "symbolize/intern.h"
 #include "symbolize/jitmap.h"
 #include "symbolize/maps.h"
@@ -26,24 +27,6 @@
 #include "util/util.h"
 
 static char tmpdir[] = "/tmp/perftop-procsyms-XXXXXX";
-
-static struct rec *mk_mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, unsigned maj,
-			   unsigned min, uint64_t ino, const char *path)
-{
-	size_t plen = strlen(path) + 1;
-	size_t size = (sizeof(struct rec) + plen + 7) & ~(size_t)7;
-	struct rec *r = xcalloc(1, size);
-	r->size = (uint32_t)size;
-	r->type = REC_MMAP;
-	r->perf_type = PERF_RECORD_MMAP2;
-	r->pid = r->tid = pid;
-	r->cpu = REC_NO_CPU;
-	r->u.mmap = (struct rec_mmap){ .pid = pid, .tid = pid, .start = start, .len = len, .pgoff = pgoff,
-				       .maj = maj, .min = min, .ino = ino, .is_mmap2 = 1, .executable = 1,
-				       .filename_off = sizeof(struct rec) };
-	memcpy((char *)r + sizeof(struct rec), path, plen);
-	return r;
-}
 
 static void feed_mmap(struct symbolizer *s, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		      uint64_t ino, const char *path)
