@@ -76,42 +76,38 @@ static inline uint64_t rd_uleb(struct lt_rd *r)
 	return rd_uleb_long(r);
 }
 
-static uint64_t rd_uleb_long(struct lt_rd *r)
+/* The LEB128 bits of a value and, in *nbits, how many there were (0 when bad or truncated). */
+static uint64_t rd_leb_bits(struct lt_rd *r, unsigned *nbits)
 {
 	uint64_t v = 0;
 	for (unsigned i = 0; i < 10; i++) {
-		if (r->p >= r->end) {
-			r->bad = true;
-			return 0;
-		}
+		if (r->p >= r->end)
+			break;
 		uint8_t b = *r->p++;
 		v |= (uint64_t)(b & 0x7f) << (7 * i);
-		if (!(b & 0x80))
+		if (!(b & 0x80)) {
+			*nbits = 7 * (i + 1);
 			return v;
+		}
 	}
-	r->bad = true;  /* longer than any 64-bit value */
+	r->bad = true;  /* truncated, or longer than any 64-bit value */
+	*nbits = 0;
 	return 0;
+}
+
+static uint64_t rd_uleb_long(struct lt_rd *r)
+{
+	unsigned nbits;
+	return rd_leb_bits(r, &nbits);
 }
 
 static int64_t rd_sleb(struct lt_rd *r)
 {
-	uint64_t v = 0;
-	for (unsigned i = 0; i < 10; i++) {
-		if (r->p >= r->end) {
-			r->bad = true;
-			return 0;
-		}
-		uint8_t b = *r->p++;
-		v |= (uint64_t)(b & 0x7f) << (7 * i);
-		if (!(b & 0x80)) {
-			unsigned shift = 7 * (i + 1);
-			if (shift < 64 && (b & 0x40))
-				v |= ~0ull << shift;
-			return (int64_t)v;
-		}
-	}
-	r->bad = true;
-	return 0;
+	unsigned nbits;
+	uint64_t v = rd_leb_bits(r, &nbits);
+	if (nbits && nbits < 64 && (v >> (nbits - 1)) & 1)
+		v |= ~0ull << nbits;  /* the last byte's sign bit (0x40) */
+	return (int64_t)v;
 }
 
 /* n bytes little-endian (x86 and the other hosts perftop runs on read their own files). */
