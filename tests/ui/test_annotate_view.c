@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "golden.h"
+#include "frame_golden.h"
 #include "model/annotate.h"
 #include "model/calltree.h"
 #include "model/profile.h"
@@ -130,24 +131,6 @@ static struct snapshot *make_data(struct fake *f, int w)
 	profile_free(p);
 	calltree_free(t);
 	return s;
-}
-
-static struct view_header header(void)
-{
-	return (struct view_header){ .target = "command: ./fixture", .event = "cpu-clock",
-				     .freq = 999, .samples_per_sec = 998, .elapsed = 9.2 };
-}
-
-static void golden(const char *name, int w, int h, const struct snapshot *snap,
-		   const struct view_state *v)
-{
-	struct view_header hd = header();
-	struct surface *s = surface_new(w, h);
-	render_frame(s, snap, &hd, v);
-	char *got = surface_to_text(s);
-	golden_check(name, got);
-	free(got);
-	surface_free(s);
 }
 
 /* The text of the cursor's line (cells with ROLE_SELECTED from column 0). */

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "golden.h"
+#include "frame_golden.h"
 #include "model/calltree.h"
 #include "model/profile.h"
 #include "model/snapshot.h"
@@ -78,25 +79,6 @@ static struct snapshot *make_data(int w)
 	profile_free(d.p);
 	calltree_free(d.t);
 	return s;
-}
-
-static struct view_header header(void)
-{
-	return (struct view_header){ .target = "command: ./fixture", .event = "cpu-clock",
-				     .freq = 999, .samples_per_sec = 998, .elapsed = 9.2 };
-}
-
-/* Renders and compares with GOLDEN_DIR/name (or writes it). */
-static void golden(const char *name, int w, int h, const struct snapshot *snap,
-		   const struct view_state *v)
-{
-	struct view_header hd = header();
-	struct surface *s = surface_new(w, h);
-	render_frame(s, snap, &hd, v);
-	char *got = surface_to_text(s);
-	golden_check(name, got);
-	free(got);
-	surface_free(s);
 }
 
 static bool screen_has(const struct snapshot *snap, const struct view_state *v, int w, int h,
