@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/decay.h"
 #include "util/hash.h"
 #include "util/util.h"
 
@@ -121,16 +122,17 @@ void annotate_add(struct annotate *an, const struct sample_ctx *s)
 void annotate_end_window(struct annotate *an, bool zero)
 {
 	size_t k = 0;
-	for (size_t i = 0; i < an->n; i++) {
+	an->total = zero ? 0 : decay_x78(an->total);
+	an->dropped = zero ? 0 : decay_x78(an->dropped);
+	for (size_t i = 0; i < an->n && !zero; i++) {
 		struct an_entry *e = &an->e[i];
-		e->self = zero ? 0 : e->self * 7 / 8;
-		e->total = zero ? 0 : e->total * 7 / 8;
-		if (e->total || e->self)
+		e->self = decay_x78(e->self);
+		e->total = decay_x78(e->total);
+		/* Total >= Self at an address; a faded address goes as the profile's rows do. */
+		if (!decay_faded(e->total, an->total))
 			an->e[k++] = *e;
 	}
 	an->n = k;
-	an->total = zero ? 0 : an->total * 7 / 8;
-	an->dropped = zero ? 0 : an->dropped * 7 / 8;
 	memset(an->table, 0, an->table_cap * sizeof(*an->table));
 	size_t mask = an->table_cap - 1;
 	for (size_t i = 0; i < an->n; i++) {

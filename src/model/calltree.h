@@ -6,7 +6,8 @@
  * dso,sym table) under its caller's node, inline frames being nodes of their own marked inlined.
  * A node's total is the period of the samples whose stack passes through it, its self the period
  * of the samples that end there. The tree is fed next to the profile and follows the same window:
- * calltree_end_window decays it x7/8 (or zeroes it), and nodes whose total reaches 0 go.
+ * calltree_end_window decays it x7/8 (or zeroes it), and nodes whose total has faded below what a
+ * view can show (model/decay.h) go.
  *
  * Memory is bounded: past max_nodes the coldest subtrees are pruned (a child's total never exceeds
  * its parent's, so "every node under a threshold" is a set of whole subtrees) and what was pruned
