@@ -1,7 +1,8 @@
 /*
  * symbolizer: the facade that ties the pieces together: records go to maps, user addresses go
  * maps -> dso, kernel addresses go to kallsyms, and whatever cannot be named becomes the address in
- * hex, the way perf prints it, so a row always has a name.
+ * hex, the way perf prints it, so a row always has a name: relative to its binary inside one (the
+ * same code in every process is one row), absolute elsewhere.
  *
  * Callchains: the kernel writes PERF_CONTEXT_* markers into the chain to say whose addresses follow;
  * they switch our mode and are never frames. The chain normally starts (after its first marker) with
@@ -156,6 +157,21 @@ static void frame_unresolved(struct symbolizer *s, struct frame *f, uint64_t add
 	s->st.unresolved++;
 }
 
+/*
+ * An address of a mapping that no symbol covers. Inside a binary it is named by where it is in that
+ * binary (addr - start + pgoff, what perf report prints for it), so the same code in two processes,
+ * loaded at two addresses, is one row. Memory that is not a file's ([heap], [stack], anonymous
+ * memory) keeps the absolute address, as perf's maps of it do.
+ */
+static void frame_unresolved_in(struct symbolizer *s, struct frame *f, uint64_t addr,
+				const struct map *m, const char *dname)
+{
+	bool in_file = m->kind != MAP_KIND_ANON && (dname[0] != '[' || m->kind == MAP_KIND_VDSO);
+	frame_unresolved(s, f, addr, dname, false);
+	if (in_file)
+		f->sym = symbolizer_hex(s, addr - m->start + m->pgoff);
+}
+
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
 		      struct frame *out, int max)
 {
@@ -208,7 +224,7 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 	struct sym_cached *e = &s->cache[cache_slot((uint64_t)(uintptr_t)m->dso, off, 14)];
 	if (e->dso == m->dso && e->off == off) {
 		if (!e->sym) {
-			frame_unresolved(s, &out[0], addr, dname, false);
+			frame_unresolved_in(s, &out[0], addr, m, dname);
 			return 1;
 		}
 		out[0] = (struct frame){ .sym = e->sym, .dso = dname, .srcline = e->srcline, .addr = addr,
@@ -218,7 +234,7 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 	int n = dso_lookup(m->dso, off, out, max);
 	if (n <= 0) {
 		*e = (struct sym_cached){ .dso = m->dso, .off = off };
-		frame_unresolved(s, &out[0], addr, dname, false);
+		frame_unresolved_in(s, &out[0], addr, m, dname);
 		return 1;
 	}
 	if (n == 1 && max > 1)  /* with max 1, an inline chain would be cut to its first frame */

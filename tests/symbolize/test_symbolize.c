@@ -386,7 +386,17 @@ static void test_fixture(void)
 	feed_mmap(s, pid, a, 2, 0, "/nonexistent/dir/fake.so");
 	f = look1(s, pid, (void *)fx_alpha);
 	CHECK_STR(f.dso, "fake.so");
-	CHECK(strncmp(f.sym, "0x", 2) == 0);
+	/* No symbol: named by the address in the file (addr - start + pgoff), as perf report does. */
+	CHECK_STR(f.sym, "0x0000000000000000");
+	f = look1(s, pid, (char *)fx_alpha + 1);
+	CHECK_STR(f.sym, "0x0000000000000001");
+	/* The same file in another process at another address: the same name (one row). */
+	feed_mmap(s, pid + 1, 0x500000, 0x1000, 0x2000, "/nonexistent/dir/fake.so");
+	struct frame g[2];
+	CHECK(symbolizer_lookup(s, pid + 1, 0x500000 + 0x10, false, g, 2) == 1);
+	CHECK_STR(g[0].dso, "fake.so");
+	CHECK_STR(g[0].sym, "0x0000000000002010");
+	CHECK(g[0].addr == 0x500010);
 	f = look1(s, pid, (char *)fx_alpha + 3);
 	CHECK_STR(f.sym, "fixture_alpha");
 	f = look1(s, pid, (void *)fx_beta);
