@@ -181,6 +181,19 @@ void dso_set_free(struct dso_set *set)
 	debugcache_start();  /* the copies this session found wanting, for the next ones */
 }
 
+void dso_set_move_names(struct dso_set *set)
+{
+	struct intern *in = set->in;
+	for (struct dso *d = set->all; d; d = d->next_all) {
+		d->name = intern_move(in, d->name);
+		d->err = intern_move(in, d->err);
+		for (size_t i = 0; i < d->nsyms; i++)
+			if (d->syms[i].interned)
+				d->syms[i].name = intern_move(in, d->syms[i].name);
+		srcinfo_move_names(d->si);
+	}
+}
+
 uint64_t dso_set_opened(const struct dso_set *set) { return set->opened; }
 uint64_t dso_set_count(const struct dso_set *set) { return set->ndsos; }
 const char *dso_name(const struct dso *d) { return d->name; }

@@ -37,6 +37,9 @@ struct dso_id {
 
 struct dso_set *dso_set_new(struct intern *in);
 void dso_set_free(struct dso_set *set);
+/* The pool is being compacted (intern.h): the names held here move to the new generation
+ * (dso names, symbol names handed out, inline frames and source lines cached). */
+void dso_set_move_names(struct dso_set *set);
 
 /* The dso for a file mapped from path; created (not opened) on first sight. Never NULL. */
 struct dso *dso_set_get(struct dso_set *set, const char *path, const struct dso_id *id);

@@ -85,6 +85,10 @@ struct symbolizer *symbolizer_new(void)
 {
 	struct symbolizer *s = xcalloc(1, sizeof(*s));
 	s->in = intern_new();
+	/* Tests make compactions frequent with a small floor. */
+	const char *floor = getenv("PERFTOP_NAMES_FLOOR");
+	if (floor && *floor)
+		intern_set_floor(s->in, (size_t)strtoull(floor, NULL, 10));
 	s->dsos = dso_set_new(s->in);
 	s->maps = maps_new(s->dsos, s->in);
 	s->kernel = kernel_new(s->in, NULL);
@@ -116,6 +120,56 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->cache);
 	free(s->hex);
 	free(s);
+}
+
+bool symbolizer_names_due(const struct symbolizer *s)
+{
+	return intern_due(s->in);
+}
+
+void symbolizer_compact_begin(struct symbolizer *s)
+{
+	intern_compact_begin(s->in);
+	s->unknown = intern_move(s->in, s->unknown);
+	for (size_t i = 0; i < ARRAY_SIZE(s->roots); i++)
+		s->roots[i] = intern_move(s->in, s->roots[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(s->why); i++)
+		s->why[i] = intern_move(s->in, s->why[i]);
+	/* The caches fill again with the new pointers. */
+	symbolizer_forget_names(s);
+	if (s->hex)
+		memset(s->hex, 0, HEX_CACHE_SLOTS * sizeof(*s->hex));
+	demangler_forget(s->dm);
+	kernel_move_names(s->kernel);
+	maps_move_names(s->maps);
+	dso_set_move_names(s->dsos);
+}
+
+const char *symbolizer_name(void *symbolizer, const char *name)
+{
+	struct symbolizer *s = symbolizer;
+	return name ? intern_str(s->in, name) : NULL;
+}
+
+void symbolizer_compact_end(struct symbolizer *s)
+{
+	intern_compact_end(s->in);
+	s->st.name_compactions++;
+}
+
+uint64_t symbolizer_names_generation(const struct symbolizer *s)
+{
+	return intern_generation(s->in);
+}
+
+void *symbolizer_names_hold(struct symbolizer *s)
+{
+	return intern_hold(s->in);
+}
+
+void symbolizer_names_release(void *hold)
+{
+	intern_release(hold);
 }
 
 void symbolizer_set_offline(struct symbolizer *s)

@@ -345,6 +345,88 @@ static void test_intern(void)
 	intern_free(in);
 }
 
+/* Compaction (intern.h): the names moved keep their identities among themselves, the others go
+ * with their generation, and a held generation outlives the compaction (ASan checks the reads). */
+static void test_intern_compaction(void)
+{
+	struct intern *in = intern_new();
+	intern_set_floor(in, 64);
+	const char *keep = intern_str(in, "kept_name");
+	const char *held = intern_str(in, "held_name");
+	char buf[32];
+	for (int i = 0; i < 200; i++) {
+		snprintf(buf, sizeof(buf), "garbage_%d", i);
+		intern_str(in, buf);
+	}
+	CHECK(intern_due(in));
+	uint64_t gen = intern_generation(in);
+	struct intern_gen *hold = intern_hold(in);
+	size_t before = intern_bytes(in);
+	intern_compact_begin(in);
+	const char *keep2 = intern_move(in, keep);
+	CHECK(intern_move(in, NULL) == NULL);
+	intern_compact_end(in);
+	CHECK(intern_generation(in) == gen + 1);
+	CHECK_STR(keep2, "kept_name");
+	CHECK(intern_str(in, "kept_name") == keep2);       /* one pointer per name, still */
+	CHECK(intern_bytes(in) < before / 10);              /* the garbage went */
+	CHECK_STR(held, "held_name");                       /* its generation is held */
+	CHECK(intern_str(in, "held_name") != held);         /* ... but it was not moved */
+	CHECK(!intern_due(in));
+	intern_release(hold);
+	/* Another compaction with nothing held frees the generation at once. */
+	for (int i = 0; i < 200; i++) {
+		snprintf(buf, sizeof(buf), "more_%d", i);
+		intern_str(in, buf);
+	}
+	CHECK(intern_due(in));
+	intern_compact_begin(in);
+	keep2 = intern_move(in, keep2);
+	intern_compact_end(in);
+	CHECK(intern_str(in, "kept_name") == keep2);
+	intern_free(in);
+}
+
+/* A compaction of the symbolizer's pool: what it hands out afterwards is what symbolizer_name
+ * gives for the names handed out before (each module moved its own), and lookups keep working. */
+static void test_symbolizer_compaction(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	uint32_t pid = (uint32_t)getpid();
+	CHECK(feed_self(s, pid, "libsymfixture") >= 1);
+	feed_mmap(s, pid, 0x10000, 0x1000, 0x3000, "/nonexistent/dir/fake2.so");
+	char alpha[64], beta[64], dso[64], unres[64];
+	struct frame a = look1(s, pid, (void *)fx_alpha), b = look1(s, pid, (void *)fx_beta);
+	struct frame u = look1(s, pid, (void *)0x10010);
+	snprintf(alpha, sizeof(alpha), "%s", a.sym);
+	snprintf(beta, sizeof(beta), "%s", b.sym);
+	snprintf(dso, sizeof(dso), "%s", a.dso);
+	snprintf(unres, sizeof(unres), "%s", u.sym);
+	const char *comm = symbolizer_comm(s, pid, pid);
+	char commbuf[64];
+	snprintf(commbuf, sizeof(commbuf), "%s", comm);
+	void *hold = symbolizer_names_hold(s);  /* as a snapshot would */
+	uint64_t gen = symbolizer_names_generation(s);
+
+	symbolizer_compact_begin(s);
+	const char *alpha2 = symbolizer_name(s, a.sym), *dso2 = symbolizer_name(s, a.dso);
+	symbolizer_compact_end(s);
+	CHECK(symbolizer_names_generation(s) == gen + 1);
+	CHECK_STR(a.sym, alpha);                  /* the held generation is readable */
+	symbolizer_names_release(hold);
+
+	struct frame a2 = look1(s, pid, (void *)fx_alpha), b2 = look1(s, pid, (void *)fx_beta);
+	CHECK(a2.sym == alpha2 && a2.dso == dso2);
+	CHECK_STR(a2.sym, alpha);
+	CHECK_STR(b2.sym, beta);
+	CHECK(b2.sym == symbolizer_name(s, beta));
+	struct frame u2 = look1(s, pid, (void *)0x10010);
+	CHECK_STR(u2.sym, unres);
+	CHECK_STR(u2.dso, "fake2.so");
+	CHECK(symbolizer_comm(s, pid, pid) == symbolizer_name(s, commbuf));
+	symbolizer_free(s);
+}
+
 static void test_fixture(void)
 {
 	struct symbolizer *s = symbolizer_new();
@@ -795,7 +877,9 @@ int main(void)
 	test_marker_function(1);
 
 	test_intern();
+	test_intern_compaction();
 	test_fixture();
+	test_symbolizer_compaction();
 	test_executable_and_libc();
 	test_fork_exec_comm();
 	test_dead_bound();
