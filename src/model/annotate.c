@@ -119,6 +119,20 @@ void annotate_add(struct annotate *an, const struct sample_ctx *s)
 	}
 }
 
+/* The index again from the entries (after a decay moved them, or their names moved). */
+static void an_reindex(struct annotate *an)
+{
+	memset(an->table, 0, an->table_cap * sizeof(*an->table));
+	size_t mask = an->table_cap - 1;
+	for (size_t i = 0; i < an->n; i++) {
+		struct an_entry *e = &an->e[i];
+		size_t h = an_hash(e->dso, e->sym, e->va) & mask;
+		while (an->table[h])
+			h = (h + 1) & mask;
+		an->table[h] = (uint32_t)(i + 1);
+	}
+}
+
 void annotate_end_window(struct annotate *an, bool zero)
 {
 	size_t k = 0;
@@ -133,15 +147,16 @@ void annotate_end_window(struct annotate *an, bool zero)
 			an->e[k++] = *e;
 	}
 	an->n = k;
-	memset(an->table, 0, an->table_cap * sizeof(*an->table));
-	size_t mask = an->table_cap - 1;
+	an_reindex(an);
+}
+
+void annotate_move_names(struct annotate *an, frame_rename_fn rename, void *ctx)
+{
 	for (size_t i = 0; i < an->n; i++) {
-		struct an_entry *e = &an->e[i];
-		size_t h = an_hash(e->dso, e->sym, e->va) & mask;
-		while (an->table[h])
-			h = (h + 1) & mask;
-		an->table[h] = (uint32_t)(i + 1);
+		an->e[i].dso = an->e[i].dso ? rename(ctx, an->e[i].dso) : NULL;
+		an->e[i].sym = an->e[i].sym ? rename(ctx, an->e[i].sym) : NULL;
 	}
+	an_reindex(an);  /* keyed on the pointers */
 }
 
 uint64_t annotate_total(const struct annotate *an)

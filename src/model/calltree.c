@@ -257,6 +257,15 @@ void calltree_end_window(struct calltree *t, bool zero)
 	free(keep);
 }
 
+void calltree_move_names(struct calltree *t, frame_rename_fn rename, void *ctx)
+{
+	for (size_t i = 1; i < t->n; i++) {
+		t->nodes[i].sym = t->nodes[i].sym ? rename(ctx, t->nodes[i].sym) : NULL;
+		t->nodes[i].dso = t->nodes[i].dso ? rename(ctx, t->nodes[i].dso) : NULL;
+	}
+	table_rebuild(t, t->table_cap);  /* keyed on the pointers */
+}
+
 size_t calltree_nodes(const struct calltree *t)
 {
 	return t->n - 1;

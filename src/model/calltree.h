@@ -66,6 +66,9 @@ struct ct_snapshot {
 	uint64_t pruned_nodes, pruned_period;
 };
 
+/* The names were compacted (util/frame.h): every node's names become rename(ctx, name). */
+void calltree_move_names(struct calltree *t, frame_rename_fn rename, void *ctx);
+
 struct ct_snapshot *calltree_snapshot(const struct calltree *t);
 void ct_snapshot_free(struct ct_snapshot *s);
 /* Sets every node's shown name: name(ctx, raw_sym) (demangling, or raw_sym itself). */

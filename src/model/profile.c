@@ -370,6 +370,20 @@ void profile_end_window(struct profile *p, bool zero)
 	}
 }
 
+void profile_move_names(struct profile *p, frame_rename_fn rename, void *ctx)
+{
+	for (size_t i = 0; i < p->nrows; i++) {
+		struct profile_row *r = &p->rows[i];
+		r->comm = r->comm ? rename(ctx, r->comm) : NULL;
+		r->dso = r->dso ? rename(ctx, r->dso) : NULL;
+		r->sym = r->sym ? rename(ctx, r->sym) : NULL;
+		r->srcline = r->srcline ? rename(ctx, r->srcline) : NULL;
+		r->main_comm = r->main_comm ? rename(ctx, r->main_comm) : NULL;
+		p->aux[i].phash = ptr_hash(r);  /* the table hashes pointers */
+	}
+	table_rebuild(p, p->table_cap);
+}
+
 int profile_nkeys(const struct profile *p)
 {
 	return p->nkeys;

@@ -81,6 +81,9 @@ void profile_add_lost(struct profile *p, uint64_t lost);
  * dropped; the Self they still held stays in the total, held without a row. */
 void profile_end_window(struct profile *p, bool zero);
 
+/* The names were compacted (util/frame.h): every name a row holds becomes rename(ctx, name). */
+void profile_move_names(struct profile *p, frame_rename_fn rename, void *ctx);
+
 int profile_nkeys(const struct profile *p);
 const enum sort_key *profile_keys(const struct profile *p);
 bool profile_has_key(const struct profile *p, enum sort_key k);
