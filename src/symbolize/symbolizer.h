@@ -23,7 +23,7 @@
 struct symbolizer;
 
 struct symbolizer_stats {
-	uint64_t dsos_opened;     /* binaries opened (each once) */
+	uint64_t dsos_opened;     /* binaries open now (dso.h: bounded, least recently used closed) */
 	uint64_t lookups;
 	uint64_t unresolved;      /* addresses with no symbol */
 	uint64_t no_map;          /* addresses in no known mapping */

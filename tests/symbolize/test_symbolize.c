@@ -218,6 +218,22 @@ static uint64_t plt_entry_reading(struct elf_file *f, const char *sec_name, uint
 	return 0;
 }
 
+/* The value of symbol name in f's .symtab, 0 when absent. */
+static uint64_t elf_sym_vaddr(struct elf_file *f, const char *name)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_file_scn(f, ".symtab", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Sym sym;
+		const char *n;
+		if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(f->elf, sh.sh_link, sym.st_name)) &&
+		    strcmp(n, name) == 0)
+			return sym.st_value;
+	}
+	return 0;
+}
+
 static uint64_t elf_vaddr_to_off(struct elf_file *f, uint64_t va)
 {
 	size_t nph = 0;
@@ -288,6 +304,63 @@ static uint64_t check_plt_file(const char *path, const char *func, const char *g
 	intern_free(in);
 	elf_file_close(&f);
 	return entry;
+}
+
+static int open_fds(void)
+{
+	int n = 0;
+	char path[64];
+	for (int fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += access(path, F_OK) == 0;
+	}
+	return n;
+}
+
+/* Open binaries are bounded: with room for two, three binaries looked up in turn keep at most two
+ * open (the least recently used closes, and its files with it) and every lookup still names its
+ * function, with the same interned pointer as before the close. */
+static void test_open_bound(void)
+{
+	const char *paths[] = { SYMFIXTURE_PATH, SYMFIXTURE_IBT_PATH, "/proc/self/exe" };
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = 0;
+	paths[2] = exe;
+	struct intern *in = intern_new();
+	struct dso_set *set = dso_set_new(in);
+	dso_set_max_open(set, 2);
+	struct elf_file f[3];
+	struct dso *d[3];
+	const char *first[3] = { 0 };
+	int fds0 = open_fds();
+	for (int i = 0; i < 3; i++) {
+		CHECK(elf_file_open(&f[i], paths[i]));
+		d[i] = dso_set_get(set, paths[i], NULL);
+	}
+	uint64_t va[3] = { elf_sym_vaddr(&f[0], "fixture_alpha"), elf_sym_vaddr(&f[1], "fixture_beta"),
+			   elf_sym_vaddr(&f[2], "main") };
+	const char *want[3] = { "fixture_alpha", "fixture_beta", "main" };
+	for (int round = 0; round < 4; round++) {
+		for (int i = 0; i < 3; i++) {
+			const char *got = name_at(d[i], &f[i], va[i]);
+			CHECK_STR(got, want[i]);
+			if (!first[i])
+				first[i] = got;
+			CHECK(got == first[i]);
+			CHECK(dso_set_opened(set) <= 2);
+		}
+	}
+	CHECK(dso_set_closed(set) >= 8);  /* each lookup in turn found its binary closed */
+	int fds1 = open_fds();
+	printf("open bound: %d files open beside the test's own with 2 binaries open\n", fds1 - fds0);
+	CHECK(fds1 - fds0 <= 2 * 2 + 3);  /* the binaries (and debug files) open, the 3 ELF readers */
+	dso_set_free(set);
+	intern_free(in);
+	for (int i = 0; i < 3; i++)
+		elf_file_close(&f[i]);
+	CHECK(open_fds() == fds0);
 }
 
 static void test_plt(void)
@@ -889,6 +962,7 @@ int main(void)
 	test_kallsyms_file();
 	test_sample();
 	test_plt();
+	test_open_bound();
 	bench();
 	return CHECK_DONE();
 }
