@@ -27,7 +27,7 @@ struct annotate {
 	struct an_entry *e;
 	size_t n, cap, max;
 	uint32_t *table;     /* entry index + 1; 0 = empty */
-	size_t table_cap;    /* a power of two, at least twice max */
+	size_t table_cap;    /* a power of two, at least twice n */
 	uint64_t total, dropped;
 };
 
@@ -44,9 +44,9 @@ struct annotate *annotate_new(size_t max_addrs)
 	an->max = max_addrs ? max_addrs : ANNOTATE_DEFAULT_MAX_ADDRS;
 	if (an->max < AN_MIN_ADDRS)
 		an->max = AN_MIN_ADDRS;
-	an->table_cap = 64;
-	while (an->table_cap < 2 * an->max)
-		an->table_cap *= 2;
+	/* The index grows with the entries (at most twice max), so a session that annotates little
+	 * does not pay for the bound. */
+	an->table_cap = 1024;
 	an->table = xcalloc(an->table_cap, sizeof(*an->table));
 	return an;
 }
@@ -60,6 +60,8 @@ void annotate_free(struct annotate *an)
 	free(an);
 }
 
+static void an_reindex(struct annotate *an);
+
 /* The entry for (dso, sym, va), made when there is room; NULL when the histogram is full. */
 static struct an_entry *an_get(struct annotate *an, const struct frame *f, uint64_t va)
 {
@@ -72,6 +74,11 @@ static struct an_entry *an_get(struct annotate *an, const struct frame *f, uint6
 			xgrow((void **)&an->e, &an->cap, an->n + 1, sizeof(*an->e));
 			an->e[an->n] = (struct an_entry){ f->dso, f->sym, f->sym_start, va, 0, 0 };
 			an->table[i] = (uint32_t)++an->n;
+			if (an->n * 2 > an->table_cap) {
+				an->table_cap *= 2;
+				an->table = xrealloc(an->table, an->table_cap * sizeof(*an->table));
+				an_reindex(an);
+			}
 			return &an->e[an->n - 1];
 		}
 		struct an_entry *e = &an->e[slot - 1];
@@ -147,6 +154,14 @@ void annotate_end_window(struct annotate *an, bool zero)
 			an->e[k++] = *e;
 	}
 	an->n = k;
+	/* Shrink the index after a burst of addresses has decayed away, but never below the start. */
+	size_t cap = an->table_cap;
+	while (cap > 1024 && an->n * 8 < cap)
+		cap /= 2;
+	if (cap != an->table_cap) {
+		an->table_cap = cap;
+		an->table = xrealloc(an->table, cap * sizeof(*an->table));
+	}
 	an_reindex(an);
 }
 

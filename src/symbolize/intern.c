@@ -30,7 +30,7 @@ struct intern_slot {
 	uint32_t len;
 };
 
-#define INTERN_FLOOR (4u << 20)
+#define INTERN_FLOOR (1u << 20)
 
 struct intern_gen {
 	struct intern_chunk *chunks;  /* head is the one being filled */

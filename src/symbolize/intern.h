@@ -39,7 +39,7 @@ struct intern_gen *intern_hold(struct intern *in);
 void intern_release(struct intern_gen *g);
 
 /* Compaction (see above). intern_due says the pool has grown enough to be worth it; the floor is
- * min_bytes (0: the default, 4 MiB; 1, for tests: whenever the pool has grown at all). intern_move(old) is old's content interned
+ * min_bytes (0: the default, 1 MiB; 1, for tests: whenever the pool has grown at all). intern_move(old) is old's content interned
  * in the new generation (NULL stays NULL); old must be a pointer of a living generation. */
 void intern_set_floor(struct intern *in, size_t min_bytes);
 bool intern_due(const struct intern *in);
