@@ -27,11 +27,13 @@ struct tui_glue {
 	bool replay_shown;         /* a snapshot of the replay was handed out */
 };
 
-static void glue_poll(void *ctx)
+static long glue_poll(void *ctx)
 {
 	struct tui_glue *g = ctx;
-	if (session_poll(g->session) > 0)
+	long taken = session_poll(g->session);
+	if (taken > 0)
 		g->replay_fed = true;
+	return taken;
 }
 
 static void glue_rename(void *ctx, struct snapshot *snap, bool demangle)
@@ -282,6 +284,7 @@ int main(int argc, char **argv)
 		struct tui_source src = {
 			.ctx = &g,
 			.poll = glue_poll,
+			.wake_fd = session_wake_fd(s),
 			.refresh = glue_refresh,
 			.rename = glue_rename,
 			.annotate = glue_annotate,

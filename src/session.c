@@ -304,6 +304,7 @@ long session_poll(struct session *s)
 	if (s->replay)
 		return replay_tick(s->replay, now_ns());
 	struct queue *q = sampler_queue(s->sampler);
+	sampler_wake_clear(s->sampler);  /* before the drain: what comes during it wakes again */
 	long taken = 0;
 	size_t len;
 	const void *msg;
@@ -390,6 +391,11 @@ static void session_tree_window(struct session *s, struct snapshot *snap, bool z
 		return;
 	snap->tree = calltree_snapshot(s->tree);
 	calltree_end_window(s->tree, zero);
+}
+
+int session_wake_fd(struct session *s)
+{
+	return s->sampler ? sampler_wake_fd(s->sampler) : -1;
 }
 
 const char *session_notice(struct session *s)

@@ -31,6 +31,10 @@ void session_close(struct session *s);
 
 /* Takes in everything queued so far. Returns the number of records taken. */
 long session_poll(struct session *s);
+/* A descriptor that becomes readable when there is something for session_poll (live: the
+ * sampler's, see sampler.h), so an idle front end can sleep on it; -1 when there is none (a
+ * replay, whose records come from a file on the front end's clock). */
+int session_wake_fd(struct session *s);
 
 /* The snapshot of the window that ends now (ordered by col), then decays or zeroes the profile. */
 struct snapshot *session_refresh(struct session *s, enum snap_col order, bool zero);

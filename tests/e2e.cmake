@@ -14,3 +14,7 @@ foreach(t test_python_command test_pid_late_thread test_system_wide test_errors)
 endforeach()
 add_test(NAME e2e_tui_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_tui_tmux.sh $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
 set_tests_properties(e2e_tui_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+# An idle view (a -p target that sleeps, then has exited) wakes only for its refreshes: counted in
+# context switches, not timed.
+add_test(NAME e2e_idle_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_idle_tmux.sh $<TARGET_FILE:perftop>)
+set_tests_properties(e2e_idle_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)

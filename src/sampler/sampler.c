@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -64,6 +65,10 @@
 #define SAMPLER_DWARF_PAGES 512
 #define SAMPLER_DWARF_QUEUE_PER_CPU (8u << 20)
 #define SAMPLER_POLL_MS 15
+/* A pass that found nothing doubles the wait before the next, up to this: an idle session (a -p
+ * target that sleeps) wakes a few times a second, not 66 (the rings wake us anyway when they fill
+ * to half, and a target's exit hangs its events up). */
+#define SAMPLER_IDLE_POLL_MS 250
 #define SAMPLER_SYNTH_NS (500ull * 1000 * 1000)
 /* The live records of a ring's staging arena are moved down when the dead bytes before them are at
  * least this many times theirs: a record is then moved once every few passes, not once a pass. */
@@ -126,6 +131,8 @@ struct sampler {
 	size_t nfds, fds_cap;
 	struct pollfd *pfds;
 	struct queue *q;
+	int wake_fd;            /* eventfd: the thread pushed records (or is done); -1 when none */
+	uint64_t pushed;        /* records pushed this pass (the thread's) */
 
 	pid_t child;
 	char *cmd_name;
@@ -734,6 +741,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 	s->synthesize = o->synthesize;
 	s->go_fd = -1;
 	s->status_fd = -1;
+	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	s->page_size = sysconf(_SC_PAGESIZE);
 	s->paranoid = (int)read_long_file("/proc/sys/kernel/perf_event_paranoid", 2);
 	s->mmap_pages = 1;
@@ -836,6 +844,7 @@ static void emit(struct sampler *s, const struct rec *r)
 	}
 	if (queue_push(s->q, r, r->size) != 0)
 		return;   /* counted by the queue */
+	s->pushed++;
 	stat_add(&s->st_records, 1);
 	if (r->type == REC_SAMPLE)
 		stat_add(&s->st_samples, 1);
@@ -1045,15 +1054,25 @@ static bool target_gone(struct sampler *s)
 	}
 }
 
+/* Tells the consumer there is something to take (or that the thread is done). */
+static void wake_consumer(struct sampler *s)
+{
+	uint64_t one = 1;
+	if (s->wake_fd >= 0 && write(s->wake_fd, &one, sizeof(one)) < 0)
+		return;  /* EAGAIN: the counter is saturated, the consumer is awake anyway */
+}
+
 static void *sampler_thread(void *arg)
 {
 	struct sampler *s = arg;
 	uint64_t prev;
+	int poll_ms = SAMPLER_POLL_MS;
 
 	if (s->synthesize)
 		synthesize(s);
 	/* The kernel map and the processes at start: on disk with a valid header before any sample. */
 	record_pass(s, false, true);
+	wake_consumer(s);
 	prev = now_ns();
 	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
 		nfds_t n = 0;
@@ -1068,7 +1087,7 @@ static void *sampler_thread(void *arg)
 			n++;
 		}
 		if (n > 0) {
-			if (poll(s->pfds, n, SAMPLER_POLL_MS) > 0) {
+			if (poll(s->pfds, n, poll_ms) > 0) {
 				/* pfds are in fds order, minus the fds already hung up. */
 				nfds_t k = 0;
 				for (size_t i = 0; i < s->nfds && k < n; i++) {
@@ -1080,19 +1099,33 @@ static void *sampler_thread(void *arg)
 				}
 			}
 		} else {
-			struct timespec ts = { 0, SAMPLER_POLL_MS * 1000000L };
+			struct timespec ts = { 0, poll_ms * 1000000L };
 			nanosleep(&ts, NULL);
 		}
 		start = now_ns();
+		s->pushed = 0;
 		read_rings(s);
 		emit_upto(s, staged_too_much(s) ? UINT64_MAX : prev);
 		record_pass(s, true, false);
 		prev = start;
+		/* Idle: wait longer each time (staged records still wait for the next pass to order
+		 * them, so a pass that staged some keeps the short wait). */
+		bool staged = false;
+		for (int i = 0; i < s->nrings && !staged; i++)
+			staged = s->rings[i].idx_pos < s->rings[i].nidx;
+		if (s->pushed || staged) {
+			poll_ms = SAMPLER_POLL_MS;
+			if (s->pushed)
+				wake_consumer(s);
+		} else if (poll_ms < SAMPLER_IDLE_POLL_MS) {
+			poll_ms = poll_ms * 2 < SAMPLER_IDLE_POLL_MS ? poll_ms * 2 : SAMPLER_IDLE_POLL_MS;
+		}
 		if (target_gone(s)) {
 			read_rings(s);
 			emit_upto(s, UINT64_MAX);
 			record_pass(s, true, true);
 			atomic_store(&s->st_exited, true);
+			wake_consumer(s);
 			return NULL;
 		}
 	}
@@ -1238,12 +1271,26 @@ void sampler_free(struct sampler *s)
 	free(s->record_path);
 	counters_free(s->counters);
 	queue_free(s->q);
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
 	free(s);
 }
 
 struct queue *sampler_queue(struct sampler *s)
 {
 	return s->q;
+}
+
+int sampler_wake_fd(const struct sampler *s)
+{
+	return s->wake_fd;
+}
+
+void sampler_wake_clear(struct sampler *s)
+{
+	uint64_t v;
+	if (s->wake_fd >= 0 && read(s->wake_fd, &v, sizeof(v)) < 0)
+		return;  /* EAGAIN: nothing was signalled */
 }
 
 void sampler_get_stats(struct sampler *s, struct sampler_stats *st)

@@ -111,6 +111,12 @@ void sampler_stop(struct sampler *s);
 void sampler_free(struct sampler *s);
 
 struct queue *sampler_queue(struct sampler *s);
+/* Readable (an eventfd) when the thread has pushed records since the consumer last cleared it,
+ * or has stopped for good (the target is gone): the consumer can sleep on it instead of polling
+ * the queue. -1 when the kernel gave no eventfd (then poll the queue). sampler_wake_clear resets
+ * it; clear before draining, so that what comes during the drain wakes again. */
+int sampler_wake_fd(const struct sampler *s);
+void sampler_wake_clear(struct sampler *s);
 void sampler_get_stats(struct sampler *s, struct sampler_stats *st);
 
 /* "cpu-clock"; and whether it is the no-PMU fallback of the default event. */

@@ -41,6 +41,7 @@
 #define TUI_EARLY_REFRESH_NS 20000000ull
 #define TUI_WARN_SHOW_NS 15000000000ull
 #define TUI_DEFAULT_REFRESH_SECS 2.0
+#define TUI_EARLY_SECS 3
 
 static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
 static char warn_text[256];
@@ -69,6 +70,28 @@ static const char *tui_notice(const char *notice, char *buf, size_t len)
 	else
 		snprintf(buf, len, "warning: %s", warn);
 	return buf;
+}
+
+/*
+ * Sleeps until there is something to do. A replay plays on this loop's clock: a tick. Live, while
+ * records flow (the last poll took some), a tick too, so the queue is drained in time; idle, until
+ * the next refresh, a key, or the source's wake_fd saying records came: an idle view (a target
+ * that sleeps, or has exited) wakes once per refresh.
+ */
+static void tui_wait(const struct tui_source *src, long took, bool have_rows, uint64_t next_refresh)
+{
+	int tick = have_rows ? TUI_TICK_MS : TUI_EARLY_TICK_MS;
+	if (src->replay) {
+		term_wait(-1, tick);
+		return;
+	}
+	uint64_t now = now_ns();
+	uint64_t ms = next_refresh > now ? (next_refresh - now + 999999) / 1000000 : 0;
+	if (took > 0 || src->wake_fd < 0) {
+		term_wait(-1, ms < (uint64_t)tick ? (int)ms : tick);
+		return;
+	}
+	term_wait(src->wake_fd, ms > 60000 ? 60000 : (int)ms);
 }
 
 /* The held snapshot in the view's order: sorted, then reversed when inverted. */
@@ -122,12 +145,12 @@ int tui_run(const struct tui_source *src)
 	struct snapshot *full = NULL, *snap = NULL; /* snap: full, or its filtered copy */
 	struct view_header hdr;
 	char notice[512];
-	uint64_t next_refresh = now_ns();
-	bool clear = true, force_refresh = false;
+	uint64_t start = now_ns(), next_refresh = start;
+	bool clear = true, force_refresh = false, dirty = true, was_exited = false;
+	char was_notice[512] = "";
 
 	while (!v.quit && !term_stop_signal()) {
-		if (src->poll)
-			src->poll(src->ctx);
+		long took = src->poll ? src->poll(src->ctx) : 0;
 		memset(&hdr, 0, sizeof(hdr));
 		if (src->header)
 			src->header(src->ctx, &hdr);
@@ -148,6 +171,13 @@ int tui_run(const struct tui_source *src)
 				hdr.ninfo = 0;
 		}
 		v.info_count = hdr.ninfo;
+		/* What changes on screen between refreshes without a key: the exit line, a notice. */
+		if (hdr.target_exited != was_exited ||
+		    strcmp(hdr.notice ? hdr.notice : "", was_notice) != 0) {
+			dirty = true;
+			was_exited = hdr.target_exited;
+			snprintf(was_notice, sizeof(was_notice), "%s", hdr.notice ? hdr.notice : "");
+		}
 
 		uint64_t t = now_ns();
 		/* A paused replay is not fed, so its windows must not end either. */
@@ -172,28 +202,39 @@ int tui_run(const struct tui_source *src)
 					order_snapshot(full, &v);
 				filter_snapshot(full, &snap, &v);
 				keys_follow(&v, snap, render_table_rows(h, &hdr));
+				dirty = true;
 			}
-			next_refresh = t + (snap && snap->nrows ? refresh_ns : TUI_EARLY_REFRESH_NS);
+			/* Until the first rows are on screen (for a few seconds at most: a target that
+			 * sleeps may never have any), refresh faster: time to first data is what a user
+			 * notices first. */
+			bool early = !(snap && snap->nrows) && t - start < TUI_EARLY_SECS * 1000000000ull;
+			next_refresh = t + (early ? TUI_EARLY_REFRESH_NS : refresh_ns);
 		}
 
 		term_size(&w, &h);
 		if (w != frame->w || h != frame->h) {
 			surface_resize(frame, w, h);
-			clear = true;
+			clear = dirty = true;
 		}
-		render_frame(frame, snap, &hdr, &v);
-		if (clear || !surface_equal(frame, shown)) {
-			term_blit(frame, clear);
-			surface_copy(shown, frame);
-			clear = false;
+		/* A frame is drawn when something on it changed: a snapshot, a key, the size, a replay's
+		 * position (it moves every tick). */
+		if (dirty || src->replay) {
+			render_frame(frame, snap, &hdr, &v);
+			if (clear || !surface_equal(frame, shown)) {
+				term_blit(frame, clear);
+				surface_copy(shown, frame);
+				clear = false;
+			}
+			dirty = false;
 		}
 
-		/* Until the first rows are on screen, tick faster: time to first data is what a user
-		 * notices first. */
-		int tick = snap && snap->nrows ? TUI_TICK_MS : TUI_EARLY_TICK_MS;
-		for (int key = term_getkey(tick); key != KEYS_NONE && !v.quit;
+		int key = term_getkey(0);
+		if (key == KEYS_NONE)
+			tui_wait(src, took, snap && snap->nrows, next_refresh);
+		for (key = key != KEYS_NONE ? key : term_getkey(0); key != KEYS_NONE && !v.quit;
 		     key = term_getkey(0)) {
 			unsigned act;
+			dirty = true;
 			if (key == KEYS_MOUSE) {
 				struct keys_mouse m;
 				term_last_mouse(&m);

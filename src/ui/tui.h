@@ -1,8 +1,8 @@
 /*
  * tui: the interactive top-like view. The public header of src/ui; it knows the model's snapshot and
  * nothing of the sampler: the session hands it a source of snapshots and header figures through
- * callbacks, and tui_run owns the terminal and the loop (poll every tick, refresh every interval,
- * keys between).
+ * callbacks, and tui_run owns the terminal and the loop (poll every tick while data flows, refresh
+ * every interval, keys between; idle, it sleeps until a key, a refresh or new data).
  *
  * A replay is the same view with controls: the source also hands it a tui_replay, whose figures
  * (position, duration, samples per second) the header draws and whose setters the keys call. The
@@ -82,8 +82,13 @@ struct tui_replay {
 
 struct tui_source {
 	void *ctx;
-	/* Takes in what the sampler produced so far; called every tick (about 50 ms). */
-	void (*poll)(void *ctx);
+	/* Takes in what the sampler produced so far; called every tick (about 50 ms) while it
+	 * returns > 0 (records taken: data is flowing). When it returns 0 the view sleeps until a key,
+	 * the next refresh, or wake_fd (below) says there is something to take. */
+	long (*poll)(void *ctx);
+	/* Readable when poll has something to take (session_wake_fd); -1: none, and an idle view
+	 * then wakes at its refreshes only. */
+	int wake_fd;
 	/* Ends the refresh window (decay, or zero when zero is set) and returns a new snapshot in the given
 	 * order; the caller (tui) frees it with snapshot_free. */
 	struct snapshot *(*refresh)(void *ctx, enum snap_col order, bool zero);
