@@ -4,7 +4,8 @@
 set(REPLAY_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/replay)
 
 
-foreach(t test_replay_report test_replay_options test_replay_switch test_replay_swapped)
+foreach(t test_replay_report test_replay_options test_replay_switch test_replay_swapped
+         test_replay_period)
   add_test(NAME replay_${t}
     COMMAND ${Python3_EXECUTABLE} ${REPLAY_TEST_DIR}/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
   set_tests_properties(replay_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
