@@ -5,10 +5,9 @@ target_compile_options(spinner PRIVATE -O1 -g -fno-omit-frame-pointer -fno-inlin
 target_link_libraries(spinner PRIVATE Threads::Threads)
 set_target_properties(spinner PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
 
-find_package(Python3 COMPONENTS Interpreter REQUIRED)
 foreach(t test_python_command test_pid_late_thread test_system_wide test_errors)
   add_test(NAME e2e_${t}
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+    COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
   set_tests_properties(e2e_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf
     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/e2e")
 endforeach()

@@ -16,7 +16,8 @@ import subprocess
 import sys
 import threading
 
-from nameslib import fail, need, perftop_json, skip, tmpdir
+from nameslib import fail, need, tmpdir
+from perfprobe import need_perf_events
 
 perftop, fixtures, srcdir = sys.argv[1], sys.argv[2], sys.argv[3]
 d = tmpdir()
@@ -27,11 +28,10 @@ subprocess.run(["g++", "-O1", "-g", "-fno-omit-frame-pointer", "-fno-inline", "-
 
 
 def live(args, cmd, env=None):
+    need_perf_events("task")
     p = subprocess.run([perftop, "-b", "--json"] + args + ["--"] + cmd, capture_output=True, text=True,
                        timeout=120, env=env)
     if p.returncode != 0:
-        if "perf_event_open" in p.stderr or "paranoid" in p.stderr:
-            skip(f"perf_event_open refused: {p.stderr.strip()[:200]}")
         fail(f"perftop {' '.join(args)} exited {p.returncode}: {p.stderr.strip()[:300]}")
     import json
     return [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]

@@ -11,10 +11,11 @@ import signal
 import subprocess
 import tempfile
 import time
-from e2elib import fail, passed, perftop_path, skip_if_refused
+from e2elib import fail, need_perf_events, passed, perftop_path
 from reclib import need_perf, perf, report_rows, fixture, replay_available
 
 need_perf()
+need_perf_events("task")
 checks = 0
 with tempfile.TemporaryDirectory() as d:
     f = os.path.join(d, "cut.data")
@@ -23,7 +24,6 @@ with tempfile.TemporaryDirectory() as d:
                          start_new_session=True)
     time.sleep(2.5)
     if p.poll() is not None:
-        skip_if_refused(p.stderr.read())
         fail(f"perftop ended early: {p.stderr.read()}")
     p.kill()
     p.wait()
