@@ -40,6 +40,12 @@ static void glue_rename(void *ctx, struct snapshot *snap, bool demangle)
 	session_rename(g->session, snap, demangle);
 }
 
+static const char *glue_move_name(void *ctx, const char *name)
+{
+	struct tui_glue *g = ctx;
+	return session_name(g->session, name);
+}
+
 static struct an_doc *glue_annotate(void *ctx, const char *raw_sym, const char *dso)
 {
 	struct tui_glue *g = ctx;
@@ -286,6 +292,7 @@ int main(int argc, char **argv)
 			.order = cli.diff_base ? COL_DELTA : COL_SELF,
 			.set_zoom = glue_set_zoom,
 			.no_mouse = cli.no_mouse,
+			.move_name = glue_move_name,
 		};
 		if (cli.input) {
 			src.replay = &glue_replay_ops;

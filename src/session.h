@@ -90,6 +90,9 @@ void session_enable_annotate(struct session *s, const char *const *prefixes, siz
 struct an_doc *session_annotate(struct session *s, const char *raw_sym, const char *dso);
 /* Shows the rows of snap (and of the snapshots to come) with demangled or raw symbol names. */
 void session_rename(struct session *s, struct snapshot *snap, bool demangle);
+/* The current names generation's pointer for name (a name kept from an older snapshot; see
+ * symbolizer.h on compaction). */
+const char *session_name(void *session, const char *name);
 /* A notice from the symbolizer ("debuginfod: fetching debug info for ..."), or NULL. */
 const char *session_notice(struct session *s);
 

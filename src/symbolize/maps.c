@@ -271,6 +271,21 @@ static void proc_destroy(struct proc *p)
 	free(p);
 }
 
+void maps_move_names(struct maps *m)
+{
+	for (size_t i = 0; i < m->procs.cap; i++) {
+		struct proc *p = m->procs.vals[i];
+		if (!p)
+			continue;
+		p->comm = intern_move(m->in, p->comm);
+		p->jit_dso = intern_move(m->in, p->jit_dso);
+		for (size_t t = 0; t < p->threads.cap; t++)
+			if (p->threads.vals[t])
+				p->threads.vals[t] = (void *)intern_move(m->in, p->threads.vals[t]);
+		jitmap_move_names(p->jit);
+	}
+}
+
 void maps_free(struct maps *m)
 {
 	if (!m)

@@ -56,6 +56,9 @@ struct maps;
 
 struct maps *maps_new(struct dso_set *dsos, struct intern *in);
 void maps_free(struct maps *m);
+/* The pool is being compacted (intern.h): the names held here move to the new generation
+ * (comms, JIT dso names, perf map entries). */
+void maps_move_names(struct maps *m);
 
 /* The records come from a file, not from this machine's processes now (see above). */
 void maps_set_offline(struct maps *m, bool offline);

@@ -5,9 +5,10 @@
  * come, between ticks.
  *
  * Timing: the first snapshots are asked for every 20 ms until one has rows, so data shows within
- * a few tenths of a second of the start instead of after the first full interval. Paused means no
- * refresh at all: the histogram keeps accumulating and the screen keeps the snapshot it had, and
- * resuming refreshes at once.
+ * a few tenths of a second of the start instead of after the first full interval. Paused, the
+ * screen keeps the snapshot it had while the windows go on ending (and decaying) on schedule, so a
+ * view left paused for a day under churn holds what it held after a minute; resuming refreshes at
+ * once.
  *
  * Replay: the same loop; the header's replay figures come from the source's tui_replay every tick,
  * Space pauses the replay itself (the source stops feeding), and a seek or a range change asks for
@@ -32,6 +33,7 @@
 #include "ui/render.h"
 #include "ui/surface.h"
 #include "ui/term.h"
+#include "ui/view.h"
 #include "util/util.h"
 
 #define TUI_TICK_MS 50
@@ -148,10 +150,19 @@ int tui_run(const struct tui_source *src)
 		v.info_count = hdr.ninfo;
 
 		uint64_t t = now_ns();
-		if (force_refresh || (!v.paused && t >= next_refresh)) {
-			force_refresh = false;
+		/* A paused replay is not fed, so its windows must not end either. */
+		bool paused_live = v.paused && !src->replay;
+		if (force_refresh || ((!v.paused || paused_live) && t >= next_refresh)) {
 			struct snapshot *fresh = src->refresh(src->ctx, v.order, v.zero);
+			if (fresh && v.paused && !force_refresh) {
+				snapshot_free(fresh);  /* the window ended; the screen keeps what it had */
+				fresh = NULL;
+			}
+			force_refresh = false;
 			if (fresh) {
+				/* Names the views keep came from the snapshot about to go. */
+				if (full && src->move_name && fresh->names_gen != full->names_gen)
+					view_move_names(&v, src->move_name, src->ctx);
 				if (snap != full)
 					snapshot_free(snap);
 				snapshot_free(full);
@@ -212,6 +223,9 @@ int tui_run(const struct tui_source *src)
 			if (act & KEYS_ACT_REFRESH)
 				force_refresh = true;
 			if ((act & KEYS_ACT_NAMES) && src->rename) {
+				/* rename may bring full into the names' current generation (tui.h) */
+				if (src->move_name)
+					view_move_names(&v, src->move_name, src->ctx);
 				src->rename(src->ctx, full, !v.raw_names);
 				if (full) {
 					order_snapshot(full, &v);

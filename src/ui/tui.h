@@ -102,7 +102,9 @@ struct tui_source {
 	 * open. NULL: the view says there is nothing to show. */
 	const char *const *(*info)(void *ctx, size_t *n);
 	/* The m key: show the rows of snap (and of later snapshots) with demangled or raw symbol
-	 * names. NULL: the key does nothing. demangle is the state at start (--no-demangle). */
+	 * names; snap is brought into the names' current generation on the way (move_name below
+	 * re-points what the views keep first). NULL: the key does nothing. demangle is the state at
+	 * start (--no-demangle). */
 	void (*rename)(void *ctx, struct snapshot *snap, bool demangle);
 	bool demangle;
 	/* The a key: the annotated code of function raw_sym of dso (a row's; dso NULL: any) for the
@@ -113,6 +115,10 @@ struct tui_source {
 	 * starting over; a snapshot is asked for right after. NULL: the zoom keys do nothing. */
 	void (*set_zoom)(void *ctx, const struct sample_zoom *z);
 	bool no_mouse;             /* --no-mouse: leave the mouse to the terminal */
+	/* A new snapshot of another names generation (model/snapshot.h names_gen): the pointer of a
+	 * name kept from the older one (a view's function, the zoom) in the new generation. NULL:
+	 * names never move. */
+	frame_rename_fn move_name;
 };
 
 /* Runs the view until q (or Ctrl-C, SIGTERM). The terminal is restored on every exit path.

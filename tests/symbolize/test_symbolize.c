@@ -241,6 +241,22 @@ static uint64_t plt_entry_reading(struct elf_file *f, const char *sec_name, uint
 	return 0;
 }
 
+/* The value of symbol name in f's .symtab, 0 when absent. */
+static uint64_t elf_sym_vaddr(struct elf_file *f, const char *name)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_file_scn(f, ".symtab", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Sym sym;
+		const char *n;
+		if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(f->elf, sh.sh_link, sym.st_name)) &&
+		    strcmp(n, name) == 0)
+			return sym.st_value;
+	}
+	return 0;
+}
+
 static uint64_t elf_vaddr_to_off(struct elf_file *f, uint64_t va)
 {
 	size_t nph = 0;
@@ -311,6 +327,63 @@ static uint64_t check_plt_file(const char *path, const char *func, const char *g
 	intern_free(in);
 	elf_file_close(&f);
 	return entry;
+}
+
+static int open_fds(void)
+{
+	int n = 0;
+	char path[64];
+	for (int fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += access(path, F_OK) == 0;
+	}
+	return n;
+}
+
+/* Open binaries are bounded: with room for two, three binaries looked up in turn keep at most two
+ * open (the least recently used closes, and its files with it) and every lookup still names its
+ * function, with the same interned pointer as before the close. */
+static void test_open_bound(void)
+{
+	const char *paths[] = { SYMFIXTURE_PATH, SYMFIXTURE_IBT_PATH, "/proc/self/exe" };
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = 0;
+	paths[2] = exe;
+	struct intern *in = intern_new();
+	struct dso_set *set = dso_set_new(in);
+	dso_set_max_open(set, 2);
+	struct elf_file f[3];
+	struct dso *d[3];
+	const char *first[3] = { 0 };
+	int fds0 = open_fds();
+	for (int i = 0; i < 3; i++) {
+		CHECK(elf_file_open(&f[i], paths[i]));
+		d[i] = dso_set_get(set, paths[i], NULL);
+	}
+	uint64_t va[3] = { elf_sym_vaddr(&f[0], "fixture_alpha"), elf_sym_vaddr(&f[1], "fixture_beta"),
+			   elf_sym_vaddr(&f[2], "main") };
+	const char *want[3] = { "fixture_alpha", "fixture_beta", "main" };
+	for (int round = 0; round < 4; round++) {
+		for (int i = 0; i < 3; i++) {
+			const char *got = name_at(d[i], &f[i], va[i]);
+			CHECK_STR(got, want[i]);
+			if (!first[i])
+				first[i] = got;
+			CHECK(got == first[i]);
+			CHECK(dso_set_opened(set) <= 2);
+		}
+	}
+	CHECK(dso_set_closed(set) >= 8);  /* each lookup in turn found its binary closed */
+	int fds1 = open_fds();
+	printf("open bound: %d files open beside the test's own with 2 binaries open\n", fds1 - fds0);
+	CHECK(fds1 - fds0 <= 2 * 2 + 3);  /* the binaries (and debug files) open, the 3 ELF readers */
+	dso_set_free(set);
+	intern_free(in);
+	for (int i = 0; i < 3; i++)
+		elf_file_close(&f[i]);
+	CHECK(open_fds() == fds0);
 }
 
 static void test_plt(void)
@@ -394,6 +467,88 @@ static void test_intern(void)
 	intern_free(in);
 }
 
+/* Compaction (intern.h): the names moved keep their identities among themselves, the others go
+ * with their generation, and a held generation outlives the compaction (ASan checks the reads). */
+static void test_intern_compaction(void)
+{
+	struct intern *in = intern_new();
+	intern_set_floor(in, 64);
+	const char *keep = intern_str(in, "kept_name");
+	const char *held = intern_str(in, "held_name");
+	char buf[32];
+	for (int i = 0; i < 200; i++) {
+		snprintf(buf, sizeof(buf), "garbage_%d", i);
+		intern_str(in, buf);
+	}
+	CHECK(intern_due(in));
+	uint64_t gen = intern_generation(in);
+	struct intern_gen *hold = intern_hold(in);
+	size_t before = intern_bytes(in);
+	intern_compact_begin(in);
+	const char *keep2 = intern_move(in, keep);
+	CHECK(intern_move(in, NULL) == NULL);
+	intern_compact_end(in);
+	CHECK(intern_generation(in) == gen + 1);
+	CHECK_STR(keep2, "kept_name");
+	CHECK(intern_str(in, "kept_name") == keep2);       /* one pointer per name, still */
+	CHECK(intern_bytes(in) < before / 10);              /* the garbage went */
+	CHECK_STR(held, "held_name");                       /* its generation is held */
+	CHECK(intern_str(in, "held_name") != held);         /* ... but it was not moved */
+	CHECK(!intern_due(in));
+	intern_release(hold);
+	/* Another compaction with nothing held frees the generation at once. */
+	for (int i = 0; i < 200; i++) {
+		snprintf(buf, sizeof(buf), "more_%d", i);
+		intern_str(in, buf);
+	}
+	CHECK(intern_due(in));
+	intern_compact_begin(in);
+	keep2 = intern_move(in, keep2);
+	intern_compact_end(in);
+	CHECK(intern_str(in, "kept_name") == keep2);
+	intern_free(in);
+}
+
+/* A compaction of the symbolizer's pool: what it hands out afterwards is what symbolizer_name
+ * gives for the names handed out before (each module moved its own), and lookups keep working. */
+static void test_symbolizer_compaction(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	uint32_t pid = (uint32_t)getpid();
+	CHECK(feed_self(s, pid, "libsymfixture") >= 1);
+	feed_mmap(s, pid, 0x10000, 0x1000, 0x3000, "/nonexistent/dir/fake2.so");
+	char alpha[64], beta[64], dso[64], unres[64];
+	struct frame a = look1(s, pid, (void *)fx_alpha), b = look1(s, pid, (void *)fx_beta);
+	struct frame u = look1(s, pid, (void *)0x10010);
+	snprintf(alpha, sizeof(alpha), "%s", a.sym);
+	snprintf(beta, sizeof(beta), "%s", b.sym);
+	snprintf(dso, sizeof(dso), "%s", a.dso);
+	snprintf(unres, sizeof(unres), "%s", u.sym);
+	const char *comm = symbolizer_comm(s, pid, pid);
+	char commbuf[64];
+	snprintf(commbuf, sizeof(commbuf), "%s", comm);
+	void *hold = symbolizer_names_hold(s);  /* as a snapshot would */
+	uint64_t gen = symbolizer_names_generation(s);
+
+	symbolizer_compact_begin(s);
+	const char *alpha2 = symbolizer_name(s, a.sym), *dso2 = symbolizer_name(s, a.dso);
+	symbolizer_compact_end(s);
+	CHECK(symbolizer_names_generation(s) == gen + 1);
+	CHECK_STR(a.sym, alpha);                  /* the held generation is readable */
+	symbolizer_names_release(hold);
+
+	struct frame a2 = look1(s, pid, (void *)fx_alpha), b2 = look1(s, pid, (void *)fx_beta);
+	CHECK(a2.sym == alpha2 && a2.dso == dso2);
+	CHECK_STR(a2.sym, alpha);
+	CHECK_STR(b2.sym, beta);
+	CHECK(b2.sym == symbolizer_name(s, beta));
+	struct frame u2 = look1(s, pid, (void *)0x10010);
+	CHECK_STR(u2.sym, unres);
+	CHECK_STR(u2.dso, "fake2.so");
+	CHECK(symbolizer_comm(s, pid, pid) == symbolizer_name(s, commbuf));
+	symbolizer_free(s);
+}
+
 static void test_fixture(void)
 {
 	struct symbolizer *s = symbolizer_new();
@@ -435,7 +590,17 @@ static void test_fixture(void)
 	feed_mmap(s, pid, a, 2, 0, "/nonexistent/dir/fake.so");
 	f = look1(s, pid, (void *)fx_alpha);
 	CHECK_STR(f.dso, "fake.so");
-	CHECK(strncmp(f.sym, "0x", 2) == 0);
+	/* No symbol: named by the address in the file (addr - start + pgoff), as perf report does. */
+	CHECK_STR(f.sym, "0x0000000000000000");
+	f = look1(s, pid, (char *)fx_alpha + 1);
+	CHECK_STR(f.sym, "0x0000000000000001");
+	/* The same file in another process at another address: the same name (one row). */
+	feed_mmap(s, pid + 1, 0x500000, 0x1000, 0x2000, "/nonexistent/dir/fake.so");
+	struct frame g[2];
+	CHECK(symbolizer_lookup(s, pid + 1, 0x500000 + 0x10, false, g, 2) == 1);
+	CHECK_STR(g[0].dso, "fake.so");
+	CHECK_STR(g[0].sym, "0x0000000000002010");
+	CHECK(g[0].addr == 0x500010);
 	f = look1(s, pid, (char *)fx_alpha + 3);
 	CHECK_STR(f.sym, "fixture_alpha");
 	f = look1(s, pid, (void *)fx_beta);
@@ -834,7 +999,9 @@ int main(void)
 	test_marker_function(1);
 
 	test_intern();
+	test_intern_compaction();
 	test_fixture();
+	test_symbolizer_compaction();
 	test_executable_and_libc();
 	test_fork_exec_comm();
 	test_dead_bound();
@@ -844,6 +1011,7 @@ int main(void)
 	test_kallsyms_file();
 	test_sample();
 	test_plt();
+	test_open_bound();
 	bench();
 	return CHECK_DONE();
 }
