@@ -35,13 +35,13 @@ add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/fixtures/diff_work_stripped
   DEPENDS diff_work)
 add_custom_target(diff_work_stripped ALL DEPENDS ${CMAKE_BINARY_DIR}/fixtures/diff_work_stripped)
 add_test(NAME replay_test_replay_stripped
-  COMMAND ${Python3_EXECUTABLE} ${REPLAY_TEST_DIR}/test_replay_stripped.py $<TARGET_FILE:perftop>
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_stripped.py $<TARGET_FILE:perftop>
     ${CMAKE_BINARY_DIR}/fixtures/diff_work_stripped)
 set_tests_properties(replay_test_replay_stripped PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
   ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
 # The names' pool compacted at nearly every window, on the ASan build: the same output as without.
 add_test(NAME replay_test_replay_names
-  COMMAND ${Python3_EXECUTABLE} ${REPLAY_TEST_DIR}/test_replay_names.py $<TARGET_FILE:perftop>
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_names.py $<TARGET_FILE:perftop>
     $<TARGET_FILE:perftop_asan>)
 set_tests_properties(replay_test_replay_names PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
   ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
