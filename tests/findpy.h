@@ -65,12 +65,14 @@ static void findpy_collect(struct findpy *fp)
 	/* Every python3 on PATH, in PATH's order (a pyenv shim asks pyenv's chosen version). */
 	const char *path = getenv("PATH");
 	char *dirs = strdup(path ? path : "/usr/bin:/bin");
-	for (char *save = NULL, *dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+	char *save = NULL;
+	for (char *dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
 		snprintf(buf, sizeof(buf), "%s/python3", dir);
 		if (access(buf, X_OK) != 0)
 			continue;
-		snprintf(cmd, sizeof(cmd), "'%s' -c \"import sysconfig; print(sysconfig.get_config_var('LIBDIR') or '')\" 2>/dev/null",
-			 buf);
+		snprintf(cmd, sizeof(cmd),
+			 "'%s' -c \"import sysconfig; print(sysconfig.get_config_var('LIBDIR') or '')\""
+			 " 2>/dev/null", buf);
 		findpy_sh(cmd, buf, sizeof(buf));
 		if (buf[0]) {
 			snprintf(pat, sizeof(pat), "%s/libpython3*.so.1*", buf);

@@ -107,8 +107,9 @@ static int perfprobe_verdict(const char *kind, char *why, size_t len)
 	}
 	/* Refused by policy to a process the policy lets through: something is wrong here. */
 	bool wrong = (rc == -EACCES || rc == -EPERM) && paranoid != -100 && perfprobe_privileged();
-	snprintf(why, len, "perf_event_open of cpu-clock (%s) refused: %s (perf_event_paranoid %d%s)",
-		 kind, strerror(-rc), paranoid,
+	snprintf(why, len,
+		 "perf_event_open of cpu-clock (%s) refused: %s (perf_event_paranoid %d%s)", kind,
+		 strerror(-rc), paranoid,
 		 wrong ? ", with CAP_PERFMON/CAP_SYS_ADMIN: a refusal there is a failure" : "");
 	return wrong ? 1 : 77;
 }
