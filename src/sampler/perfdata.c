@@ -1107,6 +1107,12 @@ static void order_add(struct perfdata_reader *r, const unsigned char *p, size_t 
 		r->stats.bad_records++;
 		return;
 	}
+	/* A sample without PERF_SAMPLE_PERIOD (perf record -c N on a software event) stands for the
+	 * event's fixed period, as perf report counts it, not for parse_record's default of 1. */
+	const struct perf_event_attr *a = &r->ev[evi].pub.attr;
+	if (out->type == REC_SAMPLE && !(a->sample_type & PERF_SAMPLE_PERIOD) && !a->freq &&
+	    a->sample_period)
+		out->u.sample.period = a->sample_period;
 	if (out->type == REC_OTHER && type >= PERF_RECORD_MAX)
 		r->stats.skipped_unknown++;
 	xgrow((void **)&r->ents, &r->ents_cap, r->nents + 1, sizeof(*r->ents));

@@ -639,8 +639,12 @@ static int setup_event(struct sampler *s, const struct sampler_opts *o, char *er
 		a->freq = 1;
 		a->sample_freq = s->freq;
 	}
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-			 PERF_SAMPLE_PERIOD;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	/* A fixed period goes without the field, as perf record -c does: with PERIOD asked and no
+	 * freq, the kernel samples a software event (page-faults...) at every occurrence, with period
+	 * 1. stage() gives such samples the attr's period. */
+	if (!o->period)
+		a->sample_type |= PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (o->dwarf_stack) {
@@ -940,6 +944,8 @@ static void stage(struct sampler *s, struct sampler_ring *r, const struct perf_e
 		stat_add(&s->st_bad, 1);
 		return;
 	}
+	if (rec->type == REC_SAMPLE && !(s->attr.sample_type & PERF_SAMPLE_PERIOD))
+		rec->u.sample.period = s->attr.sample_period;
 	if (s->pw)
 		perfdata_writer_add(s->pw, h, h->size);
 	switch (rec->type) {
