@@ -4,10 +4,13 @@
 # target has exited, only for its refreshes. Measured in wakeups, not time (machines are noisy): the
 # context switches of all perftop's threads over 6 s must stay far under what a view that ticks
 # every 50 ms and a sampler that polls every 15 ms make (~520), while the same view keeps drawing
-# (its elapsed time moves) and notices the exit at once. Exit 77 only when tmux is missing.
+# (its elapsed time moves) and notices the exit at once. Exit 77 only when tmux is missing or the
+# kernel refuses the events (perfprobe.sh).
 set -u
 pt=${1:?usage: test_idle_tmux.sh PERFTOP}
 command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
+. "$(dirname "$0")/../perfprobe.sh"
+need_perf_events task
 sock=perftop-idle-$$
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 sleep 600 & target=$!
