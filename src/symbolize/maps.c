@@ -22,6 +22,7 @@
 #include "symbolize/maps.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -253,6 +254,9 @@ struct maps {
 	struct vdso *vdso;
 	bool root_known;
 	struct stat root;       /* our own / */
+	size_t sweep_pos;       /* maps_sweep: where the last sweep stopped in the table */
+	uint64_t sweep_ns;
+	uint64_t swept;
 };
 
 struct maps *maps_new(struct dso_set *dsos, struct intern *in)
@@ -377,6 +381,35 @@ static const char *proc_thread_comm(const struct proc *p, uint32_t tid)
 {
 	const char *c = u32tab_get(&p->threads, tid);
 	return c ? c : p->comm;
+}
+
+/*
+ * A process whose EXIT record was lost (a ring overrun under load) would stay alive here for good,
+ * with its maps and thread comms; under days of churn that is a leak. Live, a few processes are
+ * checked at each call (at most once a second), and one the kernel no longer has is marked dead,
+ * as its EXIT would have: freed once the dead ring pushes it out.
+ */
+void maps_sweep(struct maps *m)
+{
+	uint64_t now = now_ns();
+	if (m->offline || !m->procs.cap || now - m->sweep_ns < 1000000000ull)
+		return;
+	m->sweep_ns = now;
+	for (size_t k = 0; k < MAPS_SWEEP_PER_SEC && k < m->procs.cap; k++) {
+		size_t i = m->sweep_pos++ & (m->procs.cap - 1);
+		struct proc *p = m->procs.vals[i];
+		if (!p || p->dead || p->pid == 0)
+			continue;
+		if (kill((pid_t)p->pid, 0) != 0 && errno == ESRCH) {
+			proc_mark_dead(m, p);
+			m->swept++;
+		}
+	}
+}
+
+uint64_t maps_swept(const struct maps *m)
+{
+	return m->swept;
 }
 
 /* ---- records ---- */

@@ -443,6 +443,7 @@ static void symbolizer_debug_arrived(void *ctx, const uint8_t *bid, size_t len)
 
 void symbolizer_poll(struct symbolizer *s)
 {
+	maps_sweep(s->maps);
 	debuginfo_fetch_poll(symbolizer_debug_arrived, s);
 }
 

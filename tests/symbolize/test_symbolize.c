@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -707,6 +708,34 @@ static void test_dead_bound(void)
 	intern_free(in);
 }
 
+/* A process whose EXIT record never came (lost in a ring overrun) is found gone by the sweep and
+ * marked dead, so it joins the bounded dead ring instead of staying alive for good; a live one stays. */
+static void test_lost_exit_swept(void)
+{
+	struct intern *in = intern_new();
+	struct dso_set *ds = dso_set_new(in);
+	struct maps *m = maps_new(ds, in);
+	pid_t child = fork();
+	if (child == 0)
+		_exit(0);
+	int status;
+	waitpid(child, &status, 0);  /* gone, and its pid not yet reused */
+	uint32_t pids[2] = { (uint32_t)child, (uint32_t)getpid() };
+	for (int i = 0; i < 2; i++) {
+		struct rec r = task_rec(REC_FORK, pids[i], 1, pids[i], 1);
+		maps_feed(m, &r);
+	}
+	CHECK_EQ_U64(maps_alive(m), 2);
+	maps_sweep(m);            /* the first sweep runs at once */
+	CHECK_EQ_U64(maps_alive(m), 1);
+	CHECK_EQ_U64(maps_swept(m), 1);
+	maps_sweep(m);            /* at most once a second: nothing more */
+	CHECK_EQ_U64(maps_swept(m), 1);
+	maps_free(m);
+	dso_set_free(ds);
+	intern_free(in);
+}
+
 static void test_lazy_proc(void)
 {
 	struct symbolizer *s = symbolizer_new();
@@ -1005,6 +1034,7 @@ int main(void)
 	test_executable_and_libc();
 	test_fork_exec_comm();
 	test_dead_bound();
+	test_lost_exit_swept();
 	test_lazy_proc();
 	test_bad_files();
 	test_kernel();
