@@ -244,8 +244,9 @@ void session_close(struct session *s)
 		/* the tests that make compactions frequent check that they happened */
 		struct symbolizer_stats ys;
 		symbolizer_get_stats(s->sym, &ys);
-		fprintf(stderr, "perftop: names: %" PRIu64 " compactions, %" PRIu64 " bytes\n",
-			ys.name_compactions, ys.interned_bytes);
+		fprintf(stderr, "perftop: names: %" PRIu64 " compactions, %" PRIu64 " bytes; binaries: %"
+			PRIu64 " closed, %" PRIu64 " evicted\n", ys.name_compactions, ys.interned_bytes,
+			ys.dsos_closed, ys.dsos_evicted);
 	}
 	if (s->sampler) {
 		sampler_stop(s->sampler);

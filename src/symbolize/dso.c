@@ -78,6 +78,7 @@ struct dso {
 	size_t nsyms;
 	size_t last;          /* index of the last symbol hit: samples come in runs */
 	uint64_t used;        /* the set's clock at the last lookup: the least recently used closes */
+	unsigned refs;        /* mappings that point to it (dso_ref) */
 };
 
 struct dso_slot {
@@ -93,6 +94,9 @@ struct dso_set {
 	uint64_t ndsos, opened;  /* opened: open now (each holds a libdwfl handle and its files) */
 	uint64_t clock;
 	uint64_t max_open, closed;
+	uint64_t max_kept, evicted;
+	void (*on_evict)(void *ctx, struct dso *d);
+	void *evict_ctx;
 	unsigned want;        /* SRCINFO_INLINE | SRCINFO_SRCLINE: what lookups add to the ELF symbol */
 };
 
@@ -144,6 +148,24 @@ static struct dso *dso_set_find(struct dso_set *set, const char *key)
 	return dso_set_slot(set, key)->dso;
 }
 
+/* Removes the key of slot i; the entries after it in its probe run move back (no tombstones). */
+static void dso_set_del_slot(struct dso_set *set, size_t i)
+{
+	size_t mask = set->nslots - 1;
+	free(set->slots[i].key);
+	set->slots[i] = (struct dso_slot){ 0 };
+	set->count--;
+	for (size_t j = (i + 1) & mask; set->slots[j].key; j = (j + 1) & mask) {
+		size_t h = hash_fnv1a(set->slots[j].key, strlen(set->slots[j].key)) & mask;
+		bool stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
+		if (stays)
+			continue;
+		set->slots[i] = set->slots[j];
+		set->slots[j] = (struct dso_slot){ 0 };
+		i = j;
+	}
+}
+
 struct dso_set *dso_set_new(struct intern *in)
 {
 	struct dso_set *set = xcalloc(1, sizeof(*set));
@@ -151,6 +173,7 @@ struct dso_set *dso_set_new(struct intern *in)
 	set->nslots = 256;
 	set->slots = xcalloc(set->nslots, sizeof(*set->slots));
 	set->max_open = DSO_MAX_OPEN;
+	set->max_kept = DSO_MAX_KEPT;
 	return set;
 }
 
@@ -198,6 +221,63 @@ void dso_set_move_names(struct dso_set *set)
 	}
 }
 
+static void dso_close(struct dso *d);
+static void dso_free(struct dso *d);
+
+void dso_ref(struct dso *d)
+{
+	if (d)
+		d->refs++;
+}
+
+void dso_unref(struct dso *d)
+{
+	if (d && d->refs)
+		d->refs--;
+}
+
+void dso_set_on_evict(struct dso_set *set, void (*fn)(void *ctx, struct dso *d), void *ctx)
+{
+	set->on_evict = fn;
+	set->evict_ctx = ctx;
+}
+
+/*
+ * The set is bounded too: a machine that builds and runs new binaries for days (a CI runner) meets
+ * new dsos without end. Past max_kept, the least recently used one that no mapping references goes
+ * whole: closed (its srcinfo saved), its keys out of the table, the callback told.
+ */
+static void dso_set_evict(struct dso_set *set)
+{
+	struct dso *lru = NULL, **link = NULL;
+	for (struct dso **pp = &set->all; *pp; pp = &(*pp)->next_all)
+		if (!(*pp)->refs && (!lru || (*pp)->used < lru->used)) {
+			lru = *pp;
+			link = pp;
+		}
+	if (!lru)
+		return;  /* every one is mapped by a living (or recently dead) process */
+	dso_close(lru);
+	if (set->on_evict)
+		set->on_evict(set->evict_ctx, lru);
+	for (size_t i = 0; i < set->nslots;) {
+		if (set->slots[i].key && set->slots[i].dso == lru)
+			dso_set_del_slot(set, i);  /* an entry may have moved into i: look at it again */
+		else
+			i++;
+	}
+	*link = lru->next_all;
+	set->ndsos--;
+	set->evicted++;
+	dso_free(lru);
+}
+
+void dso_set_max_kept(struct dso_set *set, size_t max)
+{
+	set->max_kept = max ? max : DSO_MAX_KEPT;
+}
+
+uint64_t dso_set_evicted(const struct dso_set *set) { return set->evicted; }
 uint64_t dso_set_opened(const struct dso_set *set) { return set->opened; }
 uint64_t dso_set_closed(const struct dso_set *set) { return set->closed; }
 
@@ -278,8 +358,11 @@ struct dso *dso_set_get(struct dso_set *set, const char *path, const struct dso_
 		}
 	}
 
+	if (set->ndsos >= set->max_kept)
+		dso_set_evict(set);
 	d = xcalloc(1, sizeof(*d));
 	d->set = set;
+	d->used = ++set->clock;  /* new: not the next one evicted */
 	d->path = xstrdup(path);
 	d->name = dso_short_name(set->in, path);
 	d->state = dso_path_is_file(path) ? DSO_NEW : DSO_BROKEN;

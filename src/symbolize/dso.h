@@ -49,10 +49,20 @@ struct dso *dso_set_get(struct dso_set *set, const char *path, const struct dso_
  * at most max_open (DSO_MAX_OPEN unless a test says otherwise; 0: the default) are open at once,
  * the least recently used closing before another opens (reopened on its next lookup). */
 #define DSO_MAX_OPEN 128
+/* Binaries known at once: past this, creating another evicts the least recently used one that no
+ * mapping references (dso_ref), and tells whoever keeps dso pointers (dso_set_on_evict) first. */
+#define DSO_MAX_KEPT 1024
 uint64_t dso_set_opened(const struct dso_set *set);
 uint64_t dso_set_count(const struct dso_set *set);
 uint64_t dso_set_closed(const struct dso_set *set);
 void dso_set_max_open(struct dso_set *set, size_t max);
+void dso_set_max_kept(struct dso_set *set, size_t max);
+uint64_t dso_set_evicted(const struct dso_set *set);
+/* References from mappings (maps.c): a referenced dso is never evicted. NULL-safe. */
+void dso_ref(struct dso *d);
+void dso_unref(struct dso *d);
+/* Called with a dso about to be freed by eviction (caches keyed by its pointer drop it). */
+void dso_set_on_evict(struct dso_set *set, void (*fn)(void *ctx, struct dso *d), void *ctx);
 
 /* Short name as perf prints it (basename, or "[vdso]"-style names as they are); interned. */
 const char *dso_name(const struct dso *d);

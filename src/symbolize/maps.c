@@ -7,7 +7,8 @@
  * inserting a mapping just shifts the array.
  *
  * The array lives in a refcounted mapset so a FORK costs a reference, not a copy; the first change
- * to a shared set (usually the child's exec, which drops it anyway) makes the copy.
+ * to a shared set (usually the child's exec, which drops it anyway) makes the copy. Each map of a
+ * set holds a reference on its dso, so the dso set may evict only binaries no process maps.
  *
  * Memory stays bounded: dead processes queue in a fixed ring and the oldest is freed when a newer one
  * needs its place; exited threads drop their comm at once; /proc reads for unknown pids are
@@ -140,6 +141,8 @@ static struct mapset *mapset_new(void)
 static void mapset_unref(struct mapset *ms)
 {
 	if (ms && --ms->refs == 0) {
+		for (size_t i = 0; i < ms->n; i++)
+			dso_unref(ms->v[i].dso);
 		free(ms->v);
 		free(ms);
 	}
@@ -155,6 +158,8 @@ static struct mapset *mapset_own(struct mapset *ms)
 		c->v = xmalloc(ms->n * sizeof(*c->v));
 		memcpy(c->v, ms->v, ms->n * sizeof(*c->v));
 		c->n = c->cap = ms->n;
+		for (size_t i = 0; i < c->n; i++)
+			dso_ref(c->v[i].dso);
 	}
 	ms->refs--;
 	return c;
@@ -209,6 +214,11 @@ static void mapset_insert(struct mapset *ms, const struct map *nm)
 		repl[k++] = r;
 	}
 	size_t old = j - i;
+	/* Each map holds a reference on its dso (dso.h: unreferenced ones may be evicted). */
+	for (size_t q = 0; q < k; q++)
+		dso_ref(repl[q].dso);
+	for (size_t q = i; q < j; q++)
+		dso_unref(ms->v[q].dso);
 	xgrow((void **)&ms->v, &ms->cap, ms->n - old + k, sizeof(*ms->v));
 	memmove(&ms->v[i + k], &ms->v[j], (ms->n - j) * sizeof(*ms->v));
 	memcpy(&ms->v[i], repl, k * sizeof(*repl));

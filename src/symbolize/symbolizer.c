@@ -81,15 +81,29 @@ static size_t cache_slot(uint64_t a, uint64_t b, unsigned bits)
 	return (size_t)(h >> (64 - bits));
 }
 
+/* A dso evicted from the set (dso.h): the caches keyed by its pointer forget it. */
+static void symbolizer_dso_evicted(void *ctx, struct dso *d)
+{
+	struct symbolizer *s = ctx;
+	symbolizer_forget_names(s);
+	unwind_forget_dso(s->uw, d);
+}
+
 struct symbolizer *symbolizer_new(void)
 {
 	struct symbolizer *s = xcalloc(1, sizeof(*s));
 	s->in = intern_new();
-	/* Tests make compactions frequent with a small floor. */
+	/* Tests make compactions, closes and evictions frequent with small bounds. */
 	const char *floor = getenv("PERFTOP_NAMES_FLOOR");
 	if (floor && *floor)
 		intern_set_floor(s->in, (size_t)strtoull(floor, NULL, 10));
 	s->dsos = dso_set_new(s->in);
+	dso_set_on_evict(s->dsos, symbolizer_dso_evicted, s);
+	const char *open_max = getenv("PERFTOP_DSO_MAX_OPEN"), *kept_max = getenv("PERFTOP_DSO_MAX_KEPT");
+	if (open_max && *open_max)
+		dso_set_max_open(s->dsos, (size_t)strtoull(open_max, NULL, 10));
+	if (kept_max && *kept_max)
+		dso_set_max_kept(s->dsos, (size_t)strtoull(kept_max, NULL, 10));
 	s->maps = maps_new(s->dsos, s->in);
 	s->kernel = kernel_new(s->in, NULL);
 	s->unknown = intern_str(s->in, "[unknown]");
@@ -476,6 +490,8 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *s
 {
 	*st = s->st;
 	st->dsos_opened = dso_set_opened(s->dsos);
+	st->dsos_closed = dso_set_closed(s->dsos);
+	st->dsos_evicted = dso_set_evicted(s->dsos);
 	st->processes = maps_alive(s->maps);
 	st->interned_bytes = intern_bytes(s->in);
 }

@@ -31,6 +31,8 @@ struct symbolizer_stats {
 	uint64_t processes;       /* address spaces alive */
 	uint64_t interned_bytes;
 	uint64_t name_compactions; /* compactions of the names' pool (intern.h) */
+	uint64_t dsos_closed;      /* binaries closed to bound the open ones (dso.h) */
+	uint64_t dsos_evicted;     /* binaries forgotten to bound the known ones */
 	uint64_t unwind_samples;  /* --call-graph dwarf samples with a user stack to unwind */
 	uint64_t unwind_root;     /* ... whose chain reached the thread's root (_start, clone3 ...) */
 };

@@ -1511,6 +1511,41 @@ void unwind_free(struct unwind *u)
 	free(u);
 }
 
+void unwind_forget_dso(struct unwind *u, const struct dso *d)
+{
+	if (!u || !u->cap)
+		return;
+	size_t mask = u->cap - 1, i = ptr_hash(d, mask);
+	while (u->imgs[i] && u->imgs[i]->dso != d)
+		i = (i + 1) & mask;
+	struct image *img = u->imgs[i];
+	if (!img)
+		return;
+	if (img->tried)
+		u->mapped--;
+	if (img->data)
+		munmap((void *)img->data, img->size);
+	if (img->dwfl)
+		dwfl_end(img->dwfl);
+	free(img);
+	u->imgs[i] = NULL;
+	u->nimgs--;
+	/* Later entries of the probe run move back into the hole (no tombstones). */
+	for (size_t j = (i + 1) & mask; u->imgs[j]; j = (j + 1) & mask) {
+		size_t h = ptr_hash(u->imgs[j]->dso, mask);
+		bool stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
+		if (stays)
+			continue;
+		u->imgs[i] = u->imgs[j];
+		u->imgs[j] = NULL;
+		i = j;
+	}
+	/* The fast path's rows are keyed on image pointers, which may come back for another file. */
+	if (u->fast.rows)
+		memset(u->fast.rows, 0, FAST_SLOTS * sizeof(*u->fast.rows));
+	u->fast.used = 0;
+}
+
 void unwind_forget(struct unwind *u, uint32_t pid)
 {
 	for (int i = 0; u && i < UNWIND_SPACES; i++) {

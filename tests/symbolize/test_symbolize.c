@@ -736,6 +736,60 @@ static void test_lost_exit_swept(void)
 	intern_free(in);
 }
 
+static int evictions;
+static void count_eviction(void *ctx, struct dso *d)
+{
+	(void)ctx;
+	(void)d;
+	evictions++;
+}
+
+/* The set of binaries is bounded: past max_kept, creating one evicts the least recently used one no
+ * mapping references (a process's maps hold references; its exit and the dead ring release them),
+ * telling the callback; the keys of an evicted one find nothing, a later mapping makes it anew. */
+static void test_dso_eviction(void)
+{
+	struct intern *in = intern_new();
+	struct dso_set *ds = dso_set_new(in);
+	struct maps *m = maps_new(ds, in);
+	maps_set_offline(m, true);
+	dso_set_max_kept(ds, 4);
+	dso_set_on_evict(ds, count_eviction, NULL);
+	char path[64];
+	/* Two processes keep two binaries mapped. */
+	for (uint32_t p = 0; p < 2; p++) {
+		snprintf(path, sizeof(path), "/nonexistent/kept%u", p);
+		struct rec *mm = mk_mmap(FAKE_PID - 100 + p, 0x400000, 0x1000, 0, 8, 1, 500 + p, path);
+		maps_feed(m, mm);
+		free(mm);
+	}
+	/* Twenty others come and go, each mapped by nothing once its process is gone. */
+	for (uint32_t i = 0; i < 20; i++) {
+		snprintf(path, sizeof(path), "/nonexistent/churn%u", i);
+		uint32_t pid = FAKE_PID - 50 + i;
+		struct rec *mm = mk_mmap(pid, 0x400000, 0x1000, 0, 8, 1, 1000 + i, path);
+		maps_feed(m, mm);
+		free(mm);
+		struct rec c = comm_rec(pid, pid, "next", true);  /* an exec empties its maps */
+		maps_feed(m, &c);
+	}
+	CHECK(dso_set_count(ds) <= 4);
+	CHECK(evictions >= 16);
+	CHECK_EQ_U64(dso_set_evicted(ds), (uint64_t)evictions);
+	/* The two mapped ones are still there: their processes find them. */
+	for (uint32_t p = 0; p < 2; p++) {
+		const struct map *mp = maps_find(m, FAKE_PID - 100 + p, 0x400100);
+		CHECK(mp != NULL);
+		if (mp) {
+			snprintf(path, sizeof(path), "kept%u", p);
+			CHECK_STR(dso_name(mp->dso), path);
+		}
+	}
+	maps_free(m);
+	dso_set_free(ds);
+	intern_free(in);
+}
+
 static void test_lazy_proc(void)
 {
 	struct symbolizer *s = symbolizer_new();
@@ -1035,6 +1089,7 @@ int main(void)
 	test_fork_exec_comm();
 	test_dead_bound();
 	test_lost_exit_swept();
+	test_dso_eviction();
 	test_lazy_proc();
 	test_bad_files();
 	test_kernel();
