@@ -157,8 +157,7 @@ static void dso_set_del_slot(struct dso_set *set, size_t i)
 	set->count--;
 	for (size_t j = (i + 1) & mask; set->slots[j].key; j = (j + 1) & mask) {
 		size_t h = hash_fnv1a(set->slots[j].key, strlen(set->slots[j].key)) & mask;
-		bool stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
-		if (stays)
+		if (!probe_must_move(h, i, j))
 			continue;
 		set->slots[i] = set->slots[j];
 		set->slots[j] = (struct dso_slot){ 0 };

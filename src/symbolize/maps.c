@@ -35,6 +35,7 @@
 #include "symbolize/intern.h"
 #include "symbolize/jitmap.h"
 #include "symbolize/vdso.h"
+#include "util/hash.h"
 #include "util/util.h"
 
 /* ---- a small uint32 -> pointer table (linear probing, values never NULL) ---- */
@@ -106,8 +107,7 @@ static void u32tab_del(struct u32tab *t, uint32_t key)
 	for (size_t j = (i + 1) & mask; t->vals[j]; j = (j + 1) & mask) {
 		size_t h = u32tab_home(t, t->keys[j]);
 		/* Entry j may fill hole i only if its home is not in the cyclic range (i, j]. */
-		bool stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
-		if (stays)
+		if (!probe_must_move(h, i, j))
 			continue;
 		t->keys[i] = t->keys[j];
 		t->vals[i] = t->vals[j];

@@ -52,6 +52,7 @@
 #include "symbolize/debuginfo.h"
 #include "symbolize/dso.h"
 #include "symbolize/maps.h"
+#include "util/hash.h"
 #include "util/util.h"
 
 /* Not in libunwind's public headers, but exported: the search of an .eh_frame_hdr table, given as
@@ -312,6 +313,15 @@ static struct image *image_get(struct unwind *u, struct dso *d)
 			u->no_info++;
 	}
 	return img->data ? img : NULL;
+}
+
+/* Lets go of what an image holds: its file's mapping and its .debug_frame handle. */
+static void image_unmap(struct image *img)
+{
+	if (img->data)
+		munmap((void *)img->data, img->size);
+	if (img->dwfl)
+		dwfl_end(img->dwfl);
 }
 
 /* Runtime minus file virtual address for a mapping of img at start from file offset pgoff. */
@@ -1496,10 +1506,7 @@ void unwind_free(struct unwind *u)
 		struct image *img = u->imgs[i];
 		if (!img)
 			continue;
-		if (img->data)
-			munmap((void *)img->data, img->size);
-		if (img->dwfl)
-			dwfl_end(img->dwfl);
+		image_unmap(img);
 		free(img);
 	}
 	free(u->imgs);
@@ -1523,18 +1530,14 @@ void unwind_forget_dso(struct unwind *u, const struct dso *d)
 		return;
 	if (img->tried)
 		u->mapped--;
-	if (img->data)
-		munmap((void *)img->data, img->size);
-	if (img->dwfl)
-		dwfl_end(img->dwfl);
+	image_unmap(img);
 	free(img);
 	u->imgs[i] = NULL;
 	u->nimgs--;
 	/* Later entries of the probe run move back into the hole (no tombstones). */
 	for (size_t j = (i + 1) & mask; u->imgs[j]; j = (j + 1) & mask) {
 		size_t h = ptr_hash(u->imgs[j]->dso, mask);
-		bool stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
-		if (stays)
+		if (!probe_must_move(h, i, j))
 			continue;
 		u->imgs[i] = u->imgs[j];
 		u->imgs[j] = NULL;
@@ -1637,10 +1640,7 @@ static void unwind_trim_images(struct unwind *u)
 		}
 		if (!lru)
 			return;
-		if (lru->data)
-			munmap((void *)lru->data, lru->size);
-		if (lru->dwfl)
-			dwfl_end(lru->dwfl);
+		image_unmap(lru);
 		struct dso *d = lru->dso;
 		*lru = (struct image){ .dso = d };
 		u->mapped--;
