@@ -114,6 +114,51 @@ static struct snapshot *filter_snapshot(struct snapshot *full, struct snapshot *
 	return *shown;
 }
 
+/* The header's figures for this tick, from the source (and its replay and info page). */
+static void tui_header(const struct tui_source *src, struct view_state *v, struct view_header *hdr,
+		       char *notice, size_t len)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	if (src->header)
+		src->header(src->ctx, hdr);
+	hdr->notice = tui_notice(hdr->notice, notice, len);
+	if (src->replay) {
+		const struct tui_replay *r = src->replay;
+		hdr->replay = true;
+		hdr->duration = r->duration ? r->duration(src->ctx) : 0;
+		hdr->position = r->position ? r->position(src->ctx) : 0;
+		if (r->histogram)
+			hdr->hist = r->histogram(src->ctx, &hdr->nhist);
+		if (!hdr->hist)
+			hdr->nhist = 0;
+	}
+	if (v->view == VIEW_INFO && src->info) {
+		hdr->info = src->info(src->ctx, &hdr->ninfo);
+		if (!hdr->info)
+			hdr->ninfo = 0;
+	}
+	v->info_count = hdr->ninfo;
+}
+
+/* fresh replaces the held snapshot (*full, and *snap, its filtered copy or itself); the views
+ * follow it. */
+static void tui_show(const struct tui_source *src, struct view_state *v, struct snapshot *fresh,
+		     struct snapshot **full, struct snapshot **snap, int table_rows)
+{
+	/* Names the views keep came from the snapshot about to go. */
+	if (*full && src->move_name && fresh->names_gen != (*full)->names_gen)
+		view_move_names(v, src->move_name, src->ctx);
+	if (*snap != *full)
+		snapshot_free(*snap);
+	snapshot_free(*full);
+	*full = fresh;
+	*snap = NULL;
+	if (v->invert)
+		order_snapshot(*full, v);
+	filter_snapshot(*full, snap, v);
+	keys_follow(v, *snap, table_rows);
+}
+
 int tui_run(const struct tui_source *src)
 {
 	char err[256];
@@ -151,26 +196,7 @@ int tui_run(const struct tui_source *src)
 
 	while (!v.quit && !term_stop_signal()) {
 		long took = src->poll ? src->poll(src->ctx) : 0;
-		memset(&hdr, 0, sizeof(hdr));
-		if (src->header)
-			src->header(src->ctx, &hdr);
-		hdr.notice = tui_notice(hdr.notice, notice, sizeof(notice));
-		if (src->replay) {
-			const struct tui_replay *r = src->replay;
-			hdr.replay = true;
-			hdr.duration = r->duration ? r->duration(src->ctx) : 0;
-			hdr.position = r->position ? r->position(src->ctx) : 0;
-			if (r->histogram)
-				hdr.hist = r->histogram(src->ctx, &hdr.nhist);
-			if (!hdr.hist)
-				hdr.nhist = 0;
-		}
-		if (v.view == VIEW_INFO && src->info) {
-			hdr.info = src->info(src->ctx, &hdr.ninfo);
-			if (!hdr.info)
-				hdr.ninfo = 0;
-		}
-		v.info_count = hdr.ninfo;
+		tui_header(src, &v, &hdr, notice, sizeof(notice));
 		/* What changes on screen between refreshes without a key: the exit line, a notice. */
 		if (hdr.target_exited != was_exited ||
 		    strcmp(hdr.notice ? hdr.notice : "", was_notice) != 0) {
@@ -190,18 +216,7 @@ int tui_run(const struct tui_source *src)
 			}
 			force_refresh = false;
 			if (fresh) {
-				/* Names the views keep came from the snapshot about to go. */
-				if (full && src->move_name && fresh->names_gen != full->names_gen)
-					view_move_names(&v, src->move_name, src->ctx);
-				if (snap != full)
-					snapshot_free(snap);
-				snapshot_free(full);
-				full = fresh;
-				snap = NULL;
-				if (v.invert)
-					order_snapshot(full, &v);
-				filter_snapshot(full, &snap, &v);
-				keys_follow(&v, snap, render_table_rows(h, &hdr));
+				tui_show(src, &v, fresh, &full, &snap, render_table_rows(h, &hdr));
 				dirty = true;
 			}
 			/* Until the first rows are on screen (for a few seconds at most: a target that
