@@ -415,217 +415,270 @@ static void lt_sort(struct linetab *t)
 }
 
 /* Runs the line program at off. false: not understood. */
-static bool lt_parse(struct lt_build *b, const struct lt_secs *s, uint64_t off, unsigned cu_addr_size)
+/* What a unit's header says about its program. */
+struct lt_hdr {
+	unsigned version, offset_size, addr_size;
+	unsigned min_insn, line_range, opcode_base;
+	int line_base;
+	uint8_t oplen[256];           /* operand counts of the standard opcodes */
+	struct lt_rd files;           /* the directory and file tables */
+	const uint8_t *prog, *end;    /* the line number program */
+};
+
+/* The fixed part of the unit header at off; false for anything this decoder leaves to libdw. */
+static bool lt_read_header(const struct lt_secs *s, uint64_t off, unsigned cu_addr_size,
+			   struct lt_hdr *hd)
 {
 	const Elf_Data *d = s->line;
 	if (off >= d->d_size)
 		return false;
 	struct lt_rd r = { (const uint8_t *)d->d_buf + off, (const uint8_t *)d->d_buf + d->d_size, false };
 	uint64_t unit_length = rd_fixed(&r, 4);
-	unsigned offset_size = 4;
+	hd->offset_size = 4;
 	if (unit_length == 0xffffffffu) {
 		unit_length = rd_fixed(&r, 8);
-		offset_size = 8;
+		hd->offset_size = 8;
 	} else if (unit_length >= 0xfffffff0u) {
 		return false;
 	}
 	if (r.bad || unit_length > (uint64_t)(r.end - r.p))
 		return false;
 	r.end = r.p + unit_length;
-	unsigned version = (unsigned)rd_fixed(&r, 2);
-	if (r.bad || version < 2 || version > 5)
+	hd->version = (unsigned)rd_fixed(&r, 2);
+	if (r.bad || hd->version < 2 || hd->version > 5)
 		return false;
-	unsigned addr_size = cu_addr_size;
-	if (version >= 5) {
-		addr_size = (unsigned)rd_fixed(&r, 1);
+	hd->addr_size = cu_addr_size;
+	if (hd->version >= 5) {
+		hd->addr_size = (unsigned)rd_fixed(&r, 1);
 		unsigned seg = (unsigned)rd_fixed(&r, 1);
-		if (r.bad || seg != 0 || addr_size != cu_addr_size)
+		if (r.bad || seg != 0 || hd->addr_size != cu_addr_size)
 			return false;
 	}
-	if (addr_size != 4 && addr_size != 8)
+	if (hd->addr_size != 4 && hd->addr_size != 8)
 		return false;
-	uint64_t header_length = rd_fixed(&r, offset_size);
+	uint64_t header_length = rd_fixed(&r, hd->offset_size);
 	if (r.bad || header_length > (uint64_t)(r.end - r.p))
 		return false;
-	const uint8_t *prog = r.p + header_length;
-	unsigned min_insn = (unsigned)rd_fixed(&r, 1);
-	unsigned max_ops = version >= 4 ? (unsigned)rd_fixed(&r, 1) : 1;
-	bool default_is_stmt = rd_fixed(&r, 1) != 0;
-	(void)default_is_stmt;
-	int line_base = (int8_t)rd_fixed(&r, 1);
-	unsigned line_range = (unsigned)rd_fixed(&r, 1);
-	unsigned opcode_base = (unsigned)rd_fixed(&r, 1);
-	if (r.bad || max_ops != 1 || line_range == 0 || opcode_base < 10)
+	hd->prog = r.p + header_length;
+	hd->end = r.end;
+	hd->min_insn = (unsigned)rd_fixed(&r, 1);
+	unsigned max_ops = hd->version >= 4 ? (unsigned)rd_fixed(&r, 1) : 1;
+	rd_fixed(&r, 1);  /* default_is_stmt: rows are kept whatever is_stmt says */
+	hd->line_base = (int8_t)rd_fixed(&r, 1);
+	hd->line_range = (unsigned)rd_fixed(&r, 1);
+	hd->opcode_base = (unsigned)rd_fixed(&r, 1);
+	if (r.bad || max_ops != 1 || hd->line_range == 0 || hd->opcode_base < 10)
 		return false;
-	uint8_t oplen[256] = { 0 };
-	for (unsigned i = 1; i < opcode_base; i++)
-		oplen[i] = (uint8_t)rd_fixed(&r, 1);
+	memset(hd->oplen, 0, sizeof(hd->oplen));
+	for (unsigned i = 1; i < hd->opcode_base; i++)
+		hd->oplen[i] = (uint8_t)rd_fixed(&r, 1);
 	if (r.bad)
 		return false;
 	static const uint8_t std_len[13] = { 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
 	/* Operand counts of the standard opcodes this decoder runs must be the standard ones. */
-	for (unsigned i = 1; i < 13 && i < opcode_base; i++)
-		if (oplen[i] != std_len[i])
+	for (unsigned i = 1; i < 13 && i < hd->opcode_base; i++)
+		if (hd->oplen[i] != std_len[i])
 			return false;
+	hd->files = (struct lt_rd){ r.p, hd->prog, false };
+	return true;
+}
 
-	struct lt_rd h = { r.p, prog, false };  /* the rest of the header */
-	if (version < 5) {
-		/* Directories: 0 is the compilation directory; the names only matter for their count. */
-		uint64_t ndirs = 1;
-		for (;;) {
-			const char *dir = rd_str(&h);
-			if (h.bad)
-				return false;
-			if (!*dir)
-				break;
-			ndirs++;
-		}
-		if (!lt_add_file(b, "???"))
+/* DWARF 2-4 directory and file tables: directory 0 is the compilation directory; the names only
+ * matter for their count. */
+static bool lt_read_files_v4(struct lt_build *b, struct lt_rd *h)
+{
+	uint64_t ndirs = 1;
+	for (;;) {
+		const char *dir = rd_str(h);
+		if (h->bad)
 			return false;
-		for (;;) {
-			const char *name = rd_str(&h);
-			if (h.bad)
-				return false;
-			if (!*name)
-				break;
-			uint64_t dir = rd_uleb(&h);
-			rd_uleb(&h);  /* mtime */
-			rd_uleb(&h);  /* length */
-			if (h.bad || dir >= ndirs || !lt_add_file(b, name))
-				return false;
-		}
-	} else {
-		struct lt_fmt f;
-		if (!lt_read_fmt(&h, &f))
-			return false;
-		uint64_t ndirs = rd_uleb(&h);
-		if (h.bad || (ndirs > 0 && f.n == 0))
-			return false;
-		for (uint64_t i = 0; i < ndirs; i++) {
-			const char *path;
-			uint64_t dir;
-			if (!lt_read_entry(&h, &f, offset_size, s, &path, &dir))
-				return false;
-		}
-		if (!lt_read_fmt(&h, &f))
-			return false;
-		uint64_t nfiles = rd_uleb(&h);
-		if (h.bad || (nfiles > 0 && f.n == 0))
-			return false;
-		for (uint64_t i = 0; i < nfiles; i++) {
-			const char *path;
-			uint64_t dir;
-			if (!lt_read_entry(&h, &f, offset_size, s, &path, &dir) || dir >= ndirs ||
-			    !lt_add_file(b, path))
-				return false;
-		}
+		if (!*dir)
+			break;
+		ndirs++;
 	}
-	if (h.p != prog)
+	if (!lt_add_file(b, "???"))
 		return false;
+	for (;;) {
+		const char *name = rd_str(h);
+		if (h->bad)
+			return false;
+		if (!*name)
+			break;
+		uint64_t dir = rd_uleb(h);
+		rd_uleb(h);  /* mtime */
+		rd_uleb(h);  /* length */
+		if (h->bad || dir >= ndirs || !lt_add_file(b, name))
+			return false;
+	}
+	return true;
+}
 
-	/* The program. */
-	r.p = prog;
-	uint64_t addr = 0;
-	uint32_t file = 1, line = 1, column = 0, isa = 0, discr = 0;
-#define LT_EMIT(end)                                                                              \
-	do {                                                                                      \
-		if (column > 0xffff || isa > 0xff || discr >= (1u << 24) || (!(end) && file == LT_END)) \
-			return false;                                                             \
-		lt_add_row(b, addr, (end) ? LT_END : file, (int32_t)line);                        \
-	} while (0)
+/* DWARF 5 directory and file tables, described by their entry formats. */
+static bool lt_read_files_v5(struct lt_build *b, struct lt_rd *h, const struct lt_secs *s,
+			     unsigned offset_size)
+{
+	struct lt_fmt f;
+	if (!lt_read_fmt(h, &f))
+		return false;
+	uint64_t ndirs = rd_uleb(h);
+	if (h->bad || (ndirs > 0 && f.n == 0))
+		return false;
+	for (uint64_t i = 0; i < ndirs; i++) {
+		const char *path;
+		uint64_t dir;
+		if (!lt_read_entry(h, &f, offset_size, s, &path, &dir))
+			return false;
+	}
+	if (!lt_read_fmt(h, &f))
+		return false;
+	uint64_t nfiles = rd_uleb(h);
+	if (h->bad || (nfiles > 0 && f.n == 0))
+		return false;
+	for (uint64_t i = 0; i < nfiles; i++) {
+		const char *path;
+		uint64_t dir;
+		if (!lt_read_entry(h, &f, offset_size, s, &path, &dir) || dir >= ndirs ||
+		    !lt_add_file(b, path))
+			return false;
+	}
+	return true;
+}
+
+/* The line number state machine's registers. */
+struct lt_regs {
+	uint64_t addr;
+	uint32_t file, line, column, isa, discr;
+};
+
+static void lt_regs_reset(struct lt_regs *g)
+{
+	*g = (struct lt_regs){ .file = 1, .line = 1 };
+}
+
+/* Appends the row the registers describe (end: the end of a sequence); false for registers this
+ * decoder's rows cannot hold, which libdw then decodes. */
+static bool lt_emit(struct lt_build *b, const struct lt_regs *g, bool end)
+{
+	if (g->column > 0xffff || g->isa > 0xff || g->discr >= (1u << 24) || (!end && g->file == LT_END))
+		return false;
+	lt_add_row(b, g->addr, end ? LT_END : g->file, (int32_t)g->line);
+	return true;
+}
+
+/* One extended opcode (after its 0 byte): a length, then the sub-opcode and its operands. */
+static bool lt_extended(struct lt_build *b, struct lt_rd *r, const struct lt_hdr *hd, struct lt_regs *g)
+{
+	if (r->end - r->p < 2)
+		return false;
+	uint8_t len = *r->p++;
+	if (len & 0x80 || len == 0 || len > (size_t)(r->end - r->p))
+		return false;  /* a multi-byte length: not seen in practice, left to libdw */
+	const uint8_t *next = r->p + len;
+	unsigned sub = *r->p++;
+	switch (sub) {
+	case DW_LNE_end_sequence:
+		if (!lt_emit(b, g, true))
+			return false;
+		lt_regs_reset(g);
+		break;
+	case DW_LNE_set_address:
+		g->addr = rd_fixed(r, hd->addr_size);
+		break;
+	case DW_LNE_set_discriminator:
+		g->discr = (uint32_t)rd_uleb(r);
+		break;
+	case DW_LNE_define_file:
+		return false;
+	default:
+		if (sub >= DW_LNE_lo_user)
+			return false;  /* vendor opcodes (NVIDIA's change state): libdw */
+		r->p = next;
+		break;
+	}
+	return !r->bad && r->p == next;
+}
+
+/* One standard opcode (below opcode_base, not 0). */
+static bool lt_standard(struct lt_build *b, struct lt_rd *r, const struct lt_hdr *hd, unsigned op,
+			struct lt_regs *g)
+{
+	switch (op) {
+	case DW_LNS_copy:
+		if (!lt_emit(b, g, false))
+			return false;
+		g->discr = 0;
+		break;
+	case DW_LNS_advance_pc: {
+		/* libdw computes the advance in 32 bits: larger ones are left to it. */
+		uint64_t adv = (uint64_t)hd->min_insn * rd_uleb(r);
+		if (adv > UINT32_MAX)
+			return false;
+		g->addr += adv;
+		break;
+	}
+	case DW_LNS_advance_line:
+		g->line += (uint32_t)rd_sleb(r);
+		break;
+	case DW_LNS_set_file:
+		g->file = (uint32_t)rd_uleb(r);
+		break;
+	case DW_LNS_set_column:
+		g->column = (uint32_t)rd_uleb(r);
+		break;
+	case DW_LNS_negate_stmt:
+	case DW_LNS_set_basic_block:
+	case DW_LNS_set_prologue_end:
+	case DW_LNS_set_epilogue_begin:
+		break;
+	case DW_LNS_const_add_pc:
+		g->addr += (uint64_t)hd->min_insn * ((255 - hd->opcode_base) / hd->line_range);
+		break;
+	case DW_LNS_fixed_advance_pc:
+		g->addr += rd_fixed(r, 2);
+		break;
+	case DW_LNS_set_isa:
+		g->isa = (uint32_t)rd_uleb(r);
+		break;
+	default:
+		for (unsigned i = 0; i < hd->oplen[op] && !r->bad; i++)
+			rd_uleb(r);
+		break;
+	}
+	return !r->bad;
+}
+
+/* The line number program into rows. */
+static bool lt_run(struct lt_build *b, const struct lt_hdr *hd)
+{
+	struct lt_rd r = { hd->prog, hd->end, false };
+	struct lt_regs g;
+	lt_regs_reset(&g);
 	while (r.p < r.end) {
 		unsigned op = *r.p++;
-		if (op >= opcode_base) {
-			unsigned adj = op - opcode_base;
-			line += (uint32_t)(line_base + (int)(adj % line_range));
-			addr += (uint64_t)min_insn * (adj / line_range);
-			LT_EMIT(false);
-			discr = 0;
-			continue;
-		}
-		switch (op) {
-		case 0: {
-			/* Extended: a length, then the sub-opcode and its operands. */
-			if (r.end - r.p < 2)
+		if (op >= hd->opcode_base) {
+			unsigned adj = op - hd->opcode_base;
+			g.line += (uint32_t)(hd->line_base + (int)(adj % hd->line_range));
+			g.addr += (uint64_t)hd->min_insn * (adj / hd->line_range);
+			if (!lt_emit(b, &g, false))
 				return false;
-			uint8_t len = *r.p++;
-			if (len & 0x80 || len == 0 || len > (size_t)(r.end - r.p))
-				return false;  /* a multi-byte length: not seen in practice, left to libdw */
-			const uint8_t *next = r.p + len;
-			unsigned sub = *r.p++;
-			switch (sub) {
-			case DW_LNE_end_sequence:
-				LT_EMIT(true);
-				addr = 0;
-				file = 1;
-				line = 1;
-				column = 0;
-				isa = 0;
-				discr = 0;
-				break;
-			case DW_LNE_set_address:
-				addr = rd_fixed(&r, addr_size);
-				break;
-			case DW_LNE_set_discriminator:
-				discr = (uint32_t)rd_uleb(&r);
-				break;
-			case DW_LNE_define_file:
-				return false;
-			default:
-				if (sub >= DW_LNE_lo_user)
-					return false;  /* vendor opcodes (NVIDIA's change state): libdw */
-				r.p = next;
-				break;
-			}
-			if (r.bad || r.p != next)
-				return false;
-			break;
-		}
-		case DW_LNS_copy:
-			LT_EMIT(false);
-			discr = 0;
-			break;
-		case DW_LNS_advance_pc: {
-			/* libdw computes the advance in 32 bits: larger ones are left to it. */
-			uint64_t adv = (uint64_t)min_insn * rd_uleb(&r);
-			if (adv > UINT32_MAX)
-				return false;
-			addr += adv;
-			break;
-		}
-		case DW_LNS_advance_line:
-			line += (uint32_t)rd_sleb(&r);
-			break;
-		case DW_LNS_set_file:
-			file = (uint32_t)rd_uleb(&r);
-			break;
-		case DW_LNS_set_column:
-			column = (uint32_t)rd_uleb(&r);
-			break;
-		case DW_LNS_negate_stmt:
-		case DW_LNS_set_basic_block:
-		case DW_LNS_set_prologue_end:
-		case DW_LNS_set_epilogue_begin:
-			break;
-		case DW_LNS_const_add_pc:
-			addr += (uint64_t)min_insn * ((255 - opcode_base) / line_range);
-			break;
-		case DW_LNS_fixed_advance_pc:
-			addr += rd_fixed(&r, 2);
-			break;
-		case DW_LNS_set_isa:
-			isa = (uint32_t)rd_uleb(&r);
-			break;
-		default:
-			for (unsigned i = 0; i < oplen[op] && !r.bad; i++)
-				rd_uleb(&r);
-			break;
-		}
-		if (r.bad)
+			g.discr = 0;
+		} else if (!(op == 0 ? lt_extended(b, &r, hd, &g) : lt_standard(b, &r, hd, op, &g))) {
 			return false;
+		}
 	}
-#undef LT_EMIT
 	return true;
+}
+
+static bool lt_parse(struct lt_build *b, const struct lt_secs *s, uint64_t off, unsigned cu_addr_size)
+{
+	struct lt_hdr hd;
+	if (!lt_read_header(s, off, cu_addr_size, &hd))
+		return false;
+	struct lt_rd h = hd.files;
+	bool ok = hd.version < 5 ? lt_read_files_v4(b, &h) : lt_read_files_v5(b, &h, s, hd.offset_size);
+	if (!ok || h.p != hd.prog)
+		return false;
+	return lt_run(b, &hd);
 }
 
 struct linetab *linetab_decode(Dwarf_Die *cu)
