@@ -2,13 +2,8 @@
  * unwind: libunwind in remote mode over a sample's registers and stack copy.
  *
  * DESIGN
- * - Images: each binary a walk touches is mapped read-only from the file its dso was opened from
- *   (dso_file: --symfs, deleted binaries and our vdso copy included) and its ELF program headers are
- *   read once: the PT_LOAD segments (to turn a runtime address into file bytes) and PT_GNU_EH_FRAME
- *   (the .eh_frame_hdr binary-search table libunwind's dwarf_search_unwind_table walks). An image
- *   is kept per dso (one per build-id/inode, so each file is read once); at most UNWIND_MAPPED are
- *   mapped at a time, the least recently used unmapped between two walks (and mapped again when
- *   needed: the rows cached from it stay, they are numbers, not pointers into it).
+ * - Images (unwind_image.c): each binary a walk touches, mapped read-only once per dso, its
+ *   PT_LOADs and .eh_frame_hdr read; a bounded number mapped at a time.
  * - A walk's memory reads: inside [SP, SP + copied size) from the stack copy; elsewhere from the
  *   images the walk already used (their read-only segments, which is where the unwind tables live:
  *   .eh_frame_hdr sits in a segment the MMAP records never mention, because only executable
@@ -30,7 +25,7 @@
  *   they have its compact form. The binary's libdwfl handle is opened on the first address that
  *   needs it, once per image.
  */
-#include "symbolize/unwind.h"
+#include "symbolize/unwind_int.h"
 
 #include <dwarf.h>
 #include <elf.h>
@@ -60,51 +55,11 @@
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip, unw_dyn_info_t *di,
 					      unw_proc_info_t *pi, int need_unwind_info, void *arg);
 
-#define UNWIND_SPACES 64     /* per-process libunwind address spaces kept */
-#define UNWIND_MAPPED 128    /* images mapped at once (least recently used unmapped past it) */
-#define UNWIND_TOUCHED 8     /* images remembered during one walk */
-#define UNWIND_MAX_LOADS 16  /* PT_LOAD segments read per binary */
-
 /* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h) */
 enum {
 	PREG_AX, PREG_BX, PREG_CX, PREG_DX, PREG_SI, PREG_DI, PREG_BP, PREG_SP, PREG_IP,
 	PREG_R8 = 16,
 	PREG_NR = 24,
-};
-
-struct image_load {
-	uint64_t vaddr, off, filesz;
-};
-
-struct image {
-	struct dso *dso;        /* key */
-	bool tried, ok;         /* mapped, with a usable .eh_frame_hdr */
-	const uint8_t *data;
-	size_t size;
-	struct image_load loads[UNWIND_MAX_LOADS];
-	int nloads;
-	uint64_t hdr_vaddr;     /* .eh_frame_hdr */
-	uint64_t table_vaddr;   /* its sorted (initial location, FDE) pairs */
-	uint64_t fde_count;
-	/* .debug_frame, for addresses .eh_frame does not cover: opened on the first such address */
-	bool dbg_tried;
-	Dwfl *dwfl;
-	Dwarf_CFI *dbg_cfi;
-	uint64_t dbg_bias;      /* CFI address = file virtual address - dbg_bias */
-	uint64_t used;          /* the unwinder's clock at its last use */
-};
-
-struct space {
-	uint32_t pid;
-	bool used;
-	uint64_t last_use;
-	unw_addr_space_t as;
-};
-
-struct touched {
-	struct image *img;
-	uint64_t bias;          /* runtime address = file virtual address + bias */
-	uint64_t start, end;    /* the executable mapping it came from */
 };
 
 /* ---- the fast path: our own CFI rows, cached per (binary, address) ----
@@ -122,237 +77,6 @@ struct touched {
 
 #define FAST_SLOTS (1u << 16)   /* cached rows; the table starts over when 3/4 full */
 #define FAST_STATES 8           /* DW_CFA_remember_state nesting we follow */
-#define DW_RBP 6
-#define DW_RSP 7
-#define DW_RA 16
-
-enum { RULE_NONE, RULE_SAME, RULE_OFFSET, RULE_UNDEF, RULE_BAD };
-
-struct fast_row {
-	const struct image *img; /* key with va; NULL = empty slot */
-	uint64_t va;             /* the address of the row, | FAST_CALLER for a caller's */
-	uint8_t ok;              /* a row this path can use; 0: libunwind does this address */
-	uint8_t cfa_reg;         /* DW_RSP or DW_RBP */
-	uint8_t ra_rule, bp_rule;
-	int32_t cfa_off, ra_off, bp_off;
-};
-
-struct fast_cache {
-	struct fast_row *rows;
-	size_t used;
-	uint64_t fallbacks;      /* samples handed to libunwind */
-};
-
-/* One walk: what the accessors read from. */
-struct walk {
-	struct unwind *u;
-	uint32_t pid;
-	uint64_t regs[17];      /* libunwind's numbering, UNW_X86_64_RAX .. RIP */
-	uint32_t have;          /* bit per register in regs */
-	uint64_t sp;
-	const uint8_t *stack;
-	uint64_t stack_len;
-	struct touched t[UNWIND_TOUCHED];
-	int nt, next_t;
-	enum unwind_stop why;   /* set by an accessor that failed */
-	const char *why_dso;
-	/* find_proc_info stopped libunwind at code only .debug_frame describes: that row (malloc'd) */
-	Dwarf_Frame *dbg_row;
-};
-
-struct unwind {
-	struct maps *maps;
-	struct image **imgs;    /* open addressing on the dso pointer */
-	size_t nimgs, cap;
-	size_t mapped;          /* images whose file is mapped (or whose .debug_frame is open) */
-	struct space spaces[UNWIND_SPACES];
-	uint64_t clock;
-	unw_accessors_t acc;
-	uint64_t images, no_info;
-	struct fast_cache fast;
-	bool fast_off;           /* PERFTOP_UNWIND=libunwind: every sample through libunwind */
-	bool check;              /* PERFTOP_UNWIND=check: both, libunwind's kept, differences counted */
-	uint64_t checked, mismatched;
-	uint64_t dbg_steps;      /* frames the slow path stepped through .debug_frame itself */
-};
-
-/* ---- images ---- */
-
-static size_t ptr_hash(const void *p, size_t mask)
-{
-	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 17) & mask;
-}
-
-static struct image **image_slot(struct unwind *u, const struct dso *d)
-{
-	size_t mask = u->cap - 1, i = ptr_hash(d, mask);
-	while (u->imgs[i] && u->imgs[i]->dso != d)
-		i = (i + 1) & mask;
-	return &u->imgs[i];
-}
-
-static bool image_bytes(const struct image *img, uint64_t off, uint64_t len)
-{
-	return off <= img->size && len <= img->size - off;
-}
-
-/* Reads an .eh_frame_hdr encoded value we know how to read (4-byte forms, absolute or pc-relative);
- * false for anything else, and libunwind then gets no table for this binary. */
-static bool hdr_value(const struct image *img, uint64_t file_off, uint64_t vaddr, uint8_t enc,
-		      uint64_t *out)
-{
-	if (!image_bytes(img, file_off, 4))
-		return false;
-	uint32_t raw;
-	memcpy(&raw, img->data + file_off, 4);
-	uint64_t v;
-	switch (enc & 0x0f) {
-	case 0x03: v = raw; break;                         /* udata4 */
-	case 0x0b: v = (uint64_t)(int64_t)(int32_t)raw; break; /* sdata4 */
-	default: return false;
-	}
-	switch (enc & 0x70) {
-	case 0x00: break;                                  /* absolute */
-	case 0x10: v += vaddr; break;                      /* pc-relative */
-	default: return false;
-	}
-	*out = v;
-	return true;
-}
-
-static void image_read_elf(struct image *img)
-{
-	Elf64_Ehdr eh;
-	if (!image_bytes(img, 0, sizeof(eh)))
-		return;
-	memcpy(&eh, img->data, sizeof(eh));
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_phentsize != sizeof(Elf64_Phdr))
-		return;
-	uint64_t hdr_off = 0, hdr_size = 0;
-	bool have_hdr = false;
-	for (unsigned i = 0; i < eh.e_phnum; i++) {
-		Elf64_Phdr ph;
-		uint64_t at = eh.e_phoff + (uint64_t)i * sizeof(ph);
-		if (at < eh.e_phoff || !image_bytes(img, at, sizeof(ph)))
-			return;
-		memcpy(&ph, img->data + at, sizeof(ph));
-		if (ph.p_type == PT_LOAD && img->nloads < UNWIND_MAX_LOADS) {
-			img->loads[img->nloads++] =
-				(struct image_load){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
-		} else if (ph.p_type == PT_GNU_EH_FRAME) {
-			have_hdr = true;
-			img->hdr_vaddr = ph.p_vaddr;
-			hdr_off = ph.p_offset;
-			hdr_size = ph.p_filesz;
-		}
-	}
-	/* version 1, then the encodings of eh_frame_ptr, fde_count and the table entries. */
-	if (!have_hdr || hdr_size < 12 || !image_bytes(img, hdr_off, hdr_size) ||
-	    img->data[hdr_off] != 1)
-		return;
-	uint8_t ptr_enc = img->data[hdr_off + 1], cnt_enc = img->data[hdr_off + 2],
-		tab_enc = img->data[hdr_off + 3];
-	uint64_t eh_frame, count;
-	/* libunwind's remote table wants datarel sdata4 entries, which is what linkers write. */
-	if (tab_enc != 0x3b || !hdr_value(img, hdr_off + 4, img->hdr_vaddr + 4, ptr_enc, &eh_frame) ||
-	    !hdr_value(img, hdr_off + 8, img->hdr_vaddr + 8, cnt_enc, &count))
-		return;
-	if (count == 0 || count > (hdr_size - 12) / 8)
-		return;
-	img->table_vaddr = img->hdr_vaddr + 12;
-	img->fde_count = count;
-	img->ok = true;
-}
-
-/* The image of d, mapped and read on first use; NULL when its file cannot be read at all. */
-static struct image *image_get(struct unwind *u, struct dso *d)
-{
-	if (!u->cap) {
-		u->cap = 64;
-		u->imgs = xcalloc(u->cap, sizeof(*u->imgs));
-	}
-	struct image **sl = image_slot(u, d);
-	if (!*sl) {
-		struct image *img = xcalloc(1, sizeof(*img));
-		img->dso = d;
-		*sl = img;
-		if (++u->nimgs * 2 > u->cap) {
-			struct image **old = u->imgs;
-			size_t ocap = u->cap;
-			u->cap *= 2;
-			u->imgs = xcalloc(u->cap, sizeof(*u->imgs));
-			for (size_t i = 0; i < ocap; i++)
-				if (old[i])
-					*image_slot(u, old[i]->dso) = old[i];
-			free(old);
-			sl = image_slot(u, d);
-		}
-	}
-	struct image *img = *sl;
-	img->used = u->clock;
-	if (!img->tried) {
-		img->tried = true;
-		u->mapped++;
-		const char *file = dso_file(d);
-		int fd = file ? open(file, O_RDONLY | O_CLOEXEC) : -1;
-		struct stat st;
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-			void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-			if (p != MAP_FAILED) {
-				img->data = p;
-				img->size = (size_t)st.st_size;
-				image_read_elf(img);
-			}
-		}
-		if (fd >= 0)
-			close(fd);
-		u->images++;
-		if (!img->ok)
-			u->no_info++;
-	}
-	return img->data ? img : NULL;
-}
-
-/* Lets go of what an image holds: its file's mapping and its .debug_frame handle. */
-static void image_unmap(struct image *img)
-{
-	if (img->data)
-		munmap((void *)img->data, img->size);
-	if (img->dwfl)
-		dwfl_end(img->dwfl);
-}
-
-/* Runtime minus file virtual address for a mapping of img at start from file offset pgoff. */
-static bool image_bias(const struct image *img, uint64_t start, uint64_t pgoff, uint64_t *bias)
-{
-	for (int i = 0; i < img->nloads; i++) {
-		const struct image_load *l = &img->loads[i];
-		/* A mapping starts at the page that holds the segment's first byte. */
-		uint64_t page_off = l->off & ~(uint64_t)4095;
-		if (pgoff >= page_off && pgoff < l->off + (l->filesz ? l->filesz : 1)) {
-			*bias = start - (l->vaddr - (l->off - pgoff));
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool image_read(const struct image *img, uint64_t vaddr, void *out, size_t len)
-{
-	for (int i = 0; i < img->nloads; i++) {
-		const struct image_load *l = &img->loads[i];
-		if (vaddr < l->vaddr || vaddr - l->vaddr > l->filesz || len > l->filesz - (vaddr - l->vaddr))
-			continue;
-		uint64_t off = l->off + (vaddr - l->vaddr);
-		if (!image_bytes(img, off, len))
-			return false;
-		memcpy(out, img->data + off, len);
-		return true;
-	}
-	return false;
-}
 
 /* ---- .debug_frame, through libdwfl and libdw ---- */
 
@@ -692,19 +416,6 @@ static uint64_t cfi_pointer(struct cfi_cursor *c, uint8_t enc, uint64_t va, bool
 	default: c->bad = true; break;
 	}
 	return v;
-}
-
-/* The bytes of [va, va + len) of img's file, or NULL. */
-static const uint8_t *image_ptr(const struct image *img, uint64_t va, uint64_t len)
-{
-	for (int i = 0; i < img->nloads; i++) {
-		const struct image_load *l = &img->loads[i];
-		if (va < l->vaddr || va - l->vaddr > l->filesz || len > l->filesz - (va - l->vaddr))
-			continue;
-		uint64_t off = l->off + (va - l->vaddr);
-		return image_bytes(img, off, len) ? img->data + off : NULL;
-	}
-	return NULL;
 }
 
 /* One CFI record (CIE or FDE) at va: its content after the length, and the va of that content. */
@@ -1502,14 +1213,7 @@ void unwind_free(struct unwind *u)
 	for (int i = 0; i < UNWIND_SPACES; i++)
 		if (u->spaces[i].used)
 			unw_destroy_addr_space(u->spaces[i].as);
-	for (size_t i = 0; i < u->cap; i++) {
-		struct image *img = u->imgs[i];
-		if (!img)
-			continue;
-		image_unmap(img);
-		free(img);
-	}
-	free(u->imgs);
+	image_free_all(u);
 	free(u->fast.rows);
 	if (u->check)
 		fprintf(stderr, "unwind check: %" PRIu64 " samples by both paths, %" PRIu64 " differ; %" PRIu64
@@ -1520,29 +1224,8 @@ void unwind_free(struct unwind *u)
 
 void unwind_forget_dso(struct unwind *u, const struct dso *d)
 {
-	if (!u || !u->cap)
+	if (!u || !image_drop(u, d))
 		return;
-	size_t mask = u->cap - 1, i = ptr_hash(d, mask);
-	while (u->imgs[i] && u->imgs[i]->dso != d)
-		i = (i + 1) & mask;
-	struct image *img = u->imgs[i];
-	if (!img)
-		return;
-	if (img->tried)
-		u->mapped--;
-	image_unmap(img);
-	free(img);
-	u->imgs[i] = NULL;
-	u->nimgs--;
-	/* Later entries of the probe run move back into the hole (no tombstones). */
-	for (size_t j = (i + 1) & mask; u->imgs[j]; j = (j + 1) & mask) {
-		size_t h = ptr_hash(u->imgs[j]->dso, mask);
-		if (!probe_must_move(h, i, j))
-			continue;
-		u->imgs[i] = u->imgs[j];
-		u->imgs[j] = NULL;
-		i = j;
-	}
 	/* The fast path's rows are keyed on image pointers, which may come back for another file. */
 	if (u->fast.rows)
 		memset(u->fast.rows, 0, FAST_SLOTS * sizeof(*u->fast.rows));
@@ -1627,32 +1310,12 @@ static bool walk_regs(struct walk *w, const struct rec *r)
 static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, uint64_t *ips, int max,
 		       struct unwind_result *res);
 
-/* Unmaps the least recently used images past UNWIND_MAPPED, down to 3/4 of it; between walks, so
- * no walk holds one. The struct stays (the fast path's rows are keyed on it). */
-static void unwind_trim_images(struct unwind *u)
-{
-	while (u->mapped > UNWIND_MAPPED * 3 / 4) {
-		struct image *lru = NULL;
-		for (size_t i = 0; i < u->cap; i++) {
-			struct image *img = u->imgs[i];
-			if (img && img->tried && (!lru || img->used < lru->used))
-				lru = img;
-		}
-		if (!lru)
-			return;
-		image_unmap(lru);
-		struct dso *d = lru->dso;
-		*lru = (struct image){ .dso = d };
-		u->mapped--;
-	}
-}
-
 int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
 		  struct unwind_result *res)
 {
 	u->clock++;
 	if (u->mapped > UNWIND_MAPPED)
-		unwind_trim_images(u);
+		image_trim(u);
 	*res = (struct unwind_result){ UNWIND_END, NULL };
 	if (max <= 0 || !unwind_possible(r))
 		return 0;
