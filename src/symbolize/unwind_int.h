@@ -135,4 +135,19 @@ const uint8_t *image_ptr(const struct image *img, uint64_t va, uint64_t len);
 /* len bytes at file virtual address vaddr of img into out; false when the file has none there. */
 bool image_read(const struct image *img, uint64_t vaddr, void *out, size_t len);
 
+/* ---- unwind_access.c ---- */
+
+/* libunwind's remote accessors over a struct walk (their arg). */
+unw_accessors_t acc_table(void);
+/* The image and bias for the executable mapping holding addr, remembered for this walk; NULL (and
+ * w->why says why) when there is none. */
+struct touched *walk_touch(struct walk *w, uint64_t addr);
+/* n bytes at addr of the walk's memory: the stack copy, else the binaries' files. Notes why not. */
+bool walk_read(struct walk *w, uint64_t addr, void *out, size_t n);
+
+/* ---- unwind_dwarf.c ---- */
+
+/* The .debug_frame row of img's code at file address va (free() it), or NULL. */
+Dwarf_Frame *dbg_frame(struct unwind *u, struct image *img, uint64_t va);
+
 #endif
