@@ -149,5 +149,19 @@ bool walk_read(struct walk *w, uint64_t addr, void *out, size_t n);
 
 /* The .debug_frame row of img's code at file address va (free() it), or NULL. */
 Dwarf_Frame *dbg_frame(struct unwind *u, struct image *img, uint64_t va);
+/* The fast path's compact form of .debug_frame row f, when it has one (row->ok). */
+void dbg_compact(Dwarf_Frame *f, struct fast_row *row);
+/*
+ * libunwind stopped at a frame only .debug_frame describes (w->dbg_row, taken): step it from the
+ * registers libunwind has for it and start libunwind again (cursor c in as) from the caller. Returns
+ * 1 to go on, 0 at the end of the chain (res set when it ended early); appends the caller to ips.
+ */
+int dbg_resume(struct unwind *u, struct walk *w, unw_cursor_t *c, unw_addr_space_t as, uint64_t *ips,
+	       int *n, uint64_t *prev_ip, uint64_t *prev_sp, struct unwind_result *res);
+
+/* ---- unwind_cfi.c ---- */
+
+/* Whether img's code at file address va is rt_sigreturn's trampoline. */
+bool fast_sigreturn(const struct image *img, uint64_t va);
 
 #endif
