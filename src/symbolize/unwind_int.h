@@ -161,7 +161,13 @@ int dbg_resume(struct unwind *u, struct walk *w, unw_cursor_t *c, unw_addr_space
 
 /* ---- unwind_cfi.c ---- */
 
+/* The walk of w through cached rows, its frames into ips as unwind_sample says. Returns the frames,
+ * or -1 when libunwind must do this sample. */
+int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res);
 /* Whether img's code at file address va is rt_sigreturn's trampoline. */
 bool fast_sigreturn(const struct image *img, uint64_t va);
+/* Every cached row goes (their images may go); fast_free: and the table. */
+void fast_clear(struct fast_cache *fc);
+void fast_free(struct fast_cache *fc);
 
 #endif
