@@ -125,6 +125,38 @@ _Static_assert(UNW_X86_64_RAX == 0 && UNW_X86_64_RDX == 1 && UNW_X86_64_RBX == 3
 #define DW_EVAL_STACK 32
 #define DW_EVAL_STEPS 512  /* DW_OP_skip and DW_OP_bra can loop */
 
+/* x a y for DWARF's binary operation a (y the top of the stack); false for what has no value (a
+ * division by zero or one that overflows). */
+static bool dbg_binop(unsigned a, uint64_t x, uint64_t y, uint64_t *out)
+{
+	switch (a) {
+	case DW_OP_and: x &= y; break;
+	case DW_OP_div:
+		if (y == 0 || ((int64_t)y == -1 && x == (uint64_t)INT64_MIN))
+			return false;
+		x = (uint64_t)((int64_t)x / (int64_t)y);
+		break;
+	case DW_OP_minus: x -= y; break;
+	case DW_OP_mod: if (y == 0) return false; x %= y; break;
+	case DW_OP_mul: x *= y; break;
+	case DW_OP_or: x |= y; break;
+	case DW_OP_plus: x += y; break;
+	case DW_OP_shl: x = y >= 64 ? 0 : x << y; break;
+	case DW_OP_shr: x = y >= 64 ? 0 : x >> y; break;
+	case DW_OP_shra: x = (uint64_t)((int64_t)x >> (y >= 64 ? 63 : y)); break;
+	case DW_OP_xor: x ^= y; break;
+	case DW_OP_eq: x = x == y; break;
+	case DW_OP_ge: x = (int64_t)x >= (int64_t)y; break;
+	case DW_OP_gt: x = (int64_t)x > (int64_t)y; break;
+	case DW_OP_le: x = (int64_t)x <= (int64_t)y; break;
+	case DW_OP_lt: x = (int64_t)x < (int64_t)y; break;
+	case DW_OP_ne: x = x != y; break;
+	default: return false;
+	}
+	*out = x;
+	return true;
+}
+
 /* Evaluates a DWARF expression of a CFI row on registers regs (have: bit per known register) with
  * cfa the frame's CFA (NULL while the CFA itself is computed). *out: the result; *value: it is the
  * register's value itself (DW_OP_stack_value, or a register rule), not the address that holds it.
@@ -211,33 +243,8 @@ static bool dbg_eval(struct walk *w, const Dwarf_Op *ops, size_t nops, const uin
 		case DW_OP_ne:
 			NEED(2);
 			y = st[--sp];  /* the top */
-			x = st[sp - 1];
-			switch (a) {
-			case DW_OP_and: x &= y; break;
-			case DW_OP_div:
-				if (y == 0 || ((int64_t)y == -1 && x == (uint64_t)INT64_MIN))
-					return false;
-				x = (uint64_t)((int64_t)x / (int64_t)y);
-				break;
-			case DW_OP_minus: x -= y; break;
-			case DW_OP_mod: if (y == 0) return false; x %= y; break;
-			case DW_OP_mul: x *= y; break;
-			case DW_OP_or: x |= y; break;
-			case DW_OP_plus: x += y; break;
-			case DW_OP_shl: x = y >= 64 ? 0 : x << y; break;
-			case DW_OP_shr: x = y >= 64 ? 0 : x >> y; break;
-			case DW_OP_shra:
-				x = (uint64_t)((int64_t)x >> (y >= 64 ? 63 : y));
-				break;
-			case DW_OP_xor: x ^= y; break;
-			case DW_OP_eq: x = x == y; break;
-			case DW_OP_ge: x = (int64_t)x >= (int64_t)y; break;
-			case DW_OP_gt: x = (int64_t)x > (int64_t)y; break;
-			case DW_OP_le: x = (int64_t)x <= (int64_t)y; break;
-			case DW_OP_lt: x = (int64_t)x < (int64_t)y; break;
-			case DW_OP_ne: x = x != y; break;
-			}
-			st[sp - 1] = x;
+			if (!dbg_binop(a, st[sp - 1], y, &st[sp - 1]))
+				return false;
 			break;
 		case DW_OP_skip:
 		case DW_OP_bra: {
