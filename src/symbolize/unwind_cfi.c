@@ -1,0 +1,589 @@
+/*
+ * unwind_cfi: the fast path, our own CFI rows cached per (binary, address), and the .eh_frame
+ * reader (CIE, FDE, their instructions) it computes them with.
+ *
+ * libunwind re-runs a frame's CFI program (or probes its cache under a lock taken with signals
+ * masked: two sigprocmask calls per step) for every frame of every sample, yet a profile's samples
+ * go through a few thousand return addresses again and again. So the common case is done here: the
+ * .eh_frame row for an address is computed once from the FDE (found through the same .eh_frame_hdr
+ * table) and cached per (image, address) in a compact form: CFA = RSP or RBP + offset, the return
+ * address and RBP saved at CFA + offset (or RBP unchanged). A walk is then a hash probe and two
+ * loads from the stack copy per frame. Anything this form cannot express (CFA or register
+ * expressions, other CFA registers, signal frames, an address without an FDE, a read outside the
+ * stack copy that is not just past its end) sends the whole sample to libunwind, so the chains are
+ * the ones libunwind gives; the tests compare both on every sample of a recording.
+ */
+#include "symbolize/unwind_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+#define FAST_SLOTS (1u << 16)   /* cached rows; the table starts over when 3/4 full */
+#define FAST_STATES 8           /* DW_CFA_remember_state nesting we follow */
+
+struct cfi_state {
+	uint8_t cfa_reg, ra_rule, bp_rule, bad;
+	int64_t cfa_off, ra_off, bp_off;
+};
+
+struct cfi_cursor {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static uint64_t cfi_uleb(struct cfi_cursor *c)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; c->p < c->end; shift += 7) {
+		uint8_t b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->bad = true;
+	return 0;
+}
+
+static int64_t cfi_sleb(struct cfi_cursor *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	for (;;) {
+		if (c->p >= c->end) {
+			c->bad = true;
+			return 0;
+		}
+		uint8_t b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= ~0ull << shift;
+			return (int64_t)v;
+		}
+	}
+}
+
+static uint64_t cfi_fixed(struct cfi_cursor *c, unsigned n)
+{
+	if ((size_t)(c->end - c->p) < n) {
+		c->bad = true;
+		c->p = c->end;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)c->p[i] << (8 * i);
+	c->p += n;
+	return v;
+}
+
+/* A pointer in encoding enc at file virtual address va (the field's own, for pc-relative values).
+ * Only what .eh_frame uses for code addresses; anything else marks the cursor bad. */
+static uint64_t cfi_pointer(struct cfi_cursor *c, uint8_t enc, uint64_t va, bool apply)
+{
+	uint64_t v;
+	switch (enc & 0x0f) {
+	case 0x00: v = cfi_fixed(c, 8); break;
+	case 0x01: v = cfi_uleb(c); break;
+	case 0x02: v = cfi_fixed(c, 2); break;
+	case 0x03: v = cfi_fixed(c, 4); break;
+	case 0x04: v = cfi_fixed(c, 8); break;
+	case 0x09: v = (uint64_t)cfi_sleb(c); break;
+	case 0x0a: v = (uint64_t)(int64_t)(int16_t)cfi_fixed(c, 2); break;
+	case 0x0b: v = (uint64_t)(int64_t)(int32_t)cfi_fixed(c, 4); break;
+	case 0x0c: v = cfi_fixed(c, 8); break;
+	default: c->bad = true; return 0;
+	}
+	if (!apply)
+		return v;
+	switch (enc & 0x70) {
+	case 0x00: break;
+	case 0x10: v += va; break;
+	default: c->bad = true; break;
+	}
+	return v;
+}
+
+/* One CFI record (CIE or FDE) at va: its content after the length, and the va of that content. */
+static bool cfi_record(const struct image *img, uint64_t va, struct cfi_cursor *c, uint64_t *body_va)
+{
+	const uint8_t *p = image_ptr(img, va, 4);
+	if (!p)
+		return false;
+	uint32_t len32;
+	memcpy(&len32, p, 4);
+	if (len32 == 0 || len32 >= 0xfffffff0u)  /* terminator, or the 64-bit form .eh_frame never uses */
+		return false;
+	const uint8_t *b = image_ptr(img, va + 4, len32);
+	if (!b)
+		return false;
+	*c = (struct cfi_cursor){ b, b + len32, false };
+	*body_va = va + 4;
+	return true;
+}
+
+/*
+ * A DW_CFA_def_cfa_expression that is RSP + a constant at this address: the one of every PLT
+ * (DW_OP_breg7 8; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and; DW_OP_lit11; DW_OP_ge; DW_OP_lit3;
+ * DW_OP_shl; DW_OP_plus: 8 or 16 by where in its 16-byte entry the IP is). Evaluated for the row's
+ * own IP (rip, a file address; have_rip false in a CIE): RSP stays symbolic, and the IP may only be
+ * masked down to its low bits, which a mapping's page-aligned bias does not change. Anything else
+ * (memory, other registers) is no constant offset: false.
+ */
+static bool cfi_static_cfa(const uint8_t *p, const uint8_t *end, uint64_t rip, bool have_rip,
+			   int64_t *off)
+{
+	enum { V_CONST, V_RSP, V_RIP };
+	struct { uint8_t kind; uint64_t v; } st[16];
+	int sp = 0;
+	struct cfi_cursor c = { p, end, false };
+	while (c.p < c.end && !c.bad) {
+		uint8_t op = *c.p++;
+		uint64_t n;
+		if (op >= 0x30 && op <= 0x4f) {               /* lit0..lit31 */
+			n = op - 0x30;
+			goto push_const;
+		}
+		switch (op) {
+		case 0x08: n = cfi_fixed(&c, 1); goto push_const;                        /* const1u */
+		case 0x09: n = (uint64_t)(int64_t)(int8_t)cfi_fixed(&c, 1); goto push_const;
+		case 0x0a: n = cfi_fixed(&c, 2); goto push_const;
+		case 0x0b: n = (uint64_t)(int64_t)(int16_t)cfi_fixed(&c, 2); goto push_const;
+		case 0x0c: n = cfi_fixed(&c, 4); goto push_const;
+		case 0x0d: n = (uint64_t)(int64_t)(int32_t)cfi_fixed(&c, 4); goto push_const;
+		case 0x10: n = cfi_uleb(&c); goto push_const;                             /* constu */
+		case 0x11: n = (uint64_t)cfi_sleb(&c); goto push_const;                   /* consts */
+		case 0x77: case 0x80:                                                     /* breg7, breg16 */
+			if (sp == 16 || (op == 0x80 && !have_rip))
+				return false;
+			st[sp].kind = op == 0x77 ? V_RSP : V_RIP;
+			st[sp].v = (uint64_t)cfi_sleb(&c) + (op == 0x80 ? rip : 0);
+			sp++;
+			continue;
+		case 0x23:                                                                /* plus_uconst */
+			if (sp < 1 || st[sp - 1].kind == V_RIP)
+				return false;
+			st[sp - 1].v += cfi_uleb(&c);
+			continue;
+		default:
+			break;
+		}
+		/* Binary operations: constants, except RSP + constant, RSP - constant and a masked IP. */
+		if (sp < 2)
+			return false;
+		uint8_t ka = st[sp - 2].kind, kb = st[sp - 1].kind;
+		uint64_t a = st[sp - 2].v, b = st[sp - 1].v, r;
+		uint8_t kind = V_CONST;
+		switch (op) {
+		case 0x1a:                                                                /* and */
+			if (ka == V_CONST && kb == V_RIP && a < 4096) r = a & b;
+			else if (ka == V_RIP && kb == V_CONST && b < 4096) r = a & b;
+			else if (ka == V_CONST && kb == V_CONST) r = a & b;
+			else return false;
+			break;
+		case 0x22:                                                                /* plus */
+			if (ka == V_RIP || kb == V_RIP || (ka == V_RSP && kb == V_RSP))
+				return false;
+			kind = ka == V_RSP || kb == V_RSP ? V_RSP : V_CONST;
+			r = a + b;
+			break;
+		case 0x1c:                                                                /* minus */
+			if (kb != V_CONST || ka == V_RIP)
+				return false;
+			kind = ka;
+			r = a - b;
+			break;
+		default:
+			if (ka != V_CONST || kb != V_CONST)
+				return false;
+			switch (op) {
+			case 0x24: r = b >= 64 ? 0 : a << b; break;                        /* shl */
+			case 0x25: r = b >= 64 ? 0 : a >> b; break;                        /* shr */
+			case 0x1e: r = a * b; break;                                       /* mul */
+			case 0x21: r = a | b; break;                                       /* or */
+			case 0x27: r = a ^ b; break;                                       /* xor */
+			case 0x29: r = a == b; break;                                      /* eq */
+			case 0x2a: r = (int64_t)a >= (int64_t)b; break;                    /* ge */
+			case 0x2b: r = (int64_t)a > (int64_t)b; break;                     /* gt */
+			case 0x2c: r = (int64_t)a <= (int64_t)b; break;                    /* le */
+			case 0x2d: r = (int64_t)a < (int64_t)b; break;                     /* lt */
+			case 0x2e: r = a != b; break;                                      /* ne */
+			default: return false;
+			}
+			break;
+		}
+		sp--;
+		st[sp - 1].kind = kind;
+		st[sp - 1].v = r;
+		continue;
+	push_const:
+		if (sp == 16)
+			return false;
+		st[sp].kind = V_CONST;
+		st[sp].v = n;
+		sp++;
+	}
+	if (c.bad || sp != 1 || st[0].kind != V_RSP || (int64_t)st[0].v < INT32_MIN ||
+	    (int64_t)st[0].v > INT32_MAX)
+		return false;
+	*off = (int64_t)st[0].v;
+	return true;
+}
+
+/* Runs CFI instructions from c while the row's location is <= pc. rip: the frame's own IP (file
+ * address), for a CFA expression that reads it (have_rip false: none known, in a CIE). */
+static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi_state *init,
+		    uint64_t loc, uint64_t pc, uint64_t rip, bool have_rip, uint64_t caf, int64_t daf)
+{
+	struct cfi_state stack[FAST_STATES];
+	int depth = 0;
+	while (c->p < c->end && !c->bad && !st->bad) {
+		uint8_t op = *c->p++;
+		uint8_t low = op & 0x3f;
+		uint64_t reg = 0, adv = 0;
+		int64_t off = 0;
+		bool advance = false;
+		switch (op & 0xc0) {
+		case 0x40: adv = low * caf; advance = true; break;
+		case 0x80: reg = low; off = (int64_t)cfi_uleb(c) * daf; goto set_offset;
+		case 0xc0: reg = low; goto restore;
+		default: break;
+		}
+		if (!advance) {
+			switch (op) {
+			case 0x00: break;                                      /* nop */
+			case 0x01: st->bad = 1; break;                         /* set_loc: not in gcc's .eh_frame */
+			case 0x02: adv = cfi_fixed(c, 1) * caf; advance = true; break;
+			case 0x03: adv = cfi_fixed(c, 2) * caf; advance = true; break;
+			case 0x04: adv = cfi_fixed(c, 4) * caf; advance = true; break;
+			case 0x05: reg = cfi_uleb(c); off = (int64_t)cfi_uleb(c) * daf; goto set_offset;
+			case 0x06: reg = cfi_uleb(c); goto restore;
+			case 0x07: reg = cfi_uleb(c);
+				if (reg == DW_RA) st->ra_rule = RULE_UNDEF;
+				else if (reg == DW_RBP) st->bp_rule = RULE_UNDEF;
+				else if (reg == DW_RSP) st->bad = 1;
+				break;
+			case 0x08: reg = cfi_uleb(c);
+				if (reg == DW_RA) st->ra_rule = RULE_SAME;
+				else if (reg == DW_RBP) st->bp_rule = RULE_SAME;
+				break;
+			case 0x09: reg = cfi_uleb(c); (void)cfi_uleb(c); goto bad_reg;
+			case 0x0a:
+				if (depth == FAST_STATES) { st->bad = 1; break; }
+				stack[depth++] = *st;
+				break;
+			case 0x0b: {
+				if (depth == 0) { st->bad = 1; break; }
+				/* The CFA is part of the state too (DWARF 5 says so, and gcc relies on it). */
+				*st = stack[--depth];
+				break;
+			}
+			case 0x0c: st->cfa_reg = (uint8_t)cfi_uleb(c); st->cfa_off = (int64_t)cfi_uleb(c); break;
+			case 0x0d: st->cfa_reg = (uint8_t)cfi_uleb(c); break;
+			case 0x0e: st->cfa_off = (int64_t)cfi_uleb(c); break;
+			case 0x11: reg = cfi_uleb(c); off = cfi_sleb(c) * daf; goto set_offset;
+			case 0x12: st->cfa_reg = (uint8_t)cfi_uleb(c); st->cfa_off = cfi_sleb(c) * daf; break;
+			case 0x13: st->cfa_off = cfi_sleb(c) * daf; break;
+			case 0x2e: (void)cfi_uleb(c); break;                   /* GNU_args_size */
+			case 0x2f: reg = cfi_uleb(c); off = -(int64_t)cfi_uleb(c) * daf; goto set_offset;
+			case 0x10: case 0x16: /* register expressions: harmless unless RA, RBP or RSP */
+				reg = cfi_uleb(c);
+				{ uint64_t n = cfi_uleb(c); if ((uint64_t)(c->end - c->p) < n) c->bad = true; else c->p += n; }
+				goto bad_reg;
+			case 0x14: reg = cfi_uleb(c); (void)cfi_uleb(c); goto bad_reg;
+			case 0x15: reg = cfi_uleb(c); (void)cfi_sleb(c); goto bad_reg;
+			case 0x0f: {                                           /* def_cfa_expression */
+				uint64_t n = cfi_uleb(c);
+				int64_t off;
+				if ((uint64_t)(c->end - c->p) < n ||
+				    !cfi_static_cfa(c->p, c->p + n, rip, have_rip, &off)) {
+					st->bad = 1;
+					break;
+				}
+				c->p += n;
+				st->cfa_reg = DW_RSP;
+				st->cfa_off = off;
+				break;
+			}
+			default: st->bad = 1; break;                            /* the unknown */
+			}
+		}
+		if (advance) {
+			if (loc + adv > pc)
+				return;
+			loc += adv;
+		}
+		continue;
+	set_offset:
+		if (reg == DW_RA) { st->ra_rule = RULE_OFFSET; st->ra_off = off; }
+		else if (reg == DW_RBP) { st->bp_rule = RULE_OFFSET; st->bp_off = off; }
+		else if (reg == DW_RSP) st->bad = 1;
+		continue;
+	restore:
+		if (reg == DW_RA) { st->ra_rule = init->ra_rule; st->ra_off = init->ra_off; }
+		else if (reg == DW_RBP) { st->bp_rule = init->bp_rule; st->bp_off = init->bp_off; }
+		else if (reg == DW_RSP) st->bad = 1;
+		continue;
+	bad_reg:
+		if (reg == DW_RA || reg == DW_RBP || reg == DW_RSP)
+			st->bad = 1;
+		continue;
+	}
+	if (c->bad)
+		st->bad = 1;
+}
+
+/* The row of img's code at file address pc, computed from its .eh_frame FDE (rip: the frame's IP,
+ * pc itself or, for a caller, pc + 1). False when no FDE covers pc (row->ok is then 0 too); true
+ * when one does, whether or not the row fits row->ok. */
+static bool cfi_compute(const struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row)
+{
+	row->ok = 0;
+	if (!img->ok || !img->fde_count)
+		return false;
+	/* The .eh_frame_hdr table: (initial location, FDE) pairs, sdata4 relative to the table's
+	 * section, sorted by location: the last entry at or below pc. */
+	const uint8_t *tab = image_ptr(img, img->table_vaddr, img->fde_count * 8);
+	if (!tab)
+		return false;
+	size_t lo = 0, hi = img->fde_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int32_t loc;
+		memcpy(&loc, tab + mid * 8, 4);
+		if ((uint64_t)((int64_t)img->hdr_vaddr + loc) <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	int32_t fde_rel;
+	memcpy(&fde_rel, tab + (lo - 1) * 8 + 4, 4);
+	uint64_t fde_va = (uint64_t)((int64_t)img->hdr_vaddr + fde_rel);
+	struct cfi_cursor f;
+	uint64_t fbody;
+	if (!cfi_record(img, fde_va, &f, &fbody))
+		return true;
+	const uint8_t *fstart = f.p;
+	uint32_t cie_ptr = (uint32_t)cfi_fixed(&f, 4);
+	if (f.bad || cie_ptr == 0 || cie_ptr > fbody)
+		return true;
+	struct cfi_cursor c;
+	uint64_t cbody;
+	if (!cfi_record(img, fbody - cie_ptr, &c, &cbody))
+		return true;
+	/* The CIE: id 0, version, augmentation, alignment factors, return address column. */
+	uint32_t id = (uint32_t)cfi_fixed(&c, 4);
+	uint8_t version = (uint8_t)cfi_fixed(&c, 1);
+	if (c.bad || id != 0 || (version != 1 && version != 3))
+		return true;
+	const char *aug = (const char *)c.p;
+	size_t auglen = strnlen(aug, (size_t)(c.end - c.p));
+	if (auglen == (size_t)(c.end - c.p))
+		return true;
+	c.p += auglen + 1;
+	if (aug[0] && aug[0] != 'z')
+		return true;  /* "eh" and other old forms */
+	uint64_t caf = cfi_uleb(&c);
+	int64_t daf = cfi_sleb(&c);
+	uint64_t ra_col = version == 1 ? cfi_fixed(&c, 1) : cfi_uleb(&c);
+	uint8_t fde_enc = 0;
+	if (aug[0] == 'z') {
+		uint64_t n = cfi_uleb(&c);
+		if (c.bad || (uint64_t)(c.end - c.p) < n)
+			return true;
+		struct cfi_cursor a = { c.p, c.p + n, false };
+		c.p += n;
+		for (const char *k = aug + 1; *k; k++) {
+			if (*k == 'R') {
+				fde_enc = (uint8_t)cfi_fixed(&a, 1);
+			} else if (*k == 'P') {
+				uint8_t pe = (uint8_t)cfi_fixed(&a, 1);
+				(void)cfi_pointer(&a, pe, 0, false);
+			} else if (*k == 'L') {
+				(void)cfi_fixed(&a, 1);
+			} else {
+				return true;  /* 'S' (a signal frame) and anything unknown: libunwind's */
+			}
+		}
+		if (a.bad)
+			return true;
+	}
+	if (c.bad || ra_col != DW_RA)
+		return true;
+	/* The FDE: its range, the augmentation data, then its instructions. */
+	uint64_t field_va = fbody + (uint64_t)(f.p - fstart);
+	uint64_t start = cfi_pointer(&f, fde_enc, field_va, true);
+	uint64_t range = cfi_pointer(&f, fde_enc & 0x0f, 0, false);
+	if (f.bad)
+		return true;
+	if (pc < start || pc - start >= range)
+		return false;
+	if (aug[0] == 'z') {
+		uint64_t n = cfi_uleb(&f);
+		if (f.bad || (uint64_t)(f.end - f.p) < n)
+			return true;
+		f.p += n;
+	}
+	struct cfi_state st = { .cfa_reg = DW_RSP, .ra_rule = RULE_NONE, .bp_rule = RULE_NONE };
+	cfi_run(&c, &st, &st, start, UINT64_MAX, 0, false, caf, daf);
+	struct cfi_state init = st;
+	cfi_run(&f, &st, &init, start, pc, rip, true, caf, daf);
+	if (st.bad || (st.cfa_reg != DW_RSP && st.cfa_reg != DW_RBP) ||
+	    (st.ra_rule != RULE_OFFSET && st.ra_rule != RULE_UNDEF) ||
+	    (st.bp_rule != RULE_NONE && st.bp_rule != RULE_SAME && st.bp_rule != RULE_OFFSET) ||
+	    st.cfa_off < INT32_MIN || st.cfa_off > INT32_MAX || st.ra_off < INT32_MIN ||
+	    st.ra_off > INT32_MAX || st.bp_off < INT32_MIN || st.bp_off > INT32_MAX)
+		return true;
+	*row = (struct fast_row){ .img = img, .va = pc, .ok = 1, .cfa_reg = st.cfa_reg,
+				  .ra_rule = st.ra_rule, .bp_rule = st.bp_rule, .cfa_off = (int32_t)st.cfa_off,
+				  .ra_off = (int32_t)st.ra_off, .bp_off = (int32_t)st.bp_off };
+	return true;
+}
+
+/* The row of img's code at file address pc: from .eh_frame, else from .debug_frame. */
+static void fast_compute(struct unwind *u, struct image *img, uint64_t pc, uint64_t rip,
+			 struct fast_row *row)
+{
+	if (cfi_compute(img, pc, rip, row))
+		return;
+	Dwarf_Frame *f = dbg_frame(u, img, pc);
+	if (f) {
+		dbg_compact(f, row);
+		free(f);
+	}
+}
+
+/* rt_sigreturn's trampoline (mov $15,%rax; syscall), which libunwind treats as a signal frame. */
+bool fast_sigreturn(const struct image *img, uint64_t va)
+{
+	static const uint8_t code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	const uint8_t *p = image_ptr(img, va, sizeof(code));
+	return p && memcmp(p, code, sizeof(code)) == 0;
+}
+
+/* A caller's row is its call instruction's (the return address - 1), the first frame's its IP's: the
+ * key tells them apart, as the same address may be either. */
+#define FAST_CALLER (1ull << 63)
+
+/* The cached row for the frame at file address va of img (first: the sample's own IP, else a return
+ * address), computed on first use. The signal trampoline's row is never ok (libunwind's case). */
+static const struct fast_row *fast_row(struct unwind *u, struct image *img, uint64_t va, bool first)
+{
+	struct fast_cache *fc = &u->fast;
+	uint64_t key = first ? va : (va - 1) | FAST_CALLER;
+	if (!fc->rows)
+		fc->rows = xcalloc(FAST_SLOTS, sizeof(*fc->rows));
+	uint64_t h = (key ^ ((uint64_t)(uintptr_t)img >> 4)) * 0x9e3779b97f4a7c15ull;
+	size_t mask = FAST_SLOTS - 1, i = (size_t)(h >> 40) & mask;
+	while (fc->rows[i].img && (fc->rows[i].img != img || fc->rows[i].va != key))
+		i = (i + 1) & mask;
+	struct fast_row *r = &fc->rows[i];
+	if (r->img)
+		return r;
+	if (fc->used + 1 > FAST_SLOTS / 4 * 3) {
+		/* Start over: bounded memory, and a profile's hot addresses come back at once. */
+		memset(fc->rows, 0, FAST_SLOTS * sizeof(*fc->rows));
+		fc->used = 0;
+		i = (size_t)(h >> 40) & mask;
+		r = &fc->rows[i];
+	}
+	fast_compute(u, img, first ? va : va - 1, va, r);
+	if (r->ok && fast_sigreturn(img, va))
+		r->ok = 0;
+	r->img = img;
+	r->va = key;
+	fc->used++;
+	return r;
+}
+
+/* The stack copy's 8 bytes at addr: 1 read, 0 just past the copy (a short copy), -1 elsewhere. */
+static int fast_load(const struct walk *w, uint64_t addr, uint64_t *v)
+{
+	if (addr >= w->sp && addr - w->sp < w->stack_len && w->stack_len - (addr - w->sp) >= 8) {
+		memcpy(v, w->stack + (addr - w->sp), 8);
+		return 1;
+	}
+	return addr >= w->sp && addr - w->sp < (64u << 20) ? 0 : -1;
+}
+
+int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res)
+{
+	uint64_t ip = w->regs[UNW_X86_64_RIP], sp = w->sp;
+	bool have_bp = w->have & (1u << UNW_X86_64_RBP);
+	uint64_t bp = w->regs[UNW_X86_64_RBP];
+	int n = 0;
+	ips[n++] = ip;
+	uint64_t prev_ip = ip, prev_sp = sp;
+	for (bool first = true;; first = false) {
+		if (n >= max) {
+			res->stop = UNWIND_TOO_DEEP;
+			return n;
+		}
+		struct touched *t = walk_touch(w, ip);
+		if (!t)
+			return -1;
+		const struct fast_row *r = fast_row(w->u, t->img, ip - t->bias, first);
+		if (!r->ok || (r->cfa_reg == DW_RBP && !have_bp))
+			return -1;
+		if (r->ra_rule == RULE_UNDEF)
+			return n;  /* the outermost frame (_start, clone3): the end, as libunwind says */
+		uint64_t cfa = (r->cfa_reg == DW_RSP ? sp : bp) + (uint64_t)(int64_t)r->cfa_off;
+		uint64_t ra, nbp = bp;
+		int k = fast_load(w, cfa + (uint64_t)(int64_t)r->ra_off, &ra);
+		if (k == 0) {
+			res->stop = UNWIND_SHORT_STACK;
+			return n;
+		}
+		if (k < 0)
+			return -1;
+		if (r->bp_rule == RULE_OFFSET) {
+			uint64_t at = cfa + (uint64_t)(int64_t)r->bp_off;
+			k = fast_load(w, at, &nbp);
+			if (k == 0) {
+				res->stop = UNWIND_SHORT_STACK;
+				return n;
+			}
+			if (k < 0 && at < w->sp) {
+				/* A slot below the sample's SP: an epilogue already popped it (gcc does not say
+				 * so in the CFI). The caller's RBP is unknown here, as to libunwind, which fails
+				 * only if a later frame needs it: so does this walk (the CFA test above). */
+				have_bp = false;
+			} else if (k < 0) {
+				return -1;
+			} else {
+				have_bp = true;
+			}
+		}
+		ip = ra;
+		sp = cfa;
+		bp = nbp;
+		if (ip == 0)
+			return n;
+		if (ip == prev_ip && sp == prev_sp)
+			return -1;
+		prev_ip = ip;
+		prev_sp = sp;
+		ips[n++] = ip - 1;
+	}
+}
+
+void fast_clear(struct fast_cache *fc)
+{
+	if (fc->rows)
+		memset(fc->rows, 0, FAST_SLOTS * sizeof(*fc->rows));
+	fc->used = 0;
+}
+
+void fast_free(struct fast_cache *fc)
+{
+	free(fc->rows);
+	fc->rows = NULL;
+	fc->used = 0;
+}

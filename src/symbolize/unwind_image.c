@@ -1,0 +1,272 @@
+/*
+ * unwind_image: the binaries a walk touches, mapped read-only, and what their program headers say.
+ *
+ * Each binary is mapped from the file its dso was opened from (dso_file: --symfs, deleted binaries
+ * and our vdso copy included) and its ELF program headers are read once: the PT_LOAD segments (to
+ * turn a runtime address into file bytes) and PT_GNU_EH_FRAME (the .eh_frame_hdr binary-search table
+ * libunwind's dwarf_search_unwind_table walks, and the fast path too). An image is kept per dso (one
+ * per build-id/inode, so each file is read once); at most UNWIND_MAPPED are mapped at a time, the
+ * least recently used unmapped between two walks (and mapped again when needed: the rows cached from
+ * it stay, they are numbers, not pointers into it). Every read is bounds-checked against the file.
+ */
+#include "symbolize/unwind_int.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbolize/dso.h"
+#include "util/hash.h"
+#include "util/util.h"
+
+static size_t image_hash(const void *p, size_t mask)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 17) & mask;
+}
+
+static struct image **image_slot(struct unwind *u, const struct dso *d)
+{
+	size_t mask = u->cap - 1, i = image_hash(d, mask);
+	while (u->imgs[i] && u->imgs[i]->dso != d)
+		i = (i + 1) & mask;
+	return &u->imgs[i];
+}
+
+static bool image_bytes(const struct image *img, uint64_t off, uint64_t len)
+{
+	return off <= img->size && len <= img->size - off;
+}
+
+/* Reads an .eh_frame_hdr encoded value we know how to read (4-byte forms, absolute or pc-relative);
+ * false for anything else, and libunwind then gets no table for this binary. */
+static bool image_hdr_value(const struct image *img, uint64_t file_off, uint64_t vaddr, uint8_t enc,
+			    uint64_t *out)
+{
+	if (!image_bytes(img, file_off, 4))
+		return false;
+	uint32_t raw;
+	memcpy(&raw, img->data + file_off, 4);
+	uint64_t v;
+	switch (enc & 0x0f) {
+	case 0x03: v = raw; break;                         /* udata4 */
+	case 0x0b: v = (uint64_t)(int64_t)(int32_t)raw; break; /* sdata4 */
+	default: return false;
+	}
+	switch (enc & 0x70) {
+	case 0x00: break;                                  /* absolute */
+	case 0x10: v += vaddr; break;                      /* pc-relative */
+	default: return false;
+	}
+	*out = v;
+	return true;
+}
+
+static void image_read_elf(struct image *img)
+{
+	Elf64_Ehdr eh;
+	if (!image_bytes(img, 0, sizeof(eh)))
+		return;
+	memcpy(&eh, img->data, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_phentsize != sizeof(Elf64_Phdr))
+		return;
+	uint64_t hdr_off = 0, hdr_size = 0;
+	bool have_hdr = false;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		uint64_t at = eh.e_phoff + (uint64_t)i * sizeof(ph);
+		if (at < eh.e_phoff || !image_bytes(img, at, sizeof(ph)))
+			return;
+		memcpy(&ph, img->data + at, sizeof(ph));
+		if (ph.p_type == PT_LOAD && img->nloads < UNWIND_MAX_LOADS) {
+			img->loads[img->nloads++] =
+				(struct image_load){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
+		} else if (ph.p_type == PT_GNU_EH_FRAME) {
+			have_hdr = true;
+			img->hdr_vaddr = ph.p_vaddr;
+			hdr_off = ph.p_offset;
+			hdr_size = ph.p_filesz;
+		}
+	}
+	/* version 1, then the encodings of eh_frame_ptr, fde_count and the table entries. */
+	if (!have_hdr || hdr_size < 12 || !image_bytes(img, hdr_off, hdr_size) ||
+	    img->data[hdr_off] != 1)
+		return;
+	uint8_t ptr_enc = img->data[hdr_off + 1], cnt_enc = img->data[hdr_off + 2],
+		tab_enc = img->data[hdr_off + 3];
+	uint64_t eh_frame, count;
+	/* libunwind's remote table wants datarel sdata4 entries, which is what linkers write. */
+	if (tab_enc != 0x3b || !image_hdr_value(img, hdr_off + 4, img->hdr_vaddr + 4, ptr_enc, &eh_frame) ||
+	    !image_hdr_value(img, hdr_off + 8, img->hdr_vaddr + 8, cnt_enc, &count))
+		return;
+	if (count == 0 || count > (hdr_size - 12) / 8)
+		return;
+	img->table_vaddr = img->hdr_vaddr + 12;
+	img->fde_count = count;
+	img->ok = true;
+}
+
+struct image *image_get(struct unwind *u, struct dso *d)
+{
+	if (!u->cap) {
+		u->cap = 64;
+		u->imgs = xcalloc(u->cap, sizeof(*u->imgs));
+	}
+	struct image **sl = image_slot(u, d);
+	if (!*sl) {
+		struct image *img = xcalloc(1, sizeof(*img));
+		img->dso = d;
+		*sl = img;
+		if (++u->nimgs * 2 > u->cap) {
+			struct image **old = u->imgs;
+			size_t ocap = u->cap;
+			u->cap *= 2;
+			u->imgs = xcalloc(u->cap, sizeof(*u->imgs));
+			for (size_t i = 0; i < ocap; i++)
+				if (old[i])
+					*image_slot(u, old[i]->dso) = old[i];
+			free(old);
+			sl = image_slot(u, d);
+		}
+	}
+	struct image *img = *sl;
+	img->used = u->clock;
+	if (!img->tried) {
+		img->tried = true;
+		u->mapped++;
+		const char *file = dso_file(d);
+		int fd = file ? open(file, O_RDONLY | O_CLOEXEC) : -1;
+		struct stat st;
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+			void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+			if (p != MAP_FAILED) {
+				img->data = p;
+				img->size = (size_t)st.st_size;
+				image_read_elf(img);
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+		u->images++;
+		if (!img->ok)
+			u->no_info++;
+	}
+	return img->data ? img : NULL;
+}
+
+/* Lets go of what an image holds: its file's mapping and its .debug_frame handle. */
+static void image_unmap(struct image *img)
+{
+	if (img->data)
+		munmap((void *)img->data, img->size);
+	if (img->dwfl)
+		dwfl_end(img->dwfl);
+}
+
+bool image_bias(const struct image *img, uint64_t start, uint64_t pgoff, uint64_t *bias)
+{
+	for (int i = 0; i < img->nloads; i++) {
+		const struct image_load *l = &img->loads[i];
+		/* A mapping starts at the page that holds the segment's first byte. */
+		uint64_t page_off = l->off & ~(uint64_t)4095;
+		if (pgoff >= page_off && pgoff < l->off + (l->filesz ? l->filesz : 1)) {
+			*bias = start - (l->vaddr - (l->off - pgoff));
+			return true;
+		}
+	}
+	return false;
+}
+
+bool image_read(const struct image *img, uint64_t vaddr, void *out, size_t len)
+{
+	for (int i = 0; i < img->nloads; i++) {
+		const struct image_load *l = &img->loads[i];
+		if (vaddr < l->vaddr || vaddr - l->vaddr > l->filesz || len > l->filesz - (vaddr - l->vaddr))
+			continue;
+		uint64_t off = l->off + (vaddr - l->vaddr);
+		if (!image_bytes(img, off, len))
+			return false;
+		memcpy(out, img->data + off, len);
+		return true;
+	}
+	return false;
+}
+
+const uint8_t *image_ptr(const struct image *img, uint64_t va, uint64_t len)
+{
+	for (int i = 0; i < img->nloads; i++) {
+		const struct image_load *l = &img->loads[i];
+		if (va < l->vaddr || va - l->vaddr > l->filesz || len > l->filesz - (va - l->vaddr))
+			continue;
+		uint64_t off = l->off + (va - l->vaddr);
+		return image_bytes(img, off, len) ? img->data + off : NULL;
+	}
+	return NULL;
+}
+
+bool image_drop(struct unwind *u, const struct dso *d)
+{
+	if (!u->cap)
+		return false;
+	size_t mask = u->cap - 1, i = image_hash(d, mask);
+	while (u->imgs[i] && u->imgs[i]->dso != d)
+		i = (i + 1) & mask;
+	struct image *img = u->imgs[i];
+	if (!img)
+		return false;
+	if (img->tried)
+		u->mapped--;
+	image_unmap(img);
+	free(img);
+	u->imgs[i] = NULL;
+	u->nimgs--;
+	/* Later entries of the probe run move back into the hole (no tombstones). */
+	for (size_t j = (i + 1) & mask; u->imgs[j]; j = (j + 1) & mask) {
+		size_t h = image_hash(u->imgs[j]->dso, mask);
+		if (!probe_must_move(h, i, j))
+			continue;
+		u->imgs[i] = u->imgs[j];
+		u->imgs[j] = NULL;
+		i = j;
+	}
+	return true;
+}
+
+/* Down to 3/4 of UNWIND_MAPPED; between walks, so no walk holds one. The struct stays (the fast
+ * path's rows are keyed on it). */
+void image_trim(struct unwind *u)
+{
+	while (u->mapped > UNWIND_MAPPED * 3 / 4) {
+		struct image *lru = NULL;
+		for (size_t i = 0; i < u->cap; i++) {
+			struct image *img = u->imgs[i];
+			if (img && img->tried && (!lru || img->used < lru->used))
+				lru = img;
+		}
+		if (!lru)
+			return;
+		image_unmap(lru);
+		struct dso *d = lru->dso;
+		*lru = (struct image){ .dso = d };
+		u->mapped--;
+	}
+}
+
+void image_free_all(struct unwind *u)
+{
+	for (size_t i = 0; i < u->cap; i++) {
+		struct image *img = u->imgs[i];
+		if (!img)
+			continue;
+		image_unmap(img);
+		free(img);
+	}
+	free(u->imgs);
+	u->imgs = NULL;
+	u->cap = u->nimgs = u->mapped = 0;
+}

@@ -1,0 +1,173 @@
+/*
+ * unwind_int: what the files of the unwinder share, and only they include (unwind.c, unwind_image.c,
+ * unwind_access.c, unwind_cfi.c, unwind_dwarf.c): the unwinder, its images, one walk, the fast
+ * path's rows, and the few functions one file calls in another.
+ *
+ * unwind.c: the facade (unwind.h) and the slow path driving libunwind; unwind_image.c: the mapped
+ * binaries and their .eh_frame_hdr; unwind_access.c: a walk's reads, libunwind's accessors over
+ * them; unwind_cfi.c: the .eh_frame reader and the fast path over cached rows; unwind_dwarf.c:
+ * .debug_frame through libdw, its rules evaluated.
+ */
+#ifndef PERFTOP_SYMBOLIZE_UNWIND_INT_H
+#define PERFTOP_SYMBOLIZE_UNWIND_INT_H
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <libunwind.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbolize/unwind.h"
+
+#define UNWIND_SPACES 64     /* per-process libunwind address spaces kept */
+#define UNWIND_MAPPED 128    /* images mapped at once (least recently used unmapped past it) */
+#define UNWIND_TOUCHED 8     /* images remembered during one walk */
+#define UNWIND_MAX_LOADS 16  /* PT_LOAD segments read per binary */
+
+/* DWARF's x86-64 register numbers, which are libunwind's too (unwind_dwarf.c asserts it). */
+#define DW_RBP 6
+#define DW_RSP 7
+#define DW_RA 16
+
+struct image_load {
+	uint64_t vaddr, off, filesz;
+};
+
+struct image {
+	struct dso *dso;        /* key */
+	bool tried, ok;         /* mapped, with a usable .eh_frame_hdr */
+	const uint8_t *data;
+	size_t size;
+	struct image_load loads[UNWIND_MAX_LOADS];
+	int nloads;
+	uint64_t hdr_vaddr;     /* .eh_frame_hdr */
+	uint64_t table_vaddr;   /* its sorted (initial location, FDE) pairs */
+	uint64_t fde_count;
+	/* .debug_frame, for addresses .eh_frame does not cover: opened on the first such address */
+	bool dbg_tried;
+	Dwfl *dwfl;
+	Dwarf_CFI *dbg_cfi;
+	uint64_t dbg_bias;      /* CFI address = file virtual address - dbg_bias */
+	uint64_t used;          /* the unwinder's clock at its last use */
+};
+
+struct space {
+	uint32_t pid;
+	bool used;
+	uint64_t last_use;
+	unw_addr_space_t as;
+};
+
+struct touched {
+	struct image *img;
+	uint64_t bias;          /* runtime address = file virtual address + bias */
+	uint64_t start, end;    /* the executable mapping it came from */
+};
+
+/* How a row of the fast path finds the caller's return address and RBP. */
+enum { RULE_NONE, RULE_SAME, RULE_OFFSET, RULE_UNDEF, RULE_BAD };
+
+/* A row of the fast path (unwind_cfi.c): CFA = RSP or RBP + offset, the return address and RBP at
+ * CFA + offset (or RBP unchanged). */
+struct fast_row {
+	const struct image *img; /* key with va; NULL = empty slot */
+	uint64_t va;             /* the address of the row, | FAST_CALLER for a caller's */
+	uint8_t ok;              /* a row this path can use; 0: libunwind does this address */
+	uint8_t cfa_reg;         /* DW_RSP or DW_RBP */
+	uint8_t ra_rule, bp_rule;
+	int32_t cfa_off, ra_off, bp_off;
+};
+
+struct fast_cache {
+	struct fast_row *rows;
+	size_t used;
+	uint64_t fallbacks;      /* samples handed to libunwind */
+};
+
+/* One walk: what the accessors read from. */
+struct walk {
+	struct unwind *u;
+	uint32_t pid;
+	uint64_t regs[17];      /* libunwind's numbering, UNW_X86_64_RAX .. RIP */
+	uint32_t have;          /* bit per register in regs */
+	uint64_t sp;
+	const uint8_t *stack;
+	uint64_t stack_len;
+	struct touched t[UNWIND_TOUCHED];
+	int nt, next_t;
+	enum unwind_stop why;   /* set by an accessor that failed */
+	const char *why_dso;
+	/* find_proc_info stopped libunwind at code only .debug_frame describes: that row (malloc'd) */
+	Dwarf_Frame *dbg_row;
+};
+
+struct unwind {
+	struct maps *maps;
+	struct image **imgs;    /* open addressing on the dso pointer */
+	size_t nimgs, cap;
+	size_t mapped;          /* images whose file is mapped (or whose .debug_frame is open) */
+	struct space spaces[UNWIND_SPACES];
+	uint64_t clock;
+	unw_accessors_t acc;
+	uint64_t images, no_info;
+	struct fast_cache fast;
+	bool fast_off;           /* PERFTOP_UNWIND=libunwind: every sample through libunwind */
+	bool check;              /* PERFTOP_UNWIND=check: both, libunwind's kept, differences counted */
+	uint64_t checked, mismatched;
+	uint64_t dbg_steps;      /* frames the slow path stepped through .debug_frame itself */
+};
+
+/* ---- unwind_image.c ---- */
+
+/* The image of d, mapped and read on first use; NULL when its file cannot be read at all. */
+struct image *image_get(struct unwind *u, struct dso *d);
+/* d's image goes (unmapped and freed); false when it had none. */
+bool image_drop(struct unwind *u, const struct dso *d);
+/* Unmaps the least recently used images past UNWIND_MAPPED; only between walks. */
+void image_trim(struct unwind *u);
+/* Every image goes. */
+void image_free_all(struct unwind *u);
+/* Runtime minus file virtual address for a mapping of img at start from file offset pgoff. */
+bool image_bias(const struct image *img, uint64_t start, uint64_t pgoff, uint64_t *bias);
+/* The bytes of [va, va + len) of img's file, or NULL. */
+const uint8_t *image_ptr(const struct image *img, uint64_t va, uint64_t len);
+/* len bytes at file virtual address vaddr of img into out; false when the file has none there. */
+bool image_read(const struct image *img, uint64_t vaddr, void *out, size_t len);
+
+/* ---- unwind_access.c ---- */
+
+/* libunwind's remote accessors over a struct walk (their arg). */
+unw_accessors_t acc_table(void);
+/* The image and bias for the executable mapping holding addr, remembered for this walk; NULL (and
+ * w->why says why) when there is none. */
+struct touched *walk_touch(struct walk *w, uint64_t addr);
+/* n bytes at addr of the walk's memory: the stack copy, else the binaries' files. Notes why not. */
+bool walk_read(struct walk *w, uint64_t addr, void *out, size_t n);
+
+/* ---- unwind_dwarf.c ---- */
+
+/* The .debug_frame row of img's code at file address va (free() it), or NULL. */
+Dwarf_Frame *dbg_frame(struct unwind *u, struct image *img, uint64_t va);
+/* The fast path's compact form of .debug_frame row f, when it has one (row->ok). */
+void dbg_compact(Dwarf_Frame *f, struct fast_row *row);
+/*
+ * libunwind stopped at a frame only .debug_frame describes (w->dbg_row, taken): step it from the
+ * registers libunwind has for it and start libunwind again (cursor c in as) from the caller. Returns
+ * 1 to go on, 0 at the end of the chain (res set when it ended early); appends the caller to ips.
+ */
+int dbg_resume(struct unwind *u, struct walk *w, unw_cursor_t *c, unw_addr_space_t as, uint64_t *ips,
+	       int *n, uint64_t *prev_ip, uint64_t *prev_sp, struct unwind_result *res);
+
+/* ---- unwind_cfi.c ---- */
+
+/* The walk of w through cached rows, its frames into ips as unwind_sample says. Returns the frames,
+ * or -1 when libunwind must do this sample. */
+int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res);
+/* Whether img's code at file address va is rt_sigreturn's trampoline. */
+bool fast_sigreturn(const struct image *img, uint64_t va);
+/* Every cached row goes (their images may go); fast_free: and the table. */
+void fast_clear(struct fast_cache *fc);
+void fast_free(struct fast_cache *fc);
+
+#endif
