@@ -143,6 +143,16 @@ struct replay *replay_open(const struct replay_opts *o, const struct replay_sink
 			return NULL;
 		}
 	}
+	/* Without a scan, the first event with samples is the only one that can have any when the
+	 * others are perf's dummy (-a and -p recordings carry one for the side-band): no pass for it. */
+	size_t samplers = 0, last_sampler = 0;
+	for (size_t i = 0; i < nev; i++)
+		if (!perfdata_event_is_dummy(rd, i)) {
+			samplers++;
+			last_sampler = i;
+		}
+	if (chosen < 0 && !o->scan && samplers == 1)
+		chosen = (long)last_sampler;
 	bool seekable = perfdata_rewind(rd) == 0;
 	if (seekable && (o->scan || (chosen < 0 && nev > 1))) {
 		struct ev_count *cnt = xcalloc(nev, sizeof(*cnt));
