@@ -2,8 +2,12 @@
  * perfdata: the perf.data reader.
  *
  * Layers, bottom up:
- *   input    a buffered byte stream over a FILE (a file, stdin, or a memory buffer through fmemopen),
- *            limited to the data section when the header says where it ends;
+ *   input    the data section as one run of bytes: a regular file is mapped (read() copied every
+ *            byte once more, and moved each partial record back to the start of its buffer), a
+ *            memory buffer is used as it is; stdin and anything that cannot be mapped go through a
+ *            buffered stream over the FILE. Limited to the data section when the header says where
+ *            it ends. The mapped pages behind the reading point are given back as it moves on, so
+ *            that a file counts in the resident set only by a window, not by its size;
  *   raw      one perf record at a time, from the file or from the zstd stream of COMPRESSED records
  *            (a record may straddle two COMPRESSED records, so decompressed bytes are kept until a
  *            whole record is there); perf's own user records (attrs and features in pipe mode, rounds,
@@ -28,6 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "sampler/parse.h"
@@ -47,6 +54,7 @@
 #define PD_ZOUT_SIZE (1u << 20)      /* decompressed bytes not yet consumed */
 #define PD_REORDER_CAP (64u << 20)   /* parsed records waiting for their round */
 #define PD_REC_MAX (sizeof(struct rec) + 65536 + 64) /* largest parsed form of one record */
+#define PD_RELEASE_STEP (4u << 20)   /* mapped bytes read between two releases of the pages behind */
 
 /* perf.data's own record types (tools/perf/util/event.h; not in the uapi header). */
 enum {
@@ -124,10 +132,15 @@ struct perfdata_reader {
 	struct perfdata_info info;
 	size_t lines_cap;
 
-	/* input */
-	unsigned char *buf;
+	/* input: buf is own_buf (a stream) or the bytes of the whole file (mem; mapped: ours) */
+	const unsigned char *buf;
+	unsigned char *own_buf;
 	size_t bpos, blen;
 	uint64_t file_pos;         /* file offset of buf[blen] */
+	const unsigned char *mem;
+	size_t mem_len;
+	bool mapped;
+	size_t released;           /* mapped pages below this offset were given back */
 	uint64_t data_start;       /* offset of the first data record (after pipe-mode preamble) */
 	uint64_t data_end;         /* UINT64_MAX when unknown (pipe, or data size 0 in the header) */
 	bool header_unfinished;    /* data size 0 or no feature bits: the writer never finished it */
@@ -380,8 +393,10 @@ static size_t in_fill(struct perfdata_reader *r, size_t need)
 {
 	if (r->blen - r->bpos >= need || r->eof)
 		return r->blen - r->bpos;
+	if (!r->own_buf)
+		r->buf = r->own_buf = xmalloc(PD_BUF_SIZE);
 	if (r->bpos) {
-		memmove(r->buf, r->buf + r->bpos, r->blen - r->bpos);
+		memmove(r->own_buf, r->buf + r->bpos, r->blen - r->bpos);
 		r->blen -= r->bpos;
 		r->bpos = 0;
 	}
@@ -396,13 +411,39 @@ static size_t in_fill(struct perfdata_reader *r, size_t need)
 			r->eof = true;
 			break;
 		}
-		size_t got = fread(r->buf + r->blen, 1, want, r->f);
+		size_t got = fread(r->own_buf + r->blen, 1, want, r->f);
 		r->blen += got;
 		r->file_pos += got;
 		if (got == 0)
 			r->eof = true;
 	}
 	return r->blen - r->bpos;
+}
+
+/* Reads from the bytes in memory from file offset off on: all of them are there at once, up to the
+ * end of the data (or of the bytes, when the data is said to go further). */
+static void in_mem_at(struct perfdata_reader *r, uint64_t off)
+{
+	uint64_t end = r->data_end < r->mem_len ? r->data_end : r->mem_len;
+	r->buf = r->mem;
+	r->blen = (size_t)end;
+	r->bpos = off < end ? (size_t)off : (size_t)end;
+	r->file_pos = off < end ? end : off; /* past the end: in_offset() still says where */
+	r->eof = true;
+	r->released = 0;
+}
+
+/* Gives back the mapped pages wholly behind offset off (read and no longer referred to): they
+ * stay in the page cache, out of our resident set. */
+static void in_release(struct perfdata_reader *r, size_t off)
+{
+	if (!r->mapped || off < r->released + PD_RELEASE_STEP)
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t from = r->released / page * page, to = off / page * page;
+	if (to > from)
+		madvise((void *)(r->mem + from), to - from, MADV_DONTNEED);
+	r->released = to;
 }
 
 /* File offset of the next unread byte. */
@@ -826,6 +867,8 @@ static int open_file_header(struct perfdata_reader *r, char *err, size_t errlen)
 		return -EIO;
 	}
 	r->file_pos = r->data_start = data_off;
+	if (r->mem)
+		in_mem_at(r, data_off);
 	return 0;
 }
 
@@ -835,7 +878,6 @@ static struct perfdata_reader *reader_new(FILE *f, bool own, const char *path)
 	r->f = f;
 	r->own_f = own;
 	snprintf(r->path, sizeof(r->path), "%s", path);
-	r->buf = xmalloc(PD_BUF_SIZE);
 	r->data_end = UINT64_MAX;
 	return r;
 }
@@ -847,6 +889,8 @@ static int raw_pump(struct perfdata_reader *r);
 static int open_pipe_preamble(struct perfdata_reader *r, char *err, size_t errlen)
 {
 	r->file_pos = r->data_start = PD_PIPE_HEADER_SIZE;
+	if (r->mem)
+		in_mem_at(r, PD_PIPE_HEADER_SIZE);
 	for (int guard = 0; guard < 100000; guard++) {
 		if (in_fill(r, 8) < 8)
 			break;
@@ -866,10 +910,16 @@ static int open_pipe_preamble(struct perfdata_reader *r, char *err, size_t errle
 	return 0;
 }
 
+/* mem, when not NULL, holds the same bytes as f (mapped says whether it is ours to unmap): the
+ * header is read through f, the records from mem. */
 static struct perfdata_reader *open_stream(FILE *f, bool own, const char *path, bool is_stdin,
-					   char *err, size_t errlen)
+					   const void *mem, size_t mem_len, bool mapped, char *err,
+					   size_t errlen)
 {
 	struct perfdata_reader *r = reader_new(f, own, path);
+	r->mem = mem;
+	r->mem_len = mem_len;
+	r->mapped = mapped;
 	unsigned char h[16];
 	size_t got = fread(h, 1, sizeof(h), f);
 	uint64_t magic = 0, size = 0;
@@ -922,7 +972,22 @@ struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	return open_stream(f, !is_stdin, is_stdin ? "stdin" : path, is_stdin, err, errlen);
+	/* A regular file is mapped; the size is the one at open (a file still being written is
+	 * read up to there, as far as a read would have got at that moment). */
+	struct stat stt;
+	void *mem = NULL;
+	size_t mem_len = 0;
+	if (!is_stdin && fstat(fileno(f), &stt) == 0 && S_ISREG(stt.st_mode) && stt.st_size > 0 &&
+	    (uint64_t)stt.st_size <= SIZE_MAX) {
+		mem_len = (size_t)stt.st_size;
+		mem = mmap(NULL, mem_len, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (mem == MAP_FAILED) {
+			mem = NULL;
+			mem_len = 0;
+		}
+	}
+	return open_stream(f, !is_stdin, is_stdin ? "stdin" : path, is_stdin, mem, mem_len, mem != NULL,
+			   err, errlen);
 }
 
 struct perfdata_reader *perfdata_open_mem(const void *buf, size_t len, char *err, size_t errlen)
@@ -936,7 +1001,7 @@ struct perfdata_reader *perfdata_open_mem(const void *buf, size_t len, char *err
 		snprintf(err, errlen, "memory: %s", strerror(errno));
 		return NULL;
 	}
-	return open_stream(f, true, "memory", false, err, errlen);
+	return open_stream(f, true, "memory", false, buf, len, false, err, errlen);
 }
 
 void perfdata_close(struct perfdata_reader *r)
@@ -952,7 +1017,9 @@ void perfdata_close(struct perfdata_reader *r)
 	free(r->info.extra_lines);
 	free(r->hkeys);
 	free(r->hvals);
-	free(r->buf);
+	free(r->own_buf);
+	if (r->mapped)
+		munmap((void *)r->mem, r->mem_len);
 	if (r->zd)
 		ZSTD_freeDStream(r->zd);
 	free(r->zin);
@@ -1222,6 +1289,7 @@ static int raw_pump(struct perfdata_reader *r)
 {
 	if (r->zd && z_next(r))
 		return 1;
+	in_release(r, r->bpos); /* the records before are parsed (copied) or skipped */
 	size_t have = in_fill(r, 8);
 	if (have < 8) {
 		if (have > 0 || r->header_unfinished ||
@@ -1391,12 +1459,16 @@ int perfdata_rewind(struct perfdata_reader *r)
 {
 	if (!r->seekable)
 		return -ESPIPE;
-	if (fseeko(r->f, (off_t)r->data_start, SEEK_SET) != 0)
-		return -errno;
-	clearerr(r->f);
-	r->bpos = r->blen = 0;
-	r->file_pos = r->data_start;
-	r->eof = false;
+	if (r->mem) {
+		in_mem_at(r, r->data_start);
+	} else {
+		if (fseeko(r->f, (off_t)r->data_start, SEEK_SET) != 0)
+			return -errno;
+		clearerr(r->f);
+		r->bpos = r->blen = 0;
+		r->file_pos = r->data_start;
+		r->eof = false;
+	}
 	r->zin_pos = r->zin_len = 0;
 	r->zout_pos = r->zout_len = 0;
 	if (r->zd)
