@@ -610,3 +610,58 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 	}
 	return 0;
 }
+
+/* A u64 at p + off when it lies within [p, p + len). */
+static bool peek_u64(const struct parse_cfg *cfg, const unsigned char *p, size_t len, size_t off,
+		     uint64_t *v)
+{
+	if (off > len || len - off < 8)
+		return false;
+	memcpy(v, p + off, 8);
+	if (cfg->swapped)
+		*v = __builtin_bswap64(*v);
+	return true;
+}
+
+int parse_record_time(const struct parse_cfg *cfg, const void *bytes, size_t len, uint64_t *time)
+{
+	struct perf_event_header h;
+	const unsigned char *p = bytes;
+	uint64_t st = cfg->sample_type;
+
+	*time = 0;
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, p, sizeof(h));
+	if (cfg->swapped) {
+		h.type = __builtin_bswap32(h.type);
+		h.size = __builtin_bswap16(h.size);
+	}
+	if (h.size < sizeof(h) || h.size > len)
+		return -EINVAL;
+	len = h.size;
+	if (h.type == PERF_RECORD_SAMPLE) {
+		/* IDENTIFIER, IP, TID come before TIME; the sample needs them all */
+		size_t off = sizeof(h) + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+					      !!(st & PERF_SAMPLE_TID));
+		if ((st & PERF_SAMPLE_TIME) && !peek_u64(cfg, p, len, off, time))
+			return -EINVAL;
+		return 0;
+	}
+	if (h.type >= PARSE_USER_TYPE_START)
+		return 0;
+	size_t n = trailer_size(st);
+	if (cfg->sample_id_all && n) {
+		if (len - sizeof(h) < n)
+			return -EINVAL;
+		if (st & PERF_SAMPLE_TIME)
+			peek_u64(cfg, p, len, len - n + 8 * !!(st & PERF_SAMPLE_TID), time);
+	}
+	/* FORK and EXIT (pid, ppid, tid, ptid, time) and THROTTLE (time, ...) carry one of their own,
+	 * taken when the trailer has none */
+	if (!*time && (h.type == PERF_RECORD_FORK || h.type == PERF_RECORD_EXIT))
+		peek_u64(cfg, p, len - (cfg->sample_id_all ? n : 0), sizeof(h) + 16, time);
+	else if (!*time && (h.type == PERF_RECORD_THROTTLE || h.type == PERF_RECORD_UNTHROTTLE))
+		peek_u64(cfg, p, len - (cfg->sample_id_all ? n : 0), sizeof(h), time);
+	return 0;
+}

@@ -54,7 +54,7 @@
 #define PD_ZOUT_SIZE (1u << 20)      /* decompressed bytes not yet consumed */
 #define PD_REORDER_CAP (64u << 20)   /* parsed records waiting for their round */
 #define PD_REC_MAX (sizeof(struct rec) + 65536 + 64) /* largest parsed form of one record */
-#define PD_RELEASE_STEP (4u << 20)   /* mapped bytes read between two releases of the pages behind */
+#define PD_RELEASE_STEP (1u << 20)   /* mapped bytes read between two releases of the pages behind */
 
 /* perf.data's own record types (tools/perf/util/event.h; not in the uapi header). */
 enum {
@@ -106,11 +106,13 @@ struct pd_event {
 	bool named;                /* name came from the file (EVENT_DESC) */
 };
 
-/* A parsed record waiting in the reorder arena. */
+/* A record waiting for its turn: parsed in the arena, or (in_file) still raw where it lies in the
+ * mapped file, to be parsed when it is handed out. */
 struct pd_ent {
 	uint64_t time;
-	uint64_t seq;              /* arrival order: ties keep it */
-	size_t off;
+	uint64_t off;              /* in the arena, or in the file */
+	uint32_t evi;              /* the event it belongs to (in_file) */
+	uint32_t in_file;
 };
 
 struct perfdata_reader {
@@ -141,6 +143,7 @@ struct perfdata_reader {
 	size_t mem_len;
 	bool mapped;
 	size_t released;           /* mapped pages below this offset were given back */
+	size_t release_at;         /* the reading point where in_release looks next */
 	uint64_t data_start;       /* offset of the first data record (after pipe-mode preamble) */
 	uint64_t data_end;         /* UINT64_MAX when unknown (pipe, or data size 0 in the header) */
 	bool header_unfinished;    /* data size 0 or no feature bits: the writer never finished it */
@@ -161,10 +164,11 @@ struct perfdata_reader {
 	struct pd_ent *sort_ents;
 	size_t sort_ents_cap;
 	size_t live_bytes;         /* of the arena: records not handed out yet */
+	size_t file_live;          /* bytes of the records waiting raw in the mapped file */
+	struct rec *scratch;       /* a record from the file, parsed when handed out */
 	size_t sorted_end;         /* ents[next_ent, sorted_end) are in order (left from a flush) */
 	struct pd_ent *ents;
 	size_t nents, ents_cap, ready, next_ent;
-	uint64_t seq;
 	uint64_t max_time, next_flush;
 
 	bool done;
@@ -431,19 +435,26 @@ static void in_mem_at(struct perfdata_reader *r, uint64_t off)
 	r->file_pos = off < end ? end : off; /* past the end: in_offset() still says where */
 	r->eof = true;
 	r->released = 0;
+	r->release_at = r->bpos + PD_RELEASE_STEP;
 }
 
-/* Gives back the mapped pages wholly behind offset off (read and no longer referred to): they
- * stay in the page cache, out of our resident set. */
-static void in_release(struct perfdata_reader *r, size_t off)
+/* Gives back the mapped pages wholly behind both the reading point and the records that wait in the
+ * file: they stay in the page cache, out of our resident set. */
+static void in_release(struct perfdata_reader *r)
 {
-	if (!r->mapped || off < r->released + PD_RELEASE_STEP)
+	if (!r->mapped || r->bpos < r->release_at)
 		return;
+	r->release_at = r->bpos + PD_RELEASE_STEP;
+	size_t off = r->bpos;
+	for (size_t i = r->next_ent; i < r->nents; i++)
+		if (r->ents[i].in_file && r->ents[i].off < off)
+			off = (size_t)r->ents[i].off;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t from = r->released / page * page, to = off / page * page;
-	if (to > from)
+	if (to > from) {
 		madvise((void *)(r->mem + from), to - from, MADV_DONTNEED);
-	r->released = to;
+		r->released = to;
+	}
 }
 
 /* File offset of the next unread byte. */
@@ -1029,6 +1040,7 @@ void perfdata_close(struct perfdata_reader *r)
 	free(r->sort_kv);
 	free(r->sort_ents);
 	free(r->ents);
+	free(r->scratch);
 	free(r);
 }
 
@@ -1063,10 +1075,10 @@ static void order_flush(struct perfdata_reader *r, uint64_t limit)
 		r->ready = r->next_ent;
 		return;
 	}
-	/* By time, stable: equal times keep arrival order. What the last flush left is in (time, seq)
+	/* By time, stable: equal times keep arrival order. What the last flush left is in (time, arrival)
 	 * order already; only the records read since are sorted (a radix sort by time, stable, so
 	 * arrival order within one time), then the two runs are merged, the older run first on ties
-	 * (its seqs are lower): (time, seq) order without sorting the leftovers again each round. */
+	 * (it arrived first): (time, arrival) order without sorting the leftovers again each round. */
 	struct pd_ent *e = r->ents + r->next_ent;
 	size_t old = r->sorted_end > r->next_ent ? r->sorted_end - r->next_ent : 0;
 	if (old > n)
@@ -1094,7 +1106,8 @@ static void order_flush(struct perfdata_reader *r, uint64_t limit)
 
 /* Drops the records already handed out: the rest move to the other arena, in order. Pending records
  * are copied only once the handed-out ones take four times their room (a DWARF recording's 8 KiB
- * stacks made the copy after every round a fifth of a replay); until then the arena grows. */
+ * stacks made the copy after every round a fifth of a replay); until then the arena grows. Records
+ * waiting in the file only have their entries moved down. */
 static void order_compact(struct perfdata_reader *r)
 {
 	if (r->next_ent == 0)
@@ -1104,16 +1117,20 @@ static void order_compact(struct perfdata_reader *r)
 		r->nents = r->ready = r->next_ent = r->sorted_end = 0;
 		return;
 	}
-	if (r->arena_len - r->live_bytes < 4 * r->live_bytes && r->arena_len < PD_REORDER_CAP / 2)
+	if (r->live_bytes &&
+	    r->arena_len - r->live_bytes < 4 * r->live_bytes && r->arena_len < PD_REORDER_CAP / 2)
 		return;
 	size_t used = 0;
 	for (size_t i = r->next_ent; i < r->nents; i++) {
-		const struct rec *rec = (const struct rec *)(r->arena + r->ents[i].off);
-		xgrow((void **)&r->arena2, &r->arena2_cap, used + rec->size, 1);
-		memcpy(r->arena2 + used, rec, rec->size);
-		r->ents[i - r->next_ent] = r->ents[i];
-		r->ents[i - r->next_ent].off = used;
-		used += rec->size;
+		struct pd_ent e = r->ents[i];
+		if (!e.in_file) {
+			const struct rec *rec = (const struct rec *)(r->arena + e.off);
+			xgrow((void **)&r->arena2, &r->arena2_cap, used + rec->size, 1);
+			memcpy(r->arena2 + used, rec, rec->size);
+			e.off = used;
+			used += rec->size;
+		}
+		r->ents[i - r->next_ent] = e;
 	}
 	unsigned char *t = r->arena;
 	size_t tc = r->arena_cap;
@@ -1163,26 +1180,53 @@ static size_t record_event(struct perfdata_reader *r, const unsigned char *p, ui
 	return idx < 0 ? 0 : (size_t)idx;
 }
 
-/* A kernel record: parsed into the arena to wait for its turn. */
-static void order_add(struct perfdata_reader *r, const unsigned char *p, size_t size, uint32_t type)
+/* Parses a kernel record of event evi into out (PD_REC_MAX bytes); counts one that does not parse,
+ * and one of a type we do not know. */
+static int pd_parse(struct perfdata_reader *r, size_t evi, const unsigned char *p, size_t size,
+		    struct rec *out)
+{
+	if (parse_record(&r->ev[evi].cfg, p, size, out, PD_REC_MAX) < 0) {
+		r->stats.bad_records++;
+		return -EINVAL;
+	}
+	if (out->type == REC_OTHER && out->perf_type >= PERF_RECORD_MAX)
+		r->stats.skipped_unknown++;
+	return 0;
+}
+
+/*
+ * A kernel record, to wait for its turn: parsed into the arena, or, when it lies in the mapped file
+ * (in_file), left there with its time and parsed when handed out. Parsing at the turn writes each
+ * record once, into a buffer that stays in cache, instead of into an arena as large as the window.
+ */
+static void order_add(struct perfdata_reader *r, const unsigned char *p, size_t size, uint32_t type,
+		      bool in_file)
 {
 	size_t evi = record_event(r, p, type, size);
-	xgrow((void **)&r->arena, &r->arena_cap, r->arena_len + PD_REC_MAX, 1);
-	struct rec *out = (struct rec *)(r->arena + r->arena_len);
-	int rc = parse_record(&r->ev[evi].cfg, p, size, out, PD_REC_MAX);
-	if (rc < 0) {
-		r->stats.bad_records++;
-		return;
+	struct pd_ent e = { .evi = (uint32_t)evi, .in_file = in_file };
+	if (in_file) {
+		if (parse_record_time(&r->ev[evi].cfg, p, size, &e.time) < 0) {
+			r->stats.bad_records++;
+			return;
+		}
+		e.off = (uint64_t)(p - r->mem);
+		r->file_live += size;
+	} else {
+		xgrow((void **)&r->arena, &r->arena_cap, r->arena_len + PD_REC_MAX, 1);
+		struct rec *out = (struct rec *)(r->arena + r->arena_len);
+		if (pd_parse(r, evi, p, size, out) < 0)
+			return;
+		e.time = out->time;
+		e.off = r->arena_len;
+		r->arena_len += (out->size + 7) & ~(size_t)7;
+		r->live_bytes += (out->size + 7) & ~(size_t)7;
 	}
-	if (out->type == REC_OTHER && type >= PERF_RECORD_MAX)
-		r->stats.skipped_unknown++;
-	xgrow((void **)&r->ents, &r->ents_cap, r->nents + 1, sizeof(*r->ents));
-	r->ents[r->nents++] = (struct pd_ent){out->time, r->seq++, r->arena_len};
-	r->arena_len += (out->size + 7) & ~(size_t)7;
-	r->live_bytes += (out->size + 7) & ~(size_t)7;
-	if (out->time > r->max_time)
-		r->max_time = out->time;
-	if (r->live_bytes >= PD_REORDER_CAP) {
+	if (r->nents == r->ents_cap)
+		xgrow((void **)&r->ents, &r->ents_cap, r->nents + 1, sizeof(*r->ents));
+	r->ents[r->nents++] = e;
+	if (e.time > r->max_time)
+		r->max_time = e.time;
+	if (r->live_bytes + r->file_live >= PD_REORDER_CAP) {
 		/* No round in sight: release the older half so memory stays bounded. */
 		order_flush(r, UINT64_MAX);
 		r->ready = r->next_ent + (r->nents - r->next_ent) / 2;
@@ -1289,7 +1333,7 @@ static int raw_pump(struct perfdata_reader *r)
 {
 	if (r->zd && z_next(r))
 		return 1;
-	in_release(r, r->bpos); /* the records before are parsed (copied) or skipped */
+	in_release(r);
 	size_t have = in_fill(r, 8);
 	if (have < 8) {
 		if (have > 0 || r->header_unfinished ||
@@ -1329,7 +1373,7 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 
 	if (type < PD_HEADER_ATTR) {
 		if (r->nev)
-			order_add(r, p, size, type);
+			order_add(r, p, size, type, r->mem && !from_z);
 		return;
 	}
 	switch (type) {
@@ -1412,8 +1456,23 @@ int perfdata_next_ref(struct perfdata_reader *r, const struct rec **out)
 {
 	for (;;) {
 		if (r->next_ent < r->ready) {
-			const struct rec *rec = (const struct rec *)(r->arena + r->ents[r->next_ent++].off);
-			r->live_bytes -= (rec->size + 7) & ~(size_t)7;
+			const struct pd_ent *e = &r->ents[r->next_ent++];
+			const struct rec *rec;
+			if (e->in_file) {
+				const unsigned char *p = r->mem + e->off;
+				uint16_t size;
+				memcpy(&size, p + 6, 2);
+				size = sw16(r, size);
+				r->file_live -= size;
+				if (!r->scratch)
+					r->scratch = xmalloc(PD_REC_MAX);
+				if (pd_parse(r, e->evi, p, size, r->scratch) < 0)
+					continue;
+				rec = r->scratch;
+			} else {
+				rec = (const struct rec *)(r->arena + e->off);
+				r->live_bytes -= (rec->size + 7) & ~(size_t)7;
+			}
 			r->stats.records++;
 			if (rec->type == REC_SAMPLE)
 				r->stats.samples++;
@@ -1473,7 +1532,7 @@ int perfdata_rewind(struct perfdata_reader *r)
 	r->zout_pos = r->zout_len = 0;
 	if (r->zd)
 		ZSTD_initDStream(r->zd);
-	r->arena_len = r->live_bytes = 0;
+	r->arena_len = r->live_bytes = r->file_live = 0;
 	r->nents = r->ready = r->next_ent = r->sorted_end = 0;
 	r->max_time = r->next_flush = 0;
 	r->done = false;
@@ -1481,6 +1540,11 @@ int perfdata_rewind(struct perfdata_reader *r)
 	r->raw_records = 0;
 	memset(&r->stats, 0, sizeof(r->stats));
 	return 0;
+}
+
+bool perfdata_in_memory(const struct perfdata_reader *r)
+{
+	return r->mem != NULL;
 }
 
 void perfdata_get_stats(const struct perfdata_reader *r, struct perfdata_stats *st)
