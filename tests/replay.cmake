@@ -30,3 +30,6 @@ set_tests_properties(replay_test_diff PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
 # The reader alone on small files built in memory (both byte orders, rounds, pipe mode, cut files).
 perftop_unit_test(test_perfdata SOURCES ${REPLAY_TEST_DIR}/test_perfdata.c LIBS perftop_sampler perftop_util)
+# The reader on its own thread (perfdata_ahead) against the reader alone, on a file of many chunks.
+perftop_unit_test(test_perfdata_ahead SOURCES ${REPLAY_TEST_DIR}/test_perfdata_ahead.c
+  LIBS perftop_sampler perftop_util TSAN)
