@@ -15,6 +15,7 @@
 #include "model/annotate.h"
 #include "model/diff.h"
 #include "replay.h"
+#include "sample_memo.h"
 #include "sampler/sampler.h"
 #include "symbolize/disasm.h"
 #include "symbolize/symbolizer.h"
@@ -72,6 +73,7 @@ struct session {
 	bool record_error_told;
 	/* Replay (-i): the file is the source instead of the sampler; time is recorded time. */
 	struct replay *replay;
+	struct sample_memo *memo;  /* a replay's samples named once per call chain (sample_memo.h) */
 	double window_start_pos;
 	struct diff_base *diff;    /* --diff: the baseline, or NULL */
 	uint64_t replay_lost;
@@ -155,6 +157,9 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	}
 	s->sym = symbolizer_new();
 	symbolizer_set_offline(s->sym);  /* the file's pids are not this machine's processes now */
+	/* Live, a JIT's perf map grows under a name the symbolizer looks for again: only a replay's
+	 * names stay put between side-band records. */
+	s->memo = sample_memo_new();
 	s->prof = profile_new(c->keys, c->nkeys);
 	session_names(s, c, replay_user_stacks(s->replay));
 	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
@@ -255,6 +260,7 @@ void session_close(struct session *s)
 		free(s->code[i].insns);
 	}
 	symbolizer_free(s->sym);
+	sample_memo_free(s->memo);
 	free(s);
 }
 
@@ -262,13 +268,22 @@ static void session_take(struct session *s, const struct rec *r)
 {
 	switch (r->type) {
 	case REC_SAMPLE: {
-		int n = symbolizer_sample(s->sym, r, s->frames, SESSION_MAX_FRAMES);
+		int n = 0;
+		const char *comm = NULL;
+		const struct frame *frames = s->memo ? sample_memo_get(s->memo, r, &n, &comm) : NULL;
+		if (!frames) {
+			n = symbolizer_sample(s->sym, r, s->frames, SESSION_MAX_FRAMES);
+			comm = symbolizer_comm(s->sym, r->pid, r->tid);
+			frames = s->frames;
+			if (s->memo)
+				sample_memo_put(s->memo, r, frames, n, comm);
+		}
 		struct sample_ctx ctx = {
-			.comm = symbolizer_comm(s->sym, r->pid, r->tid),
+			.comm = comm,
 			.pid = r->pid,
 			.tid = r->tid,
 			.period = r->u.sample.period,
-			.frames = s->frames,
+			.frames = frames,
 			.nframes = n,
 		};
 		if (s->zoom.n && !zoom_apply(&s->zoom, &ctx, &ctx, s->zframes, SESSION_MAX_FRAMES))
@@ -285,6 +300,8 @@ static void session_take(struct session *s, const struct rec *r)
 		profile_add_lost(s->prof, r->u.lost.lost);
 		break;
 	default:
+		if (s->memo)
+			sample_memo_forget(s->memo, r);
 		symbolizer_feed(s->sym, r);
 		break;
 	}
@@ -293,6 +310,8 @@ static void session_take(struct session *s, const struct rec *r)
 long session_poll(struct session *s)
 {
 	symbolizer_poll(s->sym);  /* debuginfod fetches finished since the last tick */
+	if (s->memo)
+		sample_memo_forget_all(s->memo); /* names may have changed with them */
 	if (s->replay)
 		return replay_tick(s->replay, now_ns());
 	struct queue *q = sampler_queue(s->sampler);
