@@ -33,3 +33,6 @@ perftop_unit_test(test_perfdata SOURCES ${REPLAY_TEST_DIR}/test_perfdata.c LIBS 
 # The reader on its own thread (perfdata_ahead) against the reader alone, on a file of many chunks.
 perftop_unit_test(test_perfdata_ahead SOURCES ${REPLAY_TEST_DIR}/test_perfdata_ahead.c
   LIBS perftop_sampler perftop_util TSAN)
+# The replay's memo of whole samples' names: what brings a sample's frames back, and what forgets them.
+perftop_unit_test(test_sample_memo SOURCES ${REPLAY_TEST_DIR}/test_sample_memo.c ${CMAKE_SOURCE_DIR}/src/sample_memo.c
+  LIBS perftop_util)
