@@ -42,6 +42,7 @@ struct replay {
 	bool t0_known;
 	uint64_t last_time;        /* last sample of the chosen event seen (ns) */
 	bool scanned;              /* duration and histogram are those of the whole file */
+	bool no_histogram;
 	double duration;
 
 	const struct rec *pending; /* read but not fed yet (past the time asked for) */
@@ -122,6 +123,7 @@ struct replay *replay_open(const struct replay_opts *o, const struct replay_sink
 	rp->range_start = 0;
 	rp->range_end = INFINITY;
 	rp->speed = 1.0;
+	rp->no_histogram = o->no_histogram;
 	rp->lines = perfdata_header_lines(rd, &rp->nlines);
 
 	size_t nev = perfdata_nevents(rd);
@@ -301,7 +303,7 @@ static long feed_until(struct replay *rp, double t, long budget)
 					break;
 				if (r->time > rp->last_time)
 					rp->last_time = r->time;
-				if (!rp->scanned)
+				if (!rp->scanned && !rp->no_histogram)
 					hist_add(&rp->hist, r->time);
 				if (rel >= rp->range_start && rel < rp->range_end)
 					rp->sink.record(rp->sink.ctx, r);

@@ -31,6 +31,7 @@ struct replay_opts {
 	const char *path;          /* "-" = stdin (pipe mode) */
 	const char *event;         /* --select-event NAME, or NULL: the first event with samples */
 	bool scan;                 /* read the file once at open for the duration and the histogram */
+	bool no_histogram;         /* nothing reads the histogram (batch): it is not kept */
 };
 
 struct replay;

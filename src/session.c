@@ -148,7 +148,8 @@ static void replay_sink_reset(void *ctx)
 struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
-	struct replay_opts o = {.path = c->input, .event = c->event_select, .scan = !c->batch};
+	struct replay_opts o = {.path = c->input, .event = c->event_select, .scan = !c->batch,
+				.no_histogram = c->batch};
 	struct replay_sink sink = {.ctx = s, .record = replay_sink_record, .reset = replay_sink_reset};
 	s->replay = replay_open(&o, &sink, err, errlen);
 	if (!s->replay) {
