@@ -4,7 +4,8 @@
  * Chunks are used in a fixed rotation: the thread fills chunk filled % N once fewer than N are
  * filled and not yet given back, the consumer reads chunk given % N once it has been filled. Each
  * side moves only its own counter, under the mutex, and sleeps on its own condition when the other
- * is behind. A record that does not fit in what is left of a chunk opens the next one (a chunk holds
+ * is behind. A thread that found every chunk full sleeps until half of them are free again, so that
+ * it is woken once per two chunks rather than once per chunk. A record that does not fit in what is left of a chunk opens the next one (a chunk holds
  * the largest record the reader makes), so records never straddle chunks.
  */
 #include "sampler/perfdata_ahead.h"
@@ -34,6 +35,7 @@ struct perfdata_ahead {
 	pthread_cond_t can_fill, can_read;
 	uint64_t filled, given;    /* chunks filled by the thread, given back by the consumer */
 	bool stop;
+	bool filler_waits;         /* the thread sleeps until half the chunks are free */
 	/* consumer side */
 	struct ahead_chunk *cur;
 	size_t pos;
@@ -56,8 +58,12 @@ static void *ahead_main(void *arg)
 	const struct rec *carry = NULL; /* read, but it did not fit in the last chunk */
 	for (;;) {
 		pthread_mutex_lock(&a->mu);
-		while (!a->stop && a->filled - a->given >= AHEAD_CHUNKS)
-			pthread_cond_wait(&a->can_fill, &a->mu);
+		if (a->filled - a->given >= AHEAD_CHUNKS) {
+			a->filler_waits = true;
+			while (!a->stop && a->filled - a->given > AHEAD_CHUNKS / 2)
+				pthread_cond_wait(&a->can_fill, &a->mu);
+			a->filler_waits = false;
+		}
 		bool stop = a->stop;
 		struct ahead_chunk *c = &a->ch[a->filled % AHEAD_CHUNKS];
 		pthread_mutex_unlock(&a->mu);
@@ -161,7 +167,8 @@ int perfdata_ahead_next(struct perfdata_ahead *a, const struct rec **out)
 		pthread_mutex_lock(&a->mu);
 		if (c) {
 			a->given++;
-			pthread_cond_signal(&a->can_fill);
+			if (a->filler_waits && a->filled - a->given <= AHEAD_CHUNKS / 2)
+				pthread_cond_signal(&a->can_fill);
 		}
 		while (a->given == a->filled)
 			pthread_cond_wait(&a->can_read, &a->mu);
