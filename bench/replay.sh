@@ -1,10 +1,11 @@
 #!/bin/bash
 # Replay benchmark: perftop -i F -b against perf report -i F --stdio on the same files, made here
 # with perf record: a 5 s fp recording of one program, a 30 s -a fp recording (two programs running),
-# a 5 s DWARF recording, and a 50 s -a fp recording at 4 kHz while a mix of processes keeps both
-# CPUs busy (a Python loop beside a shell loop of compiles, dd | gzip, sort and sha256sum: several
-# processes and binaries, ~400k samples). Wall time (date +%s%N around the run) and peak RSS (/usr/bin/time -f %M), the median of RUNS runs
-# each, and the ratios perf / perftop (higher is better for perftop).
+# a 5 s DWARF recording, and a 50 s -a fp recording at 4 kHz (cpu-clock) while a mix of processes
+# keeps both CPUs busy (a Python loop beside a shell loop of compiles, dd | gzip, sort and sha256sum:
+# several processes and binaries, ~400k samples; being system-wide, it also holds whatever else the
+# machine runs). Wall time (date +%s%N around the run) and peak RSS (/usr/bin/time -f %M), the median
+# of RUNS runs each, and the ratios perf / perftop (higher is better for perftop).
 # perftop keeps caches under PERFTOP_CACHE_DIR (~/.cache/perftop): the parsed kallsyms for the boot,
 # uncompressed copies of compressed debug files, and each binary's inline frames and source lines by
 # build-id. "warm" runs share one cache directory that a first run filled; "cold" runs each get a new
@@ -101,7 +102,7 @@ for f in ${FILES:-fp5 a30 dwarf5 a50}; do
 	fp5) what="5 s fp, one program" ;;
 	a30) what="30 s -a fp" ;;
 	dwarf5) what="5 s DWARF" ;;
-	a50) what="50 s -a fp 4 kHz, busy mix" ;;
+	a50) what="50 s -a 4 kHz, busy mix" ;;
 	esac
 	size=$(du -h "$t/$f.data" | cut -f1)
 	read -r re rm < <(measure perf report -i "$t/$f.data" --stdio)
