@@ -54,7 +54,7 @@
 #define PD_ZOUT_SIZE (1u << 20)      /* decompressed bytes not yet consumed */
 #define PD_REORDER_CAP (64u << 20)   /* parsed records waiting for their round */
 #define PD_REC_MAX (sizeof(struct rec) + 65536 + 64) /* largest parsed form of one record */
-#define PD_RELEASE_STEP (1u << 20)   /* mapped bytes read between two releases of the pages behind */
+#define PD_RELEASE_STEP (256u << 10) /* mapped bytes read between two releases of the pages behind */
 
 /* perf.data's own record types (tools/perf/util/event.h; not in the uapi header). */
 enum {
