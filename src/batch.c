@@ -371,7 +371,7 @@ int batch_run(struct session *s, const struct cli *c)
 	uint64_t next = now_ns() + interval;
 	long printed = 0;
 	while (!batch_stop_signal) {
-		session_poll(s);
+		long took = session_poll(s);
 		struct session_status st;
 		session_get_status(s, &st);
 		if (st.target_exited) {
@@ -391,8 +391,16 @@ int batch_run(struct session *s, const struct cli *c)
 				next = now + interval;
 			continue;
 		}
-		uint64_t wait_ms = (next - now) / 1000000;
-		sleep_ms(wait_ms < 10 ? (long)wait_ms + 1 : 10);
+		/* Records flowing: drain every 10 ms. Idle: sleep until the interval ends or records
+		 * come (the session's wake descriptor), so an idle session wakes once per interval. */
+		uint64_t wait_ms = (next - now) / 1000000 + 1;
+		int fd = session_wake_fd(s);
+		if (took > 0 || fd < 0) {
+			sleep_ms(wait_ms < 10 ? (long)wait_ms : 10);
+		} else {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			poll(&p, 1, wait_ms > 60000 ? 60000 : (int)wait_ms);
+		}
 	}
 	return 0;
 }

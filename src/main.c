@@ -27,17 +27,25 @@ struct tui_glue {
 	bool replay_shown;         /* a snapshot of the replay was handed out */
 };
 
-static void glue_poll(void *ctx)
+static long glue_poll(void *ctx)
 {
 	struct tui_glue *g = ctx;
-	if (session_poll(g->session) > 0)
+	long taken = session_poll(g->session);
+	if (taken > 0)
 		g->replay_fed = true;
+	return taken;
 }
 
 static void glue_rename(void *ctx, struct snapshot *snap, bool demangle)
 {
 	struct tui_glue *g = ctx;
 	session_rename(g->session, snap, demangle);
+}
+
+static const char *glue_move_name(void *ctx, const char *name)
+{
+	struct tui_glue *g = ctx;
+	return session_name(g->session, name);
 }
 
 static struct an_doc *glue_annotate(void *ctx, const char *raw_sym, const char *dso)
@@ -276,6 +284,7 @@ int main(int argc, char **argv)
 		struct tui_source src = {
 			.ctx = &g,
 			.poll = glue_poll,
+			.wake_fd = session_wake_fd(s),
 			.refresh = glue_refresh,
 			.rename = glue_rename,
 			.annotate = glue_annotate,
@@ -286,6 +295,7 @@ int main(int argc, char **argv)
 			.order = cli.diff_base ? COL_DELTA : COL_SELF,
 			.set_zoom = glue_set_zoom,
 			.no_mouse = cli.no_mouse,
+			.move_name = glue_move_name,
 		};
 		if (cli.input) {
 			src.replay = &glue_replay_ops;

@@ -34,7 +34,8 @@ void sample_memo_put(struct sample_memo *m, const struct rec *r, const struct fr
 		     const char *comm);
 /* A side-band record: forgets what it may change. */
 void sample_memo_forget(struct sample_memo *m, const struct rec *r);
-/* Forgets everything (what a name resolves to may have changed: a debug file arrived). */
+/* Forgets everything: what a name resolves to may have changed (a debug file arrived), or the
+ * names moved (a compaction of the symbolizer's pool: the entries kept are never read again). */
 void sample_memo_forget_all(struct sample_memo *m);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include "session.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,14 @@ void session_close(struct session *s)
 {
 	if (!s)
 		return;
+	if (getenv("PERFTOP_NAMES_FLOOR")) {
+		/* the tests that make compactions frequent check that they happened */
+		struct symbolizer_stats ys;
+		symbolizer_get_stats(s->sym, &ys);
+		fprintf(stderr, "perftop: names: %" PRIu64 " compactions, %" PRIu64 " bytes; binaries: %"
+			PRIu64 " closed, %" PRIu64 " evicted\n", ys.name_compactions, ys.interned_bytes,
+			ys.dsos_closed, ys.dsos_evicted);
+	}
 	if (s->sampler) {
 		sampler_stop(s->sampler);
 		sampler_free(s->sampler);
@@ -316,6 +325,7 @@ long session_poll(struct session *s)
 	if (s->replay)
 		return replay_tick(s->replay, now_ns());
 	struct queue *q = sampler_queue(s->sampler);
+	sampler_wake_clear(s->sampler);  /* before the drain: what comes during it wakes again */
 	long taken = 0;
 	size_t len;
 	const void *msg;
@@ -345,12 +355,30 @@ static const char *session_display_name(void *ctx, const char *raw)
 	return symbolizer_display_name(ctx, raw);
 }
 
+/* A snapshot of an older names generation (a paused screen after a compaction) is brought into
+ * the current one first, its hold with it: the demangler answers with the current generation's
+ * names, which must live as long as the snapshot. The view moves the names it keeps before. */
+static void session_snapshot_current(struct session *s, struct snapshot *snap)
+{
+	uint64_t gen = symbolizer_names_generation(s->sym);
+	if (snap->names_gen == gen || !snap->names_release)
+		return;
+	void *hold = symbolizer_names_hold(s->sym);
+	snapshot_move_names(snap, symbolizer_name, s->sym);
+	snap->names_release(snap->names_hold);
+	snap->names_hold = hold;
+	snap->names_gen = gen;
+}
+
 void session_rename(struct session *s, struct snapshot *snap, bool demangle)
 {
 	symbolizer_set_demangle(s->sym, demangle);
-	for (size_t i = 0; snap && i < snap->nrows; i++)
+	if (!snap)
+		return;
+	session_snapshot_current(s, snap);
+	for (size_t i = 0; i < snap->nrows; i++)
 		snap->rows[i].sym = symbolizer_display_name(s->sym, snap->rows[i].raw_sym);
-	if (snap && snap->tree)
+	if (snap->tree)
 		ct_snapshot_rename(snap->tree, session_display_name, s->sym);
 }
 
@@ -363,6 +391,8 @@ void session_enable_calltree(struct session *s)
 void session_set_zoom(struct session *s, const struct sample_zoom *z)
 {
 	s->zoom = *z;
+	/* The view's names may be of an older generation than the model's (a paused screen). */
+	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
 	/* What was aggregated counted other samples and frames: start over, as a seek does. */
 	profile_end_window(s->prof, true);
 	if (s->tree)
@@ -384,14 +414,24 @@ static void session_tree_window(struct session *s, struct snapshot *snap, bool z
 	calltree_end_window(s->tree, zero);
 }
 
+int session_wake_fd(struct session *s)
+{
+	return s->sampler ? sampler_wake_fd(s->sampler) : -1;
+}
+
 const char *session_notice(struct session *s)
 {
 	return symbolizer_notice(s->sym);
 }
 
-/* The profile keeps raw symbols; the snapshot shows them demangled (or not), ordered by what shows. */
+/* The profile keeps raw symbols; the snapshot shows them demangled (or not), ordered by what shows.
+ * It keeps its names' generation alive for as long as it lives (a view may show it after a
+ * compaction). */
 static struct snapshot *session_named(struct session *s, struct snapshot *snap, enum snap_col order)
 {
+	snap->names_gen = symbolizer_names_generation(s->sym);
+	snap->names_hold = symbolizer_names_hold(s->sym);
+	snap->names_release = symbolizer_names_release;
 	if (s->diff)
 		diff_apply(s->diff, snap); /* before the names: the gone rows are renamed too */
 	session_rename(s, snap, symbolizer_demangling(s->sym));
@@ -422,8 +462,41 @@ int session_load_diff(struct session *s, const struct cli *c, char *err, size_t 
 	return 0;
 }
 
+/*
+ * The symbolizer's names are bounded by compaction (symbolize/intern.h); it runs here, at the start
+ * of a refresh, where no frame is in flight: everything the session and the model keep moves to
+ * the new generation. What the view keeps comes back through session_name when it takes the
+ * snapshot this refresh makes (tui_source.move_name).
+ */
+static void session_compact_names(struct session *s)
+{
+	symbolizer_compact_begin(s->sym);
+	profile_move_names(s->prof, symbolizer_name, s->sym);
+	if (s->tree)
+		calltree_move_names(s->tree, symbolizer_name, s->sym);
+	if (s->annot)
+		annotate_move_names(s->annot, symbolizer_name, s->sym);
+	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
+	if (s->memo)
+		sample_memo_forget_all(s->memo); /* its names are the old generation's */
+	for (int i = 0; i < SESSION_CODE_CACHE; i++)
+		s->code[i].dso = symbolizer_name(s->sym, s->code[i].dso);
+	/* made again from the annotate histogram by this refresh */
+	an_snapshot_free(s->annot_snap);
+	s->annot_snap = NULL;
+	symbolizer_compact_end(s->sym);
+}
+
+const char *session_name(void *session, const char *name)
+{
+	struct session *s = session;
+	return symbolizer_name(s->sym, name);
+}
+
 struct snapshot *session_refresh(struct session *s, enum snap_col order, bool zero)
 {
+	if (symbolizer_names_due(s->sym))
+		session_compact_names(s);
 	if (s->replay) {
 		/* windows of recorded time */
 		struct snapshot *snap = profile_snapshot(s->prof, order);
@@ -543,6 +616,9 @@ static struct session_code *session_code(struct session *s, const char *dso, uin
 
 struct an_doc *session_annotate(struct session *s, const char *raw_sym, const char *dso)
 {
+	/* The view's names may be of an older generation than the histogram's (a paused screen). */
+	raw_sym = symbolizer_name(s->sym, raw_sym);
+	dso = symbolizer_name(s->sym, dso);
 	struct an_count *counts = NULL;
 	uint64_t sym_start = 0;
 	size_t n = s->annot_snap ? an_snapshot_func(s->annot_snap, dso, raw_sym, &counts, &sym_start) : 0;

@@ -31,6 +31,10 @@ void session_close(struct session *s);
 
 /* Takes in everything queued so far. Returns the number of records taken. */
 long session_poll(struct session *s);
+/* A descriptor that becomes readable when there is something for session_poll (live: the
+ * sampler's, see sampler.h), so an idle front end can sleep on it; -1 when there is none (a
+ * replay, whose records come from a file on the front end's clock). */
+int session_wake_fd(struct session *s);
 
 /* The snapshot of the window that ends now (ordered by col), then decays or zeroes the profile. */
 struct snapshot *session_refresh(struct session *s, enum snap_col order, bool zero);
@@ -90,6 +94,9 @@ void session_enable_annotate(struct session *s, const char *const *prefixes, siz
 struct an_doc *session_annotate(struct session *s, const char *raw_sym, const char *dso);
 /* Shows the rows of snap (and of the snapshots to come) with demangled or raw symbol names. */
 void session_rename(struct session *s, struct snapshot *snap, bool demangle);
+/* The current names generation's pointer for name (a name kept from an older snapshot; see
+ * symbolizer.h on compaction). */
+const char *session_name(void *session, const char *name);
 /* A notice from the symbolizer ("debuginfod: fetching debug info for ..."), or NULL. */
 const char *session_notice(struct session *s);
 

@@ -30,3 +30,9 @@ add_test(NAME annotate_nolib_tmux
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_annotate_nolib_tmux.sh $<TARGET_FILE:perftop>
           $<TARGET_FILE:drill_fixture> ${CAPSTONE_SHARED_LIB} ${DEBUGINFOD_SHARED_LIB})
 set_tests_properties(annotate_nolib_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+# The names' pool compacted at nearly every refresh while the views that keep names are open
+# (function view, flame graph, zoom, a paused screen), on the ASan+UBSan build.
+add_test(NAME names_compaction_tmux
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_names_tmux.sh $<TARGET_FILE:perftop_asan>
+          $<TARGET_FILE:drill_fixture>)
+set_tests_properties(names_compaction_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180 RESOURCE_LOCK perf)

@@ -5,12 +5,20 @@ target_compile_options(spinner PRIVATE -O1 -g -fno-omit-frame-pointer -fno-inlin
 target_link_libraries(spinner PRIVATE Threads::Threads)
 set_target_properties(spinner PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
 
-find_package(Python3 COMPONENTS Interpreter REQUIRED)
-foreach(t test_python_command test_pid_late_thread test_system_wide test_errors)
+# test_sampling_options (-c, -F), test_targets (-t, -p A,B, -C, a command's children),
+# test_callgraph_options (--call-graph none, dwarf,SIZE) and test_json_fields (counters, exited, dropped,
+# total_period, the final snapshot) check options and fields against the session's own recording
+# or the workload's own counts.
+foreach(t test_python_command test_pid_late_thread test_system_wide test_errors test_sampling_options
+          test_targets test_callgraph_options test_json_fields)
   add_test(NAME e2e_${t}
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+    COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
   set_tests_properties(e2e_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf
     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/e2e")
 endforeach()
 add_test(NAME e2e_tui_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_tui_tmux.sh $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
 set_tests_properties(e2e_tui_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+# An idle view (a -p target that sleeps, then has exited) wakes only for its refreshes: counted in
+# context switches, not timed.
+add_test(NAME e2e_idle_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_idle_tmux.sh $<TARGET_FILE:perftop>)
+set_tests_properties(e2e_idle_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)

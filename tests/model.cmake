@@ -10,3 +10,9 @@ perftop_unit_test(test_calltree
 perftop_unit_test(test_annotate
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/model/test_annotate.c
   LIBS perftop_model perftop_util)
+
+# bench/memrows.c: the heap bytes per row of the view (bench/memory.sh, the README's memory model).
+add_executable(memrows ${CMAKE_SOURCE_DIR}/bench/memrows.c)
+target_include_directories(memrows PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(memrows PRIVATE perftop_model perftop_util)
+set_target_properties(memrows PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)

@@ -4,7 +4,7 @@
 # test itself (the project is C only).
 foreach(t test_names_report test_names_live)
   add_test(NAME names_${t}
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/names/${t}.py $<TARGET_FILE:perftop>
+    COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/names/${t}.py $<TARGET_FILE:perftop>
             ${CMAKE_BINARY_DIR}/fixtures ${CMAKE_CURRENT_SOURCE_DIR}/names)
   set_tests_properties(names_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/names:${CMAKE_CURRENT_SOURCE_DIR}/replay")

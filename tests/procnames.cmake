@@ -15,7 +15,7 @@ set_target_properties(cgloop jitspin spinner_static PROPERTIES
 
 foreach(t test_jit_node test_vdso_live test_deleted_live test_container test_replay_jit_vdso)
   add_test(NAME procnames_${t}
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/procnames/${t}.py $<TARGET_FILE:perftop>
+    COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/procnames/${t}.py $<TARGET_FILE:perftop>
             ${CMAKE_BINARY_DIR}/fixtures)
   set_tests_properties(procnames_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180 RESOURCE_LOCK perf
     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/procnames:${CMAKE_CURRENT_SOURCE_DIR}/e2e:${CMAKE_CURRENT_SOURCE_DIR}/replay")

@@ -3,7 +3,7 @@
 # full-disk test) a small tmpfs cannot be mounted.
 foreach(t test_record_command test_record_system test_record_sigkill test_record_enospc test_record_tui)
   add_test(NAME record_${t}
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/record/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+    COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/record/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
   set_tests_properties(record_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf
     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/record:${CMAKE_CURRENT_SOURCE_DIR}/e2e")
 endforeach()

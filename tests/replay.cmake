@@ -4,14 +4,15 @@
 set(REPLAY_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/replay)
 
 
-foreach(t test_replay_report test_replay_options test_replay_switch test_replay_swapped)
+foreach(t test_replay_report test_replay_options test_replay_switch test_replay_swapped
+         test_replay_period)
   add_test(NAME replay_${t}
-    COMMAND ${Python3_EXECUTABLE} ${REPLAY_TEST_DIR}/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+    COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
   set_tests_properties(replay_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
     ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
 endforeach()
 add_test(NAME replay_test_replay_robust
-  COMMAND ${Python3_EXECUTABLE} ${REPLAY_TEST_DIR}/test_replay_robust.py $<TARGET_FILE:perftop_asan>
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_robust.py $<TARGET_FILE:perftop_asan>
     $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
 set_tests_properties(replay_test_replay_robust PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
   ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
@@ -25,8 +26,24 @@ add_executable(diff_work ${REPLAY_TEST_DIR}/diff_work.c)
 target_compile_options(diff_work PRIVATE -O1 -g -fno-omit-frame-pointer)
 set_target_properties(diff_work PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
 add_test(NAME replay_test_diff
-  COMMAND ${Python3_EXECUTABLE} ${REPLAY_TEST_DIR}/test_diff.py $<TARGET_FILE:perftop> $<TARGET_FILE:diff_work>)
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_diff.py $<TARGET_FILE:perftop> $<TARGET_FILE:diff_work>)
 set_tests_properties(replay_test_diff PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
+  ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
+# Two processes of one stripped binary: unresolved rows by address in the binary, as perf report's.
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/fixtures/diff_work_stripped
+  COMMAND objcopy --strip-all $<TARGET_FILE:diff_work> ${CMAKE_BINARY_DIR}/fixtures/diff_work_stripped
+  DEPENDS diff_work)
+add_custom_target(diff_work_stripped ALL DEPENDS ${CMAKE_BINARY_DIR}/fixtures/diff_work_stripped)
+add_test(NAME replay_test_replay_stripped
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_stripped.py $<TARGET_FILE:perftop>
+    ${CMAKE_BINARY_DIR}/fixtures/diff_work_stripped)
+set_tests_properties(replay_test_replay_stripped PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
+  ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
+# The names' pool compacted at nearly every window, on the ASan build: the same output as without.
+add_test(NAME replay_test_replay_names
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_names.py $<TARGET_FILE:perftop>
+    $<TARGET_FILE:perftop_asan>)
+set_tests_properties(replay_test_replay_names PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
   ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
 # The reader alone on small files built in memory (both byte orders, rounds, pipe mode, cut files).
 perftop_unit_test(test_perfdata SOURCES ${REPLAY_TEST_DIR}/test_perfdata.c LIBS perftop_sampler perftop_util)

@@ -4,6 +4,8 @@ set(SAMPLER_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/sampler)
 
 perftop_unit_test(test_parse SOURCES ${SAMPLER_TEST_DIR}/test_parse.c LIBS perftop_sampler)
 perftop_unit_test(test_ring SOURCES ${SAMPLER_TEST_DIR}/test_ring.c LIBS perftop_sampler)
+# Ring and queue sizes by rate and sample size (the memory model's per-CPU part).
+perftop_unit_test(test_sizes SOURCES ${SAMPLER_TEST_DIR}/test_sizes.c LIBS perftop_sampler)
 # util/radix.c: the reorder window's sort (and the symbol tables').
 perftop_unit_test(test_radix SOURCES ${SAMPLER_TEST_DIR}/test_radix.c LIBS perftop_util)
 perftop_unit_test(test_queue SOURCES ${SAMPLER_TEST_DIR}/test_queue.c LIBS perftop_sampler

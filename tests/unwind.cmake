@@ -10,7 +10,7 @@ perftop_unit_test(test_unwind SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unwind/test_un
 
 foreach(t test_unwind_live test_unwind_replay)
   add_test(NAME unwind_${t}
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/unwind/${t}.py $<TARGET_FILE:perftop>
+    COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/unwind/${t}.py $<TARGET_FILE:perftop>
             $<TARGET_FILE:perftop_asan> $<TARGET_FILE:unwind_chain>)
   set_tests_properties(unwind_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/replay")
@@ -27,7 +27,7 @@ foreach(v debugframe debugframe_drap)
 endforeach()
 target_compile_definitions(unwind_debugframe_drap PRIVATE DRAP)
 add_test(NAME unwind_test_unwind_debugframe
-  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/unwind/test_unwind_debugframe.py
+  COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/unwind/test_unwind_debugframe.py
           $<TARGET_FILE:perftop> $<TARGET_FILE:perftop_asan> $<TARGET_FILE:unwind_debugframe>
           $<TARGET_FILE:unwind_debugframe_drap>)
 set_tests_properties(unwind_test_unwind_debugframe PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300

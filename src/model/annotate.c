@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/decay.h"
 #include "util/hash.h"
 #include "util/util.h"
 
@@ -26,7 +27,7 @@ struct annotate {
 	struct an_entry *e;
 	size_t n, cap, max;
 	uint32_t *table;     /* entry index + 1; 0 = empty */
-	size_t table_cap;    /* a power of two, at least twice max */
+	size_t table_cap;    /* a power of two, at least twice n */
 	uint64_t total, dropped;
 };
 
@@ -43,9 +44,9 @@ struct annotate *annotate_new(size_t max_addrs)
 	an->max = max_addrs ? max_addrs : ANNOTATE_DEFAULT_MAX_ADDRS;
 	if (an->max < AN_MIN_ADDRS)
 		an->max = AN_MIN_ADDRS;
-	an->table_cap = 64;
-	while (an->table_cap < 2 * an->max)
-		an->table_cap *= 2;
+	/* The index grows with the entries (at most twice max), so a session that annotates little
+	 * does not pay for the bound. */
+	an->table_cap = 1024;
 	an->table = xcalloc(an->table_cap, sizeof(*an->table));
 	return an;
 }
@@ -59,6 +60,8 @@ void annotate_free(struct annotate *an)
 	free(an);
 }
 
+static void an_reindex(struct annotate *an);
+
 /* The entry for (dso, sym, va), made when there is room; NULL when the histogram is full. */
 static struct an_entry *an_get(struct annotate *an, const struct frame *f, uint64_t va)
 {
@@ -71,6 +74,11 @@ static struct an_entry *an_get(struct annotate *an, const struct frame *f, uint6
 			xgrow((void **)&an->e, &an->cap, an->n + 1, sizeof(*an->e));
 			an->e[an->n] = (struct an_entry){ f->dso, f->sym, f->sym_start, va, 0, 0 };
 			an->table[i] = (uint32_t)++an->n;
+			if (an->n * 2 > an->table_cap) {
+				an->table_cap *= 2;
+				an->table = xrealloc(an->table, an->table_cap * sizeof(*an->table));
+				an_reindex(an);
+			}
 			return &an->e[an->n - 1];
 		}
 		struct an_entry *e = &an->e[slot - 1];
@@ -118,19 +126,9 @@ void annotate_add(struct annotate *an, const struct sample_ctx *s)
 	}
 }
 
-void annotate_end_window(struct annotate *an, bool zero)
+/* The index again from the entries (after a decay moved them, or their names moved). */
+static void an_reindex(struct annotate *an)
 {
-	size_t k = 0;
-	for (size_t i = 0; i < an->n; i++) {
-		struct an_entry *e = &an->e[i];
-		e->self = zero ? 0 : e->self * 7 / 8;
-		e->total = zero ? 0 : e->total * 7 / 8;
-		if (e->total || e->self)
-			an->e[k++] = *e;
-	}
-	an->n = k;
-	an->total = zero ? 0 : an->total * 7 / 8;
-	an->dropped = zero ? 0 : an->dropped * 7 / 8;
 	memset(an->table, 0, an->table_cap * sizeof(*an->table));
 	size_t mask = an->table_cap - 1;
 	for (size_t i = 0; i < an->n; i++) {
@@ -140,6 +138,40 @@ void annotate_end_window(struct annotate *an, bool zero)
 			h = (h + 1) & mask;
 		an->table[h] = (uint32_t)(i + 1);
 	}
+}
+
+void annotate_end_window(struct annotate *an, bool zero)
+{
+	size_t k = 0;
+	an->total = zero ? 0 : decay_x78(an->total);
+	an->dropped = zero ? 0 : decay_x78(an->dropped);
+	for (size_t i = 0; i < an->n && !zero; i++) {
+		struct an_entry *e = &an->e[i];
+		e->self = decay_x78(e->self);
+		e->total = decay_x78(e->total);
+		/* Total >= Self at an address; a faded address goes as the profile's rows do. */
+		if (!decay_faded(e->total, an->total))
+			an->e[k++] = *e;
+	}
+	an->n = k;
+	/* Shrink the index after a burst of addresses has decayed away, but never below the start. */
+	size_t cap = an->table_cap;
+	while (cap > 1024 && an->n * 8 < cap)
+		cap /= 2;
+	if (cap != an->table_cap) {
+		an->table_cap = cap;
+		an->table = xrealloc(an->table, cap * sizeof(*an->table));
+	}
+	an_reindex(an);
+}
+
+void annotate_move_names(struct annotate *an, frame_rename_fn rename, void *ctx)
+{
+	for (size_t i = 0; i < an->n; i++) {
+		an->e[i].dso = an->e[i].dso ? rename(ctx, an->e[i].dso) : NULL;
+		an->e[i].sym = an->e[i].sym ? rename(ctx, an->e[i].sym) : NULL;
+	}
+	an_reindex(an);  /* keyed on the pointers */
 }
 
 uint64_t annotate_total(const struct annotate *an)

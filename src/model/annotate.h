@@ -39,6 +39,8 @@ void annotate_add(struct annotate *an, const struct sample_ctx *s);
 void annotate_end_window(struct annotate *an, bool zero);
 
 /* Every sample's period (decayed alike): the denominator of the percentages. */
+/* The names were compacted (util/frame.h): every entry's names become rename(ctx, name). */
+void annotate_move_names(struct annotate *an, frame_rename_fn rename, void *ctx);
 uint64_t annotate_total(const struct annotate *an);
 size_t annotate_addrs(const struct annotate *an);
 /* Period of the samples whose leaf address found the histogram full (counted, not shown). */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/decay.h"
 #include "util/hash.h"
 #include "util/util.h"
 
@@ -227,11 +228,6 @@ void calltree_add(struct calltree *t, const struct sample_ctx *s)
 	t->nodes[cur].self += s->period;
 }
 
-/* x * 7 / 8 without overflow, as the profile decays. */
-static uint64_t decay(uint64_t x)
-{
-	return x / 8 * 7 + x % 8 * 7 / 8;
-}
 
 void calltree_end_window(struct calltree *t, bool zero)
 {
@@ -240,23 +236,34 @@ void calltree_end_window(struct calltree *t, bool zero)
 		reset_root(t);
 		return;
 	}
-	t->orphan = decay(t->orphan);
+	t->orphan = decay_x78(t->orphan);
 	bool *keep = xmalloc(t->n * sizeof(*keep));
 	bool any_gone = false;
 	keep[0] = true;
-	for (size_t i = 0; i < t->n; i++) {
+	t->nodes[0].total = decay_x78(t->nodes[0].total);
+	t->nodes[0].self = decay_x78(t->nodes[0].self);
+	uint64_t whole = calltree_total(t);
+	for (size_t i = 1; i < t->n; i++) {
 		struct ct_live *c = &t->nodes[i];
-		c->total = decay(c->total);
-		c->self = decay(c->self);
-		/* Decay is monotonic, so a node at 0 has children at 0: whole subtrees go. */
-		if (i) {
-			keep[i] = c->total != 0;
-			any_gone |= !keep[i];
-		}
+		c->total = decay_x78(c->total);
+		c->self = decay_x78(c->self);
+		/* Decay is monotonic, so a faded node has faded children: whole subtrees go. Their
+		 * period stays in their callers' Total, as pruning leaves it. */
+		keep[i] = keep[c->parent] && !decay_faded(c->total, whole);
+		any_gone |= !keep[i];
 	}
 	if (any_gone)
 		compact(t, keep);
 	free(keep);
+}
+
+void calltree_move_names(struct calltree *t, frame_rename_fn rename, void *ctx)
+{
+	for (size_t i = 1; i < t->n; i++) {
+		t->nodes[i].sym = t->nodes[i].sym ? rename(ctx, t->nodes[i].sym) : NULL;
+		t->nodes[i].dso = t->nodes[i].dso ? rename(ctx, t->nodes[i].dso) : NULL;
+	}
+	table_rebuild(t, t->table_cap);  /* keyed on the pointers */
 }
 
 size_t calltree_nodes(const struct calltree *t)

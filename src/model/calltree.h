@@ -6,7 +6,8 @@
  * dso,sym table) under its caller's node, inline frames being nodes of their own marked inlined.
  * A node's total is the period of the samples whose stack passes through it, its self the period
  * of the samples that end there. The tree is fed next to the profile and follows the same window:
- * calltree_end_window decays it x7/8 (or zeroes it), and nodes whose total reaches 0 go.
+ * calltree_end_window decays it x7/8 (or zeroes it), and nodes whose total has faded below what a
+ * view can show (model/decay.h) go.
  *
  * Memory is bounded: past max_nodes the coldest subtrees are pruned (a child's total never exceeds
  * its parent's, so "every node under a threshold" is a set of whole subtrees) and what was pruned
@@ -64,6 +65,9 @@ struct ct_snapshot {
 	uint64_t total;           /* every sample's period, stacks or not: the percentages' denominator */
 	uint64_t pruned_nodes, pruned_period;
 };
+
+/* The names were compacted (util/frame.h): every node's names become rename(ctx, name). */
+void calltree_move_names(struct calltree *t, frame_rename_fn rename, void *ctx);
 
 struct ct_snapshot *calltree_snapshot(const struct calltree *t);
 void ct_snapshot_free(struct ct_snapshot *s);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/decay.h"
 #include "util/hash.h"
 #include "util/util.h"
 
@@ -55,7 +56,8 @@ struct profile {
 	uint64_t epoch;
 	uint64_t total_period;
 	uint64_t held_samples;
-	/* Frameless samples: no row, but part of the total (see profile_add). */
+	/* Held without a row, but part of the total: frameless samples (see profile_add) and what
+	 * faded rows still held of Self when they were dropped. */
 	uint64_t orphan_period, orphan_samples;
 	uint64_t window_samples, window_lost;
 };
@@ -311,12 +313,6 @@ void profile_add_lost(struct profile *p, uint64_t lost)
 	p->window_lost += lost;
 }
 
-/* x * 7 / 8 without the overflow of x * 7 for huge x: with x = 8q + r it is 7q + 7r/8. */
-static uint64_t decay(uint64_t x)
-{
-	return x / 8 * 7 + x % 8 * 7 / 8;
-}
-
 void profile_end_window(struct profile *p, bool zero)
 {
 	p->window_samples = 0;
@@ -330,20 +326,32 @@ void profile_end_window(struct profile *p, bool zero)
 		return;
 	}
 
-	/* The totals lose exactly what the rows lose, so they stay the sums of the rows. */
-	size_t kept = 0;
+	/* The totals lose exactly what the rows lose, so they stay the sums of the rows and of the
+	 * period held without a row. */
 	for (size_t i = 0; i < p->nrows; i++) {
 		struct profile_row *r = &p->rows[i];
-		uint64_t self = decay(r->self_period), samples = decay(r->samples);
-
+		uint64_t self = decay_x78(r->self_period), samples = decay_x78(r->samples);
 		p->total_period -= r->self_period - self;
 		p->held_samples -= r->samples - samples;
 		r->self_period = self;
 		r->samples = samples;
-		r->total_period = decay(r->total_period);
-		if (r->self_period == 0 && r->total_period == 0) {
-			/* Total >= Self, so the samples left (if any) all had a zero period. */
-			p->held_samples -= r->samples;
+		r->total_period = decay_x78(r->total_period);
+	}
+	uint64_t op = decay_x78(p->orphan_period), os = decay_x78(p->orphan_samples);
+	p->total_period -= p->orphan_period - op;
+	p->held_samples -= p->orphan_samples - os;
+	p->orphan_period = op;
+	p->orphan_samples = os;
+	uint64_t total = p->total_period;
+
+	/* A faded row goes; what it still held of Self stays in the total, held without a row, so
+	 * the others' shares do not jump up when it leaves. */
+	size_t kept = 0;
+	for (size_t i = 0; i < p->nrows; i++) {
+		struct profile_row *r = &p->rows[i];
+		if (decay_faded(r->total_period, total)) {
+			p->orphan_period += r->self_period;
+			p->orphan_samples += r->samples;
 			continue;
 		}
 		if (kept != i) {
@@ -352,11 +360,6 @@ void profile_end_window(struct profile *p, bool zero)
 		}
 		kept++;
 	}
-	uint64_t op = decay(p->orphan_period), os = decay(p->orphan_samples);
-	p->total_period -= p->orphan_period - op;
-	p->held_samples -= p->orphan_samples - os;
-	p->orphan_period = op;
-	p->orphan_samples = os;
 
 	if (kept != p->nrows) {
 		p->nrows = kept;
@@ -366,6 +369,20 @@ void profile_end_window(struct profile *p, bool zero)
 			cap /= 2;
 		table_rebuild(p, cap);
 	}
+}
+
+void profile_move_names(struct profile *p, frame_rename_fn rename, void *ctx)
+{
+	for (size_t i = 0; i < p->nrows; i++) {
+		struct profile_row *r = &p->rows[i];
+		r->comm = r->comm ? rename(ctx, r->comm) : NULL;
+		r->dso = r->dso ? rename(ctx, r->dso) : NULL;
+		r->sym = r->sym ? rename(ctx, r->sym) : NULL;
+		r->srcline = r->srcline ? rename(ctx, r->srcline) : NULL;
+		r->main_comm = r->main_comm ? rename(ctx, r->main_comm) : NULL;
+		p->aux[i].phash = ptr_hash(r);  /* the table hashes pointers */
+	}
+	table_rebuild(p, p->table_cap);
 }
 
 int profile_nkeys(const struct profile *p)

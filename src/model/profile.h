@@ -6,7 +6,7 @@
  * (the first frame that is not inlined: inline frames come before the function they were expanded
  * from, as perf's sym rows keep the ELF symbol) with the address's own srcline (frame 0's), and to
  * Total of every row that appears anywhere in its frames, inline frames included, once per sample. Between refreshes the histogram
- * decays (period and sample counts x7/8, rows that reach zero are dropped) like perf top's, or is
+ * decays (period and sample counts x7/8, rows that fade below what a view can show are dropped: model/decay.h) like perf top's, or is
  * zeroed (-z). Percentages are of the total period currently held.
  *
  * Strings in frames and sample contexts are interned by the caller (stable pointers, equal names are
@@ -77,8 +77,12 @@ void profile_add_lost(struct profile *p, uint64_t lost);
 /* End of a refresh window: decay x7/8 (or zero everything when zero is true) and reset the window
  * counters. Take the window's snapshot before calling this. The decay is integer (x * 7 / 8) per row,
  * and the total period drops by exactly what the rows' Self lost, so Self% keeps summing to 100
- * instead of drifting with the rounding. Rows whose periods reach 0 are dropped. */
+ * instead of drifting with the rounding. Rows whose Total has faded below 0.005% of the total are
+ * dropped; the Self they still held stays in the total, held without a row. */
 void profile_end_window(struct profile *p, bool zero);
+
+/* The names were compacted (util/frame.h): every name a row holds becomes rename(ctx, name). */
+void profile_move_names(struct profile *p, frame_rename_fn rename, void *ctx);
 
 int profile_nkeys(const struct profile *p);
 const enum sort_key *profile_keys(const struct profile *p);

@@ -52,6 +52,12 @@ struct snapshot {
 	 * stacks, batch mode). Owned by the snapshot: snapshot_free frees it. */
 	struct ct_snapshot *tree;
 	bool tree_borrowed;        /* a filtered copy (model/filter.h): the tree is its original's */
+	/* The names' generation (util/frame.h): names of two snapshots of one generation compare by
+	 * pointer. The owner of the names keeps them alive while the snapshot lives (a view may show
+	 * it after the pool has moved on): snapshot_free calls names_release(names_hold). */
+	uint64_t names_gen;
+	void *names_hold;
+	void (*names_release)(void *hold);
 };
 
 /* A snapshot of p's current state ordered by col (numbers descending, names ascending). */
@@ -62,6 +68,9 @@ void snapshot_sort(struct snapshot *s, enum snap_col order);
  * ends in a full tie-break, so the reverse is itself a well-defined order. */
 void snapshot_invert(struct snapshot *s);
 void snapshot_free(struct snapshot *s);
+/* Every name of the rows and of the tree becomes rename(ctx, name) (util/frame.h): an older
+ * snapshot brought into the names' current generation. The caller sets names_gen and the hold. */
+void snapshot_move_names(struct snapshot *s, frame_rename_fn rename, void *ctx);
 /* Index of the row with this id, or -1. */
 long snapshot_find(const struct snapshot *s, uint64_t id);
 const char *snap_col_name(enum snap_col c);

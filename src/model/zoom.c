@@ -39,6 +39,13 @@ bool zoom_push(struct sample_zoom *z, enum zoom_kind kind, uint32_t id, const ch
 	return true;
 }
 
+void zoom_move_names(struct sample_zoom *z, frame_rename_fn rename, void *ctx)
+{
+	for (int i = 0; i < z->n; i++)
+		if (z->lv[i].name)
+			z->lv[i].name = rename(ctx, z->lv[i].name);
+}
+
 bool zoom_pop(struct sample_zoom *z)
 {
 	if (z->n == 0)

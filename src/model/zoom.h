@@ -45,6 +45,8 @@ struct sample_zoom {
 /* Pushes a level (with its label made here); false when the stack is full. */
 bool zoom_push(struct sample_zoom *z, enum zoom_kind kind, uint32_t id, const char *name,
 	       const char *comm);
+/* The names were compacted (util/frame.h): each level's name becomes rename(ctx, name). */
+void zoom_move_names(struct sample_zoom *z, frame_rename_fn rename, void *ctx);
 /* Removes the top level; false when there is none. */
 bool zoom_pop(struct sample_zoom *z);
 /* Index of the level of this kind, or -1 (K and U toggle theirs). */

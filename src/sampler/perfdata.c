@@ -1189,6 +1189,12 @@ static int pd_parse(struct perfdata_reader *r, size_t evi, const unsigned char *
 		r->stats.bad_records++;
 		return -EINVAL;
 	}
+	/* A sample without PERF_SAMPLE_PERIOD (perf record -c N on a software event) stands for the
+	 * event's fixed period, as perf report counts it, not for parse_record's default of 1. */
+	const struct perf_event_attr *a = &r->ev[evi].pub.attr;
+	if (out->type == REC_SAMPLE && !(a->sample_type & PERF_SAMPLE_PERIOD) && !a->freq &&
+	    a->sample_period)
+		out->u.sample.period = a->sample_period;
 	if (out->type == REC_OTHER && out->perf_type >= PERF_RECORD_MAX)
 		r->stats.skipped_unknown++;
 	return 0;

@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -53,17 +54,43 @@
 #include "util/util.h"
 
 #define SAMPLER_DEFAULT_FREQ 999
-#define SAMPLER_DEFAULT_PAGES 128
-/* The queue is sized per CPU ring: 1 MiB each (at least 2 MiB) holds a few hundred ms of records at
- * -F 4000 with deep callchains, far more than the consumer's 20-50 ms tick needs. It is a ring the
- * producer walks through whole, so every byte of it ends up resident: bigger costs RSS for nothing. */
-#define SAMPLER_QUEUE_PER_CPU (1u << 20)
-#define SAMPLER_QUEUE_MIN (2u << 20)
-/* --call-graph dwarf samples carry a stack copy (8 KiB by default): at -F 4000 that is ~35 MB/s per
- * CPU, so the rings and the queue grow to hold the same time span as without it. */
-#define SAMPLER_DWARF_PAGES 512
-#define SAMPLER_DWARF_QUEUE_PER_CPU (8u << 20)
+/*
+ * Buffer sizes follow what will flow through them, not a fixed size per CPU (on a 256-CPU machine
+ * perf's 512 KiB per ring is 128 MiB of rings whatever the rate): each CPU's ring holds
+ * SAMPLER_RING_SECS of samples at the sampling rate, the queue SAMPLER_QUEUE_SECS of all of them as
+ * parsed records, plus room for the side-band records of a churn of processes (MMAP2, COMM, FORK,
+ * EXIT: ~30 KiB/s per CPU under a steady churn of short processes). The ring is drained every
+ * 15 ms pass, or woken at half full, and the queue every 20-50 ms tick: both hold several times
+ * that, for a machine whose threads wait for a CPU. A sample is estimated at SAMPLER_SAMPLE_BYTES
+ * plus 8 bytes per frame of a SAMPLER_EST_FRAMES-deep chain (a busy -a -g session averages ~110 bytes
+ * here), and with --call-graph dwarf its registers and stack copy (at most: the kernel copies what
+ * the thread uses). The queue is a ring the producer walks whole, so all of it is resident; it is
+ * sized for what one consumer thread can take (SAMPLER_CONSUMER_RATE: on a machine of hundreds of
+ * CPUs the samples come faster than one thread symbolizes them, and a bigger queue would only hold
+ * a longer backlog), and records past it are counted as dropped.
+ */
+#define SAMPLER_RING_SECS 0.2
+#define SAMPLER_QUEUE_SECS 0.15
+#define SAMPLER_CONSUMER_RATE 500000.0       /* records/s, frame-pointer or no call graphs */
+#define SAMPLER_CONSUMER_RATE_DWARF 100000.0 /* records/s with user stacks to unwind */
+#define SAMPLER_SIDEBAND_BYTES (32u << 10)
+#define SAMPLER_SAMPLE_BYTES 64u
+#define SAMPLER_EST_FRAMES 32u
+#define SAMPLER_RING_MIN_PAGES 8u
+#define SAMPLER_RING_MAX_PAGES 4096u
+/* All rings together: past this, more ring would hold samples the sampler thread cannot copy out in
+ * time anyway (hundreds of CPUs with user stacks at a high rate). */
+#define SAMPLER_RINGS_MAX_BYTES (256.0 * 1024 * 1024)
+#define SAMPLER_QUEUE_MIN (256u << 10)
+#define SAMPLER_QUEUE_MAX (64u << 20)
+/* The rate assumed for an event sampled by period whose rate cannot be told from it (cpu-clock
+ * and task-clock count nanoseconds; page-faults -c 1000 could be anything). */
+#define SAMPLER_ASSUMED_RATE 4000u
 #define SAMPLER_POLL_MS 15
+/* A pass that found nothing doubles the wait before the next, up to this: an idle session (a -p
+ * target that sleeps) wakes a few times a second, not 66 (the rings wake us anyway when they fill
+ * to half, and a target's exit hangs its events up). */
+#define SAMPLER_IDLE_POLL_MS 250
 #define SAMPLER_SYNTH_NS (500ull * 1000 * 1000)
 /* The live records of a ring's staging arena are moved down when the dead bytes before them are at
  * least this many times theirs: a record is then moved once every few passes, not once a pass. */
@@ -126,6 +153,8 @@ struct sampler {
 	size_t nfds, fds_cap;
 	struct pollfd *pfds;
 	struct queue *q;
+	int wake_fd;            /* eventfd: the thread pushed records (or is done); -1 when none */
+	uint64_t pushed;        /* records pushed this pass (the thread's) */
 
 	pid_t child;
 	char *cmd_name;
@@ -610,8 +639,12 @@ static int setup_event(struct sampler *s, const struct sampler_opts *o, char *er
 		a->freq = 1;
 		a->sample_freq = s->freq;
 	}
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-			 PERF_SAMPLE_PERIOD;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	/* A fixed period goes without the field, as perf record -c does: with PERIOD asked and no
+	 * freq, the kernel samples a software event (page-faults...) at every occurrence, with period
+	 * 1. stage() gives such samples the attr's period. */
+	if (!o->period)
+		a->sample_type |= PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (o->dwarf_stack) {
@@ -721,11 +754,46 @@ static int open_recording(struct sampler *s, const char *path, char *err, size_t
 	return 0;
 }
 
+/* The CPUs the rings will be on before they are known for sure (-C, else the online ones). */
+static int expected_cpus(const struct sampler_opts *o)
+{
+	if (o->ncpus > 0)
+		return o->ncpus;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+void sampler_sizes(const struct sampler_opts *o, int ncpus, long page_size, struct sampler_sizes *out)
+{
+	double rate = (double)(o->freq ? o->freq : SAMPLER_DEFAULT_FREQ);
+	if (o->period) {
+		bool clock = o->event && (!strcmp(o->event, "cpu-clock") || !strcmp(o->event, "task-clock"));
+		rate = clock ? 1e9 / (double)o->period : SAMPLER_ASSUMED_RATE;
+	}
+	double sample = SAMPLER_SAMPLE_BYTES + (o->callchain ? 8.0 * SAMPLER_EST_FRAMES : 0);
+	if (o->dwarf_stack)
+		sample += o->dwarf_stack + 8.0 * 17 + 16;
+	double ring = SAMPLER_RING_SECS * rate * sample + SAMPLER_SIDEBAND_BYTES;
+	if (ring > SAMPLER_RINGS_MAX_BYTES / ncpus)
+		ring = SAMPLER_RINGS_MAX_BYTES / ncpus;
+	unsigned pages = SAMPLER_RING_MIN_PAGES;
+	while ((double)pages * (double)page_size < ring && pages < SAMPLER_RING_MAX_PAGES)
+		pages <<= 1;
+	double flow = ncpus * rate, most = o->dwarf_stack ? SAMPLER_CONSUMER_RATE_DWARF
+							  : SAMPLER_CONSUMER_RATE;
+	double q = SAMPLER_QUEUE_SECS * (flow < most ? flow : most) * (sample + sizeof(struct rec)) +
+		   (double)ncpus * SAMPLER_SIDEBAND_BYTES;
+	out->ring_pages = pages;
+	out->queue_bytes = q < SAMPLER_QUEUE_MIN ? SAMPLER_QUEUE_MIN
+			   : q > SAMPLER_QUEUE_MAX ? SAMPLER_QUEUE_MAX : (size_t)q;
+}
+
 struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t errlen)
 {
 	struct sampler *s = xcalloc(1, sizeof(*s));
-	unsigned pages = o->mmap_pages ? o->mmap_pages
-				       : o->dwarf_stack ? SAMPLER_DWARF_PAGES : SAMPLER_DEFAULT_PAGES;
+	struct sampler_sizes sz;
+	sampler_sizes(o, expected_cpus(o), sysconf(_SC_PAGESIZE), &sz);
+	unsigned pages = o->mmap_pages ? o->mmap_pages : sz.ring_pages;
 	int ret = 0;
 
 	seterr(err, errlen, "%s", "");
@@ -734,6 +802,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 	s->synthesize = o->synthesize;
 	s->go_fd = -1;
 	s->status_fd = -1;
+	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	s->page_size = sysconf(_SC_PAGESIZE);
 	s->paranoid = (int)read_long_file("/proc/sys/kernel/perf_event_paranoid", 2);
 	s->mmap_pages = 1;
@@ -809,11 +878,8 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 	parse_cfg_init(&s->cfg, &s->attr, 0);
 	if (o->record_path && open_recording(s, o->record_path, err, errlen) != 0)
 		goto fail;
-	size_t qbytes = (size_t)(s->ncpus > 0 ? s->ncpus : 1) *
-			(o->dwarf_stack ? SAMPLER_DWARF_QUEUE_PER_CPU : SAMPLER_QUEUE_PER_CPU);
-	if (qbytes < SAMPLER_QUEUE_MIN)
-		qbytes = SAMPLER_QUEUE_MIN;
-	s->q = queue_new(o->queue_bytes ? o->queue_bytes : qbytes);
+	sampler_sizes(o, s->ncpus > 0 ? s->ncpus : 1, s->page_size, &sz);
+	s->q = queue_new(o->queue_bytes ? o->queue_bytes : sz.queue_bytes);
 	s->pfds = xcalloc(s->nfds ? s->nfds : 1, sizeof(*s->pfds));
 	return s;
 
@@ -836,6 +902,7 @@ static void emit(struct sampler *s, const struct rec *r)
 	}
 	if (queue_push(s->q, r, r->size) != 0)
 		return;   /* counted by the queue */
+	s->pushed++;
 	stat_add(&s->st_records, 1);
 	if (r->type == REC_SAMPLE)
 		stat_add(&s->st_samples, 1);
@@ -877,6 +944,8 @@ static void stage(struct sampler *s, struct sampler_ring *r, const struct perf_e
 		stat_add(&s->st_bad, 1);
 		return;
 	}
+	if (rec->type == REC_SAMPLE && !(s->attr.sample_type & PERF_SAMPLE_PERIOD))
+		rec->u.sample.period = s->attr.sample_period;
 	if (s->pw)
 		perfdata_writer_add(s->pw, h, h->size);
 	switch (rec->type) {
@@ -1045,15 +1114,25 @@ static bool target_gone(struct sampler *s)
 	}
 }
 
+/* Tells the consumer there is something to take (or that the thread is done). */
+static void wake_consumer(struct sampler *s)
+{
+	uint64_t one = 1;
+	if (s->wake_fd >= 0 && write(s->wake_fd, &one, sizeof(one)) < 0)
+		return;  /* EAGAIN: the counter is saturated, the consumer is awake anyway */
+}
+
 static void *sampler_thread(void *arg)
 {
 	struct sampler *s = arg;
 	uint64_t prev;
+	int poll_ms = SAMPLER_POLL_MS;
 
 	if (s->synthesize)
 		synthesize(s);
 	/* The kernel map and the processes at start: on disk with a valid header before any sample. */
 	record_pass(s, false, true);
+	wake_consumer(s);
 	prev = now_ns();
 	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
 		nfds_t n = 0;
@@ -1068,7 +1147,7 @@ static void *sampler_thread(void *arg)
 			n++;
 		}
 		if (n > 0) {
-			if (poll(s->pfds, n, SAMPLER_POLL_MS) > 0) {
+			if (poll(s->pfds, n, poll_ms) > 0) {
 				/* pfds are in fds order, minus the fds already hung up. */
 				nfds_t k = 0;
 				for (size_t i = 0; i < s->nfds && k < n; i++) {
@@ -1080,19 +1159,33 @@ static void *sampler_thread(void *arg)
 				}
 			}
 		} else {
-			struct timespec ts = { 0, SAMPLER_POLL_MS * 1000000L };
+			struct timespec ts = { 0, poll_ms * 1000000L };
 			nanosleep(&ts, NULL);
 		}
 		start = now_ns();
+		s->pushed = 0;
 		read_rings(s);
 		emit_upto(s, staged_too_much(s) ? UINT64_MAX : prev);
 		record_pass(s, true, false);
 		prev = start;
+		/* Idle: wait longer each time (staged records still wait for the next pass to order
+		 * them, so a pass that staged some keeps the short wait). */
+		bool staged = false;
+		for (int i = 0; i < s->nrings && !staged; i++)
+			staged = s->rings[i].idx_pos < s->rings[i].nidx;
+		if (s->pushed || staged) {
+			poll_ms = SAMPLER_POLL_MS;
+			if (s->pushed)
+				wake_consumer(s);
+		} else if (poll_ms < SAMPLER_IDLE_POLL_MS) {
+			poll_ms = poll_ms * 2 < SAMPLER_IDLE_POLL_MS ? poll_ms * 2 : SAMPLER_IDLE_POLL_MS;
+		}
 		if (target_gone(s)) {
 			read_rings(s);
 			emit_upto(s, UINT64_MAX);
 			record_pass(s, true, true);
 			atomic_store(&s->st_exited, true);
+			wake_consumer(s);
 			return NULL;
 		}
 	}
@@ -1238,12 +1331,26 @@ void sampler_free(struct sampler *s)
 	free(s->record_path);
 	counters_free(s->counters);
 	queue_free(s->q);
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
 	free(s);
 }
 
 struct queue *sampler_queue(struct sampler *s)
 {
 	return s->q;
+}
+
+int sampler_wake_fd(const struct sampler *s)
+{
+	return s->wake_fd;
+}
+
+void sampler_wake_clear(struct sampler *s)
+{
+	uint64_t v;
+	if (s->wake_fd >= 0 && read(s->wake_fd, &v, sizeof(v)) < 0)
+		return;  /* EAGAIN: nothing was signalled */
 }
 
 void sampler_get_stats(struct sampler *s, struct sampler_stats *st)

@@ -86,6 +86,15 @@ struct sampler_stats {
 
 struct sampler;
 
+/* The ring pages per CPU and the queue bytes a session with these options on ncpus CPUs gets
+ * when opts leave them 0: they follow the sampling rate and the size of a sample (sampler.c says
+ * how), so memory grows with the work, not with the CPU count alone. */
+struct sampler_sizes {
+	unsigned ring_pages;
+	size_t queue_bytes;
+};
+void sampler_sizes(const struct sampler_opts *o, int ncpus, long page_size, struct sampler_sizes *out);
+
 /*
  * Opens the events for the target (and for a command, forks it, held before exec). On failure returns
  * NULL and writes a one-line message naming the cause and what to do into err (e.g. "no such process:
@@ -94,8 +103,7 @@ struct sampler;
  * "cannot run 'foo': No such file or directory").
  *
  * Defaults for a zeroed opts: event as above, freq 999 (clamped to
- * kernel.perf_event_max_sample_rate with a warn_msg), 128 data pages per CPU, a queue of 1 MiB per CPU (at least 2 MiB);
- * with dwarf_stack, whose samples are some kilobytes each, 512 pages and 8 MiB per CPU.
+ * kernel.perf_event_max_sample_rate with a warn_msg), rings and queue sized by sampler_sizes.
  * opts.callchain and opts.synthesize are taken as given (the CLI sets them on by default).
  * Nothing of opts is referenced after sampler_open returns.
  */
@@ -111,6 +119,12 @@ void sampler_stop(struct sampler *s);
 void sampler_free(struct sampler *s);
 
 struct queue *sampler_queue(struct sampler *s);
+/* Readable (an eventfd) when the thread has pushed records since the consumer last cleared it,
+ * or has stopped for good (the target is gone): the consumer can sleep on it instead of polling
+ * the queue. -1 when the kernel gave no eventfd (then poll the queue). sampler_wake_clear resets
+ * it; clear before draining, so that what comes during the drain wakes again. */
+int sampler_wake_fd(const struct sampler *s);
+void sampler_wake_clear(struct sampler *s);
 void sampler_get_stats(struct sampler *s, struct sampler_stats *st);
 
 /* "cpu-clock"; and whether it is the no-PMU fallback of the default event. */

@@ -49,6 +49,12 @@ struct demangler *demangler_new(struct intern *in, bool params)
 	return dm;
 }
 
+void demangler_forget(struct demangler *dm)
+{
+	memset(dm->slots, 0, dm->nslots * sizeof(*dm->slots));
+	dm->count = 0;
+}
+
 void demangler_free(struct demangler *dm)
 {
 	if (!dm)

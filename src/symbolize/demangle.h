@@ -20,6 +20,8 @@ struct demangler;
 /* params: keep the parameter lists ("ns::f(int, char const*)"). */
 struct demangler *demangler_new(struct intern *in, bool params);
 void demangler_free(struct demangler *dm);
+/* The pool is being compacted (intern.h): the cache starts over. */
+void demangler_forget(struct demangler *dm);
 
 /*
  * The display form of the interned name raw: demangled and interned when raw is a mangled C++ or Rust

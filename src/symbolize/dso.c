@@ -77,6 +77,8 @@ struct dso {
 	uint64_t *starts;     /* syms[i].start, dense: the bisection touches far fewer cache lines */
 	size_t nsyms;
 	size_t last;          /* index of the last symbol hit: samples come in runs */
+	uint64_t used;        /* the set's clock at the last lookup: the least recently used closes */
+	unsigned refs;        /* mappings that point to it (dso_ref) */
 };
 
 struct dso_slot {
@@ -89,7 +91,12 @@ struct dso_set {
 	struct dso_slot *slots;
 	size_t nslots, count;
 	struct dso *all;
-	uint64_t ndsos, opened;
+	uint64_t ndsos, opened;  /* opened: open now (each holds a libdwfl handle and its files) */
+	uint64_t clock;
+	uint64_t max_open, closed;
+	uint64_t max_kept, evicted;
+	void (*on_evict)(void *ctx, struct dso *d);
+	void *evict_ctx;
 	unsigned want;        /* SRCINFO_INLINE | SRCINFO_SRCLINE: what lookups add to the ELF symbol */
 };
 
@@ -141,12 +148,31 @@ static struct dso *dso_set_find(struct dso_set *set, const char *key)
 	return dso_set_slot(set, key)->dso;
 }
 
+/* Removes the key of slot i; the entries after it in its probe run move back (no tombstones). */
+static void dso_set_del_slot(struct dso_set *set, size_t i)
+{
+	size_t mask = set->nslots - 1;
+	free(set->slots[i].key);
+	set->slots[i] = (struct dso_slot){ 0 };
+	set->count--;
+	for (size_t j = (i + 1) & mask; set->slots[j].key; j = (j + 1) & mask) {
+		size_t h = hash_fnv1a(set->slots[j].key, strlen(set->slots[j].key)) & mask;
+		if (!probe_must_move(h, i, j))
+			continue;
+		set->slots[i] = set->slots[j];
+		set->slots[j] = (struct dso_slot){ 0 };
+		i = j;
+	}
+}
+
 struct dso_set *dso_set_new(struct intern *in)
 {
 	struct dso_set *set = xcalloc(1, sizeof(*set));
 	set->in = in;
 	set->nslots = 256;
 	set->slots = xcalloc(set->nslots, sizeof(*set->slots));
+	set->max_open = DSO_MAX_OPEN;
+	set->max_kept = DSO_MAX_KEPT;
 	return set;
 }
 
@@ -181,7 +207,83 @@ void dso_set_free(struct dso_set *set)
 	debugcache_start();  /* the copies this session found wanting, for the next ones */
 }
 
+void dso_set_move_names(struct dso_set *set)
+{
+	struct intern *in = set->in;
+	for (struct dso *d = set->all; d; d = d->next_all) {
+		d->name = intern_move(in, d->name);
+		d->err = intern_move(in, d->err);
+		for (size_t i = 0; i < d->nsyms; i++)
+			if (d->syms[i].interned)
+				d->syms[i].name = intern_move(in, d->syms[i].name);
+		srcinfo_move_names(d->si);
+	}
+}
+
+static void dso_close(struct dso *d);
+static void dso_free(struct dso *d);
+
+void dso_ref(struct dso *d)
+{
+	if (d)
+		d->refs++;
+}
+
+void dso_unref(struct dso *d)
+{
+	if (d && d->refs)
+		d->refs--;
+}
+
+void dso_set_on_evict(struct dso_set *set, void (*fn)(void *ctx, struct dso *d), void *ctx)
+{
+	set->on_evict = fn;
+	set->evict_ctx = ctx;
+}
+
+/*
+ * The set is bounded too: a machine that builds and runs new binaries for days (a CI runner) meets
+ * new dsos without end. Past max_kept, the least recently used one that no mapping references goes
+ * whole: closed (its srcinfo saved), its keys out of the table, the callback told.
+ */
+static void dso_set_evict(struct dso_set *set)
+{
+	struct dso *lru = NULL, **link = NULL;
+	for (struct dso **pp = &set->all; *pp; pp = &(*pp)->next_all)
+		if (!(*pp)->refs && (!lru || (*pp)->used < lru->used)) {
+			lru = *pp;
+			link = pp;
+		}
+	if (!lru)
+		return;  /* every one is mapped by a living (or recently dead) process */
+	dso_close(lru);
+	if (set->on_evict)
+		set->on_evict(set->evict_ctx, lru);
+	for (size_t i = 0; i < set->nslots;) {
+		if (set->slots[i].key && set->slots[i].dso == lru)
+			dso_set_del_slot(set, i);  /* an entry may have moved into i: look at it again */
+		else
+			i++;
+	}
+	*link = lru->next_all;
+	set->ndsos--;
+	set->evicted++;
+	dso_free(lru);
+}
+
+void dso_set_max_kept(struct dso_set *set, size_t max)
+{
+	set->max_kept = max ? max : DSO_MAX_KEPT;
+}
+
+uint64_t dso_set_evicted(const struct dso_set *set) { return set->evicted; }
 uint64_t dso_set_opened(const struct dso_set *set) { return set->opened; }
+uint64_t dso_set_closed(const struct dso_set *set) { return set->closed; }
+
+void dso_set_max_open(struct dso_set *set, size_t max)
+{
+	set->max_open = max ? max : DSO_MAX_OPEN;
+}
 uint64_t dso_set_count(const struct dso_set *set) { return set->ndsos; }
 const char *dso_name(const struct dso *d) { return d->name; }
 const char *dso_path(const struct dso *d) { return d->path; }
@@ -255,8 +357,11 @@ struct dso *dso_set_get(struct dso_set *set, const char *path, const struct dso_
 		}
 	}
 
+	if (set->ndsos >= set->max_kept)
+		dso_set_evict(set);
 	d = xcalloc(1, sizeof(*d));
 	d->set = set;
+	d->used = ++set->clock;  /* new: not the next one evicted */
 	d->path = xstrdup(path);
 	d->name = dso_short_name(set->in, path);
 	d->state = dso_path_is_file(path) ? DSO_NEW : DSO_BROKEN;
@@ -315,8 +420,51 @@ const char *dso_source(const struct dso *d)
 
 static void dso_open_file(struct dso *d, const char *file);
 
+/* Back to a dso never opened: its libdwfl handle, files, symbol table and DWARF caches go (the
+ * srcinfo cache is saved to its store first); the next lookup opens it again. The names it handed
+ * out stay valid (interned). */
+static void dso_close(struct dso *d)
+{
+	if (d->state != DSO_OPEN)
+		return;
+	srcinfo_free(d->si);
+	d->si = NULL;
+	dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	d->mod = NULL;
+	free(d->segs);
+	free(d->syms);
+	free(d->starts);
+	d->segs = NULL;
+	d->syms = NULL;
+	d->starts = NULL;
+	d->nsegs = d->nsyms = d->last = 0;
+	d->syms_loaded = d->dwarf_tried = d->has_dwarf = false;
+	d->tried = false;
+	d->state = DSO_NEW;
+	d->set->opened--;
+}
+
+/* Open binaries are bounded (DSO_MAX_OPEN): before one more opens, the least recently used one
+ * closes. A session under churn meets new binaries without end, and each open one holds file
+ * descriptors (the binary, its debug file) and mapped memory. */
+static void dso_make_room(struct dso_set *set)
+{
+	while (set->opened >= set->max_open) {
+		struct dso *lru = NULL;
+		for (struct dso *d = set->all; d; d = d->next_all)
+			if (d->state == DSO_OPEN && (!lru || d->used < lru->used))
+				lru = d;
+		if (!lru)
+			return;
+		dso_close(lru);
+		set->closed++;
+	}
+}
+
 static void dso_open(struct dso *d)
 {
+	dso_make_room(d->set);
 	/* --symfs: a recording from another machine reads that machine's copy of the path. */
 	char *symfs = d->source || !debuginfo_symfs() ? NULL : debuginfo_resolve_path(d->path);
 	dso_open_file(d, symfs ? symfs : dso_source(d));
@@ -766,6 +914,7 @@ static void dso_load_syms(struct dso *d)
 
 static bool dso_ready(struct dso *d)
 {
+	d->used = ++d->set->clock;
 	if (d->state == DSO_NEW)
 		dso_open(d);
 	if (d->state != DSO_OPEN)
@@ -777,6 +926,7 @@ static bool dso_ready(struct dso *d)
 
 const char *dso_file(struct dso *d)
 {
+	d->used = ++d->set->clock;
 	if (d->state == DSO_NEW)
 		dso_open(d);
 	return d->state == DSO_OPEN ? d->file : NULL;
@@ -899,24 +1049,8 @@ void dso_set_reload(struct dso_set *set, const uint8_t *bid, size_t len)
 		if (d->state != DSO_OPEN || !d->build_id_size || len < d->build_id_size ||
 		    memcmp(d->build_id, bid, d->build_id_size) != 0)
 			continue;
-		/* Back to a dso never opened: the next lookup opens it again and finds the new debug file.
-		 * The names it handed out stay valid (interned). */
-		srcinfo_free(d->si);
-		d->si = NULL;
-		dwfl_end(d->dwfl);
-		d->dwfl = NULL;
-		d->mod = NULL;
-		free(d->segs);
-		free(d->syms);
-		free(d->starts);
-		d->segs = NULL;
-		d->syms = NULL;
-		d->starts = NULL;
-		d->nsegs = d->nsyms = d->last = 0;
-		d->syms_loaded = d->dwarf_tried = d->has_dwarf = false;
-		d->tried = false;
-		d->state = DSO_NEW;
-		set->opened--;
+		/* The next lookup opens it again and finds the new debug file. */
+		dso_close(d);
 	}
 }
 

@@ -3,11 +3,12 @@
  * it. A dso set finds the object for a mapping by build-id, else device+inode, else path, so a
  * library mapped by a thousand processes is read once.
  *
- * A dso owns its libdwfl handle (Dwfl + the one module reported in it) for the whole session: the
- * symbol names we hand out point into its string tables until they are interned, and the same handle
- * will later give DWARF (inline chains, file:line) and CFI for unwinding. Opening is lazy, on the first
- * lookup, and happens once: a file that cannot be opened or parsed leaves a broken dso whose lookups
- * simply miss.
+ * A dso owns its libdwfl handle (Dwfl + the one module reported in it) while it is open: the symbol
+ * names we hand out point into its string tables until they are interned, and the same handle gives
+ * DWARF (inline chains, file:line). Opening is lazy, on the first lookup; a file that cannot be
+ * opened or parsed leaves a broken dso whose lookups simply miss. Open dsos are bounded
+ * (DSO_MAX_OPEN, least recently used closed first, reopened on demand), so a session that meets new
+ * binaries for days keeps a bounded set of files open.
  *
  * Addresses given to dso_lookup are file offsets (what a mapping's pgoff speaks in); the dso turns them
  * into ELF virtual addresses through its PT_LOAD headers, which makes PIE, shared objects and
@@ -37,13 +38,31 @@ struct dso_id {
 
 struct dso_set *dso_set_new(struct intern *in);
 void dso_set_free(struct dso_set *set);
+/* The pool is being compacted (intern.h): the names held here move to the new generation
+ * (dso names, symbol names handed out, inline frames and source lines cached). */
+void dso_set_move_names(struct dso_set *set);
 
 /* The dso for a file mapped from path; created (not opened) on first sight. Never NULL. */
 struct dso *dso_set_get(struct dso_set *set, const char *path, const struct dso_id *id);
 
-/* How many dsos were opened successfully, and how many exist. */
+/* How many dsos are open now, how many exist, and how many were closed to bound the open ones:
+ * at most max_open (DSO_MAX_OPEN unless a test says otherwise; 0: the default) are open at once,
+ * the least recently used closing before another opens (reopened on its next lookup). */
+#define DSO_MAX_OPEN 128
+/* Binaries known at once: past this, creating another evicts the least recently used one that no
+ * mapping references (dso_ref), and tells whoever keeps dso pointers (dso_set_on_evict) first. */
+#define DSO_MAX_KEPT 1024
 uint64_t dso_set_opened(const struct dso_set *set);
 uint64_t dso_set_count(const struct dso_set *set);
+uint64_t dso_set_closed(const struct dso_set *set);
+void dso_set_max_open(struct dso_set *set, size_t max);
+void dso_set_max_kept(struct dso_set *set, size_t max);
+uint64_t dso_set_evicted(const struct dso_set *set);
+/* References from mappings (maps.c): a referenced dso is never evicted. NULL-safe. */
+void dso_ref(struct dso *d);
+void dso_unref(struct dso *d);
+/* Called with a dso about to be freed by eviction (caches keyed by its pointer drop it). */
+void dso_set_on_evict(struct dso_set *set, void (*fn)(void *ctx, struct dso *d), void *ctx);
 
 /* Short name as perf prints it (basename, or "[vdso]"-style names as they are); interned. */
 const char *dso_name(const struct dso *d);

@@ -55,6 +55,12 @@ struct jitmap *jitmap_new(const char *path, struct intern *in)
 	return j;
 }
 
+void jitmap_move_names(struct jitmap *j)
+{
+	for (size_t i = 0; j && i < j->n; i++)
+		j->v[i].interned = NULL;
+}
+
 void jitmap_free(struct jitmap *j)
 {
 	if (!j)

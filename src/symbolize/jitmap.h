@@ -30,6 +30,9 @@ struct jitmap;
 /* A map for the file at path (not read yet: the first lookup reads it). */
 struct jitmap *jitmap_new(const char *path, struct intern *in);
 void jitmap_free(struct jitmap *j);
+/* The pool is being compacted (intern.h): the names held here move to the new generation
+ * (each entry's name is interned again on its next lookup). */
+void jitmap_move_names(struct jitmap *j);
 
 /* Reads what was appended to the file since the last read, if now is JITMAP_CHECK_NS past the last
  * check (or force). Never fails: a missing or unreadable file is an empty map. */

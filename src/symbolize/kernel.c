@@ -76,6 +76,15 @@ struct kernel {
 	size_t last;
 };
 
+void kernel_move_names(struct kernel *k)
+{
+	k->kdso = intern_move(k->in, k->kdso);
+	for (size_t i = 0; i < k->ndsos; i++)
+		k->dsos[i] = intern_move(k->in, k->dsos[i]);
+	if (k->names)
+		memset(k->names, 0, k->nents * sizeof(*k->names));
+}
+
 struct kernel *kernel_new(struct intern *in, const char *path)
 {
 	struct kernel *k = xcalloc(1, sizeof(*k));

@@ -18,6 +18,9 @@ struct kernel;
 /* path: NULL for /proc/kallsyms (tests give their own file). */
 struct kernel *kernel_new(struct intern *in, const char *path);
 void kernel_free(struct kernel *k);
+/* The pool is being compacted (intern.h): the names held here move to the new generation
+ * (names of symbols are interned again on their next lookup). */
+void kernel_move_names(struct kernel *k);
 
 /* Fills out->sym, dso, sym_start when a text symbol holds addr; returns 1, else 0. */
 int kernel_lookup(struct kernel *k, uint64_t addr, struct frame *out);

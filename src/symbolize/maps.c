@@ -7,7 +7,8 @@
  * inserting a mapping just shifts the array.
  *
  * The array lives in a refcounted mapset so a FORK costs a reference, not a copy; the first change
- * to a shared set (usually the child's exec, which drops it anyway) makes the copy.
+ * to a shared set (usually the child's exec, which drops it anyway) makes the copy. Each map of a
+ * set holds a reference on its dso, so the dso set may evict only binaries no process maps.
  *
  * Memory stays bounded: dead processes queue in a fixed ring and the oldest is freed when a newer one
  * needs its place; exited threads drop their comm at once; /proc reads for unknown pids are
@@ -22,6 +23,7 @@
 #include "symbolize/maps.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,6 +35,7 @@
 #include "symbolize/intern.h"
 #include "symbolize/jitmap.h"
 #include "symbolize/vdso.h"
+#include "util/hash.h"
 #include "util/util.h"
 
 /* ---- a small uint32 -> pointer table (linear probing, values never NULL) ---- */
@@ -104,8 +107,7 @@ static void u32tab_del(struct u32tab *t, uint32_t key)
 	for (size_t j = (i + 1) & mask; t->vals[j]; j = (j + 1) & mask) {
 		size_t h = u32tab_home(t, t->keys[j]);
 		/* Entry j may fill hole i only if its home is not in the cyclic range (i, j]. */
-		bool stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
-		if (stays)
+		if (!probe_must_move(h, i, j))
 			continue;
 		t->keys[i] = t->keys[j];
 		t->vals[i] = t->vals[j];
@@ -139,6 +141,8 @@ static struct mapset *mapset_new(void)
 static void mapset_unref(struct mapset *ms)
 {
 	if (ms && --ms->refs == 0) {
+		for (size_t i = 0; i < ms->n; i++)
+			dso_unref(ms->v[i].dso);
 		free(ms->v);
 		free(ms);
 	}
@@ -154,6 +158,8 @@ static struct mapset *mapset_own(struct mapset *ms)
 		c->v = xmalloc(ms->n * sizeof(*c->v));
 		memcpy(c->v, ms->v, ms->n * sizeof(*c->v));
 		c->n = c->cap = ms->n;
+		for (size_t i = 0; i < c->n; i++)
+			dso_ref(c->v[i].dso);
 	}
 	ms->refs--;
 	return c;
@@ -208,6 +214,11 @@ static void mapset_insert(struct mapset *ms, const struct map *nm)
 		repl[k++] = r;
 	}
 	size_t old = j - i;
+	/* Each map holds a reference on its dso (dso.h: unreferenced ones may be evicted). */
+	for (size_t q = 0; q < k; q++)
+		dso_ref(repl[q].dso);
+	for (size_t q = i; q < j; q++)
+		dso_unref(ms->v[q].dso);
 	xgrow((void **)&ms->v, &ms->cap, ms->n - old + k, sizeof(*ms->v));
 	memmove(&ms->v[i + k], &ms->v[j], (ms->n - j) * sizeof(*ms->v));
 	memcpy(&ms->v[i], repl, k * sizeof(*repl));
@@ -253,6 +264,9 @@ struct maps {
 	struct vdso *vdso;
 	bool root_known;
 	struct stat root;       /* our own / */
+	size_t sweep_pos;       /* maps_sweep: where the last sweep stopped in the table */
+	uint64_t sweep_ns;
+	uint64_t swept;
 };
 
 struct maps *maps_new(struct dso_set *dsos, struct intern *in)
@@ -269,6 +283,21 @@ static void proc_destroy(struct proc *p)
 	mapset_unref(p->ms);
 	u32tab_done(&p->threads);
 	free(p);
+}
+
+void maps_move_names(struct maps *m)
+{
+	for (size_t i = 0; i < m->procs.cap; i++) {
+		struct proc *p = m->procs.vals[i];
+		if (!p)
+			continue;
+		p->comm = intern_move(m->in, p->comm);
+		p->jit_dso = intern_move(m->in, p->jit_dso);
+		for (size_t t = 0; t < p->threads.cap; t++)
+			if (p->threads.vals[t])
+				p->threads.vals[t] = (void *)intern_move(m->in, p->threads.vals[t]);
+		jitmap_move_names(p->jit);
+	}
 }
 
 void maps_free(struct maps *m)
@@ -362,6 +391,35 @@ static const char *proc_thread_comm(const struct proc *p, uint32_t tid)
 {
 	const char *c = u32tab_get(&p->threads, tid);
 	return c ? c : p->comm;
+}
+
+/*
+ * A process whose EXIT record was lost (a ring overrun under load) would stay alive here for good,
+ * with its maps and thread comms; under days of churn that is a leak. Live, a few processes are
+ * checked at each call (at most once a second), and one the kernel no longer has is marked dead,
+ * as its EXIT would have: freed once the dead ring pushes it out.
+ */
+void maps_sweep(struct maps *m)
+{
+	uint64_t now = now_ns();
+	if (m->offline || !m->procs.cap || now - m->sweep_ns < 1000000000ull)
+		return;
+	m->sweep_ns = now;
+	for (size_t k = 0; k < MAPS_SWEEP_PER_SEC && k < m->procs.cap; k++) {
+		size_t i = m->sweep_pos++ & (m->procs.cap - 1);
+		struct proc *p = m->procs.vals[i];
+		if (!p || p->dead || p->pid == 0)
+			continue;
+		if (kill((pid_t)p->pid, 0) != 0 && errno == ESRCH) {
+			proc_mark_dead(m, p);
+			m->swept++;
+		}
+	}
+}
+
+uint64_t maps_swept(const struct maps *m)
+{
+	return m->swept;
 }
 
 /* ---- records ---- */

@@ -53,9 +53,13 @@ struct maps;
 /* Limits; maps_set_limits may change them (tests). */
 #define MAPS_DEAD_MAX 256         /* dead processes kept for late samples */
 #define MAPS_PROC_READS_PER_SEC 64 /* lazy /proc/PID/maps reads */
+#define MAPS_SWEEP_PER_SEC 64      /* processes checked for a lost EXIT each second (live) */
 
 struct maps *maps_new(struct dso_set *dsos, struct intern *in);
 void maps_free(struct maps *m);
+/* The pool is being compacted (intern.h): the names held here move to the new generation
+ * (comms, JIT dso names, perf map entries). */
+void maps_move_names(struct maps *m);
 
 /* The records come from a file, not from this machine's processes now (see above). */
 void maps_set_offline(struct maps *m, bool offline);
@@ -78,6 +82,11 @@ bool maps_jit_path(struct maps *m, uint32_t pid, char *buf, size_t len);
 
 /* Interned comm of thread tid of pid (falling back to the process's), or NULL when unknown. */
 const char *maps_comm(struct maps *m, uint32_t pid, uint32_t tid);
+
+/* Live only, called often (each tick; it acts at most once a second): checks a few processes
+ * believed alive and marks dead those the kernel no longer has (their EXIT record was lost). */
+void maps_sweep(struct maps *m);
+uint64_t maps_swept(const struct maps *m);
 
 /* Processes alive (not exited) and all kept. */
 size_t maps_alive(const struct maps *m);

@@ -160,6 +160,20 @@ static void si_save(struct srcinfo *si)
 	srcstore_writer_free(w);
 }
 
+void srcinfo_move_names(struct srcinfo *si)
+{
+	if (!si)
+		return;
+	si->unknown = intern_move(si->in, si->unknown);
+	for (size_t i = 0; i < si->ntab; i++)
+		if (si->tab[i].used)
+			si->tab[i].leaf = intern_move(si->in, si->tab[i].leaf);
+	for (size_t i = 0; i < si->npool; i++) {
+		si->pool[i].sym = intern_move(si->in, si->pool[i].sym);
+		si->pool[i].srcline = intern_move(si->in, si->pool[i].srcline);
+	}
+}
+
 void srcinfo_free(struct srcinfo *si)
 {
 	if (!si)

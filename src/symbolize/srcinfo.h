@@ -30,6 +30,8 @@ struct srcinfo;
 #define SRCINFO_CACHE_MAX 65536
 
 struct srcinfo *srcinfo_new(struct intern *in);
+/* The pool is being compacted (intern.h): every name the cache holds moves to the new generation. */
+void srcinfo_move_names(struct srcinfo *si);
 void srcinfo_free(struct srcinfo *si);
 
 /*

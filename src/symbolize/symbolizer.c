@@ -1,7 +1,8 @@
 /*
  * symbolizer: the facade that ties the pieces together: records go to maps, user addresses go
  * maps -> dso, kernel addresses go to kallsyms, and whatever cannot be named becomes the address in
- * hex, the way perf prints it, so a row always has a name.
+ * hex, the way perf prints it, so a row always has a name: relative to its binary inside one (the
+ * same code in every process is one row), absolute elsewhere.
  *
  * Callchains: the kernel writes PERF_CONTEXT_* markers into the chain to say whose addresses follow;
  * they switch our mode and are never frames. The chain normally starts (after its first marker) with
@@ -80,11 +81,29 @@ static size_t cache_slot(uint64_t a, uint64_t b, unsigned bits)
 	return (size_t)(h >> (64 - bits));
 }
 
+/* A dso evicted from the set (dso.h): the caches keyed by its pointer forget it. */
+static void symbolizer_dso_evicted(void *ctx, struct dso *d)
+{
+	struct symbolizer *s = ctx;
+	symbolizer_forget_names(s);
+	unwind_forget_dso(s->uw, d);
+}
+
 struct symbolizer *symbolizer_new(void)
 {
 	struct symbolizer *s = xcalloc(1, sizeof(*s));
 	s->in = intern_new();
+	/* Tests make compactions, closes and evictions frequent with small bounds. */
+	const char *floor = getenv("PERFTOP_NAMES_FLOOR");
+	if (floor && *floor)
+		intern_set_floor(s->in, (size_t)strtoull(floor, NULL, 10));
 	s->dsos = dso_set_new(s->in);
+	dso_set_on_evict(s->dsos, symbolizer_dso_evicted, s);
+	const char *open_max = getenv("PERFTOP_DSO_MAX_OPEN"), *kept_max = getenv("PERFTOP_DSO_MAX_KEPT");
+	if (open_max && *open_max)
+		dso_set_max_open(s->dsos, (size_t)strtoull(open_max, NULL, 10));
+	if (kept_max && *kept_max)
+		dso_set_max_kept(s->dsos, (size_t)strtoull(kept_max, NULL, 10));
 	s->maps = maps_new(s->dsos, s->in);
 	s->kernel = kernel_new(s->in, NULL);
 	s->unknown = intern_str(s->in, "[unknown]");
@@ -115,6 +134,56 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->cache);
 	free(s->hex);
 	free(s);
+}
+
+bool symbolizer_names_due(const struct symbolizer *s)
+{
+	return intern_due(s->in);
+}
+
+void symbolizer_compact_begin(struct symbolizer *s)
+{
+	intern_compact_begin(s->in);
+	s->unknown = intern_move(s->in, s->unknown);
+	for (size_t i = 0; i < ARRAY_SIZE(s->roots); i++)
+		s->roots[i] = intern_move(s->in, s->roots[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(s->why); i++)
+		s->why[i] = intern_move(s->in, s->why[i]);
+	/* The caches fill again with the new pointers. */
+	symbolizer_forget_names(s);
+	if (s->hex)
+		memset(s->hex, 0, HEX_CACHE_SLOTS * sizeof(*s->hex));
+	demangler_forget(s->dm);
+	kernel_move_names(s->kernel);
+	maps_move_names(s->maps);
+	dso_set_move_names(s->dsos);
+}
+
+const char *symbolizer_name(void *symbolizer, const char *name)
+{
+	struct symbolizer *s = symbolizer;
+	return name ? intern_str(s->in, name) : NULL;
+}
+
+void symbolizer_compact_end(struct symbolizer *s)
+{
+	intern_compact_end(s->in);
+	s->st.name_compactions++;
+}
+
+uint64_t symbolizer_names_generation(const struct symbolizer *s)
+{
+	return intern_generation(s->in);
+}
+
+void *symbolizer_names_hold(struct symbolizer *s)
+{
+	return intern_hold(s->in);
+}
+
+void symbolizer_names_release(void *hold)
+{
+	intern_release(hold);
 }
 
 void symbolizer_set_offline(struct symbolizer *s)
@@ -154,6 +223,21 @@ static void frame_unresolved(struct symbolizer *s, struct frame *f, uint64_t add
 {
 	*f = (struct frame){ .sym = symbolizer_hex(s, addr), .dso = dso, .addr = addr, .kernel = kernel };
 	s->st.unresolved++;
+}
+
+/*
+ * An address of a mapping that no symbol covers. Inside a binary it is named by where it is in that
+ * binary (addr - start + pgoff, what perf report prints for it), so the same code in two processes,
+ * loaded at two addresses, is one row. Memory that is not a file's ([heap], [stack], anonymous
+ * memory) keeps the absolute address, as perf's maps of it do.
+ */
+static void frame_unresolved_in(struct symbolizer *s, struct frame *f, uint64_t addr,
+				const struct map *m, const char *dname)
+{
+	bool in_file = m->kind != MAP_KIND_ANON && (dname[0] != '[' || m->kind == MAP_KIND_VDSO);
+	frame_unresolved(s, f, addr, dname, false);
+	if (in_file)
+		f->sym = symbolizer_hex(s, addr - m->start + m->pgoff);
 }
 
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
@@ -208,7 +292,7 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 	struct sym_cached *e = &s->cache[cache_slot((uint64_t)(uintptr_t)m->dso, off, 14)];
 	if (e->dso == m->dso && e->off == off) {
 		if (!e->sym) {
-			frame_unresolved(s, &out[0], addr, dname, false);
+			frame_unresolved_in(s, &out[0], addr, m, dname);
 			return 1;
 		}
 		out[0] = (struct frame){ .sym = e->sym, .dso = dname, .srcline = e->srcline, .addr = addr,
@@ -218,7 +302,7 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 	int n = dso_lookup(m->dso, off, out, max);
 	if (n <= 0) {
 		*e = (struct sym_cached){ .dso = m->dso, .off = off };
-		frame_unresolved(s, &out[0], addr, dname, false);
+		frame_unresolved_in(s, &out[0], addr, m, dname);
 		return 1;
 	}
 	if (n == 1 && max > 1)  /* with max 1, an inline chain would be cut to its first frame */
@@ -373,6 +457,7 @@ static void symbolizer_debug_arrived(void *ctx, const uint8_t *bid, size_t len)
 
 void symbolizer_poll(struct symbolizer *s)
 {
+	maps_sweep(s->maps);
 	debuginfo_fetch_poll(symbolizer_debug_arrived, s);
 }
 
@@ -405,6 +490,8 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *s
 {
 	*st = s->st;
 	st->dsos_opened = dso_set_opened(s->dsos);
+	st->dsos_closed = dso_set_closed(s->dsos);
+	st->dsos_evicted = dso_set_evicted(s->dsos);
 	st->processes = maps_alive(s->maps);
 	st->interned_bytes = intern_bytes(s->in);
 }

@@ -23,13 +23,16 @@
 struct symbolizer;
 
 struct symbolizer_stats {
-	uint64_t dsos_opened;     /* binaries opened (each once) */
+	uint64_t dsos_opened;     /* binaries open now (dso.h: bounded, least recently used closed) */
 	uint64_t lookups;
 	uint64_t unresolved;      /* addresses with no symbol */
 	uint64_t no_map;          /* addresses in no known mapping */
 	uint64_t jit;             /* addresses named by a JIT's perf map (/tmp/perf-PID.map) */
 	uint64_t processes;       /* address spaces alive */
 	uint64_t interned_bytes;
+	uint64_t name_compactions; /* compactions of the names' pool (intern.h) */
+	uint64_t dsos_closed;      /* binaries closed to bound the open ones (dso.h) */
+	uint64_t dsos_evicted;     /* binaries forgotten to bound the known ones */
 	uint64_t unwind_samples;  /* --call-graph dwarf samples with a user stack to unwind */
 	uint64_t unwind_root;     /* ... whose chain reached the thread's root (_start, clone3 ...) */
 };
@@ -88,6 +91,23 @@ void symbolizer_set_names(struct symbolizer *s, bool inlines, bool srclines);
 void symbolizer_set_demangle(struct symbolizer *s, bool on);
 bool symbolizer_demangling(const struct symbolizer *s);
 const char *symbolizer_display_name(struct symbolizer *s, const char *sym);
+
+/*
+ * Names are bounded by compaction (intern.h): when symbolizer_names_due, the session compacts at a
+ * point where no frame is in flight: symbolizer_compact_begin moves every name the symbolizer
+ * keeps to the new generation, the session passes each name it and the model keep through
+ * symbolizer_name (the current generation's pointer for a name, which is also how a name from an
+ * older snapshot is brought into the current one), and symbolizer_compact_end lets the old
+ * generation go, or leaves it to the snapshots that hold it: symbolizer_names_hold takes a
+ * reference on the current generation, symbolizer_names_release drops it.
+ */
+bool symbolizer_names_due(const struct symbolizer *s);
+void symbolizer_compact_begin(struct symbolizer *s);
+const char *symbolizer_name(void *symbolizer, const char *name);
+void symbolizer_compact_end(struct symbolizer *s);
+uint64_t symbolizer_names_generation(const struct symbolizer *s);
+void *symbolizer_names_hold(struct symbolizer *s);
+void symbolizer_names_release(void *hold);
 
 /* Process-wide, before the first lookup: --symfs DIR (NULL: none) and the debuginfod servers
  * (DEBUGINFOD_URLS; NULL: no fetching). Fetches run as "perftop --debuginfod-fetch BUILDID" children. */

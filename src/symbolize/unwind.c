@@ -5,8 +5,10 @@
  * - Images: each binary a walk touches is mapped read-only from the file its dso was opened from
  *   (dso_file: --symfs, deleted binaries and our vdso copy included) and its ELF program headers are
  *   read once: the PT_LOAD segments (to turn a runtime address into file bytes) and PT_GNU_EH_FRAME
- *   (the .eh_frame_hdr binary-search table libunwind's dwarf_search_unwind_table walks). Images are
- *   kept per dso for the whole session; a dso is one per build-id/inode, so each file is read once.
+ *   (the .eh_frame_hdr binary-search table libunwind's dwarf_search_unwind_table walks). An image
+ *   is kept per dso (one per build-id/inode, so each file is read once); at most UNWIND_MAPPED are
+ *   mapped at a time, the least recently used unmapped between two walks (and mapped again when
+ *   needed: the rows cached from it stay, they are numbers, not pointers into it).
  * - A walk's memory reads: inside [SP, SP + copied size) from the stack copy; elsewhere from the
  *   images the walk already used (their read-only segments, which is where the unwind tables live:
  *   .eh_frame_hdr sits in a segment the MMAP records never mention, because only executable
@@ -50,6 +52,7 @@
 #include "symbolize/debuginfo.h"
 #include "symbolize/dso.h"
 #include "symbolize/maps.h"
+#include "util/hash.h"
 #include "util/util.h"
 
 /* Not in libunwind's public headers, but exported: the search of an .eh_frame_hdr table, given as
@@ -58,6 +61,7 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					      unw_proc_info_t *pi, int need_unwind_info, void *arg);
 
 #define UNWIND_SPACES 64     /* per-process libunwind address spaces kept */
+#define UNWIND_MAPPED 128    /* images mapped at once (least recently used unmapped past it) */
 #define UNWIND_TOUCHED 8     /* images remembered during one walk */
 #define UNWIND_MAX_LOADS 16  /* PT_LOAD segments read per binary */
 
@@ -87,6 +91,7 @@ struct image {
 	Dwfl *dwfl;
 	Dwarf_CFI *dbg_cfi;
 	uint64_t dbg_bias;      /* CFI address = file virtual address - dbg_bias */
+	uint64_t used;          /* the unwinder's clock at its last use */
 };
 
 struct space {
@@ -159,6 +164,7 @@ struct unwind {
 	struct maps *maps;
 	struct image **imgs;    /* open addressing on the dso pointer */
 	size_t nimgs, cap;
+	size_t mapped;          /* images whose file is mapped (or whose .debug_frame is open) */
 	struct space spaces[UNWIND_SPACES];
 	uint64_t clock;
 	unw_accessors_t acc;
@@ -285,8 +291,10 @@ static struct image *image_get(struct unwind *u, struct dso *d)
 		}
 	}
 	struct image *img = *sl;
+	img->used = u->clock;
 	if (!img->tried) {
 		img->tried = true;
+		u->mapped++;
 		const char *file = dso_file(d);
 		int fd = file ? open(file, O_RDONLY | O_CLOEXEC) : -1;
 		struct stat st;
@@ -305,6 +313,15 @@ static struct image *image_get(struct unwind *u, struct dso *d)
 			u->no_info++;
 	}
 	return img->data ? img : NULL;
+}
+
+/* Lets go of what an image holds: its file's mapping and its .debug_frame handle. */
+static void image_unmap(struct image *img)
+{
+	if (img->data)
+		munmap((void *)img->data, img->size);
+	if (img->dwfl)
+		dwfl_end(img->dwfl);
 }
 
 /* Runtime minus file virtual address for a mapping of img at start from file offset pgoff. */
@@ -1489,10 +1506,7 @@ void unwind_free(struct unwind *u)
 		struct image *img = u->imgs[i];
 		if (!img)
 			continue;
-		if (img->data)
-			munmap((void *)img->data, img->size);
-		if (img->dwfl)
-			dwfl_end(img->dwfl);
+		image_unmap(img);
 		free(img);
 	}
 	free(u->imgs);
@@ -1502,6 +1516,37 @@ void unwind_free(struct unwind *u)
 			" left to libunwind; %" PRIu64 " frames stepped through .debug_frame around it\n",
 			u->checked, u->mismatched, u->fast.fallbacks, u->dbg_steps);
 	free(u);
+}
+
+void unwind_forget_dso(struct unwind *u, const struct dso *d)
+{
+	if (!u || !u->cap)
+		return;
+	size_t mask = u->cap - 1, i = ptr_hash(d, mask);
+	while (u->imgs[i] && u->imgs[i]->dso != d)
+		i = (i + 1) & mask;
+	struct image *img = u->imgs[i];
+	if (!img)
+		return;
+	if (img->tried)
+		u->mapped--;
+	image_unmap(img);
+	free(img);
+	u->imgs[i] = NULL;
+	u->nimgs--;
+	/* Later entries of the probe run move back into the hole (no tombstones). */
+	for (size_t j = (i + 1) & mask; u->imgs[j]; j = (j + 1) & mask) {
+		size_t h = ptr_hash(u->imgs[j]->dso, mask);
+		if (!probe_must_move(h, i, j))
+			continue;
+		u->imgs[i] = u->imgs[j];
+		u->imgs[j] = NULL;
+		i = j;
+	}
+	/* The fast path's rows are keyed on image pointers, which may come back for another file. */
+	if (u->fast.rows)
+		memset(u->fast.rows, 0, FAST_SLOTS * sizeof(*u->fast.rows));
+	u->fast.used = 0;
 }
 
 void unwind_forget(struct unwind *u, uint32_t pid)
@@ -1582,9 +1627,32 @@ static bool walk_regs(struct walk *w, const struct rec *r)
 static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, uint64_t *ips, int max,
 		       struct unwind_result *res);
 
+/* Unmaps the least recently used images past UNWIND_MAPPED, down to 3/4 of it; between walks, so
+ * no walk holds one. The struct stays (the fast path's rows are keyed on it). */
+static void unwind_trim_images(struct unwind *u)
+{
+	while (u->mapped > UNWIND_MAPPED * 3 / 4) {
+		struct image *lru = NULL;
+		for (size_t i = 0; i < u->cap; i++) {
+			struct image *img = u->imgs[i];
+			if (img && img->tried && (!lru || img->used < lru->used))
+				lru = img;
+		}
+		if (!lru)
+			return;
+		image_unmap(lru);
+		struct dso *d = lru->dso;
+		*lru = (struct image){ .dso = d };
+		u->mapped--;
+	}
+}
+
 int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
 		  struct unwind_result *res)
 {
+	u->clock++;
+	if (u->mapped > UNWIND_MAPPED)
+		unwind_trim_images(u);
 	*res = (struct unwind_result){ UNWIND_END, NULL };
 	if (max <= 0 || !unwind_possible(r))
 		return 0;

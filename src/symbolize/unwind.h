@@ -59,6 +59,9 @@ int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
 		  struct unwind_result *res);
 
 /* The process exec'd or exited: drop what libunwind cached for its addresses. */
+/* The dso is going (evicted from its set): its image and the rows cached from it go. */
+struct dso;
+void unwind_forget_dso(struct unwind *u, const struct dso *d);
 void unwind_forget(struct unwind *u, uint32_t pid);
 
 /* Binaries mapped for unwinding (each once), and those without usable tables. */

@@ -598,7 +598,7 @@ unsigned keys_mouse(struct view_state *v, const struct keys_mouse *m, const stru
 	if (v->depth || v->view != VIEW_TOP || v->help || v->input != KEYS_INPUT_NONE)
 		return 0;
 	if (m->y == g->title_y) {
-		enum snap_col c = render_column_at(s, v, g->width, m->x);
+		enum snap_col c = render_column_at(s, v, g->width, g->rows, m->x);
 		if (c == COL_COUNT)
 			return 0;
 		/* htop: a click on the ordered column flips it. */

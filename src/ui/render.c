@@ -423,10 +423,17 @@ static void render_marks(struct surface *s, int y, const struct view_header *h,
 
 /* --- table --- */
 
-static int max_text(const struct snapshot *snap, enum snap_col c)
+/* The rows a frame draws: [first, end). Columns are sized by these alone, so a frame costs the
+ * same whatever the table holds (a long session under churn held tens of thousands of rows, and
+ * measuring every one at every frame was a third of perftop's CPU). */
+struct row_span {
+	size_t first, end;
+};
+
+static int max_text(const struct snapshot *snap, struct row_span span, enum snap_col c)
 {
 	int w = 0;
-	for (size_t i = 0; snap && i < snap->nrows; i++) {
+	for (size_t i = span.first; snap && i < span.end; i++) {
 		const struct snap_row *r = &snap->rows[i];
 		const char *t = c == COL_COMM ? r->comm : c == COL_DSO ? r->dso :
 				c == COL_SYM ? r->sym : r->srcline;
@@ -437,9 +444,20 @@ static int max_text(const struct snapshot *snap, enum snap_col c)
 	return w;
 }
 
+/* The rows on screen for a table of `rows` lines scrolled as v says. */
+static struct row_span drawn_rows(const struct snapshot *snap, const struct view_state *v, int rows)
+{
+	struct row_span span = { 0, 0 };
+	if (!snap || rows <= 0 || !snap->nrows)
+		return span;
+	span.first = keys_scroll_top(v, snap->nrows, rows);
+	span.end = span.first + (size_t)rows < snap->nrows ? span.first + (size_t)rows : snap->nrows;
+	return span;
+}
+
 /* Places the columns; returns how many. The marker (▼/▲) is part of the title width. */
-static int layout_columns(const struct snapshot *snap, unsigned hidden, int width,
-			  struct col_layout *lay)
+static int layout_columns(const struct snapshot *snap, struct row_span span, unsigned hidden,
+			  int width, struct col_layout *lay)
 {
 	enum snap_col cols[COL_COUNT];
 	int n = render_visible_columns(snap, hidden, cols);
@@ -455,7 +473,7 @@ static int layout_columns(const struct snapshot *snap, unsigned hidden, int widt
 			break;
 		case COL_SAMPLES: {
 			uint64_t max = 0;
-			for (size_t r = 0; snap && r < snap->nrows; r++)
+			for (size_t r = span.first; snap && r < span.end; r++)
 				if (snap->rows[r].samples > max)
 					max = snap->rows[r].samples;
 			char buf[32];
@@ -470,13 +488,13 @@ static int layout_columns(const struct snapshot *snap, unsigned hidden, int widt
 			w = 12; /* "-100.00 gone" */
 			break;
 		case COL_COMM:
-			w = clampi(max_text(snap, c), 0, 16);
+			w = clampi(max_text(snap, span, c), 0, 16);
 			break;
 		case COL_DSO:
-			w = clampi(max_text(snap, c), 0, 28);
+			w = clampi(max_text(snap, span, c), 0, 28);
 			break;
 		case COL_SRCLINE:
-			w = clampi(max_text(snap, c), 0, 36);
+			w = clampi(max_text(snap, span, c), 0, 36);
 			break;
 		default:
 			w = 0;
@@ -496,7 +514,7 @@ static int layout_columns(const struct snapshot *snap, unsigned hidden, int widt
 		int title = surface_text_width(lay[sym].title) + 1;
 		/* Up to what is left, but no wider than the longest name: Shared Object then sits next
 		 * to the names instead of across an empty gap on a wide terminal. */
-		int want = max_text(snap, COL_SYM);
+		int want = max_text(snap, span, COL_SYM);
 		if (want < title)
 			want = title;
 		lay[sym].width = rest < title ? title : rest < want ? rest : want;
@@ -587,7 +605,8 @@ static void render_table(struct surface *s, int y, int rows, const struct snapsh
 			 const struct view_state *v)
 {
 	struct col_layout lay[COL_COUNT];
-	int n = layout_columns(snap, v->hidden_cols, s->w, lay);
+	struct row_span span = drawn_rows(snap, v, rows);
+	int n = layout_columns(snap, span, v->hidden_cols, s->w, lay);
 
 	surface_fill(s, 0, y, s->w, " ", ROLE_COLHDR);
 	for (int i = 0; i < n; i++) {
@@ -610,18 +629,16 @@ static void render_table(struct surface *s, int y, int rows, const struct snapsh
 							       "waiting for samples…", ROLE_DIM);
 		return;
 	}
-	size_t top = keys_scroll_top(v, snap->nrows, rows);
-	for (int i = 0; i < rows && top + (size_t)i < snap->nrows; i++) {
-		size_t idx = top + (size_t)i;
-		render_row(s, y + i, &snap->rows[idx], lay, n, idx == v->cursor, v->color);
-	}
+	for (size_t idx = span.first; idx < span.end; idx++)
+		render_row(s, y + (int)(idx - span.first), &snap->rows[idx], lay, n, idx == v->cursor,
+			   v->color);
 }
 
 enum snap_col render_column_at(const struct snapshot *snap, const struct view_state *v, int width,
-			       int x)
+			       int rows, int x)
 {
 	struct col_layout lay[COL_COUNT];
-	int n = layout_columns(snap, v->hidden_cols, width, lay);
+	int n = layout_columns(snap, drawn_rows(snap, v, rows), v->hidden_cols, width, lay);
 	/* A click in the gap after a column counts for it: titles are short and gaps are targets. */
 	for (int i = 0; i < n; i++)
 		if (x >= lay[i].x - (i ? COL_GAP : LEFT_MARGIN) / 2 && x < lay[i].x + lay[i].width + 1)

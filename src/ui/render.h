@@ -40,9 +40,10 @@ int render_visible_columns(const struct snapshot *snap, unsigned hidden, enum sn
 /* The line of the table's column titles in a frame with this header (rows follow it). */
 int render_table_y(const struct view_header *h);
 
-/* The column drawn at x on a frame width columns wide, or COL_COUNT when none (for the mouse). */
+/* The column drawn at x on a frame width columns wide whose table shows `rows` lines (columns
+ * are sized by the rows on screen), or COL_COUNT when none (for the mouse). */
 enum snap_col render_column_at(const struct snapshot *snap, const struct view_state *v, int width,
-			       int x);
+			       int rows, int x);
 
 /* The colour role of a percentage (hot levels like perf's: >= 5% high, >= 0.5% mid). */
 enum surface_role render_pct_role(double pct, bool color);

@@ -18,6 +18,7 @@
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,6 +299,15 @@ static int read_mouse(void)
 	else
 		return KEYS_NONE;
 	return KEYS_MOUSE;
+}
+
+int term_wait(int fd, int timeout_ms)
+{
+	struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
+	int n = poll(p, fd >= 0 ? 2 : 1, timeout_ms);
+	if (n <= 0)
+		return 0;
+	return (p[0].revents ? 1 : 0) | (fd >= 0 && p[1].revents ? 2 : 0);
 }
 
 int term_getkey(int timeout_ms)

@@ -27,6 +27,10 @@ bool term_has_color(void);
 void term_blit(const struct surface *s, bool clear);
 
 /* Waits up to timeout_ms (0: just looks) for a key; returns a keys_code value or KEYS_NONE. */
+/* Sleeps until a key is typed, fd (>= 0) is readable, a signal (a resize) comes, or timeout_ms
+ * (-1: none) passes. Call it only after term_getkey returned KEYS_NONE (curses may hold keys it has
+ * read already). Returns 1 for input, 2 for fd, 3 for both, 0 otherwise. */
+int term_wait(int fd, int timeout_ms);
 int term_getkey(int timeout_ms);
 
 /* Mouse reporting on or off (--no-mouse leaves it off, and the terminal's own selection works).

@@ -5,9 +5,10 @@
  * come, between ticks.
  *
  * Timing: the first snapshots are asked for every 20 ms until one has rows, so data shows within
- * a few tenths of a second of the start instead of after the first full interval. Paused means no
- * refresh at all: the histogram keeps accumulating and the screen keeps the snapshot it had, and
- * resuming refreshes at once.
+ * a few tenths of a second of the start instead of after the first full interval. Paused, the
+ * screen keeps the snapshot it had while the windows go on ending (and decaying) on schedule, so a
+ * view left paused for a day under churn holds what it held after a minute; resuming refreshes at
+ * once.
  *
  * Replay: the same loop; the header's replay figures come from the source's tui_replay every tick,
  * Space pauses the replay itself (the source stops feeding), and a seek or a range change asks for
@@ -32,6 +33,7 @@
 #include "ui/render.h"
 #include "ui/surface.h"
 #include "ui/term.h"
+#include "ui/view.h"
 #include "util/util.h"
 
 #define TUI_TICK_MS 50
@@ -39,6 +41,7 @@
 #define TUI_EARLY_REFRESH_NS 20000000ull
 #define TUI_WARN_SHOW_NS 15000000000ull
 #define TUI_DEFAULT_REFRESH_SECS 2.0
+#define TUI_EARLY_SECS 3
 
 static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
 static char warn_text[256];
@@ -69,6 +72,28 @@ static const char *tui_notice(const char *notice, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Sleeps until there is something to do. A replay plays on this loop's clock: a tick. Live, while
+ * records flow (the last poll took some), a tick too, so the queue is drained in time; idle, until
+ * the next refresh, a key, or the source's wake_fd saying records came: an idle view (a target
+ * that sleeps, or has exited) wakes once per refresh.
+ */
+static void tui_wait(const struct tui_source *src, long took, bool have_rows, uint64_t next_refresh)
+{
+	int tick = have_rows ? TUI_TICK_MS : TUI_EARLY_TICK_MS;
+	if (src->replay) {
+		term_wait(-1, tick);
+		return;
+	}
+	uint64_t now = now_ns();
+	uint64_t ms = next_refresh > now ? (next_refresh - now + 999999) / 1000000 : 0;
+	if (took > 0 || src->wake_fd < 0) {
+		term_wait(-1, ms < (uint64_t)tick ? (int)ms : tick);
+		return;
+	}
+	term_wait(src->wake_fd, ms > 60000 ? 60000 : (int)ms);
+}
+
 /* The held snapshot in the view's order: sorted, then reversed when inverted. */
 static void order_snapshot(struct snapshot *s, const struct view_state *v)
 {
@@ -87,6 +112,51 @@ static struct snapshot *filter_snapshot(struct snapshot *full, struct snapshot *
 		snapshot_free(*shown);
 	*shown = full && v->filter[0] ? snapshot_filter(full, v->filter) : full;
 	return *shown;
+}
+
+/* The header's figures for this tick, from the source (and its replay and info page). */
+static void tui_header(const struct tui_source *src, struct view_state *v, struct view_header *hdr,
+		       char *notice, size_t len)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	if (src->header)
+		src->header(src->ctx, hdr);
+	hdr->notice = tui_notice(hdr->notice, notice, len);
+	if (src->replay) {
+		const struct tui_replay *r = src->replay;
+		hdr->replay = true;
+		hdr->duration = r->duration ? r->duration(src->ctx) : 0;
+		hdr->position = r->position ? r->position(src->ctx) : 0;
+		if (r->histogram)
+			hdr->hist = r->histogram(src->ctx, &hdr->nhist);
+		if (!hdr->hist)
+			hdr->nhist = 0;
+	}
+	if (v->view == VIEW_INFO && src->info) {
+		hdr->info = src->info(src->ctx, &hdr->ninfo);
+		if (!hdr->info)
+			hdr->ninfo = 0;
+	}
+	v->info_count = hdr->ninfo;
+}
+
+/* fresh replaces the held snapshot (*full, and *snap, its filtered copy or itself); the views
+ * follow it. */
+static void tui_show(const struct tui_source *src, struct view_state *v, struct snapshot *fresh,
+		     struct snapshot **full, struct snapshot **snap, int table_rows)
+{
+	/* Names the views keep came from the snapshot about to go. */
+	if (*full && src->move_name && fresh->names_gen != (*full)->names_gen)
+		view_move_names(v, src->move_name, src->ctx);
+	if (*snap != *full)
+		snapshot_free(*snap);
+	snapshot_free(*full);
+	*full = fresh;
+	*snap = NULL;
+	if (v->invert)
+		order_snapshot(*full, v);
+	filter_snapshot(*full, snap, v);
+	keys_follow(v, *snap, table_rows);
 }
 
 int tui_run(const struct tui_source *src)
@@ -120,69 +190,66 @@ int tui_run(const struct tui_source *src)
 	struct snapshot *full = NULL, *snap = NULL; /* snap: full, or its filtered copy */
 	struct view_header hdr;
 	char notice[512];
-	uint64_t next_refresh = now_ns();
-	bool clear = true, force_refresh = false;
+	uint64_t start = now_ns(), next_refresh = start;
+	bool clear = true, force_refresh = false, dirty = true, was_exited = false;
+	char was_notice[512] = "";
 
 	while (!v.quit && !term_stop_signal()) {
-		if (src->poll)
-			src->poll(src->ctx);
-		memset(&hdr, 0, sizeof(hdr));
-		if (src->header)
-			src->header(src->ctx, &hdr);
-		hdr.notice = tui_notice(hdr.notice, notice, sizeof(notice));
-		if (src->replay) {
-			const struct tui_replay *r = src->replay;
-			hdr.replay = true;
-			hdr.duration = r->duration ? r->duration(src->ctx) : 0;
-			hdr.position = r->position ? r->position(src->ctx) : 0;
-			if (r->histogram)
-				hdr.hist = r->histogram(src->ctx, &hdr.nhist);
-			if (!hdr.hist)
-				hdr.nhist = 0;
+		long took = src->poll ? src->poll(src->ctx) : 0;
+		tui_header(src, &v, &hdr, notice, sizeof(notice));
+		/* What changes on screen between refreshes without a key: the exit line, a notice. */
+		if (hdr.target_exited != was_exited ||
+		    strcmp(hdr.notice ? hdr.notice : "", was_notice) != 0) {
+			dirty = true;
+			was_exited = hdr.target_exited;
+			snprintf(was_notice, sizeof(was_notice), "%s", hdr.notice ? hdr.notice : "");
 		}
-		if (v.view == VIEW_INFO && src->info) {
-			hdr.info = src->info(src->ctx, &hdr.ninfo);
-			if (!hdr.info)
-				hdr.ninfo = 0;
-		}
-		v.info_count = hdr.ninfo;
 
 		uint64_t t = now_ns();
-		if (force_refresh || (!v.paused && t >= next_refresh)) {
-			force_refresh = false;
+		/* A paused replay is not fed, so its windows must not end either. */
+		bool paused_live = v.paused && !src->replay;
+		if (force_refresh || ((!v.paused || paused_live) && t >= next_refresh)) {
 			struct snapshot *fresh = src->refresh(src->ctx, v.order, v.zero);
-			if (fresh) {
-				if (snap != full)
-					snapshot_free(snap);
-				snapshot_free(full);
-				full = fresh;
-				snap = NULL;
-				if (v.invert)
-					order_snapshot(full, &v);
-				filter_snapshot(full, &snap, &v);
-				keys_follow(&v, snap, render_table_rows(h, &hdr));
+			if (fresh && v.paused && !force_refresh) {
+				snapshot_free(fresh);  /* the window ended; the screen keeps what it had */
+				fresh = NULL;
 			}
-			next_refresh = t + (snap && snap->nrows ? refresh_ns : TUI_EARLY_REFRESH_NS);
+			force_refresh = false;
+			if (fresh) {
+				tui_show(src, &v, fresh, &full, &snap, render_table_rows(h, &hdr));
+				dirty = true;
+			}
+			/* Until the first rows are on screen (for a few seconds at most: a target that
+			 * sleeps may never have any), refresh faster: time to first data is what a user
+			 * notices first. */
+			bool early = !(snap && snap->nrows) && t - start < TUI_EARLY_SECS * 1000000000ull;
+			next_refresh = t + (early ? TUI_EARLY_REFRESH_NS : refresh_ns);
 		}
 
 		term_size(&w, &h);
 		if (w != frame->w || h != frame->h) {
 			surface_resize(frame, w, h);
-			clear = true;
+			clear = dirty = true;
 		}
-		render_frame(frame, snap, &hdr, &v);
-		if (clear || !surface_equal(frame, shown)) {
-			term_blit(frame, clear);
-			surface_copy(shown, frame);
-			clear = false;
+		/* A frame is drawn when something on it changed: a snapshot, a key, the size, a replay's
+		 * position (it moves every tick). */
+		if (dirty || src->replay) {
+			render_frame(frame, snap, &hdr, &v);
+			if (clear || !surface_equal(frame, shown)) {
+				term_blit(frame, clear);
+				surface_copy(shown, frame);
+				clear = false;
+			}
+			dirty = false;
 		}
 
-		/* Until the first rows are on screen, tick faster: time to first data is what a user
-		 * notices first. */
-		int tick = snap && snap->nrows ? TUI_TICK_MS : TUI_EARLY_TICK_MS;
-		for (int key = term_getkey(tick); key != KEYS_NONE && !v.quit;
+		int key = term_getkey(0);
+		if (key == KEYS_NONE)
+			tui_wait(src, took, snap && snap->nrows, next_refresh);
+		for (key = key != KEYS_NONE ? key : term_getkey(0); key != KEYS_NONE && !v.quit;
 		     key = term_getkey(0)) {
 			unsigned act;
+			dirty = true;
 			if (key == KEYS_MOUSE) {
 				struct keys_mouse m;
 				term_last_mouse(&m);
@@ -212,6 +279,9 @@ int tui_run(const struct tui_source *src)
 			if (act & KEYS_ACT_REFRESH)
 				force_refresh = true;
 			if ((act & KEYS_ACT_NAMES) && src->rename) {
+				/* rename may bring full into the names' current generation (tui.h) */
+				if (src->move_name)
+					view_move_names(&v, src->move_name, src->ctx);
 				src->rename(src->ctx, full, !v.raw_names);
 				if (full) {
 					order_snapshot(full, &v);

@@ -1,8 +1,8 @@
 /*
  * tui: the interactive top-like view. The public header of src/ui; it knows the model's snapshot and
  * nothing of the sampler: the session hands it a source of snapshots and header figures through
- * callbacks, and tui_run owns the terminal and the loop (poll every tick, refresh every interval,
- * keys between).
+ * callbacks, and tui_run owns the terminal and the loop (poll every tick while data flows, refresh
+ * every interval, keys between; idle, it sleeps until a key, a refresh or new data).
  *
  * A replay is the same view with controls: the source also hands it a tui_replay, whose figures
  * (position, duration, samples per second) the header draws and whose setters the keys call. The
@@ -82,8 +82,13 @@ struct tui_replay {
 
 struct tui_source {
 	void *ctx;
-	/* Takes in what the sampler produced so far; called every tick (about 50 ms). */
-	void (*poll)(void *ctx);
+	/* Takes in what the sampler produced so far; called every tick (about 50 ms) while it
+	 * returns > 0 (records taken: data is flowing). When it returns 0 the view sleeps until a key,
+	 * the next refresh, or wake_fd (below) says there is something to take. */
+	long (*poll)(void *ctx);
+	/* Readable when poll has something to take (session_wake_fd); -1: none, and an idle view
+	 * then wakes at its refreshes only. */
+	int wake_fd;
 	/* Ends the refresh window (decay, or zero when zero is set) and returns a new snapshot in the given
 	 * order; the caller (tui) frees it with snapshot_free. */
 	struct snapshot *(*refresh)(void *ctx, enum snap_col order, bool zero);
@@ -102,7 +107,9 @@ struct tui_source {
 	 * open. NULL: the view says there is nothing to show. */
 	const char *const *(*info)(void *ctx, size_t *n);
 	/* The m key: show the rows of snap (and of later snapshots) with demangled or raw symbol
-	 * names. NULL: the key does nothing. demangle is the state at start (--no-demangle). */
+	 * names; snap is brought into the names' current generation on the way (move_name below
+	 * re-points what the views keep first). NULL: the key does nothing. demangle is the state at
+	 * start (--no-demangle). */
 	void (*rename)(void *ctx, struct snapshot *snap, bool demangle);
 	bool demangle;
 	/* The a key: the annotated code of function raw_sym of dso (a row's; dso NULL: any) for the
@@ -113,6 +120,10 @@ struct tui_source {
 	 * starting over; a snapshot is asked for right after. NULL: the zoom keys do nothing. */
 	void (*set_zoom)(void *ctx, const struct sample_zoom *z);
 	bool no_mouse;             /* --no-mouse: leave the mouse to the terminal */
+	/* A new snapshot of another names generation (model/snapshot.h names_gen): the pointer of a
+	 * name kept from the older one (a view's function, the zoom) in the new generation. NULL:
+	 * names never move. */
+	frame_rename_fn move_name;
 };
 
 /* Runs the view until q (or Ctrl-C, SIGTERM). The terminal is restored on every exit path.

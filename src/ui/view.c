@@ -44,6 +44,14 @@ void view_pop_all(struct view_state *v)
 	}
 }
 
+void view_move_names(struct view_state *v, frame_rename_fn rename, void *ctx)
+{
+	for (int i = 0; i < v->depth; i++)
+		if (v->stack[i]->ops->move_names)
+			v->stack[i]->ops->move_names(v->stack[i], rename, ctx);
+	zoom_move_names(&v->zoom, rename, ctx);
+}
+
 struct view *view_top(const struct view_state *v)
 {
 	return v->depth ? v->stack[v->depth - 1] : NULL;

@@ -40,6 +40,9 @@ struct view_ops {
 	unsigned (*key)(struct view *vw, struct view_state *v, int key, const struct snapshot *snap,
 			int rows, bool *handled);
 	void (*free)(struct view *vw);
+	/* The names were compacted (util/frame.h): re-point the names the view keeps (the function
+	 * it is about) through rename. NULL: it keeps none. */
+	void (*move_names)(struct view *vw, frame_rename_fn rename, void *ctx);
 	/* Its keys for the ? overlay (shown above the keys every view shares). */
 	const struct keys_help *help;
 	size_t nhelp;
@@ -60,6 +63,9 @@ void view_push(struct view_state *v, struct view *vw, const struct snapshot *sna
 bool view_pop(struct view_state *v, const struct snapshot *snap);
 /* Back to the table. */
 void view_pop_all(struct view_state *v);
+/* The names were compacted: every view of the stack and the zoom re-point theirs (a new snapshot
+ * of another names generation is about to replace the one they came from). */
+void view_move_names(struct view_state *v, frame_rename_fn rename, void *ctx);
 /* The top view, or NULL when the table is on top. */
 struct view *view_top(const struct view_state *v);
 

@@ -360,12 +360,20 @@ static void annotate_view_free(struct view *vw)
 	free(va);
 }
 
+static void annotate_view_move_names(struct view *vw, frame_rename_fn rename, void *ctx)
+{
+	struct view_annotate *va = (struct view_annotate *)vw;
+	va->raw_sym = va->raw_sym ? rename(ctx, va->raw_sym) : NULL;
+	va->dso = va->dso ? rename(ctx, va->dso) : NULL;
+}
+
 static const struct view_ops annotate_ops = {
 	.name = "annotate",
 	.update = annotate_update,
 	.render = annotate_render,
 	.key = annotate_key,
 	.free = annotate_view_free,
+	.move_names = annotate_view_move_names,
 	.help = annotate_help,
 	.nhelp = ARRAY_SIZE(annotate_help),
 	.hints = "Esc back  q table  ? help  s source/asm/both  H hottest  Tab next hot",

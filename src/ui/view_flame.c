@@ -332,12 +332,20 @@ static void flame_free(struct view *vw)
 	free(vf);
 }
 
+static void flame_move_names(struct view *vw, frame_rename_fn rename, void *ctx)
+{
+	struct view_flame *vf = (struct view_flame *)vw;
+	vf->f.raw_sym = vf->f.raw_sym ? rename(ctx, vf->f.raw_sym) : NULL;
+	vf->f.dso = vf->f.dso ? rename(ctx, vf->f.dso) : NULL;
+}
+
 static const struct view_ops flame_ops = {
 	.name = "flame",
 	.update = flame_update,
 	.render = flame_render,
 	.key = flame_key,
 	.free = flame_free,
+	.move_names = flame_move_names,
 	.help = flame_help,
 	.nhelp = ARRAY_SIZE(flame_help),
 	.hints = "Esc back  q table  ? help  arrows move  Enter zoom  Backspace out  v flip",

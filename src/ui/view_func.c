@@ -425,12 +425,20 @@ static void func_free(struct view *vw)
 	free(vf);
 }
 
+static void func_move_names(struct view *vw, frame_rename_fn rename, void *ctx)
+{
+	struct view_func *vf = (struct view_func *)vw;
+	vf->f.raw_sym = vf->f.raw_sym ? rename(ctx, vf->f.raw_sym) : NULL;
+	vf->f.dso = vf->f.dso ? rename(ctx, vf->f.dso) : NULL;
+}
+
 static const struct view_ops func_ops = {
 	.name = "function",
 	.update = func_update,
 	.render = func_render,
 	.key = func_key,
 	.free = func_free,
+	.move_names = func_move_names,
 	.help = func_help,
 	.nhelp = ARRAY_SIZE(func_help),
 	.hints = "Esc back  q table  ? help  Enter re-root  +/- expand  e/c all  f flame",

@@ -1,7 +1,8 @@
 /*
  * frame: one resolved stack frame, the plain value the symbolizer produces and the model consumes.
  * It lives in util so that neither of those layers depends on the other. The strings are interned by
- * the symbolizer for the whole session: equal names are equal pointers, and they never move.
+ * the symbolizer: equal names are equal pointers, and they stay put until the symbolizer compacts
+ * its pool (below), when every holder moves them together.
  */
 #ifndef PERFTOP_FRAME_H
 #define PERFTOP_FRAME_H
@@ -19,5 +20,12 @@ struct frame {
 	bool inlined;         /* an inline frame expanded from the address (debug-info issue) */
 	bool kernel;
 };
+
+/*
+ * The symbolizer bounds its pool by compacting it (symbolize/intern.h): then every name moves to a
+ * new address. Whoever keeps names (the model's rows and nodes, a view's zoom) re-points them
+ * through a function of this type: the new pointer of the same name.
+ */
+typedef const char *(*frame_rename_fn)(void *ctx, const char *name);
 
 #endif

@@ -7,6 +7,7 @@
 #ifndef PERFTOP_HASH_H
 #define PERFTOP_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,14 @@ static inline uint64_t hash_mix64(uint64_t x)
 	x *= 0x94d049bb133111ebULL;
 	x ^= x >> 31;
 	return x;
+}
+
+/* Linear probing without tombstones: after the entry at hole is removed, the entry at j (later in
+ * the same probe run, cyclically), whose home slot is home, must move back into the hole unless its
+ * home lies in the cyclic range (hole, j]. */
+static inline bool probe_must_move(size_t home, size_t hole, size_t j)
+{
+	return hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
 }
 
 /* FNV-1a over n bytes: the plain form (no finalizer), for hash tables keyed by strings and for

@@ -1,12 +1,15 @@
 """Shared helpers for perftop's end-to-end tests: run perftop, read its JSON snapshots, skip only
-when the kernel refuses perf_event_open (and say so), fail with a message otherwise."""
+when the kernel refuses perf_event_open (asked by perf_probe before perftop runs: perfprobe.py, and
+said), fail with a message otherwise."""
 import json
 import os
 import re
 import subprocess
 import sys
 
-SKIP = 77
+# perfprobe.py is in tests/, one up
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from perfprobe import SKIP, kinds_for, need_perf_events  # noqa: F401  (tests import them from here)
 
 
 def perftop_path():
@@ -20,28 +23,27 @@ def fail(msg):
     sys.exit(1)
 
 
-def skip_if_refused(stderr):
-    """perftop says 'permission denied' / 'not supported' when perf_event_open is refused."""
-    if re.search(r"permission denied|perf_event_open (is )?refused|not supported", stderr or "", re.I):
-        print(f"SKIP: perf_event_open refused: {stderr.strip()}")
-        sys.exit(SKIP)
-
-
-def run_json(args, timeout=60):
-    """Runs perftop -b --json ARGS; returns (snapshots, stderr)."""
-    cmd = [perftop_path(), "-b", "--json"] + args
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if p.returncode != 0:
-        skip_if_refused(p.stderr)
-        fail(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
+def parse_snapshots(stdout, what=""):
     snaps = []
-    for line in p.stdout.splitlines():
+    for line in stdout.splitlines():
         line = line.strip()
         if line.startswith("{"):
             try:
                 snaps.append(json.loads(line))
             except json.JSONDecodeError as e:
-                fail(f"not JSON: {e}: {line[:200]}")
+                fail(f"{what}: not JSON: {e}: {line[:200]}")
+    return snaps
+
+
+def run_json(args, timeout=60, env=None, cwd=None):
+    """Runs perftop -b --json ARGS (after asking perf_probe whether the kernel allows what ARGS
+    need); returns (snapshots, stderr)."""
+    need_perf_events(*kinds_for(args))
+    cmd = [perftop_path(), "-b", "--json"] + args
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
+    if p.returncode != 0:
+        fail(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
+    snaps = parse_snapshots(p.stdout, " ".join(cmd))
     if not snaps:
         fail(f"no snapshot from {' '.join(cmd)}; stderr: {p.stderr.strip()}")
     return snaps, p.stderr

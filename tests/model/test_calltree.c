@@ -227,6 +227,28 @@ static void test_inline_and_any_dso(void)
 	calltree_free(t);
 }
 
+/* A node whose share falls under 1/20000 of the tree goes at the next decay, with its subtree;
+ * its period stays in its caller's total. */
+static void test_faded_nodes_go(void)
+{
+	struct calltree *t = calltree_new(0);
+	struct frame hot[] = { fr(s_mid, s_app), fr(s_main, s_app) };
+	struct frame cold[] = { fr(s_la, s_app), fr(s_top, s_app), fr(s_main, s_app) };
+	add2(t, NULL, 1000000, hot, 2);
+	add2(t, NULL, 40, cold, 3); /* 40/1000040: under 0.005% once decayed */
+	add2(t, NULL, 100, cold + 1, 2); /* top alone: 140 in all, kept */
+	CHECK_EQ_U64(calltree_nodes(t), 4);
+	calltree_end_window(t, false);
+	CHECK_EQ_U64(calltree_nodes(t), 3); /* leaf_a went; main, mid, top stay */
+	struct ct_snapshot *s = calltree_snapshot(t);
+	struct ct_result *ce = calltree_callees(s, (struct ct_func){ s_top, s_app });
+	CHECK_EQ_U64(ce->nodes[0].total, 140 * 7 / 8);
+	CHECK_EQ_U64(ce->nodes[0].nchildren, 0);
+	ct_result_free(ce);
+	ct_snapshot_free(s);
+	calltree_free(t);
+}
+
 static void test_decay_zero(void)
 {
 	struct calltree *t = fixture();
@@ -342,6 +364,7 @@ int main(void)
 	test_recursion();
 	test_inline_and_any_dso();
 	test_decay_zero();
+	test_faded_nodes_go();
 	test_cap();
 	test_random_sums();
 	return CHECK_DONE();

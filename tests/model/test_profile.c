@@ -193,6 +193,27 @@ static void test_decay(void)
 	profile_free(p);
 }
 
+/* A row whose Total falls under 1/20000 of the total goes at the next decay instead of after the
+ * ~100 windows its period needs to reach 0; the Self it held stays in the total, so the others'
+ * shares do not move. */
+static void test_faded_rows_go(void)
+{
+	struct profile *p = profile_new(NULL, 0);
+	struct frame hot[] = { fr(s_foo, s_app), fr(s_main, s_app) };
+	struct frame cold[] = { fr(s_bar, s_libc) };
+	add(p, 1000000, hot, 2);
+	add(p, 40, cold, 1);
+	profile_end_window(p, false);
+	struct snapshot *s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->nrows, 2);
+	CHECK(row_of(s, "bar") == NULL);
+	CHECK_EQ_U64(s->total_period, 875000 + 35);
+	const struct snap_row *foo = row_of(s, "foo");
+	CHECK(foo && fabs(foo->self_pct - 100.0 * 875000 / 875035) < 1e-9);
+	snapshot_free(s);
+	profile_free(p);
+}
+
 static void test_zero_mode(void)
 {
 	struct profile *p = profile_new(NULL, 0);
@@ -494,12 +515,38 @@ static void test_sort_keys_parse(void)
 /* Many rows against a plain tally per symbol: covers table growth, compaction and rebuilds. */
 enum { NSYM = 3000 };
 
+/* The profile's decay on a plain tally: x7/8 per row and of what is held without a row (*faded),
+ * then a row whose Total is under 1/20000 of what is held goes, the Self it held joining *faded
+ * (model/decay.h). Returns the new total: the rows' Self plus *faded. */
+static uint64_t x78(uint64_t x)
+{
+	return x / 8 * 7 + x % 8 * 7 / 8;
+}
+
+static uint64_t tally_decay(uint64_t *self, uint64_t *total, uint64_t *samples, uint64_t *faded)
+{
+	uint64_t held = *faded = x78(*faded);
+	for (int i = 0; i < NSYM; i++) {
+		self[i] = x78(self[i]);
+		total[i] = x78(total[i]);
+		samples[i] = x78(samples[i]);
+		held += self[i];
+	}
+	for (int i = 0; i < NSYM; i++) {
+		if (total[i] < held / 20000) {
+			*faded += self[i];
+			self[i] = total[i] = samples[i] = 0;
+		}
+	}
+	return held;
+}
+
 static void test_against_tally(void)
 {
 	static char names[NSYM][16];
 	static uint64_t self[NSYM], total[NSYM], samples[NSYM], stamp[NSYM];
 	struct profile *p = profile_new(NULL, 0);
-	uint64_t all = 0;
+	uint64_t all = 0, faded = 0;
 
 	for (int i = 0; i < NSYM; i++)
 		snprintf(names[i], sizeof(names[i]), "fn%d", i);
@@ -544,26 +591,10 @@ static void test_against_tally(void)
 
 		/* Decay both sides the same way. */
 		profile_end_window(p, false);
-		all = 0;
-		for (int i = 0; i < NSYM; i++) {
-			self[i] = self[i] * 7 / 8;
-			total[i] = total[i] * 7 / 8;
-			samples[i] = samples[i] * 7 / 8;
-			if (!self[i] && !total[i])
-				samples[i] = 0;
-			all += self[i];
-		}
+		all = tally_decay(self, total, samples, &faded);
 		for (int k = 0; k < 20 && round == 0; k++) { /* let most rows fade before round 1 */
 			profile_end_window(p, false);
-			all = 0;
-			for (int i = 0; i < NSYM; i++) {
-				self[i] = self[i] * 7 / 8;
-				total[i] = total[i] * 7 / 8;
-				samples[i] = samples[i] * 7 / 8;
-				if (!self[i] && !total[i])
-					samples[i] = 0;
-				all += self[i];
-			}
+			all = tally_decay(self, total, samples, &faded);
 		}
 	}
 	profile_free(p);
@@ -604,6 +635,7 @@ int main(void)
 	test_recursion_counts_total_once();
 	test_self_pct_sums_to_100();
 	test_decay();
+	test_faded_rows_go();
 	test_zero_mode();
 	test_window_counters();
 	test_frameless_sample();

@@ -1,12 +1,12 @@
 """Helpers for the names tests: record workloads with `perf record -g`, replay them with perftop -i,
 and compare perftop's rows with `perf report` on the same file. A test skips (exit 77) only when perf
-or a tool it needs is missing, or the kernel refuses perf record, and says so."""
+or a tool it needs is missing, or the kernel refuses the events (perf_probe), and says so."""
 import json
 import re
-import shutil
 import subprocess
 
-from replaylib import SKIP, fail, skip  # noqa: F401  (the names tests import them from here)
+from replaylib import SKIP, fail, need_tool, skip  # noqa: F401  (the names tests import them here)
+from replaylib import perf_record as _perf_record
 from replaylib import tmpdir as _tmpdir
 
 
@@ -15,20 +15,11 @@ def tmpdir():
 
 
 def need(tool):
-    if not shutil.which(tool):
-        skip(f"{tool} is not installed")
+    need_tool(tool)
 
 
 def perf_record(args, out, cmd, timeout=180):
-    need("perf")
-    # -B: no build-id post-processing (perf 6.1 asserts in it when several records run at once)
-    full = ["perf", "record", "-q", "-N", "-B"] + args + ["-o", out, "--"] + cmd
-    p = subprocess.run(full, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout)
-    if p.returncode != 0:
-        if re.search(r"permission|paranoid|not supported", p.stderr, re.I):
-            skip(f"perf record refused: {p.stderr.strip()[:200]}")
-        fail(f"{' '.join(full)} exited {p.returncode}: {p.stderr.strip()[:300]}")
-    return out
+    return _perf_record(args, out, cmd, timeout=timeout)
 
 
 def snapshots(stdout):

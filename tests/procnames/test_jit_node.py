@@ -42,7 +42,10 @@ def check_hot(merged, what, pid=None):
 # --no-turbo-inlining: V8's optimizing tier may inline hotLoopFunction into outerCaller, and then a
 # -p session that attaches after that never sees hotLoopFunction by name (it failed so, now and then,
 # under load); the names are what is tested, not V8's inlining.
-NODE = [node, "--perf-basic-prof", "--no-turbo-inlining"]
+# --no-logfile-per-isolate --logfile=+ (an unlinked temporary file): --perf-basic-prof also makes V8
+# write an isolate-*-v8.log into the working directory (the build tree), which nothing here reads
+# (--logfile=/dev/null is no good: this V8 then writes the log to stdout).
+NODE = [node, "--perf-basic-prof", "--no-turbo-inlining", "--no-logfile-per-isolate", "--logfile=+"]
 snaps, _ = run_json(["-n", "3", "-d", "1", "--"] + NODE + [script, "4"])
 merged = rows(snaps)
 remove_jit_maps(merged)

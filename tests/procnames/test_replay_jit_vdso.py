@@ -39,7 +39,10 @@ def check(name, path, must):
     return snaps
 
 
-data = perf_record(["-g"], os.path.join(d, "node.data"), [node, "--perf-basic-prof", script, "3"])
+# V8 would also write an isolate-*-v8.log into the working directory (the tree): a temporary file
+# instead (--logfile=+, unlinked).
+data = perf_record(["-g"], os.path.join(d, "node.data"),
+                   [node, "--perf-basic-prof", "--no-logfile-per-isolate", "--logfile=+", script, "3"])
 try:
     snaps = check("node --perf-basic-prof", data,
                   lambda dso, sym: dso.startswith("[JIT] tid ") and "hotLoopFunction" in sym)

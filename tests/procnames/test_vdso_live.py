@@ -1,36 +1,104 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 4): a program calling clock_gettime in a loop shows [vdso] rows by name
-(__vdso_clock_gettime, read from the vdso image), as a command and under -p.
+"""Acceptance (issue 4, issue 11): a program calling clock_gettime in a loop, as a command and under
+-p: perftop's [vdso] rows are the ones perf report shows on the recording of the same session
+(perftop -o F), names and shares.
+
+Where in the vdso the time goes is the machine's business (with the TSC as clock source it is
+__vdso_clock_gettime; with kvm-clock most of it is in a helper the image exports no symbol for,
+which perf prints as its offset in the image, 0x000000000000079d), so nothing here expects a
+symbol; the reference is the vdso image itself (this process's: one kernel, one image) and perf:
+  - every named [vdso] row, perftop's and perf's, is a function of the image's symbol table, and
+    every unnamed one is an offset inside the image that no function covers;
+  - each [vdso] row of 2% or more on either side is on the other side too (same name, or an alias
+    at the same address; an unnamed one by the same offset, as perf prints it), within 10 points
+    (perftop's snapshots against perf's whole file), and so is the [vdso] total.
 
 usage: test_vdso_live.py PERFTOP FIXTURE_DIR"""
 import os
+import re
+import subprocess
 import sys
+import tempfile
 from e2elib import fail, is_address, passed, run_json
-from procnameslib import rows, start, stop, top
+from perfprobe import need_tool
+from procnameslib import elf_functions, rows, start, stop, vdso_image
 
+need_tool("perf")
 cgloop = os.path.join(sys.argv[2], "cgloop")
+image = vdso_image()
+funcs = elf_functions(image)
+if not funcs:
+    fail("the vdso image has no function symbol")
 checks = 0
 
 
-def check(merged, what):
+def where(name):
+    """The image address a row names: a function's start, or the offset an unnamed row prints;
+    None when neither (a name the image does not have, an address outside it)."""
+    if is_address(name):
+        off = int(name, 16)
+        return off if off < len(image) and not any(s <= off < e for s, e, _ in funcs) else None
+    starts = [s for s, _, n in funcs if n == name]
+    return starts[0] if starts else None
+
+
+def perf_vdso(path):
+    """perf report's Self% by (dso, sym) on path."""
+    p = subprocess.run(["perf", "report", "-i", path, "--stdio", "-q", "--no-children", "-g", "none",
+                        "--sort", "dso,sym", "--percent-limit", "0"], capture_output=True, text=True,
+                       timeout=120)
+    if p.returncode != 0:
+        fail(f"perf report -i {path}: {p.stderr.strip()[:300]}")
+    out = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+(\S+)\s+\[[.k]\]\s+(.*?)\s*$", line)
+        if m:
+            k = (m.group(2), m.group(3))
+            out[k] = out.get(k, 0.0) + float(m.group(1))
+    return out
+
+
+def check(what, args):
     global checks
-    vdso = {k: v for k, v in merged.items() if k[0] == "[vdso]"}
-    named = sum(v for k, v in vdso.items() if "clock_gettime" in (k[1] or ""))
-    unnamed = sum(v for k, v in vdso.items() if is_address(k[1]))
-    total = max(1e-9, sum(merged.values()))
-    if named / total < 0.3 or unnamed > 0.05 * max(named, 1e-9):
-        fail(f"{what}: [vdso] rows should be named: named {named / total:.0%}, addresses "
-             f"{unnamed / total:.0%}; top: {top(merged)}")
-    print(f"{what}: [vdso] clock_gettime {named / total:.0%}; top: {top(merged, 4)}")
+    with tempfile.TemporaryDirectory() as d:
+        rec = os.path.join(d, "cg.data")
+        snaps, _ = run_json(["-o", rec] + args)
+        ref = perf_vdso(rec)
+    merged = rows(snaps)
+    total = sum(merged.values()) or 1.0
+    ours = {k: 100.0 * v / total for k, v in merged.items()}
+    mine = {k[1]: v for k, v in ours.items() if k[0] == "[vdso]"}
+    theirs = {k[1]: v for k, v in ref.items() if k[0] == "[vdso]"}
+    print(f"{what}: [vdso] perftop {sum(mine.values()):.1f}% {sorted(mine.items(), key=lambda kv: -kv[1])[:4]}")
+    print(f"{what}: [vdso] perf    {sum(theirs.values()):.1f}% {sorted(theirs.items(), key=lambda kv: -kv[1])[:4]}")
+    bad = []
+    for side, rs in (("perftop", mine), ("perf", theirs)):
+        for name in rs:
+            if where(name) is None:
+                bad.append(f"{side}'s [vdso] row {name!r} is neither a function of the image nor an "
+                           f"unnamed offset inside it")
+    # Rows by image address: aliases (clock_gettime, __vdso_clock_gettime) are one place.
+    by_mine, by_theirs = {}, {}
+    for rs, by in ((mine, by_mine), (theirs, by_theirs)):
+        for name, v in rs.items():
+            a = where(name)
+            by[a] = by.get(a, 0.0) + v
+    for a in set(by_mine) | set(by_theirs):
+        m, t = by_mine.get(a, 0.0), by_theirs.get(a, 0.0)
+        if max(m, t) >= 2.0 and abs(m - t) > 10.0:
+            names = sorted({n for n in list(mine) + list(theirs) if where(n) == a})
+            bad.append(f"[vdso] {names}: perftop {m:.1f}%, perf {t:.1f}%")
+    if abs(sum(mine.values()) - sum(theirs.values())) > 10.0:
+        bad.append(f"[vdso] in all: perftop {sum(mine.values()):.1f}%, perf {sum(theirs.values()):.1f}%")
+    if bad:
+        fail(f"{what}: " + "; ".join(bad))
     checks += 1
 
 
-snaps, _ = run_json(["-n", "2", "-d", "1", "--", cgloop, "3"])
-check(rows(snaps), "command")
+check("command", ["-n", "2", "-d", "1", "--", cgloop, "3"])
 p = start([cgloop, "6"])
 try:
-    snaps, _ = run_json(["-p", str(p.pid), "-n", "2", "-d", "1"])
-    check(rows(snaps), "-p")
+    check("-p", ["-p", str(p.pid), "-n", "2", "-d", "1"])
 finally:
     stop(p)
 passed(checks)

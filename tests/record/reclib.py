@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 
-from e2elib import SKIP, fail, skip_if_refused, perftop_path
+from e2elib import SKIP, fail, kinds_for, need_perf_events, perftop_path
 
 # Words perf uses when a file is damaged, cut or odd in any way.
 BAD = re.compile(r"warning|corrupt|fail|truncat|unexpected|invalid|error|bad |broken|"
@@ -39,12 +39,11 @@ def perf(args, path, strict=True, timeout=120):
 
 
 def perftop(args, timeout=120):
-    """Runs perftop ARGS; returns the CompletedProcess (skips when perf_event_open is refused)."""
+    """Runs perftop ARGS; returns the CompletedProcess (skips when the kernel refuses the events ARGS
+    need: perf_probe)."""
+    need_perf_events(*kinds_for(args))
     cmd = [perftop_path()] + args
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if p.returncode != 0:
-        skip_if_refused(p.stderr)
-    return p
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
 def report_rows(path, sort="dso,sym"):

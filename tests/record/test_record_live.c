@@ -2,7 +2,8 @@
  * test_record_live: the sampler thread recording a real session (also built with TSan: the writer
  * is the thread's alone until sampler_stop, and only atomics cross). Every sample the queue got is
  * in the file, the synthesized processes of a -p target are there before them, and the stats say
- * how much went to disk. Exits 77 where perf_event_open is refused.
+ * how much went to disk. Exits 77 where the kernel refuses perf_event_open of cpu-clock to this
+ * unprivileged process (perfprobe.h; refused to a privileged one, it fails).
  */
 #include <errno.h>
 #include <limits.h>
@@ -18,6 +19,7 @@
 #include <linux/perf_event.h>
 
 #include "check.h"
+#include "perfprobe.h"
 #include "sampler/perfdata.h"
 #include "sampler/sampler.h"
 #include "util/util.h"
@@ -26,23 +28,6 @@ union recbuf {
 	struct rec rec;
 	unsigned char bytes[sizeof(struct rec) + 70000];
 };
-
-static bool perf_refused(void)
-{
-	struct perf_event_attr a;
-	long fd;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.disabled = 1;
-	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0) {
-		close((int)fd);
-		return false;
-	}
-	return errno == EACCES || errno == EPERM || errno == ENOENT || errno == ENOSYS;
-}
 
 /* Drains the queue until the target exits or ms pass; returns the samples taken. */
 static uint64_t drain(struct sampler *s, int ms)
@@ -157,9 +142,11 @@ int main(void)
 	struct sampler_opts o;
 	pid_t busy;
 
-	if (perf_refused()) {
-		printf("SKIP: perf_event_open refused\n");
-		return 77;
+	char why[256];
+	int v = perfprobe_verdict("task", why, sizeof(why));
+	if (v != 0) {
+		printf("%s: %s\n", v == 77 ? "SKIP" : "FAIL", why);
+		return v;
 	}
 	if (!mkdtemp(dir))
 		return 1;

@@ -1,10 +1,12 @@
 """--diff (issue 6 item 8): two recordings of diff_work made here with perf record, OLD with the
 mix a:b:d = 2:1:1 and NEW with a:b:c = 1:1:2, so Self% moves from about 50/25/0/25 to 25/25/50/0.
-perftop -i NEW --diff OLD -b --json must give each row delta = self - base_self with the expected
-signs and sizes (work_c new at about +50, work_d gone at about -25 with self 0, work_a about -25,
-work_b about 0), ordered by the size of the change; the text table has a Delta column; and where
-perf diff works, its Delta for each function agrees with ours (it prints NEW minus OLD, the same
-sense).
+How far from those round numbers each share lands moves with the machine (its CPU, its load), so
+the sizes expected are perf report's on the same two files: perftop -i NEW --diff OLD -b --json
+must give each row delta = self - base_self, base_self and self within 0.5 points of perf report's
+Self% on OLD and on NEW, work_c marked new (base 0), work_d gone (self 0), work_a and work_b on both
+sides, rows ordered by the size of the change; the text table has a Delta column; and where perf
+diff works, its Delta for each function agrees with ours to 1 point (it prints NEW minus OLD, the
+same sense).
 
 usage: test_diff.py PERFTOP DIFF_WORK"""
 import os
@@ -40,19 +42,43 @@ a, b, c, dd = by["work_a"], by["work_b"], by["work_c"], by["work_d"]
 print(f"work_a {a['base_self']:.2f} -> {a['self']:.2f} ({a['delta']:+.2f}), "
       f"work_b {b['base_self']:.2f} -> {b['self']:.2f} ({b['delta']:+.2f}), "
       f"work_c {c['delta']:+.2f} {c.get('diff')}, work_d {dd['delta']:+.2f} {dd.get('diff')}")
-if c.get("diff") != "new" or c["base_self"] != 0 or not 40 < c["delta"] < 60:
-    fail(f"work_c should be new at about +50: {c}")
-if dd.get("diff") != "gone" or dd["self"] != 0 or not -32 < dd["delta"] < -18:
-    fail(f"work_d should be gone at about -25 with self 0: {dd}")
-if "diff" in a or not -32 < a["delta"] < -18:
-    fail(f"work_a should be on both sides at about -25: {a}")
-if "diff" in b or abs(b["delta"]) > 7:
-    fail(f"work_b should barely change: {b}")
+
+
+def report_self(path):
+    """perf report's Self% by symbol on path."""
+    q = subprocess.run(["perf", "report", "-i", path, "--stdio", "-q", "--no-children", "-g", "none",
+                        "--sort", "sym", "--percent-limit", "0"], capture_output=True, text=True,
+                       timeout=300)
+    if q.returncode != 0:
+        fail(f"perf report -i {path}: {q.stderr.strip()[:300]}")
+    out = {}
+    for line in q.stdout.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+\[[.k]\]\s+(\S+)", line)
+        if m:
+            out[m.group(2)] = out.get(m.group(2), 0.0) + float(m.group(1))
+    return out
+
+
+ref_old, ref_new = report_self(old), report_self(new)
+print("perf report:", {n: (round(ref_old.get(n, 0), 2), round(ref_new.get(n, 0), 2))
+                       for n in ("work_a", "work_b", "work_c", "work_d")})
+if "work_c" in ref_old or "work_d" in ref_new:
+    fail(f"the recordings do not have the mixes asked for: OLD {ref_old}, NEW {ref_new}")
+if c.get("diff") != "new" or c["base_self"] != 0:
+    fail(f"work_c should be new (not in OLD): {c}")
+if dd.get("diff") != "gone" or dd["self"] != 0:
+    fail(f"work_d should be gone (not in NEW) with self 0: {dd}")
+if "diff" in a or "diff" in b:
+    fail(f"work_a and work_b are on both sides: {a}, {b}")
+for name in ("work_a", "work_b", "work_c", "work_d"):
+    r = by[name]
+    want_base, want_self = ref_old.get(name, 0.0), ref_new.get(name, 0.0)
+    if abs(r["base_self"] - want_base) > 0.5 or abs(r["self"] - want_self) > 0.5:
+        fail(f"{name}: perftop {r['base_self']:.2f} -> {r['self']:.2f}, perf report on the same files "
+             f"{want_base:.2f} -> {want_self:.2f}")
 mags = [abs(r["delta"]) for r in rows]
 if any(x < y - 1e-9 for x, y in zip(mags, mags[1:])):
     fail(f"rows are not ordered by the size of the change: {mags[:8]}")
-if [r["sym"] for r in rows[:1]] != ["work_c"]:
-    fail(f"the biggest change (work_c) should come first: {[r['sym'] for r in rows[:4]]}")
 
 # Without --diff nothing changes in the JSON rows.
 p = run_perftop(perftop, ["-i", new, "-b", "--json"])
@@ -82,7 +108,7 @@ for line in q.stdout.splitlines():
     if m:
         ref[m.group(3)] = (float(m.group(1)), float(m.group(2)))
 if q.returncode != 0 or "work_a" not in ref:
-    print(f"perf diff gave nothing to compare (rc {q.returncode}); checked against the mix only")
+    print(f"perf diff gave nothing to compare (rc {q.returncode}); checked against perf report only")
 else:
     for name in ("work_a", "work_b"):
         base, delta = ref[name]

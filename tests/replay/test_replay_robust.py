@@ -142,11 +142,19 @@ special = [
     ("data size beyond the file", patched(48, "<Q", 1 << 60), True, False),
     ("attrs beyond the file", patched(32, "<Q", 1 << 40), True, False),
 ]
-# sample_type here is IP|TID|TIME|CALLCHAIN|PERIOD: the callchain's nr is at byte 32 of the record
+# Where the callchain's nr sits in a sample: after the header, one u64 for each field before it
+# that the attr's sample_type has (IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD;
+# READ, of variable size, is not asked for). The attr: the header's attrs.offset (byte 24), its
+# sample_type at byte 24.
+sample_type = struct.unpack_from("<Q", data, struct.unpack_from("<Q", data, 24)[0] + 24)[0]
+if not sample_type & (1 << 5) or sample_type & (1 << 4):
+    fail(f"the recording's sample_type {sample_type:#x}: want CALLCHAIN and no READ")
+BEFORE_CALLCHAIN = (1 << 16) | 1 | 2 | 4 | 8 | (1 << 6) | (1 << 9) | (1 << 7) | (1 << 8)
+NR = 8 + 8 * bin(sample_type & BEFORE_CALLCHAIN).count("1")
 for off, _, size in samples[:5]:
-    special.append((f"callchain nr 2^40 at {off}", patched(off + 32, "<Q", 1 << 40), True, False))
+    special.append((f"callchain nr 2^40 at {off}", patched(off + NR, "<Q", 1 << 40), True, False))
     special.append((f"callchain nr one too many at {off}",
-                    patched(off + 32, "<Q", (size - 40) // 8 + 1), True, False))
+                    patched(off + NR, "<Q", (size - NR - 8) // 8 + 1), True, False))
 run_all(special)
 for name, blob, _, _ in special:
     if "size 0" in name or ("beyond the file" in name and "size" in name.split()[0]):

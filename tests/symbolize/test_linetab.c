@@ -3,7 +3,8 @@
  *
  * For every compile unit of (a) the inline fixtures (DWARF 5 as the compiler emits by default, and
  * the same source built -gdwarf-2/3/4), (b) libc.so.6 through its separate debug file (libc6-dbg),
- * (c) the libpython3.11.so of the python3 first on PATH (skipped with a note when there is none):
+ * (c) a libpython3 with DWARF, found at run time whatever python3 is first on PATH (findpy.h: the
+ *     first on PATH's, else pyenv's; a note says so when the machine has none, as plain Debian):
  * for every row address of libdw's table, the address one past it, one before it and the midpoint to
  * the next row, linetab_line must give what dwarf_getsrc_die + dwarf_linesrc + dwarf_lineno give
  * (the file's basename and the line, or nothing for both); and for every file index (and one past
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "findpy.h"
 #include "symbolize/linetab.h"
 
 static uint64_t n_addrs, n_cus, n_files, n_diff, n_gaveup;
@@ -153,24 +155,18 @@ static uint64_t check_binary(const char *path)
 	return n_cus - cus0;
 }
 
-/* The libpython3.11.so of the python3 first on PATH: its LIBDIR. */
-static bool find_libpython(char *out, size_t cap)
+/* Whether libdw finds DWARF for path: its own, or a debug file's (build-id, .gnu_debuglink). */
+static bool has_dwarf(const char *path)
 {
-	FILE *p = popen("python3 -c \"import sysconfig; print(sysconfig.get_config_var('LIBDIR') or '')\" "
-			"2>/dev/null", "r");
-	if (!p)
-		return false;
-	char dir[4096] = "";
-	bool ok = fgets(dir, sizeof(dir), p) != NULL;
-	pclose(p);
-	if (!ok)
-		return false;
-	dir[strcspn(dir, "\n")] = 0;
-	snprintf(out, cap, "%s/libpython3.11.so", dir);
-	if (access(out, R_OK) == 0)
-		return true;
-	snprintf(out, cap, "%s/libpython3.11.so.1.0", dir);
-	return access(out, R_OK) == 0;
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+	Dwfl_Module *m = dwfl ? dwfl_report_offline(dwfl, "", path, -1) : NULL;
+	if (dwfl)
+		dwfl_report_end(dwfl, NULL, NULL);
+	Dwarf_Addr bias;
+	bool ok = m && dwfl_module_getdwarf(m, &bias) != NULL;
+	if (dwfl)
+		dwfl_end(dwfl);
+	return ok;
 }
 
 int main(void)
@@ -184,11 +180,19 @@ int main(void)
 		CHECK(check_binary(libc) > 100);  /* its debug file: libc6-dbg */
 	else
 		printf("note: no %s, skipped\n", libc);
-	char py[4200];
-	if (find_libpython(py, sizeof(py)))
-		CHECK(check_binary(py) > 0);
+	/* A libpython with DWARF (pyenv's builds have it; Debian's has none, nor a debug file for it):
+	 * the first found, the python3 first on PATH's before the others (findpy.h). */
+	static struct findpy fp;  /* 512 KiB: not on the stack */
+	findpy_collect(&fp);
+	int py = -1;
+	for (int i = 0; i < fp.n && py < 0; i++)
+		if (has_dwarf(fp.path[i]))
+			py = i;
+	if (py >= 0)
+		CHECK(check_binary(fp.path[py]) > 0);
 	else
-		printf("note: no libpython3.11.so for the python3 on PATH, skipped\n");
+		printf("note: none of the %d libpython3 libraries found here has DWARF (pyenv's would): "
+		       "no libpython compared\n", fp.n);
 	printf("total: %llu CUs, %llu addresses, %llu file indices compared; %llu differences; "
 	       "%llu CUs left to libdw\n",
 	       (unsigned long long)n_cus, (unsigned long long)n_addrs, (unsigned long long)n_files,

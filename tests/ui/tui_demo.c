@@ -80,9 +80,10 @@ static void replay_advance(struct demo *d)
 		d->pos = DEMO_SECS;
 }
 
-static void demo_poll(void *ctx)
+static long demo_poll(void *ctx)
 {
 	struct demo *d = ctx;
+	long flowing = !d->paused; /* the demo's data "flows" unless paused: the view ticks */
 	if (d->replay)
 		replay_advance(d);
 	if (d->warn && !d->warned) {
@@ -91,6 +92,7 @@ static void demo_poll(void *ctx)
 	}
 	if (d->die_after > 0 && elapsed(d) >= d->die_after)
 		die("demo: dying on purpose after %.1fs", d->die_after);
+	return flowing;
 }
 
 static struct snapshot *demo_refresh(void *ctx, enum snap_col order, bool zero)
@@ -286,7 +288,7 @@ static void make_hist(struct demo *d)
 int main(int argc, char **argv)
 {
 	struct demo d = { .start_ns = now_ns(), .rng = 88172645463325252ull };
-	struct tui_source src = { .ctx = &d, .poll = demo_poll, .refresh = demo_refresh,
+	struct tui_source src = { .ctx = &d, .poll = demo_poll, .wake_fd = -1, .refresh = demo_refresh,
 				  .header = demo_header, .refresh_secs = 1.0, .info = demo_info };
 	const char *keys = "dso,sym";
 	for (int i = 1; i < argc; i++) {

@@ -15,11 +15,10 @@ and, as the control, with the debug info stripped and no debug file, mid and top
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
-from replaylib import fail, skip, tmpdir
+from replaylib import fail, need_perf_events, need_tool, tmpdir
 
 perftop, perftop_asan, plain, drap = sys.argv[1:5]
 FUNCS = ("leaf", "mid", "top", "main")
@@ -64,12 +63,11 @@ def check_fixture(binary, want_expression):
 
 
 def run(binary, fixture, env=None):
+    need_perf_events("task", "dwarf")
     p = subprocess.run([binary, "--call-graph", "dwarf", "-b", "-n", "3", "-d", "1", "--json", "--",
                         fixture, "4"], capture_output=True, text=True, timeout=120,
                        env=dict(os.environ, **(env or {})))
     if p.returncode != 0:
-        if "permission" in p.stderr.lower() or "paranoid" in p.stderr:
-            skip(p.stderr.strip())
         fail(f"{binary} exited {p.returncode}: {p.stderr.strip()[:500]}")
     if "ERROR: AddressSanitizer" in p.stderr or "runtime error" in p.stderr:
         fail(f"{binary} on {fixture}: sanitizer report: {p.stderr[:800]}")
@@ -102,8 +100,8 @@ def check_counts(err, what):
     return [int(g) for g in m.groups()], m.group(0)
 
 
-if not shutil.which("objcopy") or not shutil.which("readelf") or not shutil.which("nm"):
-    skip("binutils (objcopy, readelf, nm) is not installed")
+for t in ("objcopy", "readelf", "nm"):
+    need_tool(t, "binutils")
 check_fixture(plain, False)
 check_fixture(drap, True)
 

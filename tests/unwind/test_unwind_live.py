@@ -6,17 +6,16 @@ import json
 import subprocess
 import sys
 
-from replaylib import fail, skip
+from replaylib import fail, need_perf_events
 
 perftop, perftop_asan, chain = sys.argv[1], sys.argv[2], sys.argv[3]
 
 
 def run(binary, extra=()):
+    need_perf_events("task", "dwarf")
     p = subprocess.run([binary, "--call-graph", "dwarf", "-b", "-n", "3", "-d", "1", "--json"] +
                        list(extra) + ["--", chain, "4"], capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
-        if "permission" in p.stderr.lower() or "paranoid" in p.stderr:
-            skip(p.stderr.strip())
         fail(f"{binary} exited {p.returncode}: {p.stderr.strip()[:500]}")
     snaps = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
     if not snaps:

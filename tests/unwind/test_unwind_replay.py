@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 
-from replaylib import (compare, fail, perf_record, perf_report, replay_json, skip, tmpdir)
+from replaylib import (compare, fail, need_perf_events, perf_record, perf_report, replay_json, tmpdir)
 
 perftop, chain = sys.argv[1], sys.argv[3]
 d = tmpdir()
@@ -51,11 +51,10 @@ if ours is None or ours + 0.05 < perf_share:
 
 # perftop's own recording, read by perf report and by perftop.
 rec = os.path.join(d, "own.data")
+need_perf_events("task", "dwarf")
 p = subprocess.run([perftop, "--call-graph", "dwarf", "-b", "-n", "2", "-d", "1", "--json", "-o", rec,
                     "--", chain, "2.5"], capture_output=True, text=True, timeout=120)
 if p.returncode != 0:
-    if "permission" in p.stderr.lower():
-        skip(p.stderr.strip())
     fail(f"perftop -o exited {p.returncode}: {p.stderr.strip()[:300]}")
 rep = perf_report(rec, True)
 tot = {}

@@ -1,0 +1,65 @@
+"""What the Python tests need from the machine, found out by asking it, never by reading perftop's or
+perf's messages: whether the kernel lets them open the perf events they need (perf_probe, built from
+perf_probe.c: perf_event_open of cpu-clock with the test's options), whether a tool is installed.
+
+A test skips (exit 77) only when what it needs does not exist here, and says why; a refusal of
+perf_event_open to a privileged process (root, CAP_PERFMON) is a failure, not a skip (perfprobe.h).
+Once the probe said yes, a perftop or perf record run that fails is the test's failure."""
+import os
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+_probed = {}
+
+
+def _probe_path():
+    p = os.environ.get("PERFTOP_PERF_PROBE")
+    if p:
+        return p
+    # Run by hand: the probe is built beside the fixtures, under the build directory of perftop.
+    for a in sys.argv[1:]:
+        cand = os.path.join(os.path.dirname(os.path.abspath(a)), "fixtures", "perf_probe")
+        if os.path.exists(cand):
+            return cand
+    return None
+
+
+def need_perf_events(*kinds):
+    """Exits 77 (skip) when the kernel refuses the perf events of these kinds (task: a command, -p,
+    -t; cpu: -a, -C; dwarf: --call-graph dwarf), 1 when it refuses them to a privileged process."""
+    todo = [k for k in kinds if k not in _probed]
+    if not todo:
+        return
+    probe = _probe_path()
+    if not probe:
+        print("FAIL: no perf_probe (set PERFTOP_PERF_PROBE to build/fixtures/perf_probe)")
+        sys.exit(1)
+    p = subprocess.run([probe] + todo, capture_output=True, text=True, timeout=30)
+    if p.returncode == SKIP:
+        print(p.stdout.strip())
+        sys.exit(SKIP)
+    if p.returncode != 0:
+        print(f"FAIL: {p.stdout.strip()} {p.stderr.strip()}")
+        sys.exit(1)
+    for k in todo:
+        _probed[k] = True
+
+
+def kinds_for(args):
+    """The probe kinds a perftop or perf record command line needs."""
+    kinds = ["task"]
+    if any(a in ("-a", "--all-cpus", "-C", "--cpu") or a.startswith("--cpu=") for a in args):
+        kinds.append("cpu")
+    if any("dwarf" in a for a in args):
+        kinds.append("dwarf")
+    return kinds
+
+
+def need_tool(name, why=""):
+    """Exits 77 when the command name is not installed (the Makefile's PACKAGES installs it)."""
+    if not shutil.which(name):
+        print(f"SKIP: {name} is not installed{': ' + why if why else ''}")
+        sys.exit(SKIP)
+    return shutil.which(name)
