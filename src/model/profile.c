@@ -118,7 +118,7 @@ int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, s
 
 /* The fields spread by odd multipliers and folded, then one finalizer: a table lookup per frame
  * of every sample, where four rounds of mixing were a third of profile_add. */
-static uint64_t ptr_hash(const struct profile_row *k)
+static inline uint64_t ptr_hash(const struct profile_row *k)
 {
 	uint64_t h = (uintptr_t)k->sym * 0x9e3779b97f4a7c15ULL;
 	h ^= (uintptr_t)k->dso * 0xc2b2ae3d27d4eb4fULL;
