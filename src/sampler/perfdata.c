@@ -1096,12 +1096,20 @@ static void order_flush(struct perfdata_reader *r, uint64_t limit)
 		r->sort_ents[o++] = e[a++];
 	while (b < fresh)
 		r->sort_ents[o++] = e[sorted[b++].val];
-	memcpy(e, r->sort_ents, n * sizeof(*e));
-	r->sorted_end = r->nents;
+	/* The merged run becomes the entries, in place of copying it back: those before next_ent were
+	 * all handed out (a flush comes only once every ready record was). */
+	struct pd_ent *t = r->ents;
+	size_t tc = r->ents_cap;
+	r->ents = r->sort_ents;
+	r->ents_cap = r->sort_ents_cap;
+	r->sort_ents = t;
+	r->sort_ents_cap = tc;
+	r->nents = r->sorted_end = n;
+	r->next_ent = 0;
 	size_t k = 0;
-	while (k < n && e[k].time <= limit)
+	while (k < n && r->ents[k].time <= limit)
 		k++;
-	r->ready = r->next_ent + k;
+	r->ready = k;
 }
 
 /* Drops the records already handed out: the rest move to the other arena, in order. Pending records
