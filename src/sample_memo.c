@@ -2,7 +2,8 @@
  * sample_memo: a direct-mapped table of whole samples' names (see sample_memo.h).
  *
  * A slot holds the key (pid, tid, cpumode, ip and the raw callchain, compared in full: the hash only
- * picks the slot) and what the symbolizer gave for it, in one allocation per slot that is reused.
+ * picks the slot), what the symbolizer gave for it and where the model put its rows, in one
+ * allocation per slot that is reused.
  * Forgetting is by generation, never by walking the table: a slot is current while the memo's
  * generation and its pid slot's generation are those it was kept under. Pids share generation
  * slots, so forgetting one process may forget a few others too; never too little.
@@ -28,7 +29,8 @@ struct memo_ent {
 	uint64_t ip;
 	uint32_t nr, nframes;
 	const char *comm;
-	void *blob;                /* nr chain words, then nframes frames */
+	uint64_t layout;           /* the model's, when it wrote rows (0: never) */
+	void *blob;                /* nr chain words, nframes frames, nframes + 1 row indices */
 	size_t cap;                /* bytes at blob */
 };
 
@@ -37,6 +39,7 @@ struct sample_memo {
 	uint32_t pidgen[MEMO_PID_SLOTS];
 	uint64_t gen;
 	uint64_t last_hash;        /* of the sample sample_memo_get last looked for */
+	struct memo_ent *cur;      /* the entry last returned or put */
 };
 
 struct sample_memo *sample_memo_new(void)
@@ -94,6 +97,7 @@ const struct frame *sample_memo_get(struct sample_memo *m, const struct rec *r, 
 	const uint64_t *cc = NULL;
 	int nr = memo_chain(r, &cc);
 	m->last_hash = 0;
+	m->cur = NULL;
 	if (nr < 0)
 		return NULL;
 	uint64_t h = memo_hash(r, cc, (uint32_t)nr);
@@ -105,7 +109,17 @@ const struct frame *sample_memo_get(struct sample_memo *m, const struct rec *r, 
 		return NULL;
 	*n = (int)e->nframes;
 	*comm = e->comm;
+	m->cur = e;
 	return (const struct frame *)((const char *)e->blob + (size_t)nr * 8);
+}
+
+uint32_t *sample_memo_rows(struct sample_memo *m, uint64_t **layout)
+{
+	struct memo_ent *e = m->cur;
+	if (!e)
+		return NULL;
+	*layout = &e->layout;
+	return (uint32_t *)((char *)e->blob + (size_t)e->nr * 8 + (size_t)e->nframes * sizeof(struct frame));
 }
 
 void sample_memo_put(struct sample_memo *m, const struct rec *r, const struct frame *f, int n,
@@ -113,11 +127,12 @@ void sample_memo_put(struct sample_memo *m, const struct rec *r, const struct fr
 {
 	const uint64_t *cc = NULL;
 	int nr = memo_chain(r, &cc);
+	m->cur = NULL;
 	if (nr < 0 || n < 0 || n > SAMPLE_MEMO_MAX || !m->last_hash)
 		return;
 	uint64_t h = m->last_hash; /* the get that missed hashed this same sample */
 	struct memo_ent *e = &m->e[h % MEMO_SLOTS];
-	size_t need = (size_t)nr * 8 + (size_t)n * sizeof(*f);
+	size_t need = (size_t)nr * 8 + (size_t)n * sizeof(*f) + ((size_t)n + 1) * sizeof(uint32_t);
 	if (need > e->cap) {
 		free(e->blob);
 		e->blob = xmalloc(need);
@@ -135,7 +150,9 @@ void sample_memo_put(struct sample_memo *m, const struct rec *r, const struct fr
 	e->nr = (uint32_t)nr;
 	e->nframes = (uint32_t)n;
 	e->comm = comm;
+	e->layout = 0;
 	m->last_hash = 0;
+	m->cur = e;
 }
 
 static void memo_forget_pid(struct sample_memo *m, uint32_t pid)

@@ -296,9 +296,21 @@ static void session_take(struct session *s, const struct rec *r)
 			.frames = frames,
 			.nframes = n,
 		};
-		if (s->zoom.n && !zoom_apply(&s->zoom, &ctx, &ctx, s->zframes, SESSION_MAX_FRAMES))
-			break; /* outside the zoom: not counted at all, percentages are of the zoom */
-		profile_add(s->prof, &ctx);
+		uint64_t *layout = NULL;
+		uint32_t *rows = s->memo ? sample_memo_rows(s->memo, &layout) : NULL;
+		if (s->zoom.n) {
+			if (!zoom_apply(&s->zoom, &ctx, &ctx, s->zframes, SESSION_MAX_FRAMES))
+				break; /* outside the zoom: not counted at all, percentages are of the zoom */
+			rows = NULL; /* other frames than those remembered */
+		}
+		if (rows && *layout == profile_layout(s->prof)) {
+			profile_add_again(s->prof, &ctx, rows);
+		} else if (rows) {
+			profile_add_rows(s->prof, &ctx, rows);
+			*layout = profile_layout(s->prof);
+		} else {
+			profile_add(s->prof, &ctx);
+		}
 		if (s->tree)
 			calltree_add(s->tree, &ctx);
 		if (s->annot)
