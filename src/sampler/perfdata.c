@@ -1125,8 +1125,10 @@ static void order_compact(struct perfdata_reader *r)
 		r->nents = r->ready = r->next_ent = r->sorted_end = 0;
 		return;
 	}
-	if (r->live_bytes &&
-	    r->arena_len - r->live_bytes < 4 * r->live_bytes && r->arena_len < PD_REORDER_CAP / 2)
+	/* Nothing in the arena: the next flush drops the handed-out entries anyway. */
+	if (!r->live_bytes)
+		return;
+	if (r->arena_len - r->live_bytes < 4 * r->live_bytes && r->arena_len < PD_REORDER_CAP / 2)
 		return;
 	size_t used = 0;
 	for (size_t i = r->next_ent; i < r->nents; i++) {
@@ -1188,12 +1190,15 @@ static size_t record_event(struct perfdata_reader *r, const unsigned char *p, ui
 	return idx < 0 ? 0 : (size_t)idx;
 }
 
-/* Parses a kernel record of event evi into out (PD_REC_MAX bytes); counts one that does not parse,
- * and one of a type we do not know. */
+/* Parses a kernel record of event evi into out (cap bytes); counts one that does not parse, and one
+ * of a type we do not know. -ENOSPC (not counted) when a cap below PD_REC_MAX is too small. */
 static int pd_parse(struct perfdata_reader *r, size_t evi, const unsigned char *p, size_t size,
-		    struct rec *out)
+		    struct rec *out, size_t cap)
 {
-	if (parse_record(&r->ev[evi].cfg, p, size, out, PD_REC_MAX) < 0) {
+	int rc = parse_record(&r->ev[evi].cfg, p, size, out, cap);
+	if (rc == -ENOSPC && cap < PD_REC_MAX)
+		return rc; /* the caller finds more room: not a bad record */
+	if (rc < 0) {
 		r->stats.bad_records++;
 		return -EINVAL;
 	}
@@ -1228,7 +1233,7 @@ static void order_add(struct perfdata_reader *r, const unsigned char *p, size_t 
 	} else {
 		xgrow((void **)&r->arena, &r->arena_cap, r->arena_len + PD_REC_MAX, 1);
 		struct rec *out = (struct rec *)(r->arena + r->arena_len);
-		if (pd_parse(r, evi, p, size, out) < 0)
+		if (pd_parse(r, evi, p, size, out, PD_REC_MAX) < 0)
 			return;
 		e.time = out->time;
 		e.off = r->arena_len;
@@ -1465,51 +1470,95 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 
 /* ---- records out ---- */
 
+/*
+ * Hands out the next ready record: parsed into dst (cap bytes) when it waits raw in the file, else
+ * where it is in the arena (copied to dst when copy). 1 and *out; 0 when none is ready; -ENOSPC
+ * when it needs more than a cap below PD_REC_MAX (it stays next).
+ */
+static int order_take(struct perfdata_reader *r, struct rec *dst, size_t cap, bool copy,
+		      const struct rec **out)
+{
+	while (r->next_ent < r->ready) {
+		const struct pd_ent *e = &r->ents[r->next_ent];
+		const struct rec *rec;
+		if (e->in_file) {
+			const unsigned char *p = r->mem + e->off;
+			uint16_t size;
+			memcpy(&size, p + 6, 2);
+			size = sw16(r, size);
+			int rc = pd_parse(r, e->evi, p, size, dst, cap < PD_REC_MAX ? cap : PD_REC_MAX);
+			if (rc == -ENOSPC && cap < PD_REC_MAX)
+				return -ENOSPC;
+			r->next_ent++;
+			r->file_live -= size;
+			if (rc < 0)
+				continue;
+			rec = dst;
+		} else {
+			rec = (const struct rec *)(r->arena + e->off);
+			if (copy && rec->size > cap)
+				return -ENOSPC;
+			r->next_ent++;
+			r->live_bytes -= (rec->size + 7) & ~(size_t)7;
+			if (copy) {
+				memcpy(dst, rec, rec->size);
+				rec = dst;
+			}
+		}
+		r->stats.records++;
+		if (rec->type == REC_SAMPLE)
+			r->stats.samples++;
+		*out = rec;
+		return 1;
+	}
+	return 0;
+}
+
+/* Reads on until a flush makes records ready; false at the end of the data. */
+static bool order_fill(struct perfdata_reader *r)
+{
+	order_compact(r);
+	if (r->done)
+		return false;
+	while (r->next_ent >= r->ready) {
+		if (raw_pump(r) <= 0) {
+			order_flush(r, UINT64_MAX);
+			r->done = true;
+			if (ferror(r->f)) {
+				set_warning(r, "read error at byte %" PRIu64 ": %s", in_offset(r),
+					    strerror(EIO));
+				r->stats.truncated = true;
+			}
+			break;
+		}
+	}
+	return true;
+}
+
 /* The next record in time order, by reference: valid until the next call. */
 int perfdata_next_ref(struct perfdata_reader *r, const struct rec **out)
 {
+	if (!r->scratch)
+		r->scratch = xmalloc(PD_REC_MAX);
 	for (;;) {
-		if (r->next_ent < r->ready) {
-			const struct pd_ent *e = &r->ents[r->next_ent++];
-			const struct rec *rec;
-			if (e->in_file) {
-				const unsigned char *p = r->mem + e->off;
-				uint16_t size;
-				memcpy(&size, p + 6, 2);
-				size = sw16(r, size);
-				r->file_live -= size;
-				if (!r->scratch)
-					r->scratch = xmalloc(PD_REC_MAX);
-				if (pd_parse(r, e->evi, p, size, r->scratch) < 0)
-					continue;
-				rec = r->scratch;
-			} else {
-				rec = (const struct rec *)(r->arena + e->off);
-				r->live_bytes -= (rec->size + 7) & ~(size_t)7;
-			}
-			r->stats.records++;
-			if (rec->type == REC_SAMPLE)
-				r->stats.samples++;
-			*out = rec;
+		if (order_take(r, r->scratch, PD_REC_MAX, false, out) > 0)
 			return 1;
-		}
-		order_compact(r);
-		if (r->done)
+		if (!order_fill(r))
 			return 0;
-		/* read until a flush makes something ready, or the data ends */
-		while (r->next_ent >= r->ready) {
-			int rc = raw_pump(r);
-			if (rc <= 0) {
-				order_flush(r, UINT64_MAX);
-				r->done = true;
-				if (ferror(r->f)) {
-					set_warning(r, "read error at byte %" PRIu64 ": %s", in_offset(r),
-						    strerror(EIO));
-					r->stats.truncated = true;
-				}
-				break;
-			}
-		}
+	}
+}
+
+int perfdata_next_into(struct perfdata_reader *r, void *buf, size_t cap)
+{
+	const struct rec *rec;
+	if (cap < sizeof(struct rec))
+		return -ENOSPC;
+	for (;;) {
+		int rc = order_take(r, buf, cap, true, &rec);
+		if (rc != 0)
+			return rc;
+		if (!order_fill(r))
+			return 0;
 	}
 }
 

@@ -5,11 +5,13 @@
  * filled and not yet given back, the consumer reads chunk given % N once it has been filled. Each
  * side moves only its own counter, under the mutex, and sleeps on its own condition when the other
  * is behind. A thread that found every chunk full sleeps until half of them are free again, so that
- * it is woken once per two chunks rather than once per chunk. A record that does not fit in what is left of a chunk opens the next one (a chunk holds
- * the largest record the reader makes), so records never straddle chunks.
+ * it is woken once per two chunks rather than once per chunk. Records are parsed straight into the
+ * chunk (perfdata_next_into); one that does not fit in what is left opens the next chunk (a chunk
+ * holds the largest record the reader makes), so records never straddle chunks.
  */
 #include "sampler/perfdata_ahead.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,20 +44,9 @@ struct perfdata_ahead {
 	struct perfdata_stats stats;
 };
 
-/* Copies r into c when it fits. */
-static bool chunk_put(struct ahead_chunk *c, const struct rec *r)
-{
-	if (r->size > AHEAD_CHUNK_BYTES - c->len)
-		return false;
-	memcpy(c->buf + c->len, r, r->size);
-	c->len += r->size;
-	return true;
-}
-
 static void *ahead_main(void *arg)
 {
 	struct perfdata_ahead *a = arg;
-	const struct rec *carry = NULL; /* read, but it did not fit in the last chunk */
 	for (;;) {
 		pthread_mutex_lock(&a->mu);
 		if (a->filled - a->given >= AHEAD_CHUNKS) {
@@ -71,25 +62,17 @@ static void *ahead_main(void *arg)
 			return NULL;
 		c->len = 0;
 		c->last = false;
-		if (carry)
-			chunk_put(c, carry);
-		carry = NULL;
 		for (;;) {
-			const struct rec *r;
-			if (perfdata_next_ref(a->rd, &r) <= 0) {
+			int rc = perfdata_next_into(a->rd, c->buf + c->len, AHEAD_CHUNK_BYTES - c->len);
+			if (rc == -ENOSPC && c->len)
+				break; /* the next chunk has room for it */
+			if (rc <= 0) {
 				c->last = true;
 				break;
 			}
-			if (!chunk_put(c, r)) {
-				carry = r; /* valid until the next perfdata call, which comes after its copy */
-				break;
-			}
+			c->len += ((const struct rec *)(c->buf + c->len))->size;
 		}
 		perfdata_get_stats(a->rd, &c->stats);
-		if (carry) { /* counted by the reader, handed out with the next chunk */
-			c->stats.records--;
-			c->stats.samples -= carry->type == REC_SAMPLE;
-		}
 		pthread_mutex_lock(&a->mu);
 		a->filled++;
 		pthread_cond_signal(&a->can_read);
