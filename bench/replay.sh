@@ -1,8 +1,11 @@
 #!/bin/bash
 # Replay benchmark: perftop -i F -b against perf report -i F --stdio on the same files, made here
 # with perf record: a 5 s fp recording of one program, a 30 s -a fp recording (two programs running),
-# a 5 s DWARF recording. Wall time (date +%s%N around the run) and peak RSS (/usr/bin/time -f %M), the median of RUNS runs
-# each, and the ratios perf / perftop (higher is better for perftop).
+# a 5 s DWARF recording, and a 50 s -a fp recording at 4 kHz (cpu-clock) while a mix of processes
+# keeps both CPUs busy (a Python loop beside a shell loop of compiles, dd | gzip, sort and sha256sum:
+# several processes and binaries, ~400k samples; being system-wide, it also holds whatever else the
+# machine runs). Wall time (date +%s%N around the run) and peak RSS (/usr/bin/time -f %M), the median
+# of RUNS runs each, and the ratios perf / perftop (higher is better for perftop).
 # perftop keeps caches under PERFTOP_CACHE_DIR (~/.cache/perftop): the parsed kallsyms for the boot,
 # uncompressed copies of compressed debug files, and each binary's inline frames and source lines by
 # build-id. "warm" runs share one cache directory that a first run filled; "cold" runs each get a new
@@ -10,7 +13,8 @@
 # everything about the binaries, as the first replay of a recording of them does (the background
 # copy of a compressed debug file a cold run starts is waited for outside the timing). The first
 # perftop run after a boot also reads /proc/kallsyms: "first after boot" is a cold run without it.
-#   usage: bench/replay.sh [PERFTOP]     (RUNS=5 by default; KEEP=DIR keeps the recordings there)
+#   usage: bench/replay.sh [PERFTOP]     (RUNS=5 by default; KEEP=DIR keeps the recordings there;
+#          FILES="a30 a50" benches only those recordings)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 pt=${1:-$here/build/perftop}
@@ -24,6 +28,20 @@ t=time.time()
 while time.time()-t<$1: sum(i*i for i in range(10000))"; }
 export -f busy
 spinner=$here/build/fixtures/spinner
+# A shell loop of short processes of several binaries, for $1 seconds.
+churn() {
+	local end=$((SECONDS + $1)) d
+	d=$(mktemp -d)
+	while ((SECONDS < end)); do
+		gcc -O2 -std=c11 -D_GNU_SOURCE -I"$here/src" -c -o "$d/o.o" "$here/src/sampler/parse.c"
+		dd if=/dev/urandom bs=64k count=64 2>/dev/null | gzip -6 >"$d/z.gz"
+		seq 1 200000 | sort -R | sort -n | sha256sum >/dev/null
+		sh -c 'ls -l /usr/bin >/dev/null'
+	done
+	rm -rf "$d"
+}
+export -f churn
+export here
 
 rec() { perf record -q -N -B "$@" >/dev/null 2>&1; }
 if [[ ! -s $t/fp5.data ]]; then
@@ -34,6 +52,13 @@ if [[ ! -s $t/fp5.data ]]; then
 	rec -a -g -F 999 -o "$t/a30.data" -- sleep 30
 	kill $b1 $b2 2>/dev/null || true; wait $b1 $b2 2>/dev/null || true
 	rec --call-graph dwarf -F 999 -o "$t/dwarf5.data" -- bash -c 'busy 5'
+fi
+if [[ ! -s $t/a50.data ]]; then
+	echo "recording (52 s)..." >&2
+	bash -c 'busy 52' & b1=$!
+	bash -c 'churn 52' & b2=$!
+	rec -a -g -F 4000 -e cpu-clock -o "$t/a50.data" -- sleep 50
+	kill $b1 $b2 2>/dev/null || true; wait $b1 $b2 2>/dev/null || true
 fi
 
 # median of the runs of one command: prints "SECONDS KIB"; a run that fails stops the bench.
@@ -72,11 +97,12 @@ printf '| %-38s | %6s | %7s | %7s | %7s | %8s | %8s | %7s |\n' recording size "p
 	"perftop MiB" "perf MiB" memory
 printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------------------------- -------- --------- --------- --------- \
 	---------- ---------- ---------
-for f in fp5 a30 dwarf5; do
+for f in ${FILES:-fp5 a30 dwarf5 a50}; do
 	case $f in
 	fp5) what="5 s fp, one program" ;;
 	a30) what="30 s -a fp" ;;
 	dwarf5) what="5 s DWARF" ;;
+	a50) what="50 s -a 4 kHz, busy mix" ;;
 	esac
 	size=$(du -h "$t/$f.data" | cut -f1)
 	read -r re rm < <(measure perf report -i "$t/$f.data" --stdio)

@@ -2,7 +2,8 @@
  * fuzz_parse: parse_record on arbitrary bytes. The first 48 bytes of the input choose the parse_cfg
  * (sample_type, read_format, the register masks, branch_sample_type, and flags for sample_id_all
  * and the byte order); the rest is the record. Whatever parse_record accepts must describe itself
- * consistently: its size within the output buffer, its trailing data inside that size.
+ * consistently: its size within the output buffer, its trailing data inside that size; and
+ * parse_record_time must give its time (and fail only on records parse_record rejects).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,8 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* a heap copy of exactly the record's bytes, so that ASan sees any read past the end */
 	unsigned char *copy = malloc(size ? size : 1);
 	memcpy(copy, data, size);
-	if (parse_record(&cfg, copy, size, &out.r, CAP) == 0) {
+	uint64_t time;
+	int trc = parse_record_time(&cfg, copy, size, &time);
+	int rc = parse_record(&cfg, copy, size, &out.r, CAP);
+	must(trc == 0 || rc < 0);
+	if (rc == 0) {
 		const struct rec *r = &out.r;
+		must(time == r->time);
 		must(r->size >= sizeof(*r) && r->size <= CAP && r->size % 8 == 0);
 		if (r->type == REC_SAMPLE) {
 			const struct rec_sample *s = &r->u.sample;

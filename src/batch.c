@@ -20,6 +20,7 @@
 #include "batch.h"
 
 #include <errno.h>
+#include <float.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -149,6 +150,84 @@ void batch_print_json(FILE *out, const struct snapshot *snap, const struct sessi
 	fputc('}', out);
 }
 
+/* One row of the table, built whole before one write (stdio's per-call locking was a large part
+ * of printing many short fields). */
+struct line {
+	char *p;
+	size_t len, cap;
+};
+
+static char *line_room(struct line *l, size_t n)
+{
+	if (l->len + n > l->cap)
+		xgrow((void **)&l->p, &l->cap, l->len + n, 1);
+	return l->p + l->len;
+}
+
+static void line_put(struct line *l, const char *s, size_t n)
+{
+	memcpy(line_room(l, n), s, n);
+	l->len += n;
+}
+
+/* printf's "%-*s". */
+static void line_left(struct line *l, const char *s, size_t width)
+{
+	size_t n = strlen(s);
+	char *o = line_room(l, n > width ? n : width);
+	memcpy(o, s, n);
+	if (n < width)
+		memset(o + n, ' ', width - n);
+	l->len += n > width ? n : width;
+}
+
+/* printf's "%*llu". */
+static void line_u64(struct line *l, uint64_t v, int width)
+{
+	char s[24];
+	int o = (int)sizeof(s);
+	do {
+		s[--o] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while ((int)sizeof(s) - o < width)
+		s[--o] = ' ';
+	line_put(l, s + o, sizeof(s) - (size_t)o);
+}
+
+/*
+ * printf's "%7.2f", by hand: printf's float formatting was most of printing a table of many rows.
+ * v * 100 is exact in a long double of a 64-bit mantissa (53 bits times 100's 7), so rounding it to
+ * an integer, half to even as printf does in the default rounding mode, gives printf's digits.
+ */
+static void line_pct(struct line *l, double v)
+{
+#if LDBL_MANT_DIG >= 64
+	if (v >= 0 && !signbit(v) && v < 1e7) {
+		long double x = (long double)v * 100, fl = floorl(x), d = x - fl;
+		uint64_t n = (uint64_t)fl;
+		if (d > 0.5L || (d == 0.5L && (n & 1)))
+			n++;
+		char s[24];
+		int o = (int)sizeof(s);
+		for (int i = 0; i < 2; i++, n /= 10)
+			s[--o] = (char)('0' + n % 10);
+		s[--o] = '.';
+		do {
+			s[--o] = (char)('0' + n % 10);
+			n /= 10;
+		} while (n);
+		while ((int)sizeof(s) - o < 7)
+			s[--o] = ' ';
+		line_put(l, s + o, sizeof(s) - (size_t)o);
+		return;
+	}
+#endif
+	char s[64];
+	int n = snprintf(s, sizeof(s), "%7.2f", v);
+	line_put(l, s, n > 0 ? (size_t)n : 0);
+}
+
 /* The plain table: perf report's column order (Self, Total, Samples, then the sort keys in order). */
 static void batch_print_text(FILE *out, const struct snapshot *snap, const struct session_status *st,
 			     double time)
@@ -172,28 +251,39 @@ static void batch_print_text(FILE *out, const struct snapshot *snap, const struc
 		}
 	}
 	fputc('\n', out);
+	struct line l = { 0 };
 	for (size_t i = 0; i < snap->nrows; i++) {
 		const struct snap_row *r = &snap->rows[i];
-		fprintf(out, "%7.2f%% %7.2f%% %8llu", r->self_pct, r->total_pct, (unsigned long long)r->samples);
+		l.len = 0;
+		line_pct(&l, r->self_pct);
+		line_put(&l, "% ", 2);
+		line_pct(&l, r->total_pct);
+		line_put(&l, "% ", 2);
+		line_u64(&l, r->samples, 8);
 		if (snap->diff) {
 			char d[32];
 			snprintf(d, sizeof(d), "%+.2f%s", r->delta,
 				 r->diff == SNAP_DIFF_NEW ? " new" : r->diff == SNAP_DIFF_GONE ? " gone" : "");
-			fprintf(out, " %12s", d);
+			char f[48];
+			int n = snprintf(f, sizeof(f), " %12s", d);
+			line_put(&l, f, n > 0 ? (size_t)n : 0);
 		}
 		for (int k = 0; k < snap->nkeys; k++) {
+			line_put(&l, "  ", 2);
 			switch (snap->keys[k]) {
-			case SORT_COMM: fprintf(out, "  %-16s", r->comm ? r->comm : ""); break;
-			case SORT_PID: fprintf(out, "  %7u", r->pid); break;
-			case SORT_TID: fprintf(out, "  %7u", r->tid); break;
-			case SORT_DSO: fprintf(out, "  %-24s", r->dso ? r->dso : ""); break;
-			case SORT_SRCLINE: fprintf(out, "  %-24s", r->srcline ? r->srcline : "?"); break;
-			case SORT_SYM: fprintf(out, "  %s", r->sym ? r->sym : ""); break;
-			default: break;
+			case SORT_COMM: line_left(&l, r->comm ? r->comm : "", 16); break;
+			case SORT_PID: line_u64(&l, r->pid, 7); break;
+			case SORT_TID: line_u64(&l, r->tid, 7); break;
+			case SORT_DSO: line_left(&l, r->dso ? r->dso : "", 24); break;
+			case SORT_SRCLINE: line_left(&l, r->srcline ? r->srcline : "?", 24); break;
+			case SORT_SYM: line_left(&l, r->sym ? r->sym : "", 0); break;
+			default: l.len -= 2; break; /* no such column */
 			}
 		}
-		fputc('\n', out);
+		line_put(&l, "\n", 1);
+		fwrite(l.p, 1, l.len, out);
 	}
+	free(l.p);
 	fputc('\n', out);
 }
 
@@ -212,22 +302,16 @@ static bool batch_emit(struct session *s, const struct cli *c, bool zero, double
 	session_get_status(s, &st);
 	if (time < 0)
 		time = st.elapsed;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	if (!out)
-		die("out of memory (a snapshot's text)");
+	/* Straight to stdout (fully buffered, see batch_run), flushed at the end of each snapshot:
+	 * the text of a large table is not held whole in memory. */
 	if (c->json) {
-		batch_print_json(out, snap, &st, time);
-		fputc('\n', out);
+		batch_print_json(stdout, snap, &st, time);
+		fputc('\n', stdout);
 	} else {
-		batch_print_text(out, snap, &st, time);
+		batch_print_text(stdout, snap, &st, time);
 	}
-	fclose(out);
 	snapshot_free(snap);
-	bool ok = write_full(STDOUT_FILENO, buf, len);
-	free(buf);
-	return ok;
+	return fflush(stdout) == 0 && !ferror(stdout);
 }
 
 /*
@@ -279,6 +363,7 @@ int batch_run(struct session *s, const struct cli *c)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	if (session_replay(s))
 		return batch_run_replay(s, c, session_replay(s));
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sampler/perfdata_ahead.h"
 #include "util/util.h"
 
 #define REPLAY_MAX_BINS (1u << 22)     /* seconds of histogram: weeks */
@@ -31,6 +32,7 @@ struct hist {
 
 struct replay {
 	struct perfdata_reader *rd;
+	struct perfdata_ahead *ahead; /* reads rd on its own thread (a file in memory), or NULL */
 	struct replay_sink sink;
 	char path[256];
 	size_t ev;                 /* the chosen event */
@@ -40,6 +42,7 @@ struct replay {
 	bool t0_known;
 	uint64_t last_time;        /* last sample of the chosen event seen (ns) */
 	bool scanned;              /* duration and histogram are those of the whole file */
+	bool no_histogram;
 	double duration;
 
 	const struct rec *pending; /* read but not fed yet (past the time asked for) */
@@ -120,6 +123,7 @@ struct replay *replay_open(const struct replay_opts *o, const struct replay_sink
 	rp->range_start = 0;
 	rp->range_end = INFINITY;
 	rp->speed = 1.0;
+	rp->no_histogram = o->no_histogram;
 	rp->lines = perfdata_header_lines(rd, &rp->nlines);
 
 	size_t nev = perfdata_nevents(rd);
@@ -143,6 +147,16 @@ struct replay *replay_open(const struct replay_opts *o, const struct replay_sink
 			return NULL;
 		}
 	}
+	/* Without a scan, the first event with samples is the only one that can have any when the
+	 * others are perf's dummy (-a and -p recordings carry one for the side-band): no pass for it. */
+	size_t samplers = 0, last_sampler = 0;
+	for (size_t i = 0; i < nev; i++)
+		if (!perfdata_event_is_dummy(rd, i)) {
+			samplers++;
+			last_sampler = i;
+		}
+	if (chosen < 0 && !o->scan && samplers == 1)
+		chosen = (long)last_sampler;
 	bool seekable = perfdata_rewind(rd) == 0;
 	if (seekable && (o->scan || (chosen < 0 && nev > 1))) {
 		struct ev_count *cnt = xcalloc(nev, sizeof(*cnt));
@@ -174,6 +188,8 @@ struct replay *replay_open(const struct replay_opts *o, const struct replay_sink
 			}
 	}
 	rp->ev = (size_t)chosen;
+	if (perfdata_in_memory(rd))
+		rp->ahead = perfdata_ahead_new(rd);
 	snprintf(rp->ev_name, sizeof(rp->ev_name), "%s", perfdata_event(rd, rp->ev)->name);
 	return rp;
 }
@@ -182,6 +198,7 @@ void replay_close(struct replay *rp)
 {
 	if (!rp)
 		return;
+	perfdata_ahead_free(rp->ahead);
 	perfdata_close(rp->rd);
 	perfdata_free_lines(rp->lines, rp->nlines);
 	free(rp->hist.bins);
@@ -255,6 +272,12 @@ void replay_get_range(const struct replay *rp, double *start, double *end)
 	*end = rp->range_end;
 }
 
+/* The next record in time order: from the reader's thread when it has one. */
+static int replay_next(struct replay *rp, const struct rec **r)
+{
+	return rp->ahead ? perfdata_ahead_next(rp->ahead, r) : perfdata_next_ref(rp->rd, r);
+}
+
 /* Feeds records up to recorded time t, at most budget of them (0: no limit). */
 static long feed_until(struct replay *rp, double t, long budget)
 {
@@ -262,7 +285,7 @@ static long feed_until(struct replay *rp, double t, long budget)
 	double last_rel = rp->pos;
 	for (;;) {
 		if (!rp->pending) {
-			if (rp->at_end || perfdata_next_ref(rp->rd, &rp->pending) <= 0) {
+			if (rp->at_end || replay_next(rp, &rp->pending) <= 0) {
 				rp->pending = NULL;
 				rp->at_end = true;
 				break;
@@ -280,7 +303,7 @@ static long feed_until(struct replay *rp, double t, long budget)
 					break;
 				if (r->time > rp->last_time)
 					rp->last_time = r->time;
-				if (!rp->scanned)
+				if (!rp->scanned && !rp->no_histogram)
 					hist_add(&rp->hist, r->time);
 				if (rel >= rp->range_start && rel < rp->range_end)
 					rp->sink.record(rp->sink.ctx, r);
@@ -312,7 +335,7 @@ long replay_advance(struct replay *rp, double t)
 
 int replay_seek(struct replay *rp, double t)
 {
-	int rc = perfdata_rewind(rp->rd);
+	int rc = rp->ahead ? perfdata_ahead_rewind(rp->ahead) : perfdata_rewind(rp->rd);
 	if (rc < 0)
 		return rc;
 	rp->pending = NULL;
@@ -362,20 +385,18 @@ char *const *replay_header_lines(const struct replay *rp, size_t *n)
 	return rp->lines;
 }
 
-const struct perfdata_reader *replay_reader(const struct replay *rp)
-{
-	return rp->rd;
-}
-
 void replay_get_stats(const struct replay *rp, struct perfdata_stats *st)
 {
-	perfdata_get_stats(rp->rd, st);
+	if (rp->ahead)
+		perfdata_ahead_get_stats(rp->ahead, st);
+	else
+		perfdata_get_stats(rp->rd, st);
 }
 
 const char *replay_warning(struct replay *rp)
 {
 	struct perfdata_stats st;
-	perfdata_get_stats(rp->rd, &st);
+	replay_get_stats(rp, &st);
 	if (st.warning[0])
 		snprintf(rp->warning, sizeof(rp->warning), "%.60s: %.255s", rp->path, st.warning);
 	else if (st.bad_records)

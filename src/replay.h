@@ -31,6 +31,7 @@ struct replay_opts {
 	const char *path;          /* "-" = stdin (pipe mode) */
 	const char *event;         /* --select-event NAME, or NULL: the first event with samples */
 	bool scan;                 /* read the file once at open for the duration and the histogram */
+	bool no_histogram;         /* nothing reads the histogram (batch): it is not kept */
 };
 
 struct replay;
@@ -84,7 +85,7 @@ long replay_tick(struct replay *rp, uint64_t wall_ns);
 
 /* The header info as "name: value" lines (owned by the replay). */
 char *const *replay_header_lines(const struct replay *rp, size_t *n);
-const struct perfdata_reader *replay_reader(const struct replay *rp);
+/* The reader's counts as of the records fed so far (and those its thread has read ahead). */
 void replay_get_stats(const struct replay *rp, struct perfdata_stats *st);
 /* The one-line warning to show after a replay (cut short, reading stopped, records skipped), or
  * NULL when all went well. */

@@ -16,6 +16,7 @@
 #include "model/annotate.h"
 #include "model/diff.h"
 #include "replay.h"
+#include "sample_memo.h"
 #include "sampler/sampler.h"
 #include "symbolize/disasm.h"
 #include "symbolize/symbolizer.h"
@@ -73,6 +74,7 @@ struct session {
 	bool record_error_told;
 	/* Replay (-i): the file is the source instead of the sampler; time is recorded time. */
 	struct replay *replay;
+	struct sample_memo *memo;  /* a replay's samples named once per call chain (sample_memo.h) */
 	double window_start_pos;
 	struct diff_base *diff;    /* --diff: the baseline, or NULL */
 	uint64_t replay_lost;
@@ -147,7 +149,8 @@ static void replay_sink_reset(void *ctx)
 struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
-	struct replay_opts o = {.path = c->input, .event = c->event_select, .scan = !c->batch};
+	struct replay_opts o = {.path = c->input, .event = c->event_select, .scan = !c->batch,
+				.no_histogram = c->batch};
 	struct replay_sink sink = {.ctx = s, .record = replay_sink_record, .reset = replay_sink_reset};
 	s->replay = replay_open(&o, &sink, err, errlen);
 	if (!s->replay) {
@@ -156,6 +159,9 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	}
 	s->sym = symbolizer_new();
 	symbolizer_set_offline(s->sym);  /* the file's pids are not this machine's processes now */
+	/* Live, a JIT's perf map grows under a name the symbolizer looks for again: only a replay's
+	 * names stay put between side-band records. */
+	s->memo = sample_memo_new();
 	s->prof = profile_new(c->keys, c->nkeys);
 	session_names(s, c, replay_user_stacks(s->replay));
 	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
@@ -264,6 +270,7 @@ void session_close(struct session *s)
 		free(s->code[i].insns);
 	}
 	symbolizer_free(s->sym);
+	sample_memo_free(s->memo);
 	free(s);
 }
 
@@ -271,18 +278,39 @@ static void session_take(struct session *s, const struct rec *r)
 {
 	switch (r->type) {
 	case REC_SAMPLE: {
-		int n = symbolizer_sample(s->sym, r, s->frames, SESSION_MAX_FRAMES);
+		int n = 0;
+		const char *comm = NULL;
+		const struct frame *frames = s->memo ? sample_memo_get(s->memo, r, &n, &comm) : NULL;
+		if (!frames) {
+			n = symbolizer_sample(s->sym, r, s->frames, SESSION_MAX_FRAMES);
+			comm = symbolizer_comm(s->sym, r->pid, r->tid);
+			frames = s->frames;
+			if (s->memo)
+				sample_memo_put(s->memo, r, frames, n, comm);
+		}
 		struct sample_ctx ctx = {
-			.comm = symbolizer_comm(s->sym, r->pid, r->tid),
+			.comm = comm,
 			.pid = r->pid,
 			.tid = r->tid,
 			.period = r->u.sample.period,
-			.frames = s->frames,
+			.frames = frames,
 			.nframes = n,
 		};
-		if (s->zoom.n && !zoom_apply(&s->zoom, &ctx, &ctx, s->zframes, SESSION_MAX_FRAMES))
-			break; /* outside the zoom: not counted at all, percentages are of the zoom */
-		profile_add(s->prof, &ctx);
+		uint64_t *layout = NULL;
+		uint32_t *rows = s->memo ? sample_memo_rows(s->memo, &layout) : NULL;
+		if (s->zoom.n) {
+			if (!zoom_apply(&s->zoom, &ctx, &ctx, s->zframes, SESSION_MAX_FRAMES))
+				break; /* outside the zoom: not counted at all, percentages are of the zoom */
+			rows = NULL; /* other frames than those remembered */
+		}
+		if (rows && *layout == profile_layout(s->prof)) {
+			profile_add_again(s->prof, &ctx, rows);
+		} else if (rows) {
+			profile_add_rows(s->prof, &ctx, rows);
+			*layout = profile_layout(s->prof);
+		} else {
+			profile_add(s->prof, &ctx);
+		}
 		if (s->tree)
 			calltree_add(s->tree, &ctx);
 		if (s->annot)
@@ -294,6 +322,8 @@ static void session_take(struct session *s, const struct rec *r)
 		profile_add_lost(s->prof, r->u.lost.lost);
 		break;
 	default:
+		if (s->memo)
+			sample_memo_forget(s->memo, r);
 		symbolizer_feed(s->sym, r);
 		break;
 	}
@@ -302,6 +332,8 @@ static void session_take(struct session *s, const struct rec *r)
 long session_poll(struct session *s)
 {
 	symbolizer_poll(s->sym);  /* debuginfod fetches finished since the last tick */
+	if (s->memo)
+		sample_memo_forget_all(s->memo); /* names may have changed with them */
 	if (s->replay)
 		return replay_tick(s->replay, now_ns());
 	struct queue *q = sampler_queue(s->sampler);
@@ -457,6 +489,8 @@ static void session_compact_names(struct session *s)
 	if (s->annot)
 		annotate_move_names(s->annot, symbolizer_name, s->sym);
 	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
+	if (s->memo)
+		sample_memo_forget_all(s->memo); /* its names are the old generation's */
 	for (int i = 0; i < SESSION_CODE_CACHE; i++)
 		s->code[i].dso = symbolizer_name(s->sym, s->code[i].dso);
 	/* made again from the annotate histogram by this refresh */

@@ -2,6 +2,10 @@
 perftop_unit_test(test_profile
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/model/test_profile.c
   LIBS perftop_model perftop_util m)
+# profile_add_again (a replay's repeated samples) against profile_add, over windows and sort keys.
+perftop_unit_test(test_profile_again
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/model/test_profile_again.c
+  LIBS perftop_model perftop_util)
 # The call tree (callers, callees, flame graph, recursion, decay, the node cap).
 perftop_unit_test(test_calltree
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/model/test_calltree.c

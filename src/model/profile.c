@@ -54,6 +54,7 @@ struct profile {
 	size_t table_cap; /* a power of two, at least twice nrows */
 
 	uint64_t epoch;
+	uint64_t layout; /* changes whenever a row may have moved (profile_add_again) */
 	uint64_t total_period;
 	uint64_t held_samples;
 	/* Held without a row, but part of the total: frameless samples (see profile_add) and what
@@ -116,14 +117,15 @@ int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, s
 
 /* --- hashing --------------------------------------------------------------------------------- */
 
-static uint64_t ptr_hash(const struct profile_row *k)
+/* The fields spread by odd multipliers and folded, then one finalizer: a table lookup per frame
+ * of every sample, where four rounds of mixing were a third of profile_add. */
+static inline uint64_t ptr_hash(const struct profile_row *k)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
-	h = hash_mix64(h ^ (uintptr_t)k->sym);
-	h = hash_mix64(h ^ (uintptr_t)k->dso);
-	h = hash_mix64(h ^ (uintptr_t)k->comm ^ ((uint64_t)k->pid << 32 | k->tid));
-	h = hash_mix64(h ^ (uintptr_t)k->srcline);
-	return h;
+	uint64_t h = (uintptr_t)k->sym * 0x9e3779b97f4a7c15ULL;
+	h ^= (uintptr_t)k->dso * 0xc2b2ae3d27d4eb4fULL;
+	h ^= ((uintptr_t)k->comm ^ ((uint64_t)k->pid << 32 | k->tid)) * 0x165667b19e3779f9ULL;
+	h ^= (uintptr_t)k->srcline * 0x27d4eb2f165667c5ULL;
+	return hash_mix64(h);
 }
 
 /* The id hashes contents in the fixed enum order, so it does not depend on pointers nor on the
@@ -229,6 +231,7 @@ struct profile *profile_new(const enum sort_key *keys, int nkeys)
 	}
 	p->table_cap = 1024;
 	p->table = xcalloc(p->table_cap, sizeof(*p->table));
+	p->layout = 1;
 	return p;
 }
 
@@ -257,7 +260,8 @@ static void vote(struct profile_row *r, struct row_aux *a, const struct sample_c
 	}
 }
 
-void profile_add(struct profile *p, const struct sample_ctx *s)
+/* profile_add; rows, when not NULL, gets the index of each row added to (nframes + 1 of them). */
+static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 {
 	uint64_t period = s->period;
 
@@ -295,6 +299,8 @@ void profile_add(struct profile *p, const struct sample_ctx *s)
 
 		size_t idx = row_get(p, &key);
 		struct profile_row *r = &p->rows[idx];
+		if (rows)
+			rows[i + 1] = (uint32_t)idx;
 		if (i < 0) {
 			r->self_period += period;
 			r->samples++;
@@ -307,6 +313,49 @@ void profile_add(struct profile *p, const struct sample_ctx *s)
 	}
 }
 
+void profile_add(struct profile *p, const struct sample_ctx *s)
+{
+	add(p, s, NULL);
+}
+
+void profile_add_rows(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
+{
+	add(p, s, rows);
+}
+
+void profile_add_again(struct profile *p, const struct sample_ctx *s, const uint32_t *rows)
+{
+	uint64_t period = s->period;
+
+	p->window_samples++;
+	p->held_samples++;
+	p->total_period += period;
+	if (s->nframes <= 0 || !s->frames) {
+		p->orphan_period += period;
+		p->orphan_samples++;
+		return;
+	}
+	uint64_t epoch = ++p->epoch;
+	for (int i = 0; i <= s->nframes; i++) {
+		size_t idx = rows[i];
+		struct profile_row *r = &p->rows[idx];
+		if (i == 0) {
+			r->self_period += period;
+			r->samples++;
+		}
+		if (p->aux[idx].stamp != epoch) {
+			p->aux[idx].stamp = epoch;
+			r->total_period += period;
+			vote(r, &p->aux[idx], s);
+		}
+	}
+}
+
+uint64_t profile_layout(const struct profile *p)
+{
+	return p->layout;
+}
+
 void profile_add_lost(struct profile *p, uint64_t lost)
 {
 	p->window_lost += lost;
@@ -314,6 +363,7 @@ void profile_add_lost(struct profile *p, uint64_t lost)
 
 void profile_end_window(struct profile *p, bool zero)
 {
+	p->layout++; /* rows go (zero, faded) and the kept ones move down */
 	p->window_samples = 0;
 	p->window_lost = 0;
 
@@ -372,6 +422,7 @@ void profile_end_window(struct profile *p, bool zero)
 
 void profile_move_names(struct profile *p, frame_rename_fn rename, void *ctx)
 {
+	p->layout++;
 	for (size_t i = 0; i < p->nrows; i++) {
 		struct profile_row *r = &p->rows[i];
 		r->comm = r->comm ? rename(ctx, r->comm) : NULL;

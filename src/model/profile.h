@@ -71,6 +71,16 @@ void profile_free(struct profile *p);
  * in the total period, so the percentages of the rows stay shares of everything sampled. Allocates
  * only when a new row appears. */
 void profile_add(struct profile *p, const struct sample_ctx *s);
+/*
+ * The same for a sample whose frames come again and again (a replay's call chains): profile_add_rows
+ * adds it and writes where its rows are (nframes + 1 indices: the Self row, then one per frame);
+ * profile_add_again adds the same comm, pid, tid and frames (any period) to those rows without
+ * looking them up, as long as profile_layout() has not changed since (a window's end, a move of the
+ * names). The counts are exactly profile_add's.
+ */
+void profile_add_rows(struct profile *p, const struct sample_ctx *s, uint32_t *rows);
+void profile_add_again(struct profile *p, const struct sample_ctx *s, const uint32_t *rows);
+uint64_t profile_layout(const struct profile *p);
 /* Counts lost samples in the current window. */
 void profile_add_lost(struct profile *p, uint64_t lost);
 

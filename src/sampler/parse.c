@@ -219,14 +219,68 @@ struct sample_parts {
 	uint64_t stack_size;
 };
 
-static int parse_sample(const struct parse_cfg *cfg, struct cursor *c, struct rec *out,
-			struct sample_parts *sp)
+/* The fields of a sample up to PERIOD (IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD)
+ * are 8 bytes each, those sample_type has, in this order. */
+static size_t sample_fixed_len(uint64_t st)
 {
-	uint64_t st = cfg->sample_type, v, n;
-	uint32_t a = 0, b = 0;
-	struct rec_sample *s = &out->u.sample;
+	/* not __builtin_popcountll: without -mpopcnt it is a libgcc call */
+	return 8 * (size_t)(!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+			    !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR) +
+			    !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+			    !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD));
+}
 
-	s->period = 1;
+/* Those fields when the record holds them all and needs no swapping: one bounds check for all. */
+static void sample_fixed(uint64_t st, struct cursor *c, struct rec *out)
+{
+	const unsigned char *q = c->p;
+	struct rec_sample *s = &out->u.sample;
+	uint32_t a;
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		memcpy(&out->id, q, 8);
+		q += 8;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		memcpy(&s->ip, q, 8);
+		q += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		memcpy(&out->pid, q, 4);
+		memcpy(&out->tid, q + 4, 4);
+		q += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		memcpy(&out->time, q, 8);
+		q += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR) {
+		memcpy(&s->addr, q, 8);
+		q += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		memcpy(&out->id, q, 8);
+		q += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID)
+		q += 8;
+	if (st & PERF_SAMPLE_CPU) {
+		memcpy(&a, q, 4);
+		out->cpu = a;
+		q += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		memcpy(&s->period, q, 8);
+		q += 8;
+	}
+	c->p = q;
+}
+
+/* The same fields one at a time, each checked (and swapped): -EINVAL where the record ends. */
+static int parse_sample_head(uint64_t st, struct cursor *c, struct rec *out)
+{
+	struct rec_sample *s = &out->u.sample;
+	uint64_t v;
+	uint32_t a = 0, b = 0;
 	if ((st & PERF_SAMPLE_IDENTIFIER) && cursor_u64(c, &out->id))
 		return -EINVAL;
 	if ((st & PERF_SAMPLE_IP) && cursor_u64(c, &s->ip))
@@ -251,6 +305,20 @@ static int parse_sample(const struct parse_cfg *cfg, struct cursor *c, struct re
 		out->cpu = a;
 	}
 	if ((st & PERF_SAMPLE_PERIOD) && cursor_u64(c, &s->period))
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_sample(const struct parse_cfg *cfg, struct cursor *c, struct rec *out,
+			struct sample_parts *sp)
+{
+	uint64_t st = cfg->sample_type, v, n;
+	struct rec_sample *s = &out->u.sample;
+
+	s->period = 1;
+	if (!c->swap && cursor_left(c) >= sample_fixed_len(st))
+		sample_fixed(st, c, out);
+	else if (parse_sample_head(st, c, out))
 		return -EINVAL;
 	if ((st & PERF_SAMPLE_READ) && skip_read_format(c, cfg->read_format))
 		return -EINVAL;
@@ -608,5 +676,60 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 			memset(dst + name_len, 0, align8(name_len) - name_len);
 		}
 	}
+	return 0;
+}
+
+/* A u64 at p + off when it lies within [p, p + len). */
+static bool peek_u64(const struct parse_cfg *cfg, const unsigned char *p, size_t len, size_t off,
+		     uint64_t *v)
+{
+	if (off > len || len - off < 8)
+		return false;
+	memcpy(v, p + off, 8);
+	if (cfg->swapped)
+		*v = __builtin_bswap64(*v);
+	return true;
+}
+
+int parse_record_time(const struct parse_cfg *cfg, const void *bytes, size_t len, uint64_t *time)
+{
+	struct perf_event_header h;
+	const unsigned char *p = bytes;
+	uint64_t st = cfg->sample_type;
+
+	*time = 0;
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, p, sizeof(h));
+	if (cfg->swapped) {
+		h.type = __builtin_bswap32(h.type);
+		h.size = __builtin_bswap16(h.size);
+	}
+	if (h.size < sizeof(h) || h.size > len)
+		return -EINVAL;
+	len = h.size;
+	if (h.type == PERF_RECORD_SAMPLE) {
+		/* IDENTIFIER, IP, TID come before TIME; the sample needs them all */
+		size_t off = sizeof(h) + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+					      !!(st & PERF_SAMPLE_TID));
+		if ((st & PERF_SAMPLE_TIME) && !peek_u64(cfg, p, len, off, time))
+			return -EINVAL;
+		return 0;
+	}
+	if (h.type >= PARSE_USER_TYPE_START)
+		return 0;
+	size_t n = trailer_size(st);
+	if (cfg->sample_id_all && n) {
+		if (len - sizeof(h) < n)
+			return -EINVAL;
+		if (st & PERF_SAMPLE_TIME)
+			peek_u64(cfg, p, len, len - n + 8 * !!(st & PERF_SAMPLE_TID), time);
+	}
+	/* FORK and EXIT (pid, ppid, tid, ptid, time) and THROTTLE (time, ...) carry one of their own,
+	 * taken when the trailer has none */
+	if (!*time && (h.type == PERF_RECORD_FORK || h.type == PERF_RECORD_EXIT))
+		peek_u64(cfg, p, len - (cfg->sample_id_all ? n : 0), sizeof(h) + 16, time);
+	else if (!*time && (h.type == PERF_RECORD_THROTTLE || h.type == PERF_RECORD_UNTHROTTLE))
+		peek_u64(cfg, p, len - (cfg->sample_id_all ? n : 0), sizeof(h), time);
 	return 0;
 }

@@ -38,4 +38,11 @@ void parse_cfg_init(struct parse_cfg *cfg, const struct perf_event_attr *attr, u
 int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, struct rec *out,
 		 size_t cap);
 
+/*
+ * The time parse_record would give the record at bytes (0 when it has none), found without
+ * parsing the rest: what a reader needs to order records before it parses them. -EINVAL when the
+ * record is too short to hold where its time is; a record that passes may still fail parse_record.
+ */
+int parse_record_time(const struct parse_cfg *cfg, const void *bytes, size_t len, uint64_t *time);
+
 #endif

@@ -2,8 +2,12 @@
  * perfdata: the perf.data reader.
  *
  * Layers, bottom up:
- *   input    a buffered byte stream over a FILE (a file, stdin, or a memory buffer through fmemopen),
- *            limited to the data section when the header says where it ends;
+ *   input    the data section as one run of bytes: a regular file is mapped (read() copied every
+ *            byte once more, and moved each partial record back to the start of its buffer), a
+ *            memory buffer is used as it is; stdin and anything that cannot be mapped go through a
+ *            buffered stream over the FILE. Limited to the data section when the header says where
+ *            it ends. The mapped pages behind the reading point are given back as it moves on, so
+ *            that a file counts in the resident set only by a window, not by its size;
  *   raw      one perf record at a time, from the file or from the zstd stream of COMPRESSED records
  *            (a record may straddle two COMPRESSED records, so decompressed bytes are kept until a
  *            whole record is there); perf's own user records (attrs and features in pipe mode, rounds,
@@ -28,6 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "sampler/parse.h"
@@ -47,6 +54,7 @@
 #define PD_ZOUT_SIZE (1u << 20)      /* decompressed bytes not yet consumed */
 #define PD_REORDER_CAP (64u << 20)   /* parsed records waiting for their round */
 #define PD_REC_MAX (sizeof(struct rec) + 65536 + 64) /* largest parsed form of one record */
+#define PD_RELEASE_STEP (256u << 10) /* mapped bytes read between two releases of the pages behind */
 
 /* perf.data's own record types (tools/perf/util/event.h; not in the uapi header). */
 enum {
@@ -98,11 +106,13 @@ struct pd_event {
 	bool named;                /* name came from the file (EVENT_DESC) */
 };
 
-/* A parsed record waiting in the reorder arena. */
+/* A record waiting for its turn: parsed in the arena, or (in_file) still raw where it lies in the
+ * mapped file, to be parsed when it is handed out. */
 struct pd_ent {
 	uint64_t time;
-	uint64_t seq;              /* arrival order: ties keep it */
-	size_t off;
+	uint64_t off;              /* in the arena, or in the file */
+	uint32_t evi;              /* the event it belongs to (in_file) */
+	uint32_t in_file;
 };
 
 struct perfdata_reader {
@@ -124,10 +134,16 @@ struct perfdata_reader {
 	struct perfdata_info info;
 	size_t lines_cap;
 
-	/* input */
-	unsigned char *buf;
+	/* input: buf is own_buf (a stream) or the bytes of the whole file (mem; mapped: ours) */
+	const unsigned char *buf;
+	unsigned char *own_buf;
 	size_t bpos, blen;
 	uint64_t file_pos;         /* file offset of buf[blen] */
+	const unsigned char *mem;
+	size_t mem_len;
+	bool mapped;
+	size_t released;           /* mapped pages below this offset were given back */
+	size_t release_at;         /* the reading point where in_release looks next */
 	uint64_t data_start;       /* offset of the first data record (after pipe-mode preamble) */
 	uint64_t data_end;         /* UINT64_MAX when unknown (pipe, or data size 0 in the header) */
 	bool header_unfinished;    /* data size 0 or no feature bits: the writer never finished it */
@@ -148,10 +164,11 @@ struct perfdata_reader {
 	struct pd_ent *sort_ents;
 	size_t sort_ents_cap;
 	size_t live_bytes;         /* of the arena: records not handed out yet */
+	size_t file_live;          /* bytes of the records waiting raw in the mapped file */
+	struct rec *scratch;       /* a record from the file, parsed when handed out */
 	size_t sorted_end;         /* ents[next_ent, sorted_end) are in order (left from a flush) */
 	struct pd_ent *ents;
 	size_t nents, ents_cap, ready, next_ent;
-	uint64_t seq;
 	uint64_t max_time, next_flush;
 
 	bool done;
@@ -380,8 +397,10 @@ static size_t in_fill(struct perfdata_reader *r, size_t need)
 {
 	if (r->blen - r->bpos >= need || r->eof)
 		return r->blen - r->bpos;
+	if (!r->own_buf)
+		r->buf = r->own_buf = xmalloc(PD_BUF_SIZE);
 	if (r->bpos) {
-		memmove(r->buf, r->buf + r->bpos, r->blen - r->bpos);
+		memmove(r->own_buf, r->buf + r->bpos, r->blen - r->bpos);
 		r->blen -= r->bpos;
 		r->bpos = 0;
 	}
@@ -396,13 +415,46 @@ static size_t in_fill(struct perfdata_reader *r, size_t need)
 			r->eof = true;
 			break;
 		}
-		size_t got = fread(r->buf + r->blen, 1, want, r->f);
+		size_t got = fread(r->own_buf + r->blen, 1, want, r->f);
 		r->blen += got;
 		r->file_pos += got;
 		if (got == 0)
 			r->eof = true;
 	}
 	return r->blen - r->bpos;
+}
+
+/* Reads from the bytes in memory from file offset off on: all of them are there at once, up to the
+ * end of the data (or of the bytes, when the data is said to go further). */
+static void in_mem_at(struct perfdata_reader *r, uint64_t off)
+{
+	uint64_t end = r->data_end < r->mem_len ? r->data_end : r->mem_len;
+	r->buf = r->mem;
+	r->blen = (size_t)end;
+	r->bpos = off < end ? (size_t)off : (size_t)end;
+	r->file_pos = off < end ? end : off; /* past the end: in_offset() still says where */
+	r->eof = true;
+	r->released = 0;
+	r->release_at = r->bpos + PD_RELEASE_STEP;
+}
+
+/* Gives back the mapped pages wholly behind both the reading point and the records that wait in the
+ * file: they stay in the page cache, out of our resident set. */
+static void in_release(struct perfdata_reader *r)
+{
+	if (!r->mapped || r->bpos < r->release_at)
+		return;
+	r->release_at = r->bpos + PD_RELEASE_STEP;
+	size_t off = r->bpos;
+	for (size_t i = r->next_ent; i < r->nents; i++)
+		if (r->ents[i].in_file && r->ents[i].off < off)
+			off = (size_t)r->ents[i].off;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t from = r->released / page * page, to = off / page * page;
+	if (to > from) {
+		madvise((void *)(r->mem + from), to - from, MADV_DONTNEED);
+		r->released = to;
+	}
 }
 
 /* File offset of the next unread byte. */
@@ -826,6 +878,8 @@ static int open_file_header(struct perfdata_reader *r, char *err, size_t errlen)
 		return -EIO;
 	}
 	r->file_pos = r->data_start = data_off;
+	if (r->mem)
+		in_mem_at(r, data_off);
 	return 0;
 }
 
@@ -835,7 +889,6 @@ static struct perfdata_reader *reader_new(FILE *f, bool own, const char *path)
 	r->f = f;
 	r->own_f = own;
 	snprintf(r->path, sizeof(r->path), "%s", path);
-	r->buf = xmalloc(PD_BUF_SIZE);
 	r->data_end = UINT64_MAX;
 	return r;
 }
@@ -847,6 +900,8 @@ static int raw_pump(struct perfdata_reader *r);
 static int open_pipe_preamble(struct perfdata_reader *r, char *err, size_t errlen)
 {
 	r->file_pos = r->data_start = PD_PIPE_HEADER_SIZE;
+	if (r->mem)
+		in_mem_at(r, PD_PIPE_HEADER_SIZE);
 	for (int guard = 0; guard < 100000; guard++) {
 		if (in_fill(r, 8) < 8)
 			break;
@@ -866,10 +921,16 @@ static int open_pipe_preamble(struct perfdata_reader *r, char *err, size_t errle
 	return 0;
 }
 
+/* mem, when not NULL, holds the same bytes as f (mapped says whether it is ours to unmap): the
+ * header is read through f, the records from mem. */
 static struct perfdata_reader *open_stream(FILE *f, bool own, const char *path, bool is_stdin,
-					   char *err, size_t errlen)
+					   const void *mem, size_t mem_len, bool mapped, char *err,
+					   size_t errlen)
 {
 	struct perfdata_reader *r = reader_new(f, own, path);
+	r->mem = mem;
+	r->mem_len = mem_len;
+	r->mapped = mapped;
 	unsigned char h[16];
 	size_t got = fread(h, 1, sizeof(h), f);
 	uint64_t magic = 0, size = 0;
@@ -922,7 +983,22 @@ struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	return open_stream(f, !is_stdin, is_stdin ? "stdin" : path, is_stdin, err, errlen);
+	/* A regular file is mapped; the size is the one at open (a file still being written is
+	 * read up to there, as far as a read would have got at that moment). */
+	struct stat stt;
+	void *mem = NULL;
+	size_t mem_len = 0;
+	if (!is_stdin && fstat(fileno(f), &stt) == 0 && S_ISREG(stt.st_mode) && stt.st_size > 0 &&
+	    (uint64_t)stt.st_size <= SIZE_MAX) {
+		mem_len = (size_t)stt.st_size;
+		mem = mmap(NULL, mem_len, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (mem == MAP_FAILED) {
+			mem = NULL;
+			mem_len = 0;
+		}
+	}
+	return open_stream(f, !is_stdin, is_stdin ? "stdin" : path, is_stdin, mem, mem_len, mem != NULL,
+			   err, errlen);
 }
 
 struct perfdata_reader *perfdata_open_mem(const void *buf, size_t len, char *err, size_t errlen)
@@ -936,7 +1012,7 @@ struct perfdata_reader *perfdata_open_mem(const void *buf, size_t len, char *err
 		snprintf(err, errlen, "memory: %s", strerror(errno));
 		return NULL;
 	}
-	return open_stream(f, true, "memory", false, err, errlen);
+	return open_stream(f, true, "memory", false, buf, len, false, err, errlen);
 }
 
 void perfdata_close(struct perfdata_reader *r)
@@ -952,7 +1028,9 @@ void perfdata_close(struct perfdata_reader *r)
 	free(r->info.extra_lines);
 	free(r->hkeys);
 	free(r->hvals);
-	free(r->buf);
+	free(r->own_buf);
+	if (r->mapped)
+		munmap((void *)r->mem, r->mem_len);
 	if (r->zd)
 		ZSTD_freeDStream(r->zd);
 	free(r->zin);
@@ -962,6 +1040,7 @@ void perfdata_close(struct perfdata_reader *r)
 	free(r->sort_kv);
 	free(r->sort_ents);
 	free(r->ents);
+	free(r->scratch);
 	free(r);
 }
 
@@ -996,10 +1075,10 @@ static void order_flush(struct perfdata_reader *r, uint64_t limit)
 		r->ready = r->next_ent;
 		return;
 	}
-	/* By time, stable: equal times keep arrival order. What the last flush left is in (time, seq)
+	/* By time, stable: equal times keep arrival order. What the last flush left is in (time, arrival)
 	 * order already; only the records read since are sorted (a radix sort by time, stable, so
 	 * arrival order within one time), then the two runs are merged, the older run first on ties
-	 * (its seqs are lower): (time, seq) order without sorting the leftovers again each round. */
+	 * (it arrived first): (time, arrival) order without sorting the leftovers again each round. */
 	struct pd_ent *e = r->ents + r->next_ent;
 	size_t old = r->sorted_end > r->next_ent ? r->sorted_end - r->next_ent : 0;
 	if (old > n)
@@ -1017,17 +1096,26 @@ static void order_flush(struct perfdata_reader *r, uint64_t limit)
 		r->sort_ents[o++] = e[a++];
 	while (b < fresh)
 		r->sort_ents[o++] = e[sorted[b++].val];
-	memcpy(e, r->sort_ents, n * sizeof(*e));
-	r->sorted_end = r->nents;
+	/* The merged run becomes the entries, in place of copying it back: those before next_ent were
+	 * all handed out (a flush comes only once every ready record was). */
+	struct pd_ent *t = r->ents;
+	size_t tc = r->ents_cap;
+	r->ents = r->sort_ents;
+	r->ents_cap = r->sort_ents_cap;
+	r->sort_ents = t;
+	r->sort_ents_cap = tc;
+	r->nents = r->sorted_end = n;
+	r->next_ent = 0;
 	size_t k = 0;
-	while (k < n && e[k].time <= limit)
+	while (k < n && r->ents[k].time <= limit)
 		k++;
-	r->ready = r->next_ent + k;
+	r->ready = k;
 }
 
 /* Drops the records already handed out: the rest move to the other arena, in order. Pending records
  * are copied only once the handed-out ones take four times their room (a DWARF recording's 8 KiB
- * stacks made the copy after every round a fifth of a replay); until then the arena grows. */
+ * stacks made the copy after every round a fifth of a replay); until then the arena grows. Records
+ * waiting in the file only have their entries moved down. */
 static void order_compact(struct perfdata_reader *r)
 {
 	if (r->next_ent == 0)
@@ -1037,16 +1125,22 @@ static void order_compact(struct perfdata_reader *r)
 		r->nents = r->ready = r->next_ent = r->sorted_end = 0;
 		return;
 	}
+	/* Nothing in the arena: the next flush drops the handed-out entries anyway. */
+	if (!r->live_bytes)
+		return;
 	if (r->arena_len - r->live_bytes < 4 * r->live_bytes && r->arena_len < PD_REORDER_CAP / 2)
 		return;
 	size_t used = 0;
 	for (size_t i = r->next_ent; i < r->nents; i++) {
-		const struct rec *rec = (const struct rec *)(r->arena + r->ents[i].off);
-		xgrow((void **)&r->arena2, &r->arena2_cap, used + rec->size, 1);
-		memcpy(r->arena2 + used, rec, rec->size);
-		r->ents[i - r->next_ent] = r->ents[i];
-		r->ents[i - r->next_ent].off = used;
-		used += rec->size;
+		struct pd_ent e = r->ents[i];
+		if (!e.in_file) {
+			const struct rec *rec = (const struct rec *)(r->arena + e.off);
+			xgrow((void **)&r->arena2, &r->arena2_cap, used + rec->size, 1);
+			memcpy(r->arena2 + used, rec, rec->size);
+			e.off = used;
+			used += rec->size;
+		}
+		r->ents[i - r->next_ent] = e;
 	}
 	unsigned char *t = r->arena;
 	size_t tc = r->arena_cap;
@@ -1096,16 +1190,17 @@ static size_t record_event(struct perfdata_reader *r, const unsigned char *p, ui
 	return idx < 0 ? 0 : (size_t)idx;
 }
 
-/* A kernel record: parsed into the arena to wait for its turn. */
-static void order_add(struct perfdata_reader *r, const unsigned char *p, size_t size, uint32_t type)
+/* Parses a kernel record of event evi into out (cap bytes); counts one that does not parse, and one
+ * of a type we do not know. -ENOSPC (not counted) when a cap below PD_REC_MAX is too small. */
+static int pd_parse(struct perfdata_reader *r, size_t evi, const unsigned char *p, size_t size,
+		    struct rec *out, size_t cap)
 {
-	size_t evi = record_event(r, p, type, size);
-	xgrow((void **)&r->arena, &r->arena_cap, r->arena_len + PD_REC_MAX, 1);
-	struct rec *out = (struct rec *)(r->arena + r->arena_len);
-	int rc = parse_record(&r->ev[evi].cfg, p, size, out, PD_REC_MAX);
+	int rc = parse_record(&r->ev[evi].cfg, p, size, out, cap);
+	if (rc == -ENOSPC && cap < PD_REC_MAX)
+		return rc; /* the caller finds more room: not a bad record */
 	if (rc < 0) {
 		r->stats.bad_records++;
-		return;
+		return -EINVAL;
 	}
 	/* A sample without PERF_SAMPLE_PERIOD (perf record -c N on a software event) stands for the
 	 * event's fixed period, as perf report counts it, not for parse_record's default of 1. */
@@ -1113,15 +1208,44 @@ static void order_add(struct perfdata_reader *r, const unsigned char *p, size_t 
 	if (out->type == REC_SAMPLE && !(a->sample_type & PERF_SAMPLE_PERIOD) && !a->freq &&
 	    a->sample_period)
 		out->u.sample.period = a->sample_period;
-	if (out->type == REC_OTHER && type >= PERF_RECORD_MAX)
+	if (out->type == REC_OTHER && out->perf_type >= PERF_RECORD_MAX)
 		r->stats.skipped_unknown++;
-	xgrow((void **)&r->ents, &r->ents_cap, r->nents + 1, sizeof(*r->ents));
-	r->ents[r->nents++] = (struct pd_ent){out->time, r->seq++, r->arena_len};
-	r->arena_len += (out->size + 7) & ~(size_t)7;
-	r->live_bytes += (out->size + 7) & ~(size_t)7;
-	if (out->time > r->max_time)
-		r->max_time = out->time;
-	if (r->live_bytes >= PD_REORDER_CAP) {
+	return 0;
+}
+
+/*
+ * A kernel record, to wait for its turn: parsed into the arena, or, when it lies in the mapped file
+ * (in_file), left there with its time and parsed when handed out. Parsing at the turn writes each
+ * record once, into a buffer that stays in cache, instead of into an arena as large as the window.
+ */
+static void order_add(struct perfdata_reader *r, const unsigned char *p, size_t size, uint32_t type,
+		      bool in_file)
+{
+	size_t evi = record_event(r, p, type, size);
+	struct pd_ent e = { .evi = (uint32_t)evi, .in_file = in_file };
+	if (in_file) {
+		if (parse_record_time(&r->ev[evi].cfg, p, size, &e.time) < 0) {
+			r->stats.bad_records++;
+			return;
+		}
+		e.off = (uint64_t)(p - r->mem);
+		r->file_live += size;
+	} else {
+		xgrow((void **)&r->arena, &r->arena_cap, r->arena_len + PD_REC_MAX, 1);
+		struct rec *out = (struct rec *)(r->arena + r->arena_len);
+		if (pd_parse(r, evi, p, size, out, PD_REC_MAX) < 0)
+			return;
+		e.time = out->time;
+		e.off = r->arena_len;
+		r->arena_len += (out->size + 7) & ~(size_t)7;
+		r->live_bytes += (out->size + 7) & ~(size_t)7;
+	}
+	if (r->nents == r->ents_cap)
+		xgrow((void **)&r->ents, &r->ents_cap, r->nents + 1, sizeof(*r->ents));
+	r->ents[r->nents++] = e;
+	if (e.time > r->max_time)
+		r->max_time = e.time;
+	if (r->live_bytes + r->file_live >= PD_REORDER_CAP) {
 		/* No round in sight: release the older half so memory stays bounded. */
 		order_flush(r, UINT64_MAX);
 		r->ready = r->next_ent + (r->nents - r->next_ent) / 2;
@@ -1228,6 +1352,7 @@ static int raw_pump(struct perfdata_reader *r)
 {
 	if (r->zd && z_next(r))
 		return 1;
+	in_release(r);
 	size_t have = in_fill(r, 8);
 	if (have < 8) {
 		if (have > 0 || r->header_unfinished ||
@@ -1267,7 +1392,7 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 
 	if (type < PD_HEADER_ATTR) {
 		if (r->nev)
-			order_add(r, p, size, type);
+			order_add(r, p, size, type, r->mem && !from_z);
 		return;
 	}
 	switch (type) {
@@ -1345,36 +1470,95 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 
 /* ---- records out ---- */
 
+/*
+ * Hands out the next ready record: parsed into dst (cap bytes) when it waits raw in the file, else
+ * where it is in the arena (copied to dst when copy). 1 and *out; 0 when none is ready; -ENOSPC
+ * when it needs more than a cap below PD_REC_MAX (it stays next).
+ */
+static int order_take(struct perfdata_reader *r, struct rec *dst, size_t cap, bool copy,
+		      const struct rec **out)
+{
+	while (r->next_ent < r->ready) {
+		const struct pd_ent *e = &r->ents[r->next_ent];
+		const struct rec *rec;
+		if (e->in_file) {
+			const unsigned char *p = r->mem + e->off;
+			uint16_t size;
+			memcpy(&size, p + 6, 2);
+			size = sw16(r, size);
+			int rc = pd_parse(r, e->evi, p, size, dst, cap < PD_REC_MAX ? cap : PD_REC_MAX);
+			if (rc == -ENOSPC && cap < PD_REC_MAX)
+				return -ENOSPC;
+			r->next_ent++;
+			r->file_live -= size;
+			if (rc < 0)
+				continue;
+			rec = dst;
+		} else {
+			rec = (const struct rec *)(r->arena + e->off);
+			if (copy && rec->size > cap)
+				return -ENOSPC;
+			r->next_ent++;
+			r->live_bytes -= (rec->size + 7) & ~(size_t)7;
+			if (copy) {
+				memcpy(dst, rec, rec->size);
+				rec = dst;
+			}
+		}
+		r->stats.records++;
+		if (rec->type == REC_SAMPLE)
+			r->stats.samples++;
+		*out = rec;
+		return 1;
+	}
+	return 0;
+}
+
+/* Reads on until a flush makes records ready; false at the end of the data. */
+static bool order_fill(struct perfdata_reader *r)
+{
+	order_compact(r);
+	if (r->done)
+		return false;
+	while (r->next_ent >= r->ready) {
+		if (raw_pump(r) <= 0) {
+			order_flush(r, UINT64_MAX);
+			r->done = true;
+			if (ferror(r->f)) {
+				set_warning(r, "read error at byte %" PRIu64 ": %s", in_offset(r),
+					    strerror(EIO));
+				r->stats.truncated = true;
+			}
+			break;
+		}
+	}
+	return true;
+}
+
 /* The next record in time order, by reference: valid until the next call. */
 int perfdata_next_ref(struct perfdata_reader *r, const struct rec **out)
 {
+	if (!r->scratch)
+		r->scratch = xmalloc(PD_REC_MAX);
 	for (;;) {
-		if (r->next_ent < r->ready) {
-			const struct rec *rec = (const struct rec *)(r->arena + r->ents[r->next_ent++].off);
-			r->live_bytes -= (rec->size + 7) & ~(size_t)7;
-			r->stats.records++;
-			if (rec->type == REC_SAMPLE)
-				r->stats.samples++;
-			*out = rec;
+		if (order_take(r, r->scratch, PD_REC_MAX, false, out) > 0)
 			return 1;
-		}
-		order_compact(r);
-		if (r->done)
+		if (!order_fill(r))
 			return 0;
-		/* read until a flush makes something ready, or the data ends */
-		while (r->next_ent >= r->ready) {
-			int rc = raw_pump(r);
-			if (rc <= 0) {
-				order_flush(r, UINT64_MAX);
-				r->done = true;
-				if (ferror(r->f)) {
-					set_warning(r, "read error at byte %" PRIu64 ": %s", in_offset(r),
-						    strerror(EIO));
-					r->stats.truncated = true;
-				}
-				break;
-			}
-		}
+	}
+}
+
+int perfdata_next_into(struct perfdata_reader *r, void *buf, size_t cap)
+{
+	const struct rec *rec;
+	if (cap < sizeof(struct rec))
+		return -ENOSPC;
+	for (;;) {
+		int rc = order_take(r, buf, cap, true, &rec);
+		if (rc != 0)
+			return rc;
+		if (!order_fill(r))
+			return 0;
 	}
 }
 
@@ -1397,17 +1581,21 @@ int perfdata_rewind(struct perfdata_reader *r)
 {
 	if (!r->seekable)
 		return -ESPIPE;
-	if (fseeko(r->f, (off_t)r->data_start, SEEK_SET) != 0)
-		return -errno;
-	clearerr(r->f);
-	r->bpos = r->blen = 0;
-	r->file_pos = r->data_start;
-	r->eof = false;
+	if (r->mem) {
+		in_mem_at(r, r->data_start);
+	} else {
+		if (fseeko(r->f, (off_t)r->data_start, SEEK_SET) != 0)
+			return -errno;
+		clearerr(r->f);
+		r->bpos = r->blen = 0;
+		r->file_pos = r->data_start;
+		r->eof = false;
+	}
 	r->zin_pos = r->zin_len = 0;
 	r->zout_pos = r->zout_len = 0;
 	if (r->zd)
 		ZSTD_initDStream(r->zd);
-	r->arena_len = r->live_bytes = 0;
+	r->arena_len = r->live_bytes = r->file_live = 0;
 	r->nents = r->ready = r->next_ent = r->sorted_end = 0;
 	r->max_time = r->next_flush = 0;
 	r->done = false;
@@ -1415,6 +1603,11 @@ int perfdata_rewind(struct perfdata_reader *r)
 	r->raw_records = 0;
 	memset(&r->stats, 0, sizeof(r->stats));
 	return 0;
+}
+
+bool perfdata_in_memory(const struct perfdata_reader *r)
+{
+	return r->mem != NULL;
 }
 
 void perfdata_get_stats(const struct perfdata_reader *r, struct perfdata_stats *st)

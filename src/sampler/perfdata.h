@@ -87,6 +87,13 @@ void perfdata_free_lines(char **lines, size_t n);
 int perfdata_next(struct perfdata_reader *r, struct rec *out, size_t cap);
 /* The same without the copy: *out points into the reader and is valid until the next call. */
 int perfdata_next_ref(struct perfdata_reader *r, const struct rec **out);
+/* The next record parsed straight into buf (cap bytes): 1, 0 at the end, or -ENOSPC when it needs
+ * more than cap (it is not consumed: call again with more room). */
+int perfdata_next_into(struct perfdata_reader *r, void *buf, size_t cap);
+
+/* True when the records are read from memory (a mapped file, perfdata_open_mem): reading never
+ * waits for input. */
+bool perfdata_in_memory(const struct perfdata_reader *r);
 
 /* Starts again from the first record (not for pipe mode: -ESPIPE). */
 int perfdata_rewind(struct perfdata_reader *r);

@@ -41,6 +41,7 @@ struct jitmap {
 	uint64_t last_check;   /* now_ns of the last stat; 0: never */
 	uint64_t max_bytes;    /* JITMAP_MAX_BYTES unless a test says otherwise */
 	bool more;             /* the last refresh stopped at the chunk limit: continue at once */
+	bool is_static;        /* a replay's: read whole once, then never again */
 	bool truncated, warned;
 	uint64_t malformed;
 	size_t last;           /* index of the last hit: samples come in runs */
@@ -288,8 +289,20 @@ void jitmap_refresh(struct jitmap *j, uint64_t now, bool force)
 
 static bool jit_find(struct jitmap *j, uint64_t addr, const char **name, uint64_t *start);
 
+void jitmap_set_static(struct jitmap *j)
+{
+	j->is_static = true;
+}
+
 bool jitmap_lookup(struct jitmap *j, uint64_t addr, const char **name, uint64_t *start)
 {
+	if (j->is_static) {
+		if (!j->last_check)
+			do
+				jitmap_refresh(j, 1, true); /* chunk by chunk, up to the cap */
+			while (j->more);
+		return jit_find(j, addr, name, start);
+	}
 	uint64_t now = now_ns();
 	jitmap_refresh(j, now, false);
 	if (jit_find(j, addr, name, start))

@@ -40,6 +40,9 @@ void jitmap_refresh(struct jitmap *j, uint64_t now, bool force);
 
 /* The entry that holds addr (refreshing first when due): its name (interned) and start. */
 bool jitmap_lookup(struct jitmap *j, uint64_t addr, const char **name, uint64_t *start);
+/* A replay's map: the file is what the recording left, read once at the first lookup (as perf
+ * report reads it) and never looked at again, so that a lookup reads no clock. */
+void jitmap_set_static(struct jitmap *j);
 
 /* Lowers the byte cap (tests). */
 void jitmap_set_max_bytes(struct jitmap *j, uint64_t n);

@@ -794,6 +794,8 @@ bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, const char **s
 		char path[96];
 		maps_jit_path(m, pid, path, sizeof(path));
 		p->jit = jitmap_new(path, m->in);
+		if (m->offline)
+			jitmap_set_static(p->jit);
 	}
 	return jitmap_lookup(p->jit, addr, sym, start);
 }

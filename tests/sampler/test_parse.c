@@ -58,13 +58,20 @@ static union {
 	unsigned char bytes[8192];
 } out;
 
-/* Parses len bytes from an exact-size heap copy. */
+/* Parses len bytes from an exact-size heap copy. Every record parsed here also checks
+ * parse_record_time: the time parse_record gives, and a failure only where parse_record fails. */
 static int parse_exact(const struct parse_cfg *cfg, const void *bytes, size_t len, size_t cap)
 {
 	void *copy = malloc(len ? len : 1);
 	int ret;
+	uint64_t time;
 	memcpy(copy, bytes, len);
+	int tret = parse_record_time(cfg, copy, len, &time);
 	ret = parse_record(cfg, copy, len, &out.r, cap);
+	if (ret == 0)
+		CHECK(tret == 0 && time == out.r.time);
+	if (tret < 0)
+		CHECK(ret == -EINVAL);
 	free(copy);
 	return ret;
 }
