@@ -2,71 +2,33 @@
  * cli: option parsing for perftop. Options follow perf top's where perf top has them (-p, -t, -a,
  * -C, -e, -F, -c, -s, -z, -d, --call-graph) and top's for batch mode (-b, -n, -d). A command to
  * profile comes after "--" (or as the first non-option word).
+ *
+ * Every option is one entry of the table below; what the entry's set function cannot see (the
+ * sort keys, which targets were named) waits in struct cli_parsing until argv is read, and the
+ * checks that span options (one target, --time only with -i) run once at the end. An option that
+ * only stores its value or turns a flag on names the member (offsetof) instead of having a
+ * function of its own.
  */
 #include "cli.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/util.h"
+
 #define PERFTOP_VERSION "0.1"
 
-void cli_usage(FILE *out)
-{
-	fputs("usage: perftop [options] [-- COMMAND [ARGS...]]\n"
-	      "\n"
-	      "Targets (no target and no command = the whole system, like -a):\n"
-	      "  -p, --pid PID[,PID...]     processes: all their threads, and threads/children started later\n"
-	      "  -t, --tid TID[,TID...]     just these threads\n"
-	      "  -a, --all-cpus             the whole system (root or kernel.perf_event_paranoid <= 0)\n"
-	      "  -C, --cpu LIST             only these CPUs, e.g. 0-3,7\n"
-	      "  -- COMMAND ARGS            start COMMAND and profile it and its children\n"
-	      "\n"
-	      "Recording and replay:\n"
-	      "  -o, --output FILE          record the session as a perf.data file (perf report reads it)\n"
-	      "  -i, --input FILE           replay a recording (perftop's or perf record's; - = stdin)\n"
-	      "      --time START,END       replay: aggregate only this range (seconds from the start)\n"
-	      "      --select-event NAME    replay: which event of a file with several\n"
-	      "      --header               replay: print the recording's header info and exit\n"
-	      "      --diff BASE            compare with the recording BASE: a Δ column (Self% now\n"
-	      "                             minus Self% in BASE), rows ordered by the change\n"
-	      "\n"
-	      "Sampling:\n"
-	      "  -e, --event NAME           cpu-clock, task-clock, cycles, instructions, cache-misses,\n"
-	      "                             branch-misses, page-faults, context-switches, ...\n"
-	      "                             (default: cycles, or cpu-clock without a hardware PMU)\n"
-	      "  -F, --freq HZ              samples per second (default 999)\n"
-	      "  -c, --count PERIOD         sample every PERIOD events instead of a frequency\n"
-	      "  -g                         frame-pointer call graphs (the default)\n"
-	      "      --call-graph fp|dwarf[,SIZE]|none\n"
-	      "                             frame pointers, DWARF unwinding of SIZE bytes of user\n"
-	      "                             stack per sample (default 8192, at most 65528), or none\n"
-	      "\n"
-	      "Names:\n"
-	      "      --buildid-mmap         ask the kernel for build-ids in mmap records (off, as in perf:\n"
-	      "                             kernels leak the flag into other tools' recordings meanwhile)\n"
-	      "      --inline               expand DWARF inline frames everywhere (by default only in\n"
-	      "                             replays of --call-graph dwarf recordings, like perf report)\n"
-	      "      --no-inline            no inline frames at all\n"
-	      "      --no-demangle          raw C++/Rust symbol names (the m key toggles them)\n"
-	      "      --symfs DIR            look binaries and debug files up under DIR first\n"
-	      "                             (debuginfod is asked in the background when DEBUGINFOD_URLS is set)\n"
-	      "      --prefix OLD=NEW       annotate: read a source file built under OLD from NEW (repeatable)\n"
-	      "\n"
-	      "View:\n"
-	      "  -s, --sort KEYS            comm,pid,tid,dso,sym,srcline (default dso,sym)\n"
-	      "  -d, --delay SECS           refresh interval (default 1)\n"
-	      "  -z, --zero                 zero the histogram on each refresh instead of decaying it\n"
-	      "      --no-mouse             leave the mouse to the terminal (no clicks or wheel in the view)\n"
-	      "  -b, --batch                print a plain table each refresh instead of the full-screen view\n"
-	      "  -n, --iterations N         stop after N refreshes\n"
-	      "      --json                with -b: each refresh is one JSON object on its own line\n"
-	      "  -h, --help                 this text\n"
-	      "  -V, --version\n",
-	      out);
-}
+struct cli_parsing {
+	struct cli *c;
+	const char *sort_spec;
+	bool have_pids, have_tids, have_all;
+	char *err;
+	size_t errlen;
+};
 
 /* Parses "1,2,3" (and "0-3" ranges when ranges is set) into out; returns count or -1. */
 static int parse_id_list(const char *s, int *out, int max, bool ranges)
@@ -151,252 +113,555 @@ static void describe_target(struct cli *c, int argc, char **argv, int first_arg)
 	}
 }
 
-enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
+
+/* --- what each option does --- */
+
+static enum cli_result set_flag(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
-	enum { OPT_JSON = 256, OPT_DIFF, OPT_CALL_GRAPH, OPT_TIME, OPT_HEADER, OPT_EVENT_SELECT, OPT_NO_INLINE, OPT_INLINE,
-	       OPT_NO_DEMANGLE, OPT_SYMFS, OPT_PREFIX, OPT_NO_MOUSE, OPT_BUILDID_MMAP };
-	static const struct option longopts[] = {
-		{"pid", required_argument, 0, 'p'},     {"tid", required_argument, 0, 't'},
-		{"all-cpus", no_argument, 0, 'a'},      {"cpu", required_argument, 0, 'C'},
-		{"event", required_argument, 0, 'e'},   {"freq", required_argument, 0, 'F'},
-		{"count", required_argument, 0, 'c'},   {"sort", required_argument, 0, 's'},
-		{"delay", required_argument, 0, 'd'},   {"zero", no_argument, 0, 'z'},
-		{"batch", no_argument, 0, 'b'},         {"iterations", required_argument, 0, 'n'},
-		{"json", no_argument, 0, OPT_JSON},     {"call-graph", required_argument, 0, OPT_CALL_GRAPH},
-		{"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
-		{"output", required_argument, 0, 'o'},  {"input", required_argument, 0, 'i'},
-		{"time", required_argument, 0, OPT_TIME}, {"header", no_argument, 0, OPT_HEADER},
-		{"select-event", required_argument, 0, OPT_EVENT_SELECT},
-		{"no-inline", no_argument, 0, OPT_NO_INLINE}, {"inline", no_argument, 0, OPT_INLINE},
-		{"no-demangle", no_argument, 0, OPT_NO_DEMANGLE},
-		{"buildid-mmap", no_argument, 0, OPT_BUILDID_MMAP},
-		{"symfs", required_argument, 0, OPT_SYMFS},
-		{"diff", required_argument, 0, OPT_DIFF},
-		{"prefix", required_argument, 0, OPT_PREFIX},
-		{"no-mouse", no_argument, 0, OPT_NO_MOUSE},
-		{0, 0, 0, 0},
+	(void)arg;
+	*(bool *)((char *)p->c + o->field) = true;
+	return CLI_OK;
+}
+
+static enum cli_result set_text(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	*(const char **)((char *)p->c + o->field) = arg;
+	return CLI_OK;
+}
+
+static enum cli_result fail(struct cli_parsing *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static enum cli_result fail(struct cli_parsing *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->err, p->errlen, fmt, ap);
+	va_end(ap);
+	return CLI_ERROR;
+}
+
+/* -p and -t */
+static enum cli_result set_ids(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	int n = parse_id_list(arg, p->c->ids, CLI_MAX_IDS, false);
+	if (n <= 0)
+		return fail(p, "-%c wants a comma-separated list of %s, not '%s'", o->letter,
+			    o->letter == 'p' ? "process ids" : "thread ids", arg);
+	p->c->sampler.nids = n;
+	if (o->letter == 'p')
+		p->have_pids = true;
+	else
+		p->have_tids = true;
+	return CLI_OK;
+}
+
+static enum cli_result set_all(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	(void)arg;
+	p->have_all = true;
+	return CLI_OK;
+}
+
+static enum cli_result set_cpus(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	int n = parse_id_list(arg, p->c->cpus, CLI_MAX_IDS, true);
+	if (n <= 0)
+		return fail(p, "-C wants a CPU list like 0-3,7, not '%s'", arg);
+	p->c->sampler.ncpus = n;
+	return CLI_OK;
+}
+
+static enum cli_result set_freq(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	if (parse_u64(arg, &p->c->sampler.freq))
+		return fail(p, "-F wants a positive frequency in Hz, not '%s'", arg);
+	p->c->sampler.period = 0;
+	return CLI_OK;
+}
+
+static enum cli_result set_count(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	if (parse_u64(arg, &p->c->sampler.period))
+		return fail(p, "-c wants a positive sample period, not '%s'", arg);
+	return CLI_OK;
+}
+
+static enum cli_result set_sort(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	p->sort_spec = arg; /* parsed at the end, with the other checks */
+	return CLI_OK;
+}
+
+static enum cli_result set_delay(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	if (parse_positive(arg, &p->c->delay) || p->c->delay < 0.05)
+		return fail(p, "-d wants seconds >= 0.05, not '%s'", arg);
+	p->c->delay_given = true;
+	return CLI_OK;
+}
+
+static enum cli_result set_iterations(struct cli_parsing *p, const struct cli_option *o,
+				      const char *arg)
+{
+	(void)o;
+	uint64_t n;
+	if (parse_u64(arg, &n) || n > 1000000000)
+		return fail(p, "-n wants a positive number of refreshes, not '%s'", arg);
+	p->c->iterations = (long)n;
+	return CLI_OK;
+}
+
+static enum cli_result set_time(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	struct cli *c = p->c;
+	char *end;
+	c->time_start = strtod(arg, &end);
+	if (end == arg || *end != ',' || c->time_start < 0)
+		return fail(p, "--time wants START,END in seconds from the start, not '%s'", arg);
+	const char *e = end + 1;
+	c->time_end = *e ? strtod(e, &end) : 1e18;
+	if ((*e && (end == e || *end)) || c->time_end <= c->time_start)
+		return fail(p, "--time wants START,END with END > START, not '%s'", arg);
+	c->have_time = true;
+	return CLI_OK;
+}
+
+static enum cli_result set_header(struct cli_parsing *p, const struct cli_option *o,
+				  const char *arg)
+{
+	(void)o;
+	(void)arg;
+	p->c->header_only = true;
+	p->c->batch = true;
+	return CLI_OK;
+}
+
+static enum cli_result set_prefix(struct cli_parsing *p, const struct cli_option *o,
+				  const char *arg)
+{
+	(void)o;
+	if (!strchr(arg, '=') || arg[0] == '=')
+		return fail(p, "--prefix wants OLD=NEW (a build path and where it is here), not '%s'", arg);
+	if (p->c->nprefixes == CLI_MAX_PREFIXES)
+		return fail(p, "at most %d --prefix options", CLI_MAX_PREFIXES);
+	p->c->prefixes[p->c->nprefixes++] = arg;
+	return CLI_OK;
+}
+
+static enum cli_result set_fp(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	(void)arg;
+	p->c->sampler.callchain = true;
+	p->c->sampler.dwarf_stack = 0;
+	return CLI_OK;
+}
+
+static enum cli_result set_call_graph(struct cli_parsing *p, const struct cli_option *o,
+				      const char *arg)
+{
+	(void)o;
+	struct sampler_opts *so = &p->c->sampler;
+	so->dwarf_stack = 0;
+	if (!strcmp(arg, "none") || !strcmp(arg, "no")) {
+		so->callchain = false;
+		return CLI_OK;
+	}
+	if (!strcmp(arg, "fp") || !strcmp(arg, "yes")) {
+		so->callchain = true;
+		return CLI_OK;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		return fail(p, "--call-graph wants fp, dwarf[,SIZE] or none, not '%s'", arg);
+	uint64_t size = SAMPLER_DWARF_STACK_DEFAULT;
+	if (arg[5] && (parse_u64(arg + 6, &size) || size == 0 || size > SAMPLER_DWARF_STACK_MAX ||
+		       size % 8))
+		return fail(p, "--call-graph dwarf,SIZE wants a multiple of 8 up to %u, not '%s'",
+			    SAMPLER_DWARF_STACK_MAX, arg + 6);
+	so->callchain = true;
+	so->dwarf_stack = (unsigned)size;
+	return CLI_OK;
+}
+
+/* -h, -V and the hidden --markdown-options: print, and exit at once. */
+static enum cli_result show(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)p;
+	(void)arg;
+	if (o->letter == 'V')
+		printf("perftop %s\n", PERFTOP_VERSION);
+	else if (o->letter == 'h')
+		cli_usage(stdout);
+	else
+		cli_markdown(stdout);
+	return CLI_EXIT_OK;
+}
+
+/* --- the table --- */
+
+#define FIELD(m) offsetof(struct cli, m)
+#define OPT(long_name, short_name, value, sec) \
+	.name = long_name, .letter = short_name, .arg = value, .section = sec
+
+static const struct cli_option options[] = {
+	{ OPT("pid", 'p', "PID[,PID...]", CLI_TARGETS), .set = set_ids,
+	  .help = "processes: all their threads, and threads/children started later",
+	  .doc = "running processes: all their threads, and threads and children they start "
+		"later" },
+
+	{ OPT("tid", 't', "TID[,TID...]", CLI_TARGETS), .set = set_ids,
+	  .help = "just these threads" },
+
+	{ OPT("all-cpus", 'a', NULL, CLI_TARGETS), .set = set_all,
+	  .help = "the whole system (root or kernel.perf_event_paranoid <= 0)",
+	  .doc = "the whole system (the default when there is no target and no command, like "
+		"perf top)" },
+
+	{ OPT("cpu", 'C', "LIST", CLI_TARGETS), .set = set_cpus,
+	  .help = "only these CPUs, e.g. 0-3,7",
+	  .doc = "only these CPUs, e.g. `0-3,7`" },
+
+	{ OPT(NULL, 0, "COMMAND ARGS", CLI_TARGETS),
+	  .help = "start COMMAND and profile it and its children",
+	  .doc = "start COMMAND and profile it, its threads and children (enabled at exec)" },
+
+	{ OPT("output", 'o', "FILE", CLI_RECORDING), .set = set_text, .field = FIELD(output),
+	  .help = "record the session as a perf.data file (perf report reads it)",
+	  .doc = "also record the session to FILE as perf.data (see Recording)" },
+
+	{ OPT("input", 'i', "FILE", CLI_RECORDING), .set = set_text, .field = FIELD(input),
+	  .help = "replay a recording (perftop's or perf record's; - = stdin)",
+	  .doc = "replay a recording (perftop's or `perf record`'s; `-` = stdin) instead of "
+		"sampling (see Replay)" },
+
+	{ OPT("time", 0, "START,END", CLI_RECORDING), .set = set_time,
+	  .help = "replay: aggregate only this range (seconds from the start)" },
+
+	{ OPT("select-event", 0, "NAME", CLI_RECORDING), .set = set_text,
+	  .field = FIELD(event_select),
+	  .help = "replay: which event of a file with several" },
+
+	{ OPT("header", 0, NULL, CLI_RECORDING), .set = set_header,
+	  .help = "replay: print the recording's header info and exit" },
+
+	{ OPT("diff", 0, "BASE", CLI_RECORDING), .set = set_text, .field = FIELD(diff_base),
+	  .help = "compare with the recording BASE: a Δ column (Self% now\n"
+		"minus Self% in BASE), rows ordered by the change",
+	  .doc = "compare with the recording BASE: a Δ column (Self% now minus Self% in BASE), "
+		"rows ordered by the change (see Diff against a baseline)" },
+
+	{ OPT("event", 'e', "NAME", CLI_SAMPLING), .set = set_text, .field = FIELD(sampler.event),
+	  .help = "cpu-clock, task-clock, cycles, instructions, cache-misses,\n"
+		"branch-misses, page-faults, context-switches, ...\n"
+		"(default: cycles, or cpu-clock without a hardware PMU)",
+	  .doc = "`cpu-clock`, `task-clock`, `cycles`, `instructions`, `cache-misses`, "
+		"`branch-misses`, `page-faults`, `context-switches`, ... Default `cycles`, or "
+		"`cpu-clock` (with a one-line notice) where the CPU has no hardware PMU" },
+
+	{ OPT("freq", 'F', "HZ", CLI_SAMPLING), .set = set_freq,
+	  .help = "samples per second (default 999)" },
+
+	{ OPT("count", 'c', "PERIOD", CLI_SAMPLING), .set = set_count,
+	  .help = "sample every PERIOD events instead of a frequency",
+	  .doc = "a sample every PERIOD events instead; samples then carry no period field, as "
+		"with `perf record -c` (with one, the kernel samples software events such as "
+		"page-faults at every event)" },
+
+	{ OPT(NULL, 'g', NULL, CLI_SAMPLING), .set = set_fp,
+	  .help = "frame-pointer call graphs (the default)",
+	  .doc = "frame-pointer call graphs (on by default). `-g` takes no argument (`-g none` "
+		"would run a command named `none`)" },
+
+	{ OPT("call-graph", 0, "fp|dwarf[,SIZE]|none", CLI_SAMPLING), .set = set_call_graph,
+	  .help = "frame pointers, DWARF unwinding of SIZE bytes of user\n"
+		"stack per sample (default 8192, at most 65528), or none" },
+
+	{ OPT("buildid-mmap", 0, NULL, CLI_NAMES), .set = set_flag,
+	  .field = FIELD(sampler.buildid_mmap),
+	  .help = "ask the kernel for build-ids in mmap records (off, as in perf:\n"
+		"kernels leak the flag into other tools' recordings meanwhile)",
+	  .doc = "ask the kernel for build-ids in mmap records. Off by default, as in perf: "
+		"while any event on the machine asks for them, kernels (6.18 here) mark every "
+		"other tool's MMAP2 records as build-id ones over inode payloads, and `perf "
+		"report` 6.1 aborts on such files (`assertion failed at util/build-id.c:1010`). "
+		"perftop reads such files either way" },
+
+	{ OPT("inline", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(inline_frames),
+	  .help = "expand DWARF inline frames everywhere (by default only in\n"
+		"replays of --call-graph dwarf recordings, like perf report)",
+	  .doc = "expand DWARF inline frames everywhere. By default they are expanded only in "
+		"replays of `--call-graph dwarf` recordings, which is where `perf report` "
+		"expands them (it shows none in frame-pointer chains, even with `--inline`, and "
+		"perf top none at all): the first inline lookup in a binary reads its DWARF" },
+
+	{ OPT("no-inline", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(no_inline),
+	  .help = "no inline frames at all" },
+
+	{ OPT("no-demangle", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(no_demangle),
+	  .help = "raw C++/Rust symbol names (the m key toggles them)",
+	  .doc = "raw C++/Rust symbol names (the `m` key toggles them)" },
+
+	{ OPT("symfs", 0, "DIR", CLI_NAMES), .set = set_text, .field = FIELD(symfs),
+	  .help = "look binaries and debug files up under DIR first\n"
+		"(debuginfod is asked in the background when DEBUGINFOD_URLS is set)",
+	  .doc = "look binaries and debug files up under DIR first (a recording from another "
+		"machine)" },
+
+	{ OPT("prefix", 0, "OLD=NEW", CLI_NAMES), .set = set_prefix,
+	  .help = "annotate: read a source file built under OLD from NEW (repeatable)" },
+
+	{ OPT("sort", 's', "KEYS", CLI_VIEW), .set = set_sort,
+	  .help = "comm,pid,tid,dso,sym,srcline (default dso,sym)",
+	  .doc = "rows by `comm`, `pid`, `tid`, `dso`, `sym`, `srcline` (default `dso,sym`)" },
+
+	{ OPT("delay", 'd', "SECS", CLI_VIEW), .set = set_delay,
+	  .help = "refresh interval (default 1)" },
+
+	{ OPT("zero", 'z', NULL, CLI_VIEW), .set = set_flag, .field = FIELD(zero),
+	  .help = "zero the histogram on each refresh instead of decaying it",
+	  .doc = "zero the histogram at each refresh instead of decaying it (×7/8, like perf "
+		"top)" },
+
+	{ OPT("no-mouse", 0, NULL, CLI_VIEW), .set = set_flag, .field = FIELD(no_mouse),
+	  .help = "leave the mouse to the terminal (no clicks or wheel in the view)" },
+
+	{ OPT("batch", 'b', NULL, CLI_VIEW), .set = set_flag, .field = FIELD(batch),
+	  .help = "print a plain table each refresh instead of the full-screen view",
+	  .doc = "plain text every refresh, like `top -b`" },
+
+	{ OPT("iterations", 'n', "N", CLI_VIEW), .set = set_iterations,
+	  .help = "stop after N refreshes" },
+
+	{ OPT("json", 0, NULL, CLI_VIEW), .set = set_flag, .field = FIELD(json),
+	  .help = "with -b: each refresh is one JSON object on its own line",
+	  .doc = "with `-b`: one JSON object per refresh, on a line of its own" },
+
+	{ OPT("help", 'h', NULL, CLI_VIEW), .set = show,
+	  .help = "this text",
+	  .doc = "print the options and exit" },
+
+	{ OPT("version", 'V', NULL, CLI_VIEW), .set = show,
+	  .help = "",
+	  .doc = "print the version and exit" },
+
+	{ OPT("markdown-options", 0, NULL, CLI_VIEW), .set = show, .flags = CLI_HIDDEN,
+	  .help = "the README's option table" },
+};
+
+const struct cli_option *cli_options(size_t *n)
+{
+	*n = ARRAY_SIZE(options);
+	return options;
+}
+
+const char *cli_section_title(enum cli_section s, bool long_form)
+{
+	static const char *const titles[CLI_SECTIONS] = {
+		[CLI_TARGETS] = "Targets", [CLI_RECORDING] = "Recording and replay",
+		[CLI_SAMPLING] = "Sampling", [CLI_NAMES] = "Names", [CLI_VIEW] = "View",
 	};
+	if (long_form && s == CLI_TARGETS)
+		return "Targets (no target and no command = the whole system, like -a)";
+	return s < CLI_SECTIONS ? titles[s] : "?";
+}
+
+void cli_option_names(const struct cli_option *o, bool indent, char *buf, size_t len)
+{
+	int n;
+	if (o->letter && o->name)
+		n = snprintf(buf, len, "-%c, --%s", o->letter, o->name);
+	else if (o->letter)
+		n = snprintf(buf, len, "-%c", o->letter);
+	else if (o->name)
+		n = snprintf(buf, len, "%s--%s", indent ? "    " : "", o->name);
+	else
+		n = snprintf(buf, len, "--");
+	if (o->arg && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " %s", o->arg);
+}
+
+/* --help's layout: names in a column 27 wide after two spaces, help from column 29 (on a line of
+ * its own when the names fill the column), its further lines under it. */
+#define USAGE_NAMES_W 27
+
+void cli_usage(FILE *out)
+{
+	fputs("usage: perftop [options] [-- COMMAND [ARGS...]]\n", out);
+	int section = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
+		const struct cli_option *o = &options[i];
+		if (o->flags & CLI_HIDDEN)
+			continue;
+		if ((int)o->section != section) {
+			section = (int)o->section;
+			fprintf(out, "\n%s:\n", cli_section_title(o->section, true));
+		}
+		char names[96];
+		cli_option_names(o, true, names, sizeof(names));
+		fprintf(out, "  %s", names);
+		const char *h = o->help;
+		if (!*h) {
+			fputc('\n', out);
+			continue;
+		}
+		int pad = USAGE_NAMES_W - (int)strlen(names);
+		if (pad < 2)
+			fprintf(out, "\n%*s", USAGE_NAMES_W + 2, "");
+		else
+			fprintf(out, "%*s", pad, "");
+		for (const char *nl; (nl = strchr(h, '\n')); h = nl + 1)
+			fprintf(out, "%.*s\n%*s", (int)(nl - h), h, USAGE_NAMES_W + 2, "");
+		fprintf(out, "%s\n", h);
+	}
+}
+
+void cli_markdown(FILE *out)
+{
+	fputs("| option | meaning |\n|---|---|\n", out);
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
+		const struct cli_option *o = &options[i];
+		if (o->flags & CLI_HIDDEN)
+			continue;
+		char names[96];
+		cli_option_names(o, false, names, sizeof(names));
+		fputs("| `", out);
+		for (const char *s = names; *s; s++)
+			fprintf(out, *s == '|' ? "\\|" : "%c", *s); /* a | would end the cell */
+		fputs("` | ", out);
+		if (o->doc) {
+			fputs(o->doc, out);
+		} else {
+			for (const char *h = o->help; *h; h++)
+				fputc(*h == '\n' ? ' ' : *h, out);
+		}
+		fputs(" |\n", out);
+	}
+}
+
+/* --- parsing --- */
+
+/* getopt_long's val of an option: its letter, or past the chars for one without. */
+#define LONG_ONLY_VAL 256
+
+static const struct cli_option *option_by_val(int val)
+{
+	if (val >= LONG_ONLY_VAL)
+		return (size_t)(val - LONG_ONLY_VAL) < ARRAY_SIZE(options) ? &options[val - LONG_ONLY_VAL]
+									 : NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
+		if (val && options[i].letter == val)
+			return &options[i];
+	return NULL;
+}
+
+/* getopt_long's lists from the table; '+' stops at the first non-option so that
+ * "perftop python3 -c ..." keeps python's options. */
+static void getopt_lists(struct option *longopts, char *shortopts)
+{
+	size_t nl = 0, ns = 0;
+	shortopts[ns++] = '+';
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
+		const struct cli_option *o = &options[i];
+		if (!o->set)
+			continue;
+		int val = o->letter ? o->letter : LONG_ONLY_VAL + (int)i;
+		if (o->name)
+			longopts[nl++] = (struct option){ .name = o->name, .val = val,
+							  .has_arg = o->arg ? required_argument
+									    : no_argument };
+		if (o->letter) {
+			shortopts[ns++] = o->letter;
+			if (o->arg)
+				shortopts[ns++] = ':';
+		}
+	}
+	longopts[nl] = (struct option){ 0 };
+	shortopts[ns] = '\0';
+}
+
+/* getopt_long said '?': an option without its value, a value given to one that takes none, or an
+ * option there is no such. */
+static enum cli_result bad_option(struct cli_parsing *p, char **argv)
+{
+	const struct cli_option *o = optopt ? option_by_val(optopt) : NULL;
+	char names[96];
+	if (o) {
+		if (o->letter)
+			snprintf(names, sizeof(names), "-%c", o->letter);
+		else
+			snprintf(names, sizeof(names), "--%s", o->name);
+		if (o->arg)
+			return fail(p, "option %s needs a value (see perftop --help)", names);
+		return fail(p, "option --%s takes no value (see perftop --help)", o->name);
+	}
+	if (optopt)
+		return fail(p, "unknown option -%c (see perftop --help)", optopt);
+	return fail(p, "unknown option '%s' (see perftop --help)", argv[optind - 1]);
+}
+
+/* The checks that span options, then the target and the sort keys. */
+static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
+{
+	struct cli *c = p->c;
 	struct sampler_opts *o = &c->sampler;
-	memset(c, 0, sizeof(*c));
-	o->target = TARGET_SYSTEM;
-	o->freq = 999;
-	o->callchain = true;
-	o->synthesize = true;
-	c->delay = 1.0;
-	const char *sort_spec = "dso,sym";
-	bool have_pids = false, have_tids = false, have_all = false;
-	int opt;
-
-	opterr = 0;
-	optind = 1;
-	/* '+': stop at the first non-option so "perftop python3 -c ..." keeps python's options. */
-	while ((opt = getopt_long(argc, argv, "+p:t:aC:e:F:c:s:d:zbn:ghVo:i:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-		case 't': {
-			int n = parse_id_list(optarg, c->ids, CLI_MAX_IDS, false);
-			if (n <= 0) {
-				snprintf(err, errlen, "-%c wants a comma-separated list of %s, not '%s'", opt,
-					 opt == 'p' ? "process ids" : "thread ids", optarg);
-				return CLI_ERROR;
-			}
-			o->nids = n;
-			if (opt == 'p')
-				have_pids = true;
-			else
-				have_tids = true;
-			break;
-		}
-		case 'a':
-			have_all = true;
-			break;
-		case 'C': {
-			int n = parse_id_list(optarg, c->cpus, CLI_MAX_IDS, true);
-			if (n <= 0) {
-				snprintf(err, errlen, "-C wants a CPU list like 0-3,7, not '%s'", optarg);
-				return CLI_ERROR;
-			}
-			o->ncpus = n;
-			break;
-		}
-		case 'e':
-			o->event = optarg;
-			break;
-		case 'F':
-			if (parse_u64(optarg, &o->freq)) {
-				snprintf(err, errlen, "-F wants a positive frequency in Hz, not '%s'", optarg);
-				return CLI_ERROR;
-			}
-			o->period = 0;
-			break;
-		case 'c':
-			if (parse_u64(optarg, &o->period)) {
-				snprintf(err, errlen, "-c wants a positive sample period, not '%s'", optarg);
-				return CLI_ERROR;
-			}
-			break;
-		case 's':
-			sort_spec = optarg;
-			break;
-		case 'd':
-			if (parse_positive(optarg, &c->delay) || c->delay < 0.05) {
-				snprintf(err, errlen, "-d wants seconds >= 0.05, not '%s'", optarg);
-				return CLI_ERROR;
-			}
-			c->delay_given = true;
-			break;
-		case 'o':
-			c->output = optarg;
-			break;
-		case 'i':
-			c->input = optarg;
-			break;
-		case OPT_TIME: {
-			char *end;
-			c->time_start = strtod(optarg, &end);
-			if (end == optarg || *end != ',' || c->time_start < 0) {
-				snprintf(err, errlen, "--time wants START,END in seconds from the start, not '%s'", optarg);
-				return CLI_ERROR;
-			}
-			const char *e = end + 1;
-			c->time_end = *e ? strtod(e, &end) : 1e18;
-			if ((*e && (end == e || *end)) || c->time_end <= c->time_start) {
-				snprintf(err, errlen, "--time wants START,END with END > START, not '%s'", optarg);
-				return CLI_ERROR;
-			}
-			c->have_time = true;
-			break;
-		}
-		case OPT_HEADER:
-			c->header_only = true;
-			c->batch = true;
-			break;
-		case OPT_EVENT_SELECT:
-			c->event_select = optarg;
-			break;
-		case OPT_NO_INLINE:
-			c->no_inline = true;
-			break;
-		case OPT_INLINE:
-			c->inline_frames = true;
-			break;
-		case OPT_NO_DEMANGLE:
-			c->no_demangle = true;
-			break;
-		case OPT_BUILDID_MMAP:
-			c->sampler.buildid_mmap = true;
-			break;
-		case OPT_SYMFS:
-			c->symfs = optarg;
-			break;
-		case OPT_DIFF:
-			c->diff_base = optarg;
-			break;
-		case OPT_PREFIX:
-			if (!strchr(optarg, '=') || optarg[0] == '=') {
-				snprintf(err, errlen, "--prefix wants OLD=NEW (a build path and where it is here), not '%s'", optarg);
-				return CLI_ERROR;
-			}
-			if (c->nprefixes == CLI_MAX_PREFIXES) {
-				snprintf(err, errlen, "at most %d --prefix options", CLI_MAX_PREFIXES);
-				return CLI_ERROR;
-			}
-			c->prefixes[c->nprefixes++] = optarg;
-			break;
-		case OPT_NO_MOUSE:
-			c->no_mouse = true;
-			break;
-		case 'z':
-			c->zero = true;
-			break;
-		case 'b':
-			c->batch = true;
-			break;
-		case 'n': {
-			uint64_t n;
-			if (parse_u64(optarg, &n) || n > 1000000000) {
-				snprintf(err, errlen, "-n wants a positive number of refreshes, not '%s'", optarg);
-				return CLI_ERROR;
-			}
-			c->iterations = (long)n;
-			break;
-		}
-		case 'g':
-			o->callchain = true;
-			o->dwarf_stack = 0;
-			break;
-		case OPT_CALL_GRAPH:
-			o->dwarf_stack = 0;
-			if (!strcmp(optarg, "none") || !strcmp(optarg, "no"))
-				o->callchain = false;
-			else if (!strcmp(optarg, "fp") || !strcmp(optarg, "yes"))
-				o->callchain = true;
-			else if (!strncmp(optarg, "dwarf", 5) && (!optarg[5] || optarg[5] == ',')) {
-				uint64_t size = SAMPLER_DWARF_STACK_DEFAULT;
-				if (optarg[5] && (parse_u64(optarg + 6, &size) || size == 0 ||
-						  size > SAMPLER_DWARF_STACK_MAX || size % 8)) {
-					snprintf(err, errlen,
-						 "--call-graph dwarf,SIZE wants a multiple of 8 up to %u, not '%s'",
-						 SAMPLER_DWARF_STACK_MAX, optarg + 6);
-					return CLI_ERROR;
-				}
-				o->callchain = true;
-				o->dwarf_stack = (unsigned)size;
-			} else {
-				snprintf(err, errlen, "--call-graph wants fp, dwarf[,SIZE] or none, not '%s'", optarg);
-				return CLI_ERROR;
-			}
-			break;
-		case OPT_JSON:
-			c->json = true;
-			break;
-		case 'h':
-			cli_usage(stdout);
-			return CLI_EXIT_OK;
-		case 'V':
-			printf("perftop %s\n", PERFTOP_VERSION);
-			return CLI_EXIT_OK;
-		default:
-			if (optopt && strchr("ptCeFcsdn", optopt))
-				snprintf(err, errlen, "option -%c needs a value (see perftop --help)", optopt);
-			else if (optopt)
-				snprintf(err, errlen, "unknown option -%c (see perftop --help)", optopt);
-			else
-				snprintf(err, errlen, "unknown option '%s' (see perftop --help)", argv[optind - 1]);
-			return CLI_ERROR;
-		}
-	}
-
-	int targets = have_pids + have_tids + have_all + (optind < argc) + (c->input != NULL);
-	if (targets > 1) {
-		snprintf(err, errlen, "choose one target: -p, -t, -a, -i FILE or a command");
-		return CLI_ERROR;
-	}
-	if ((c->have_time || c->header_only) && !c->input) {
-		snprintf(err, errlen, "--time and --header are for replays: add -i FILE");
-		return CLI_ERROR;
-	}
-	if (c->input && c->output) {
-		snprintf(err, errlen, "-i and -o together: replaying a recording does not record it again");
-		return CLI_ERROR;
-	}
+	int targets = p->have_pids + p->have_tids + p->have_all + (optind < argc) + (c->input != NULL);
+	if (targets > 1)
+		return fail(p, "choose one target: -p, -t, -a, -i FILE or a command");
+	if ((c->have_time || c->header_only) && !c->input)
+		return fail(p, "--time and --header are for replays: add -i FILE");
+	if (c->input && c->output)
+		return fail(p, "-i and -o together: replaying a recording does not record it again");
 	if (c->json && !c->batch)
 		c->batch = true; /* --json only makes sense as batch output */
-	if (have_pids)
+	if (p->have_pids)
 		o->target = TARGET_PIDS;
-	else if (have_tids)
+	else if (p->have_tids)
 		o->target = TARGET_TIDS;
 	else if (optind < argc) {
 		o->target = TARGET_COMMAND;
 		o->argv = argv + optind;
-	} else if (o->ncpus && !have_all)
+	} else if (o->ncpus && !p->have_all)
 		o->target = TARGET_CPUS;
 	o->ids = c->ids;
 	o->cpus = o->ncpus ? c->cpus : NULL;
 
-	c->nkeys = sort_keys_parse(sort_spec, c->keys, PROFILE_MAX_KEYS, err, errlen);
+	c->nkeys = sort_keys_parse(p->sort_spec, c->keys, PROFILE_MAX_KEYS, p->err, p->errlen);
 	if (c->nkeys < 0)
 		return CLI_ERROR;
 	describe_target(c, argc, argv, optind);
 	return CLI_OK;
+}
+
+enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
+{
+	struct option longopts[ARRAY_SIZE(options) + 1];
+	char shortopts[2 * ARRAY_SIZE(options) + 2];
+	getopt_lists(longopts, shortopts);
+
+	memset(c, 0, sizeof(*c));
+	c->sampler.target = TARGET_SYSTEM;
+	c->sampler.freq = 999;
+	c->sampler.callchain = true;
+	c->sampler.synthesize = true;
+	c->delay = 1.0;
+	struct cli_parsing p = { .c = c, .sort_spec = "dso,sym", .err = err, .errlen = errlen };
+
+	int opt;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct cli_option *o = opt == '?' ? NULL : option_by_val(opt);
+		enum cli_result r = o ? o->set(&p, o, optarg) : bad_option(&p, argv);
+		if (r != CLI_OK)
+			return r;
+	}
+	return finish(&p, argc, argv);
 }

@@ -13,9 +13,10 @@
 #define PERFTOP_RENDER_H
 
 #include "model/snapshot.h"
-#include "ui/keys.h"
+#include "ui/render_table.h"
+#include "ui/source.h"
+#include "ui/state.h"
 #include "ui/surface.h"
-#include "ui/tui.h"
 
 /* Draws the whole frame into s (which it clears first). snap and h may be NULL (nothing yet). */
 void render_frame(struct surface *s, const struct snapshot *snap, const struct view_header *h,
@@ -28,24 +29,7 @@ int render_table_rows(int height, const struct view_header *h);
  * keys_handle pages by. */
 int render_body_rows(int height, const struct view_header *h, const struct view_state *v);
 
-/* The table's columns for this snapshot, left to right: Self%, Total%, Samples, then the sort keys'
- * columns (Command, PID, TID, Symbol, Shared Object, Source:Line) in that order. Returns the count
- * (at most COL_COUNT). The order keys (< and >) move among these. */
-int render_columns(const struct snapshot *snap, enum snap_col *cols);
-
-/* The columns render_columns gives minus those hidden (bits 1 << snap_col of hidden; the F2
- * setup), what the table draws and the order keys move among. Symbol is never hidden. */
-int render_visible_columns(const struct snapshot *snap, unsigned hidden, enum snap_col *cols);
-
 /* The line of the table's column titles in a frame with this header (rows follow it). */
 int render_table_y(const struct view_header *h);
-
-/* The column drawn at x on a frame width columns wide whose table shows `rows` lines (columns
- * are sized by the rows on screen), or COL_COUNT when none (for the mouse). */
-enum snap_col render_column_at(const struct snapshot *snap, const struct view_state *v, int width,
-			       int rows, int x);
-
-/* The colour role of a percentage (hot levels like perf's: >= 5% high, >= 0.5% mid). */
-enum surface_role render_pct_role(double pct, bool color);
 
 #endif

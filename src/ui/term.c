@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ui/keys.h"
+#include "ui/keycode.h"
 #include "util/util.h"
 
 static SCREEN *screen;

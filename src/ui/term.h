@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "ui/keys.h"
+#include "ui/keycode.h"
 #include "ui/surface.h"
 
 /* Sets the terminal up. Returns 0, or -1 with a one-line reason in err (not a tty, TERM unset or

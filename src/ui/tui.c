@@ -114,14 +114,49 @@ static struct snapshot *filter_snapshot(struct snapshot *full, struct snapshot *
 	return *shown;
 }
 
-/* The header's figures for this tick, from the source (and its replay and info page). */
-static void tui_header(const struct tui_source *src, struct view_state *v, struct view_header *hdr,
-		       char *notice, size_t len)
+/* What the loop keeps between ticks. */
+struct tui_loop {
+	const struct tui_source *src;
+	struct view_state v;
+	struct view_header hdr;
+	char notice[512], was_notice[512];
+	bool was_exited;
+	struct snapshot *full, *snap; /* snap: full, or its filtered copy */
+	uint64_t start, next_refresh, refresh_ns;
+	bool clear, force_refresh, dirty;
+	int w, h;
+};
+
+static void loop_init(struct tui_loop *l, const struct tui_source *src)
 {
+	double refresh_secs = src->refresh_secs > 0 ? src->refresh_secs : TUI_DEFAULT_REFRESH_SECS;
+	struct view_state *v = &l->v;
+	l->src = src;
+	l->refresh_ns = (uint64_t)(refresh_secs * 1e9);
+	keys_state_init(v);
+	v->color = v->color && term_has_color();
+	v->zero = src->zero;
+	v->order = src->order;
+	v->raw_names = !src->demangle;
+	v->refresh_secs = refresh_secs;
+	v->replay = src->replay;
+	v->replay_ctx = src->ctx;
+	v->annotate = src->annotate;
+	v->annotate_ctx = src->ctx;
+	v->can_zoom = src->set_zoom != NULL;
+	l->start = l->next_refresh = now_ns();
+	l->clear = l->dirty = true;
+}
+
+/* The header figures of this tick, from the source (and its replay and i page). */
+static void loop_header(struct tui_loop *l)
+{
+	const struct tui_source *src = l->src;
+	struct view_header *hdr = &l->hdr;
 	memset(hdr, 0, sizeof(*hdr));
 	if (src->header)
 		src->header(src->ctx, hdr);
-	hdr->notice = tui_notice(hdr->notice, notice, len);
+	hdr->notice = tui_notice(hdr->notice, l->notice, sizeof(l->notice));
 	if (src->replay) {
 		const struct tui_replay *r = src->replay;
 		hdr->replay = true;
@@ -132,31 +167,103 @@ static void tui_header(const struct tui_source *src, struct view_state *v, struc
 		if (!hdr->hist)
 			hdr->nhist = 0;
 	}
-	if (v->view == VIEW_INFO && src->info) {
+	if (l->v.view == VIEW_INFO && src->info) {
 		hdr->info = src->info(src->ctx, &hdr->ninfo);
 		if (!hdr->info)
 			hdr->ninfo = 0;
 	}
-	v->info_count = hdr->ninfo;
+	l->v.info_count = hdr->ninfo;
+	/* What changes on screen between refreshes without a key: the exit line, a notice. */
+	if (hdr->target_exited != l->was_exited ||
+	    strcmp(hdr->notice ? hdr->notice : "", l->was_notice) != 0) {
+		l->dirty = true;
+		l->was_exited = hdr->target_exited;
+		snprintf(l->was_notice, sizeof(l->was_notice), "%s", hdr->notice ? hdr->notice : "");
+	}
 }
 
-/* fresh replaces the held snapshot (*full, and *snap, its filtered copy or itself); the views
- * follow it. */
-static void tui_show(const struct tui_source *src, struct view_state *v, struct snapshot *fresh,
-		     struct snapshot **full, struct snapshot **snap, int table_rows)
+/* The held snapshot changed (order, filter, names): what is shown is made again from it. */
+static void loop_reshow(struct tui_loop *l, bool resort)
 {
-	/* Names the views keep came from the snapshot about to go. */
-	if (*full && src->move_name && fresh->names_gen != (*full)->names_gen)
-		view_move_names(v, src->move_name, src->ctx);
-	if (*snap != *full)
-		snapshot_free(*snap);
-	snapshot_free(*full);
-	*full = fresh;
-	*snap = NULL;
-	if (v->invert)
-		order_snapshot(*full, v);
-	filter_snapshot(*full, snap, v);
-	keys_follow(v, *snap, table_rows);
+	if (resort)
+		order_snapshot(l->full, &l->v);
+	filter_snapshot(l->full, &l->snap, &l->v);
+	keys_follow(&l->v, l->snap, render_table_rows(l->h, &l->hdr));
+}
+
+/* Ends the refresh window when one is due (or asked for) and takes the new snapshot. */
+static void loop_refresh(struct tui_loop *l)
+{
+	const struct tui_source *src = l->src;
+	struct view_state *v = &l->v;
+	uint64_t t = now_ns();
+	/* A paused replay is not fed, so its windows must not end either. */
+	bool paused_live = v->paused && !src->replay;
+	if (!l->force_refresh && !((!v->paused || paused_live) && t >= l->next_refresh))
+		return;
+	struct snapshot *fresh = src->refresh(src->ctx, v->order, v->zero);
+	if (fresh && v->paused && !l->force_refresh) {
+		snapshot_free(fresh);  /* the window ended; the screen keeps what it had */
+		fresh = NULL;
+	}
+	l->force_refresh = false;
+	if (fresh) {
+		/* Names the views keep came from the snapshot about to go. */
+		if (l->full && src->move_name && fresh->names_gen != l->full->names_gen)
+			view_move_names(v, src->move_name, src->ctx);
+		if (l->snap != l->full)
+			snapshot_free(l->snap);
+		snapshot_free(l->full);
+		l->full = fresh;
+		l->snap = NULL;
+		loop_reshow(l, v->invert);
+		l->dirty = true;
+	}
+	/* Until the first rows are on screen (for a few seconds at most: a target that sleeps may
+	 * never have any), refresh faster: time to first data is what a user notices first. */
+	bool early = !(l->snap && l->snap->nrows) && t - l->start < TUI_EARLY_SECS * 1000000000ull;
+	l->next_refresh = t + (early ? TUI_EARLY_REFRESH_NS : l->refresh_ns);
+}
+
+/* One key or mouse event, and what it asks of the loop. */
+static void loop_key(struct tui_loop *l, int key)
+{
+	const struct tui_source *src = l->src;
+	struct view_state *v = &l->v;
+	unsigned act;
+	l->dirty = true;
+	if (key == KEYS_MOUSE) {
+		struct keys_mouse m;
+		term_last_mouse(&m);
+		struct keys_geom g = { .title_y = render_table_y(&l->hdr),
+				       .rows = render_table_rows(l->h, &l->hdr), .width = l->w,
+				       .bar_y = l->h - 1 };
+		if (v->depth)
+			g.rows = render_body_rows(l->h, &l->hdr, v);
+		act = keys_mouse(v, &m, l->snap, &g);
+	} else {
+		act = keys_handle(v, key, l->snap, render_body_rows(l->h, &l->hdr, v));
+	}
+	if ((act & (KEYS_ACT_RESORT | KEYS_ACT_FILTER)) && l->full)
+		loop_reshow(l, act & KEYS_ACT_RESORT);
+	if ((act & KEYS_ACT_ZOOM) && src->set_zoom) {
+		src->set_zoom(src->ctx, &v->zoom);
+		l->force_refresh = true;
+	}
+	if ((act & KEYS_ACT_PAUSE) && !v->paused)
+		l->next_refresh = 0;
+	if (act & KEYS_ACT_CLEAR)
+		l->clear = true;
+	if (act & KEYS_ACT_REFRESH)
+		l->force_refresh = true;
+	if ((act & KEYS_ACT_NAMES) && src->rename) {
+		/* rename may bring full into the names' current generation (tui.h) */
+		if (src->move_name)
+			view_move_names(v, src->move_name, src->ctx);
+		src->rename(src->ctx, l->full, !v->raw_names);
+		if (l->full)
+			loop_reshow(l, true);
+	}
 }
 
 int tui_run(const struct tui_source *src)
@@ -168,136 +275,48 @@ int tui_run(const struct tui_source *src)
 	}
 	util_set_warn_hook(tui_warn);
 
-	double refresh_secs = src->refresh_secs > 0 ? src->refresh_secs : TUI_DEFAULT_REFRESH_SECS;
-	uint64_t refresh_ns = (uint64_t)(refresh_secs * 1e9);
-	struct view_state v;
-	keys_state_init(&v);
-	v.color = v.color && term_has_color();
-	v.zero = src->zero;
-	v.order = src->order;
-	v.raw_names = !src->demangle;
-	v.refresh_secs = refresh_secs;
-	v.replay = src->replay;
-	v.replay_ctx = src->ctx;
-	v.annotate = src->annotate;
-	v.annotate_ctx = src->ctx;
-	v.can_zoom = src->set_zoom != NULL;
+	struct tui_loop l = { 0 };
+	loop_init(&l, src);
 	term_set_mouse(!src->no_mouse);
+	term_size(&l.w, &l.h);
+	struct surface *frame = surface_new(l.w, l.h), *shown = surface_new(0, 0);
 
-	int w, h;
-	term_size(&w, &h);
-	struct surface *frame = surface_new(w, h), *shown = surface_new(0, 0);
-	struct snapshot *full = NULL, *snap = NULL; /* snap: full, or its filtered copy */
-	struct view_header hdr;
-	char notice[512];
-	uint64_t start = now_ns(), next_refresh = start;
-	bool clear = true, force_refresh = false, dirty = true, was_exited = false;
-	char was_notice[512] = "";
-
-	while (!v.quit && !term_stop_signal()) {
+	while (!l.v.quit && !term_stop_signal()) {
 		long took = src->poll ? src->poll(src->ctx) : 0;
-		tui_header(src, &v, &hdr, notice, sizeof(notice));
-		/* What changes on screen between refreshes without a key: the exit line, a notice. */
-		if (hdr.target_exited != was_exited ||
-		    strcmp(hdr.notice ? hdr.notice : "", was_notice) != 0) {
-			dirty = true;
-			was_exited = hdr.target_exited;
-			snprintf(was_notice, sizeof(was_notice), "%s", hdr.notice ? hdr.notice : "");
-		}
+		loop_header(&l);
+		loop_refresh(&l);
 
-		uint64_t t = now_ns();
-		/* A paused replay is not fed, so its windows must not end either. */
-		bool paused_live = v.paused && !src->replay;
-		if (force_refresh || ((!v.paused || paused_live) && t >= next_refresh)) {
-			struct snapshot *fresh = src->refresh(src->ctx, v.order, v.zero);
-			if (fresh && v.paused && !force_refresh) {
-				snapshot_free(fresh);  /* the window ended; the screen keeps what it had */
-				fresh = NULL;
-			}
-			force_refresh = false;
-			if (fresh) {
-				tui_show(src, &v, fresh, &full, &snap, render_table_rows(h, &hdr));
-				dirty = true;
-			}
-			/* Until the first rows are on screen (for a few seconds at most: a target that
-			 * sleeps may never have any), refresh faster: time to first data is what a user
-			 * notices first. */
-			bool early = !(snap && snap->nrows) && t - start < TUI_EARLY_SECS * 1000000000ull;
-			next_refresh = t + (early ? TUI_EARLY_REFRESH_NS : refresh_ns);
-		}
-
-		term_size(&w, &h);
-		if (w != frame->w || h != frame->h) {
-			surface_resize(frame, w, h);
-			clear = dirty = true;
+		term_size(&l.w, &l.h);
+		if (l.w != frame->w || l.h != frame->h) {
+			surface_resize(frame, l.w, l.h);
+			l.clear = l.dirty = true;
 		}
 		/* A frame is drawn when something on it changed: a snapshot, a key, the size, a replay's
 		 * position (it moves every tick). */
-		if (dirty || src->replay) {
-			render_frame(frame, snap, &hdr, &v);
-			if (clear || !surface_equal(frame, shown)) {
-				term_blit(frame, clear);
+		if (l.dirty || src->replay) {
+			render_frame(frame, l.snap, &l.hdr, &l.v);
+			if (l.clear || !surface_equal(frame, shown)) {
+				term_blit(frame, l.clear);
 				surface_copy(shown, frame);
-				clear = false;
+				l.clear = false;
 			}
-			dirty = false;
+			l.dirty = false;
 		}
 
 		int key = term_getkey(0);
 		if (key == KEYS_NONE)
-			tui_wait(src, took, snap && snap->nrows, next_refresh);
-		for (key = key != KEYS_NONE ? key : term_getkey(0); key != KEYS_NONE && !v.quit;
-		     key = term_getkey(0)) {
-			unsigned act;
-			dirty = true;
-			if (key == KEYS_MOUSE) {
-				struct keys_mouse m;
-				term_last_mouse(&m);
-				struct keys_geom g = { .title_y = render_table_y(&hdr),
-						       .rows = render_table_rows(h, &hdr),
-						       .width = w, .bar_y = h - 1 };
-				if (v.depth)
-					g.rows = render_body_rows(h, &hdr, &v);
-				act = keys_mouse(&v, &m, snap, &g);
-			} else {
-				act = keys_handle(&v, key, snap, render_body_rows(h, &hdr, &v));
-			}
-			if ((act & (KEYS_ACT_RESORT | KEYS_ACT_FILTER)) && full) {
-				if (act & KEYS_ACT_RESORT)
-					order_snapshot(full, &v);
-				filter_snapshot(full, &snap, &v);
-				keys_follow(&v, snap, render_table_rows(h, &hdr));
-			}
-			if ((act & KEYS_ACT_ZOOM) && src->set_zoom) {
-				src->set_zoom(src->ctx, &v.zoom);
-				force_refresh = true;
-			}
-			if ((act & KEYS_ACT_PAUSE) && !v.paused)
-				next_refresh = 0;
-			if (act & KEYS_ACT_CLEAR)
-				clear = true;
-			if (act & KEYS_ACT_REFRESH)
-				force_refresh = true;
-			if ((act & KEYS_ACT_NAMES) && src->rename) {
-				/* rename may bring full into the names' current generation (tui.h) */
-				if (src->move_name)
-					view_move_names(&v, src->move_name, src->ctx);
-				src->rename(src->ctx, full, !v.raw_names);
-				if (full) {
-					order_snapshot(full, &v);
-					filter_snapshot(full, &snap, &v);
-					keys_follow(&v, snap, render_table_rows(h, &hdr));
-				}
-			}
-		}
+			tui_wait(src, took, l.snap && l.snap->nrows, l.next_refresh);
+		for (key = key != KEYS_NONE ? key : term_getkey(0); key != KEYS_NONE && !l.v.quit;
+		     key = term_getkey(0))
+			loop_key(&l, key);
 	}
 
 	util_set_warn_hook(NULL);
 	term_done();
-	keys_state_done(&v);
-	if (snap != full)
-		snapshot_free(snap);
-	snapshot_free(full);
+	keys_state_done(&l.v);
+	if (l.snap != l.full)
+		snapshot_free(l.snap);
+	snapshot_free(l.full);
 	surface_free(frame);
 	surface_free(shown);
 	return 0;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/keys.h"
 #include "ui/surface.h"
 
 void view_push(struct view_state *v, struct view *vw, const struct snapshot *snap)

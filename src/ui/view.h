@@ -1,19 +1,21 @@
 /*
  * view: the stack of drill-down views above the table, and the interface each of them implements.
  *
- * The table (with its i page) is the base of the stack and lives in keys.c / render.c; every view
- * opened from it (Enter: the function view, f: the flame graph, later annotate, diff ...) is a
- * struct view pushed onto view_state.stack. The top view gets the keys first and draws the body of
- * the frame (between the shared header lines and the footer); what it does not handle falls through
- * to the keys every view shares (help, pause, decay/zero, names, replay controls), and then the
- * framework's own: Esc and Backspace pop one view, q goes back to the table.
+ * The table is the base of the stack (its keys in view_table.c, its columns and rows in
+ * render_table.c, its i page in keys.c and render.c); every view opened from it (Enter: the
+ * function view, f: the flame graph, a: annotate, F2: setup ...) is a struct view pushed onto
+ * view_state.stack. The top view gets the keys first and draws the body of the frame (between the
+ * shared header lines and the footer); what its key table does not take falls through to the
+ * framework's (keys.c): Esc and Backspace pop one view, then the keys every view shares (help,
+ * pause, decay/zero, names, replay controls; q goes back to the table).
  *
  * To add a view: one file src/ui/view_NAME.c with a constructor returning a struct view whose ops
- * fill in the table below (see view_func.c), a key in the table (or another view) that calls
- * view_push, and its keys in its help list so that ? shows them. A view keeps whatever it derives
- * from the snapshot (call-tree query results, ...) and rebuilds it in update(), which runs when it
- * is pushed, on every new snapshot while it is on top, and when it is uncovered by a pop; its
- * cursor and expansion state are kept as the model's stable ids, so they survive the rebuild.
+ * fill in the table below (see view_func.c), its key table (ui/keytab.h: keys, actions, help
+ * lines) in ops.keys, and a binding in another view's table whose action calls view_push. A view
+ * keeps whatever it derives from the snapshot (call-tree query results, ...) and rebuilds it in
+ * update(), which runs when it is pushed, on every new snapshot while it is on top, and when it is
+ * uncovered by a pop; its cursor and expansion state are kept as the model's stable ids, so they
+ * survive the rebuild.
  */
 #ifndef PERFTOP_VIEW_H
 #define PERFTOP_VIEW_H
@@ -22,10 +24,11 @@
 #include <stddef.h>
 
 #include "model/snapshot.h"
+#include "ui/keycode.h"
+#include "ui/keytab.h"
+#include "ui/state.h"
 #include "ui/surface.h"
 
-struct view_state;
-struct keys_help;
 struct view;
 
 struct view_ops {
@@ -35,17 +38,13 @@ struct view_ops {
 	/* Draw rows [y, y + rows) of s. v is the whole state (the breadcrumb walks v->stack). */
 	void (*render)(struct view *vw, struct surface *s, int y, int rows,
 		       const struct snapshot *snap, const struct view_state *v);
-	/* One key; rows is the body height. Sets *handled when the key was the view's, and returns
-	 * keys_action flags. A view may push another (view_push) from here. */
-	unsigned (*key)(struct view *vw, struct view_state *v, int key, const struct snapshot *snap,
-			int rows, bool *handled);
+	/* Its keys (struct keys_call.self is the view; rows the body height). Listed in the ?
+	 * overlay above the keys every view shares. An action may push another view (view_push). */
+	const struct keys_table *keys;
 	void (*free)(struct view *vw);
 	/* The names were compacted (util/frame.h): re-point the names the view keeps (the function
 	 * it is about) through rename. NULL: it keeps none. */
 	void (*move_names)(struct view *vw, frame_rename_fn rename, void *ctx);
-	/* Its keys for the ? overlay (shown above the keys every view shares). */
-	const struct keys_help *help;
-	size_t nhelp;
 	/* The footer's key hints. */
 	const char *hints;
 };
@@ -54,8 +53,6 @@ struct view {
 	const struct view_ops *ops;
 	char label[96];     /* this view's crumb in the breadcrumb ("leaf_a", "flame: all") */
 };
-
-#define VIEW_STACK_MAX 32
 
 /* Pushes vw (taking ownership) and updates it from snap. A full stack drops its oldest view. */
 void view_push(struct view_state *v, struct view *vw, const struct snapshot *snap);
@@ -79,12 +76,19 @@ struct view *view_flame_new(const char *raw_sym, const char *dso, const char *sh
 /* F2: the table's columns, shown or hidden (view_state.hidden_cols). */
 struct view *view_setup_new(void);
 
-/* The annotate view (a): the document of a function comes from fetch (tui_source.annotate, the
- * session's), asked again on every snapshot; fetch NULL: the view says annotate is unavailable. */
-struct an_doc;
-typedef struct an_doc *(*view_annotate_fn)(void *ctx, const char *raw_sym, const char *dso);
+/* The annotate view (a), its document from fetch (ui/state.h). */
 struct view *view_annotate_new(const char *raw_sym, const char *dso, const char *shown,
 			       view_annotate_fn fetch, void *ctx);
+
+/* The table at the base of the stack (view_table.c): its key table; its text field (/ and \ open
+ * it), which takes the keys it can use while it is open (*handled false for the others); its
+ * cursor following a new snapshot; and a click on it (a column title, a row). */
+const struct keys_table *view_table_keys(void);
+unsigned view_table_input(struct view_state *v, int key, const struct snapshot *s, int rows,
+			  bool *handled);
+void view_table_follow(struct view_state *v, const struct snapshot *s, int rows);
+unsigned view_table_click(struct view_state *v, const struct keys_mouse *m,
+			  const struct snapshot *s, const struct keys_geom *g);
 
 /* Shared by the views: the percentage text and the shown name of a call-tree node. */
 void view_pct(char *buf, size_t len, uint64_t part, uint64_t whole);

@@ -21,8 +21,7 @@
 #include <string.h>
 
 #include "model/annotate.h"
-#include "ui/keys.h"
-#include "ui/render.h"
+#include "ui/render_table.h"
 #include "ui/view.h"
 #include "util/util.h"
 
@@ -52,14 +51,6 @@ struct view_annotate {
 #define HEAD_ROWS 3 /* the function line, the breadcrumb, the column titles */
 #define PCT_W 7
 #define TEXT_X (1 + PCT_W + 1 + PCT_W + 2)
-
-static const struct keys_help annotate_help[] = {
-	{ "Up/Down j/k", "move one line", KEYS_HELP_ALL },
-	{ "PgUp/PgDn Home/End", "move a page / to the first or last line", KEYS_HELP_ALL },
-	{ "s", "source / assembly / both interleaved", KEYS_HELP_ALL },
-	{ "H", "the hottest line", KEYS_HELP_ALL },
-	{ "Tab", "the next hot line", KEYS_HELP_ALL },
-};
 
 /* What a row weighs for H and Tab. */
 static uint64_t heat(const struct view_annotate *va, const struct an_row *r)
@@ -313,44 +304,47 @@ static unsigned next_hot(struct view_annotate *va)
 	return 0;
 }
 
-static unsigned annotate_key(struct view *vw, struct view_state *v, int key,
-			     const struct snapshot *snap, int rows, bool *handled)
+/* Up, Down, PgUp, PgDn, Home, End (keys_step). */
+static unsigned annotate_move(const struct keys_call *c)
 {
-	struct view_annotate *va = (struct view_annotate *)vw;
-	long page = rows - HEAD_ROWS > 1 ? rows - HEAD_ROWS : 1;
-	(void)v;
-	(void)snap;
-	*handled = true;
-	switch (key) {
-	case KEYS_UP:
-	case 'k':
-		return move_to(va, (long)va->cursor - 1);
-	case KEYS_DOWN:
-	case 'j':
-		return move_to(va, (long)va->cursor + 1);
-	case KEYS_PGUP:
-		return move_to(va, (long)va->cursor - page);
-	case KEYS_PGDN:
-		return move_to(va, (long)va->cursor + page);
-	case KEYS_HOME:
-	case 'g':
-		return move_to(va, 0);
-	case KEYS_END:
-	case 'G':
-		return move_to(va, (long)va->nlines);
-	case 's':
-	case 'S':
-		rebuild_lines(va, (enum an_mode)((va->mode + 1) % MODE_COUNT));
-		return KEYS_ACT_REDRAW;
-	case 'H':
-		return hottest(va);
-	case '\t':
-		return next_hot(va);
-	default:
-		*handled = false;
-		return 0;
-	}
+	struct view_annotate *va = c->self;
+	long page = c->rows - HEAD_ROWS > 1 ? c->rows - HEAD_ROWS : 1;
+	return move_to(va, (long)va->cursor + keys_step(c->arg, page, (long)va->nlines));
 }
+
+/* s: source, assembly, both, round. */
+static unsigned annotate_mode(const struct keys_call *c)
+{
+	struct view_annotate *va = c->self;
+	rebuild_lines(va, (enum an_mode)((va->mode + 1) % MODE_COUNT));
+	return KEYS_ACT_REDRAW;
+}
+
+static unsigned annotate_hottest(const struct keys_call *c)
+{
+	return hottest(c->self);
+}
+
+static unsigned annotate_next_hot(const struct keys_call *c)
+{
+	return next_hot(c->self);
+}
+
+static const struct keys_binding annotate_bindings[] = {
+	{ .key = { KEYS_UP, 'k' }, .run = annotate_move, .arg = -1, .keys = "Up/Down j/k",
+	  .help = "move one line" },
+	{ .key = { KEYS_DOWN, 'j' }, .run = annotate_move, .arg = 1 },
+	{ .key = { KEYS_PGUP }, .run = annotate_move, .arg = -KEYS_PAGE,
+	  .keys = "PgUp/PgDn Home/End", .help = "move a page / to the first or last line" },
+	{ .key = { KEYS_PGDN }, .run = annotate_move, .arg = KEYS_PAGE },
+	{ .key = { KEYS_HOME, 'g' }, .run = annotate_move, .arg = -KEYS_ALL },
+	{ .key = { KEYS_END, 'G' }, .run = annotate_move, .arg = KEYS_ALL },
+	{ .key = { 's', 'S' }, .run = annotate_mode, .keys = "s",
+	  .help = "source / assembly / both interleaved" },
+	{ .key = { 'H' }, .run = annotate_hottest, .keys = "H", .help = "the hottest line" },
+	{ .key = { '\t' }, .run = annotate_next_hot, .keys = "Tab", .help = "the next hot line" },
+};
+static const struct keys_table annotate_keys = KEYS_TABLE(annotate_bindings);
 
 static void annotate_view_free(struct view *vw)
 {
@@ -371,11 +365,9 @@ static const struct view_ops annotate_ops = {
 	.name = "annotate",
 	.update = annotate_update,
 	.render = annotate_render,
-	.key = annotate_key,
+	.keys = &annotate_keys,
 	.free = annotate_view_free,
 	.move_names = annotate_view_move_names,
-	.help = annotate_help,
-	.nhelp = ARRAY_SIZE(annotate_help),
 	.hints = "Esc back  q table  ? help  s source/asm/both  H hottest  Tab next hot",
 };
 

@@ -22,8 +22,6 @@
 #include <string.h>
 
 #include "model/calltree.h"
-#include "ui/keys.h"
-#include "ui/render.h"
 #include "ui/view.h"
 #include "util/util.h"
 
@@ -42,15 +40,6 @@ struct view_flame {
 	uint64_t zoom[FLAME_ZOOM_MAX];
 	int nzoom;
 	int last_w;               /* graph width at the last render: what neighbours are judged by */
-};
-
-static const struct keys_help flame_help[] = {
-	{ "Up/Down k/j", "to the child / parent frame (as drawn)", KEYS_HELP_ALL },
-	{ "Left/Right h/l", "to the frame beside it on the same level", KEYS_HELP_ALL },
-	{ "Enter", "zoom into the selected frame", KEYS_HELP_ALL },
-	{ "Backspace", "zoom out (at the top: back)", KEYS_HELP_ALL },
-	{ "Home g", "select the bottom frame of the zoom", KEYS_HELP_ALL },
-	{ "v", "flame graph (root at the bottom) / icicle", KEYS_HELP_ALL },
 };
 
 static long find(const struct view_flame *vf, uint64_t id)
@@ -271,58 +260,82 @@ static unsigned select_node(struct view_flame *vf, long idx)
 	return KEYS_ACT_REDRAW;
 }
 
-static unsigned flame_key(struct view *vw, struct view_state *v, int key,
-			  const struct snapshot *snap, int rows, bool *handled)
+static unsigned flame_flip(const struct keys_call *c)
 {
-	struct view_flame *vf = (struct view_flame *)vw;
-	(void)v;
-	(void)snap;
-	(void)rows;
-	*handled = true;
-	if (key == 'v' || key == 'V') {
-		vf->icicle = !vf->icicle;
-		return KEYS_ACT_REDRAW;
-	}
-	if (!vf->r) {
-		*handled = false;
-		return 0;
-	}
-	uint32_t root = zoom_root(vf), sel = selected(vf);
-	bool up = key == KEYS_UP || key == 'k', down = key == KEYS_DOWN || key == 'j';
-	if (up || down) {
-		/* Follow the screen: in a flame graph the children are above, in an icicle below. */
-		bool to_child = up != vf->icicle;
-		if (to_child)
-			return select_node(vf, widest_child(vf, sel, root));
-		return sel == root ? 0 : select_node(vf, vf->r->nodes[sel].parent);
-	}
-	switch (key) {
-	case KEYS_LEFT:
-	case 'h':
-		return select_node(vf, neighbour(vf, sel, root, -1));
-	case KEYS_RIGHT:
-	case 'l':
-		return select_node(vf, neighbour(vf, sel, root, 1));
-	case KEYS_HOME:
-	case 'g':
-		return select_node(vf, root);
-	case KEYS_ENTER:
-		if (sel == root || vf->nzoom == FLAME_ZOOM_MAX)
-			return 0;
-		vf->zoom[vf->nzoom++] = vf->sel_id;
-		return KEYS_ACT_REDRAW;
-	case KEYS_BACKSPACE:
-		if (!vf->nzoom) {
-			*handled = false; /* the framework pops the view */
-			return 0;
-		}
-		vf->nzoom--;
-		return KEYS_ACT_REDRAW;
-	default:
-		*handled = false;
-		return 0;
-	}
+	struct view_flame *vf = c->self;
+	vf->icicle = !vf->icicle;
+	return KEYS_ACT_REDRAW;
 }
+
+/* Up and Down (arg -1: Up) follow the screen: in a flame graph the children are above, in an
+ * icicle below. No graph yet: the keys are not the view's (KEYS_ACT_PASS), as for all below. */
+static unsigned flame_vertical(const struct keys_call *c)
+{
+	struct view_flame *vf = c->self;
+	if (!vf->r)
+		return KEYS_ACT_PASS;
+	uint32_t root = zoom_root(vf), sel = selected(vf);
+	bool to_child = (c->arg < 0) != vf->icicle;
+	if (to_child)
+		return select_node(vf, widest_child(vf, sel, root));
+	return sel == root ? 0 : select_node(vf, vf->r->nodes[sel].parent);
+}
+
+/* Left and Right (arg: the direction). */
+static unsigned flame_beside(const struct keys_call *c)
+{
+	struct view_flame *vf = c->self;
+	if (!vf->r)
+		return KEYS_ACT_PASS;
+	return select_node(vf, neighbour(vf, selected(vf), zoom_root(vf), (int)c->arg));
+}
+
+static unsigned flame_bottom(const struct keys_call *c)
+{
+	struct view_flame *vf = c->self;
+	if (!vf->r)
+		return KEYS_ACT_PASS;
+	return select_node(vf, zoom_root(vf));
+}
+
+static unsigned flame_zoom_in(const struct keys_call *c)
+{
+	struct view_flame *vf = c->self;
+	if (!vf->r)
+		return KEYS_ACT_PASS;
+	if (selected(vf) == zoom_root(vf) || vf->nzoom == FLAME_ZOOM_MAX)
+		return 0;
+	vf->zoom[vf->nzoom++] = vf->sel_id;
+	return KEYS_ACT_REDRAW;
+}
+
+/* Backspace: out of a zoom; at the top the framework's, which pops the view. */
+static unsigned flame_zoom_out(const struct keys_call *c)
+{
+	struct view_flame *vf = c->self;
+	if (!vf->r || !vf->nzoom)
+		return KEYS_ACT_PASS;
+	vf->nzoom--;
+	return KEYS_ACT_REDRAW;
+}
+
+static const struct keys_binding flame_bindings[] = {
+	{ .key = { KEYS_UP, 'k' }, .run = flame_vertical, .arg = -1, .keys = "Up/Down k/j",
+	  .help = "to the child / parent frame (as drawn)" },
+	{ .key = { KEYS_DOWN, 'j' }, .run = flame_vertical, .arg = 1 },
+	{ .key = { KEYS_LEFT, 'h' }, .run = flame_beside, .arg = -1, .keys = "Left/Right h/l",
+	  .help = "to the frame beside it on the same level" },
+	{ .key = { KEYS_RIGHT, 'l' }, .run = flame_beside, .arg = 1 },
+	{ .key = { KEYS_ENTER }, .run = flame_zoom_in, .keys = "Enter",
+	  .help = "zoom into the selected frame" },
+	{ .key = { KEYS_BACKSPACE }, .run = flame_zoom_out, .keys = "Backspace",
+	  .help = "zoom out (at the top: back)" },
+	{ .key = { KEYS_HOME, 'g' }, .run = flame_bottom, .keys = "Home g",
+	  .help = "select the bottom frame of the zoom" },
+	{ .key = { 'v', 'V' }, .run = flame_flip, .keys = "v",
+	  .help = "flame graph (root at the bottom) / icicle" },
+};
+static const struct keys_table flame_keys = KEYS_TABLE(flame_bindings);
 
 static void flame_free(struct view *vw)
 {
@@ -343,11 +356,9 @@ static const struct view_ops flame_ops = {
 	.name = "flame",
 	.update = flame_update,
 	.render = flame_render,
-	.key = flame_key,
+	.keys = &flame_keys,
 	.free = flame_free,
 	.move_names = flame_move_names,
-	.help = flame_help,
-	.nhelp = ARRAY_SIZE(flame_help),
 	.hints = "Esc back  q table  ? help  arrows move  Enter zoom  Backspace out  v flip",
 };
 

@@ -18,8 +18,7 @@
 #include <string.h>
 
 #include "model/calltree.h"
-#include "ui/keys.h"
-#include "ui/render.h"
+#include "ui/render_table.h"
 #include "ui/view.h"
 #include "util/util.h"
 
@@ -52,17 +51,6 @@ struct view_func {
 #define HEAD_ROWS 2 /* the function line and the breadcrumb */
 #define PCT_W 7
 #define TREE_X (1 + PCT_W + 2)
-
-static const struct keys_help func_help[] = {
-	{ "Up/Down j/k", "move between callers and callees", KEYS_HELP_ALL },
-	{ "PgUp/PgDn Home/End", "move a page / to the first or last", KEYS_HELP_ALL },
-	{ "+ Right", "expand the node", KEYS_HELP_ALL },
-	{ "- Left", "collapse the node (Left again: its parent)", KEYS_HELP_ALL },
-	{ "e / c", "expand all / collapse all", KEYS_HELP_ALL },
-	{ "Enter", "re-root the view on that function", KEYS_HELP_ALL },
-	{ "f", "flame graph of this function's subtree", KEYS_HELP_ALL },
-	{ "a", "annotate the function under the cursor", KEYS_HELP_ALL },
-};
 
 /* --- the expansion set ------------------------------------------------------------------------- */
 
@@ -345,75 +333,90 @@ static unsigned expand(struct view_func *vf, bool open)
 	return KEYS_ACT_REDRAW;
 }
 
-static unsigned func_key(struct view *vw, struct view_state *v, int key,
-			 const struct snapshot *snap, int rows, bool *handled)
+/* Up, Down, PgUp, PgDn, Home, End (keys_step). */
+static unsigned func_move(const struct keys_call *c)
 {
-	struct view_func *vf = (struct view_func *)vw;
-	long page = rows - HEAD_ROWS > 1 ? rows - HEAD_ROWS : 1;
-	*handled = true;
-	switch (key) {
-	case KEYS_UP:
-	case 'k':
-		return move(vf, -1);
-	case KEYS_DOWN:
-	case 'j':
-		return move(vf, 1);
-	case KEYS_PGUP:
-		return move(vf, -page);
-	case KEYS_PGDN:
-		return move(vf, page);
-	case KEYS_HOME:
-	case 'g':
-		return move(vf, -(long)vf->nlines);
-	case KEYS_END:
-	case 'G':
-		return move(vf, (long)vf->nlines);
-	case '+':
-	case '=':
-	case KEYS_RIGHT:
-	case 'l':
-		return expand(vf, true);
-	case '-':
-	case KEYS_LEFT:
-	case 'h':
-		return expand(vf, false);
-	case 'e':
-	case 'E':
+	struct view_func *vf = c->self;
+	long page = c->rows - HEAD_ROWS > 1 ? c->rows - HEAD_ROWS : 1;
+	return move(vf, keys_step(c->arg, page, (long)vf->nlines));
+}
+
+/* + and - (arg 1: open). */
+static unsigned func_expand(const struct keys_call *c)
+{
+	return expand(c->self, c->arg);
+}
+
+/* e and c (arg 1: open every node). */
+static unsigned func_expand_all(const struct keys_call *c)
+{
+	struct view_func *vf = c->self;
+	if (c->arg) {
 		open_nodes(vf, vf->res[0], true);
 		open_nodes(vf, vf->res[1], true);
-		rebuild_lines(vf);
-		return KEYS_ACT_REDRAW;
-	case 'c':
-	case 'C':
+	} else {
 		vf->nopen = 0;
-		rebuild_lines(vf);
-		return KEYS_ACT_REDRAW;
-	case KEYS_ENTER: {
-		const struct ct_node *n = line_node(vf, vf->cursor);
-		if (!n || !n->raw_sym)
-			return 0;
-		view_push(v, view_func_new(n->raw_sym, n->dso, n->sym), snap);
-		return KEYS_ACT_REDRAW;
 	}
-	case 'f':
-		view_push(v, view_flame_new(vf->f.raw_sym, vf->f.dso, vf->shown), snap);
-		return KEYS_ACT_REDRAW;
-	case 'a': {
-		/* The node under the cursor, else the function the view is about. */
-		const struct ct_node *n = line_node(vf, vf->cursor);
-		if (n && n->raw_sym)
-			view_push(v, view_annotate_new(n->raw_sym, n->dso, n->sym, v->annotate,
-						       v->annotate_ctx), snap);
-		else
-			view_push(v, view_annotate_new(vf->f.raw_sym, vf->f.dso, vf->shown, v->annotate,
-						       v->annotate_ctx), snap);
-		return KEYS_ACT_REDRAW;
-	}
-	default:
-		*handled = false;
-		return 0;
-	}
+	rebuild_lines(vf);
+	return KEYS_ACT_REDRAW;
 }
+
+/* Enter: the same view on the function under the cursor. */
+static unsigned func_reroot(const struct keys_call *c)
+{
+	struct view_func *vf = c->self;
+	const struct ct_node *n = line_node(vf, vf->cursor);
+	if (!n || !n->raw_sym)
+		return 0;
+	view_push(c->v, view_func_new(n->raw_sym, n->dso, n->sym), c->snap);
+	return KEYS_ACT_REDRAW;
+}
+
+static unsigned func_flame(const struct keys_call *c)
+{
+	struct view_func *vf = c->self;
+	view_push(c->v, view_flame_new(vf->f.raw_sym, vf->f.dso, vf->shown), c->snap);
+	return KEYS_ACT_REDRAW;
+}
+
+/* a: the node under the cursor, else the function the view is about. */
+static unsigned func_annotate(const struct keys_call *c)
+{
+	struct view_func *vf = c->self;
+	const struct ct_node *n = line_node(vf, vf->cursor);
+	if (n && n->raw_sym)
+		view_push(c->v, view_annotate_new(n->raw_sym, n->dso, n->sym, c->v->annotate,
+						  c->v->annotate_ctx), c->snap);
+	else
+		view_push(c->v, view_annotate_new(vf->f.raw_sym, vf->f.dso, vf->shown,
+						  c->v->annotate, c->v->annotate_ctx), c->snap);
+	return KEYS_ACT_REDRAW;
+}
+
+static const struct keys_binding func_bindings[] = {
+	{ .key = { KEYS_UP, 'k' }, .run = func_move, .arg = -1, .keys = "Up/Down j/k",
+	  .help = "move between callers and callees" },
+	{ .key = { KEYS_DOWN, 'j' }, .run = func_move, .arg = 1 },
+	{ .key = { KEYS_PGUP }, .run = func_move, .arg = -KEYS_PAGE, .keys = "PgUp/PgDn Home/End",
+	  .help = "move a page / to the first or last" },
+	{ .key = { KEYS_PGDN }, .run = func_move, .arg = KEYS_PAGE },
+	{ .key = { KEYS_HOME, 'g' }, .run = func_move, .arg = -KEYS_ALL },
+	{ .key = { KEYS_END, 'G' }, .run = func_move, .arg = KEYS_ALL },
+	{ .key = { '+', '=', KEYS_RIGHT, 'l' }, .run = func_expand, .arg = 1, .keys = "+ Right",
+	  .help = "expand the node" },
+	{ .key = { '-', KEYS_LEFT, 'h' }, .run = func_expand, .arg = 0, .keys = "- Left",
+	  .help = "collapse the node (Left again: its parent)" },
+	{ .key = { 'e', 'E' }, .run = func_expand_all, .arg = 1, .keys = "e / c",
+	  .help = "expand all / collapse all" },
+	{ .key = { 'c', 'C' }, .run = func_expand_all, .arg = 0 },
+	{ .key = { KEYS_ENTER }, .run = func_reroot, .keys = "Enter",
+	  .help = "re-root the view on that function" },
+	{ .key = { 'f' }, .run = func_flame, .keys = "f",
+	  .help = "flame graph of this function's subtree" },
+	{ .key = { 'a' }, .run = func_annotate, .keys = "a",
+	  .help = "annotate the function under the cursor" },
+};
+static const struct keys_table func_keys = KEYS_TABLE(func_bindings);
 
 static void func_free(struct view *vw)
 {
@@ -436,11 +439,9 @@ static const struct view_ops func_ops = {
 	.name = "function",
 	.update = func_update,
 	.render = func_render,
-	.key = func_key,
+	.keys = &func_keys,
 	.free = func_free,
 	.move_names = func_move_names,
-	.help = func_help,
-	.nhelp = ARRAY_SIZE(func_help),
 	.hints = "Esc back  q table  ? help  Enter re-root  +/- expand  e/c all  f flame",
 };
 

@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ui/keys.h"
-#include "ui/render.h"
+#include "ui/render_table.h"
 #include "ui/view.h"
 #include "util/util.h"
 
@@ -38,12 +37,6 @@ struct view_setup {
 	struct view base;
 	size_t cursor;
 	bool have[SETUP_N]; /* the snapshot's table has this column */
-};
-
-static const struct keys_help setup_help[] = {
-	{ "Up/Down k/j", "move", KEYS_HELP_ALL },
-	{ "Space Enter", "show / hide the column", KEYS_HELP_ALL },
-	{ "Esc F2", "close the setup", KEYS_HELP_ALL },
 };
 
 static void setup_update(struct view *vw, const struct snapshot *snap)
@@ -85,40 +78,41 @@ static void setup_render(struct view *vw, struct surface *s, int y, int rows,
 	}
 }
 
-static unsigned setup_key(struct view *vw, struct view_state *v, int key,
-			  const struct snapshot *snap, int rows, bool *handled)
+/* Up and Down (arg: the direction), stopping at the ends. */
+static unsigned setup_move(const struct keys_call *c)
 {
-	(void)snap;
-	(void)rows;
-	struct view_setup *vs = (struct view_setup *)vw;
-	*handled = true;
-	switch (key) {
-	case KEYS_UP:
-	case 'k':
-		if (vs->cursor == 0)
-			return 0;
-		vs->cursor--;
-		return KEYS_ACT_REDRAW;
-	case KEYS_DOWN:
-	case 'j':
-		if (vs->cursor + 1 >= SETUP_N)
-			return 0;
-		vs->cursor++;
-		return KEYS_ACT_REDRAW;
-	case ' ':
-	case KEYS_ENTER:
-		if (!vs->have[vs->cursor])
-			return 0;
-		v->hidden_cols ^= 1u << setup_cols[vs->cursor].col;
-		return KEYS_ACT_REDRAW;
-	case KEYS_F2:
-		view_pop(v, snap);
-		return KEYS_ACT_REDRAW;
-	default:
-		*handled = false;
+	struct view_setup *vs = c->self;
+	if (c->arg < 0 ? vs->cursor == 0 : vs->cursor + 1 >= SETUP_N)
 		return 0;
-	}
+	vs->cursor = c->arg < 0 ? vs->cursor - 1 : vs->cursor + 1;
+	return KEYS_ACT_REDRAW;
 }
+
+static unsigned setup_toggle(const struct keys_call *c)
+{
+	struct view_setup *vs = c->self;
+	if (!vs->have[vs->cursor])
+		return 0;
+	c->v->hidden_cols ^= 1u << setup_cols[vs->cursor].col;
+	return KEYS_ACT_REDRAW;
+}
+
+/* F2 again closes it, as it opened it. */
+static unsigned setup_close(const struct keys_call *c)
+{
+	view_pop(c->v, c->snap);
+	return KEYS_ACT_REDRAW;
+}
+
+static const struct keys_binding setup_bindings[] = {
+	{ .key = { KEYS_UP, 'k' }, .run = setup_move, .arg = -1, .keys = "Up/Down k/j",
+	  .help = "move" },
+	{ .key = { KEYS_DOWN, 'j' }, .run = setup_move, .arg = 1 },
+	{ .key = { ' ', KEYS_ENTER }, .run = setup_toggle, .keys = "Space Enter",
+	  .help = "show / hide the column" },
+	{ .key = { KEYS_F2 }, .run = setup_close, .keys = "Esc F2", .help = "close the setup" },
+};
+static const struct keys_table setup_keys = KEYS_TABLE(setup_bindings);
 
 static void setup_free(struct view *vw)
 {
@@ -129,10 +123,8 @@ static const struct view_ops setup_ops = {
 	.name = "setup",
 	.update = setup_update,
 	.render = setup_render,
-	.key = setup_key,
+	.keys = &setup_keys,
 	.free = setup_free,
-	.help = setup_help,
-	.nhelp = ARRAY_SIZE(setup_help),
 	.hints = "Esc close  Up/Down move  Space show/hide  ? help",
 };
 
