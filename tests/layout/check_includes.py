@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """No include circles in src/: the graph of its modules (a .c and its .h are one module: ui/keys is
-ui/keys.c and ui/keys.h), an edge for each quoted #include (resolved beside the file, then against
-src/), must have no cycle. A cycle is printed with the includes that make it, and the exit is 1.
+ui/keys.c and ui/keys.h; a module's internal header NAME_int.h, shared by the files of one module
+split in several, is part of NAME), an edge for each quoted #include (resolved beside the file, then
+against src/), must have no cycle. A cycle is printed with the includes that make it, and the exit is 1.
 
     check_includes.py SRC_DIR
 """
@@ -12,6 +13,12 @@ import sys
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
+def module_of(relpath):
+    """The module a file of src/ belongs to (see above)."""
+    mod = os.path.splitext(relpath)[0]
+    return mod[:-4] if mod.endswith("_int") and relpath.endswith(".h") else mod
+
+
 def modules(src):
     """{module: [(file, line number, included module)]} for every .c and .h under src."""
     graph = {}
@@ -20,7 +27,7 @@ def modules(src):
             if not name.endswith((".c", ".h")):
                 continue
             path = os.path.join(root, name)
-            mod = os.path.splitext(os.path.relpath(path, src))[0]
+            mod = module_of(os.path.relpath(path, src))
             edges = graph.setdefault(mod, [])
             with open(path, encoding="utf-8", errors="replace") as f:
                 for no, line in enumerate(f, 1):
@@ -30,7 +37,7 @@ def modules(src):
                     for base in (root, src):
                         target = os.path.normpath(os.path.join(base, m.group(1)))
                         if os.path.isfile(target):
-                            dep = os.path.splitext(os.path.relpath(target, src))[0]
+                            dep = module_of(os.path.relpath(target, src))
                             if dep != mod:
                                 edges.append((os.path.relpath(path, src), no, dep))
                             break
