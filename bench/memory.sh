@@ -10,7 +10,7 @@
 #  - per row: bench/memrows (the model's and the snapshots' heap bytes per row).
 # Prints medians and the per-unit figures. Not a test: the figures depend on the machine.
 #
-# usage: bench/memory.sh [PERFTOP] [ROUNDS] [SECONDS]
+# usage: [PARTS="cpu proc bin row"] [NPROC=2000] [NBIN=30] bench/memory.sh [PERFTOP] [ROUNDS] [SECONDS]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 pt=${1:-$here/../build/perftop}
@@ -64,6 +64,10 @@ measure() {
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
+parts=${PARTS:-cpu proc bin row}
+want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if want cpu; then
 echo "== per CPU (busy loop on each CPU; $rounds rounds of ${secs}s) =="
 taskset -c 0 "$tmpd/busy" & bg+=($!)
 taskset -c 1 "$tmpd/busy" & bg+=($!)
@@ -84,8 +88,10 @@ for mode in fp dwarf; do
 		$(( ${rss[$mode,0-1]%.*} - ${rss[$mode,0]%.*} )) $(( ${hwm[$mode,0-1]%.*} - ${hwm[$mode,0]%.*} ))
 done
 stop_bg
+fi
 
-nproc_extra=${NPROC:-400}
+if want proc; then
+nproc_extra=${NPROC:-2000}
 echo "== per process ($nproc_extra sleeping processes, -a -g) =="
 taskset -c 0 "$tmpd/busy" & bg+=($!)
 read -r base _ < <(measure "$pt" -a -g)
@@ -95,7 +101,9 @@ read -r with _ < <(measure "$pt" -a -g)
 kill "${sleepers[@]}" 2>/dev/null; wait "${sleepers[@]}" 2>/dev/null
 stop_bg
 echo "without: $base KiB, with: $with KiB: $(( (with - base) * 1024 / nproc_extra )) bytes per process"
+fi
 
+if want bin; then
 nbin=${NBIN:-30}
 echo "== per binary ($nbin distinct small binaries, -a -g) =="
 for i in $(seq "$nbin"); do gcc -O1 -fno-omit-frame-pointer -DID="$i" -o "$tmpd/b$i" "$tmpd/busy.c"; done
@@ -106,6 +114,9 @@ stop_bg
 read -r many _ < <(measure "$pt" -a -g)
 stop_bg
 echo "one binary: $one KiB, $nbin binaries: $many KiB: $(( (many - one) / (nbin - 1) )) KiB per binary"
+fi
 
+if want row; then
 echo "== per row =="
 if [ -x "$build/bench/memrows" ]; then "$build/bench/memrows" 100000; else echo "no $build/bench/memrows (make build)"; fi
+fi
