@@ -460,222 +460,258 @@ static uint32_t align8(uint64_t n)
 	return (uint32_t)((n + 7) & ~(uint64_t)7);
 }
 
+/* One record being parsed: its header, a cursor over its body, what it becomes, and what follows
+ * the struct (the sample's parts, an mmap's file name; extra: their bytes). */
+struct rec_parse {
+	const struct parse_cfg *cfg;
+	struct perf_event_header h;
+	struct cursor c;
+	const unsigned char *end;       /* the body's end (then the end before its trailer) */
+	struct rec *out;
+	struct sample_parts sp;
+	const unsigned char *name;
+	size_t name_len;
+	uint64_t extra;
+};
+
+/* The sample_id trailer of a side-band record (parse_trailer), then the cursor up to it. */
+static int body_after_trailer(struct rec_parse *p, bool has_no_pid)
+{
+	if (parse_trailer(p->cfg, p->c.p, &p->end, p->out, has_no_pid))
+		return -EINVAL;
+	p->c.end = p->end;
+	return 0;
+}
+
+/* MMAP2's build-id form (u8 size, u8 + u16 reserved, u8 build_id[20] in place of maj..ino_gen)
+ * or its inode form. Kernels up to at least 6.18 leak the misc bit: while any event on the machine
+ * asks for build-ids (attr.build_id), other events' MMAP2 records carry
+ * PERF_RECORD_MISC_MMAP_BUILD_ID over the inode form (e.g. size byte 0xfe: a major device number).
+ * The kernel zero-fills the build-id array past its size, so a size of 0 or over 20, non-zero
+ * reserved bytes or non-zero bytes past the id are that form. */
+static int parse_mmap2_id(struct rec_parse *p, struct rec_mmap *m)
+{
+	struct cursor *c = &p->c;
+	m->is_mmap2 = 1;
+	if (cursor_left(c) < 32)
+		return -EINVAL;
+	bool bid_form = (p->h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && c->p[0] > 0 &&
+			c->p[0] <= REC_BUILD_ID_MAX && !c->p[1] && !c->p[2] && !c->p[3];
+	for (unsigned i = 4u + c->p[0]; bid_form && i < 24; i++)
+		bid_form = c->p[i] == 0;
+	if (bid_form) {
+		m->build_id_size = c->p[0];
+		m->has_build_id = 1;
+		memcpy(m->build_id, c->p + 4, m->build_id_size);
+		c->p += 24;
+	} else {
+		cursor_u32_pair(c, &m->maj, &m->min);
+		cursor_u64(c, &m->ino);
+		cursor_u64(c, &m->ino_generation);
+	}
+	cursor_u32_pair(c, &m->prot, &m->flags);
+	return 0;
+}
+
+static int parse_mmap(struct rec_parse *p)
+{
+	struct rec_mmap *m = &p->out->u.mmap;
+	p->out->type = REC_MMAP;
+	if (body_after_trailer(p, false))
+		return -EINVAL;
+	if (cursor_u32_pair(&p->c, &m->pid, &m->tid) || cursor_u64(&p->c, &m->start) ||
+	    cursor_u64(&p->c, &m->len) || cursor_u64(&p->c, &m->pgoff))
+		return -EINVAL;
+	if (p->h.type == PERF_RECORD_MMAP2 && parse_mmap2_id(p, m))
+		return -EINVAL;
+	m->executable = !(p->h.misc & PERF_RECORD_MISC_MMAP_DATA);
+	p->name = p->c.p;
+	if (string_len(p->c.p, p->end, &p->name_len))
+		return -EINVAL;
+	p->out->pid = m->pid;
+	p->out->tid = m->tid;
+	p->extra = align8(p->name_len);
+	return 0;
+}
+
+static int parse_comm(struct rec_parse *p)
+{
+	struct rec_comm *cm = &p->out->u.comm;
+	size_t n;
+	p->out->type = REC_COMM;
+	if (body_after_trailer(p, false))
+		return -EINVAL;
+	if (cursor_u32_pair(&p->c, &cm->pid, &cm->tid) || string_len(p->c.p, p->end, &n))
+		return -EINVAL;
+	/* The kernel's comm is 16 bytes; keep what fits and always terminate. */
+	if (n > REC_COMM_MAX)
+		n = REC_COMM_MAX;
+	memcpy(cm->comm, p->c.p, n);
+	cm->comm[REC_COMM_MAX - 1] = '\0';
+	cm->exec = (p->h.misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+	p->out->pid = cm->pid;
+	p->out->tid = cm->tid;
+	return 0;
+}
+
+/* FORK and EXIT. */
+static int parse_task(struct rec_parse *p)
+{
+	struct rec_task *t = &p->out->u.task;
+	p->out->type = p->h.type == PERF_RECORD_FORK ? REC_FORK : REC_EXIT;
+	if (body_after_trailer(p, false))
+		return -EINVAL;
+	if (cursor_u32_pair(&p->c, &t->pid, &t->ppid) || cursor_u32_pair(&p->c, &t->tid, &t->ptid) ||
+	    cursor_u64(&p->c, &t->time))
+		return -EINVAL;
+	p->out->pid = t->pid;
+	p->out->tid = t->tid;
+	if (!p->out->time)
+		p->out->time = t->time;
+	return 0;
+}
+
+/* LOST (id, lost) and LOST_SAMPLES (lost). */
+static int parse_lost(struct rec_parse *p)
+{
+	struct rec_lost *l = &p->out->u.lost;
+	bool samples = p->h.type == PERF_RECORD_LOST_SAMPLES;
+	p->out->type = samples ? REC_LOST_SAMPLES : REC_LOST;
+	if (body_after_trailer(p, true))
+		return -EINVAL;
+	if ((!samples && cursor_u64(&p->c, &l->id)) || cursor_u64(&p->c, &l->lost))
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_throttle(struct rec_parse *p)
+{
+	struct rec_throttle *t = &p->out->u.throttle;
+	p->out->type = p->h.type == PERF_RECORD_THROTTLE ? REC_THROTTLE : REC_UNTHROTTLE;
+	if (body_after_trailer(p, true))
+		return -EINVAL;
+	if (cursor_u64(&p->c, &t->time) || cursor_u64(&p->c, &t->id) || cursor_u64(&p->c, &t->stream_id))
+		return -EINVAL;
+	if (!p->out->time)
+		p->out->time = t->time;
+	return 0;
+}
+
+/* Any other type: kept as REC_OTHER. Kernel-generated types carry the trailer too (useful for
+ * ordering) and their fixed part must fit in what is left; a type we do not know is not an error;
+ * perf.data's own records have no trailer and their reader checks them. */
+static int parse_other(struct rec_parse *p)
+{
+	p->out->type = REC_OTHER;
+	if (p->h.type >= PARSE_USER_TYPE_START)
+		return 0;
+	if (body_after_trailer(p, true))
+		return -EINVAL;
+	return other_body_check(p->cfg, p->h.type, &p->c) ? -EINVAL : 0;
+}
+
+/* The trailing data after the struct, in a fixed order: callchain, user regs, user stack, file
+ * name (the room was checked). */
+static void copy_trailing(const struct rec_parse *p)
+{
+	struct rec *out = p->out;
+	const struct sample_parts *sp = &p->sp;
+	unsigned char *dst = (unsigned char *)out + sizeof(*out);
+	uint32_t off = sizeof(*out);
+	if (out->type == REC_MMAP) {
+		out->u.mmap.filename_off = off;
+		memcpy(dst, p->name, p->name_len);
+		memset(dst + p->name_len, 0, align8(p->name_len) - p->name_len);
+		return;
+	}
+	if (out->type != REC_SAMPLE)
+		return;
+	struct rec_sample *s = &out->u.sample;
+	if (sp->callchain_nr) {
+		s->callchain_off = off;
+		s->callchain_nr = (uint32_t)sp->callchain_nr;
+		memcpy(dst, sp->callchain, sp->callchain_nr * 8);
+		if (p->cfg->swapped)
+			swap_words(dst, sp->callchain_nr);
+		dst += sp->callchain_nr * 8;
+		off += (uint32_t)sp->callchain_nr * 8;
+	}
+	if (sp->regs_nr) {
+		s->regs_user_off = off;
+		s->regs_user_nr = sp->regs_nr;
+		memcpy(dst, sp->regs, (size_t)sp->regs_nr * 8);
+		if (p->cfg->swapped)
+			swap_words(dst, sp->regs_nr);
+		dst += (size_t)sp->regs_nr * 8;
+		off += sp->regs_nr * 8;
+	}
+	if (sp->stack_size) {
+		s->stack_user_off = off;
+		s->stack_user_size = (uint32_t)sp->stack_size;
+		memcpy(dst, sp->stack, sp->stack_size);
+		memset(dst + sp->stack_size, 0, align8(sp->stack_size) - sp->stack_size);
+	}
+}
+
 int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, struct rec *out,
 		 size_t cap)
 {
-	struct perf_event_header h;
-	const unsigned char *base = bytes, *end;
-	struct cursor c;
-	struct sample_parts sp;
-	const unsigned char *name = NULL;
-	size_t name_len = 0;
-	uint64_t extra = 0;
-	int err = 0;
+	const unsigned char *base = bytes;
+	struct rec_parse p;
 
-	if (len < sizeof(h))
+	if (len < sizeof(p.h))
 		return -EINVAL;
-	memcpy(&h, base, sizeof(h));
+	memcpy(&p.h, base, sizeof(p.h));
 	if (cfg->swapped) {
-		h.type = __builtin_bswap32(h.type);
-		h.misc = __builtin_bswap16(h.misc);
-		h.size = __builtin_bswap16(h.size);
+		p.h.type = __builtin_bswap32(p.h.type);
+		p.h.misc = __builtin_bswap16(p.h.misc);
+		p.h.size = __builtin_bswap16(p.h.size);
 	}
-	if (h.size < sizeof(h) || h.size > len)
+	if (p.h.size < sizeof(p.h) || p.h.size > len)
 		return -EINVAL;
 	if (cap < sizeof(*out))
 		return -ENOSPC;
 
 	memset(out, 0, sizeof(*out));
-	memset(&sp, 0, sizeof(sp));
-	out->misc = h.misc;
-	out->perf_type = h.type;
+	memset(&p.sp, 0, sizeof(p.sp));
+	p.cfg = cfg;
+	p.out = out;
+	p.name = NULL;
+	p.name_len = 0;
+	p.extra = 0;
+	out->misc = p.h.misc;
+	out->perf_type = p.h.type;
 	out->evidx = cfg->evidx;
 	out->cpu = REC_NO_CPU;
-	c.p = base + sizeof(h);
-	c.swap = cfg->swapped;
-	end = base + h.size;
+	p.c.p = base + sizeof(p.h);
+	p.c.swap = cfg->swapped;
+	p.end = base + p.h.size;
 
-	switch (h.type) {
+	int err;
+	switch (p.h.type) {
 	case PERF_RECORD_SAMPLE:
 		out->type = REC_SAMPLE;
-		c.end = end;
-		err = parse_sample(cfg, &c, out, &sp);
-		extra = sp.callchain_nr * 8 + (uint64_t)sp.regs_nr * 8 + align8(sp.stack_size);
+		p.c.end = p.end;
+		err = parse_sample(cfg, &p.c, out, &p.sp);
+		p.extra = p.sp.callchain_nr * 8 + (uint64_t)p.sp.regs_nr * 8 + align8(p.sp.stack_size);
 		break;
-
 	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		struct rec_mmap *m = &out->u.mmap;
-		out->type = REC_MMAP;
-		if (parse_trailer(cfg, c.p, &end, out, false))
-			return -EINVAL;
-		c.end = end;
-		if (cursor_u32_pair(&c, &m->pid, &m->tid) || cursor_u64(&c, &m->start) ||
-		    cursor_u64(&c, &m->len) || cursor_u64(&c, &m->pgoff))
-			return -EINVAL;
-		if (h.type == PERF_RECORD_MMAP2) {
-			m->is_mmap2 = 1;
-			if (cursor_left(&c) < 32)
-				return -EINVAL;
-			/* The build-id form: u8 size, u8 + u16 reserved (zero), u8 build_id[20] in place of
-			 * maj..ino_gen. Kernels up to at least 6.18 leak the misc bit: while any event on
-			 * the machine asks for build-ids (attr.build_id), other events' MMAP2 records carry
-			 * PERF_RECORD_MISC_MMAP_BUILD_ID over the inode form (e.g. size byte 0xfe: a major
-			 * device number). The kernel zero-fills the build-id array past its size, so a
-			 * size of 0 or over 20, non-zero reserved bytes or non-zero bytes past the id are
-			 * that form. */
-			bool bid_form = (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && c.p[0] > 0 &&
-					c.p[0] <= REC_BUILD_ID_MAX && !c.p[1] && !c.p[2] && !c.p[3];
-			for (unsigned i = 4u + c.p[0]; bid_form && i < 24; i++)
-				bid_form = c.p[i] == 0;
-			if (bid_form) {
-				m->build_id_size = c.p[0];
-				m->has_build_id = 1;
-				memcpy(m->build_id, c.p + 4, m->build_id_size);
-				c.p += 24;
-			} else {
-				cursor_u32_pair(&c, &m->maj, &m->min);
-				cursor_u64(&c, &m->ino);
-				cursor_u64(&c, &m->ino_generation);
-			}
-			cursor_u32_pair(&c, &m->prot, &m->flags);
-		}
-		m->executable = !(h.misc & PERF_RECORD_MISC_MMAP_DATA);
-		name = c.p;
-		if (string_len(c.p, end, &name_len))
-			return -EINVAL;
-		out->pid = m->pid;
-		out->tid = m->tid;
-		extra = align8(name_len);
-		break;
-	}
-
-	case PERF_RECORD_COMM: {
-		struct rec_comm *cm = &out->u.comm;
-		size_t n;
-		out->type = REC_COMM;
-		if (parse_trailer(cfg, c.p, &end, out, false))
-			return -EINVAL;
-		c.end = end;
-		if (cursor_u32_pair(&c, &cm->pid, &cm->tid) || string_len(c.p, end, &n))
-			return -EINVAL;
-		/* The kernel's comm is 16 bytes; keep what fits and always terminate. */
-		if (n > REC_COMM_MAX)
-			n = REC_COMM_MAX;
-		memcpy(cm->comm, c.p, n);
-		cm->comm[REC_COMM_MAX - 1] = '\0';
-		cm->exec = (h.misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
-		out->pid = cm->pid;
-		out->tid = cm->tid;
-		break;
-	}
-
+	case PERF_RECORD_MMAP2: err = parse_mmap(&p); break;
+	case PERF_RECORD_COMM: err = parse_comm(&p); break;
 	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: {
-		struct rec_task *t = &out->u.task;
-		out->type = h.type == PERF_RECORD_FORK ? REC_FORK : REC_EXIT;
-		if (parse_trailer(cfg, c.p, &end, out, false))
-			return -EINVAL;
-		c.end = end;
-		if (cursor_u32_pair(&c, &t->pid, &t->ppid) || cursor_u32_pair(&c, &t->tid, &t->ptid) ||
-		    cursor_u64(&c, &t->time))
-			return -EINVAL;
-		out->pid = t->pid;
-		out->tid = t->tid;
-		if (!out->time)
-			out->time = t->time;
-		break;
-	}
-
+	case PERF_RECORD_EXIT: err = parse_task(&p); break;
 	case PERF_RECORD_LOST:
-		out->type = REC_LOST;
-		if (parse_trailer(cfg, c.p, &end, out, true))
-			return -EINVAL;
-		c.end = end;
-		if (cursor_u64(&c, &out->u.lost.id) || cursor_u64(&c, &out->u.lost.lost))
-			return -EINVAL;
-		break;
-
-	case PERF_RECORD_LOST_SAMPLES:
-		out->type = REC_LOST_SAMPLES;
-		if (parse_trailer(cfg, c.p, &end, out, true))
-			return -EINVAL;
-		c.end = end;
-		if (cursor_u64(&c, &out->u.lost.lost))
-			return -EINVAL;
-		break;
-
+	case PERF_RECORD_LOST_SAMPLES: err = parse_lost(&p); break;
 	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE: {
-		struct rec_throttle *t = &out->u.throttle;
-		out->type = h.type == PERF_RECORD_THROTTLE ? REC_THROTTLE : REC_UNTHROTTLE;
-		if (parse_trailer(cfg, c.p, &end, out, true))
-			return -EINVAL;
-		c.end = end;
-		if (cursor_u64(&c, &t->time) || cursor_u64(&c, &t->id) ||
-		    cursor_u64(&c, &t->stream_id))
-			return -EINVAL;
-		if (!out->time)
-			out->time = t->time;
-		break;
-	}
-
-	default:
-		out->type = REC_OTHER;
-		if (h.type >= PARSE_USER_TYPE_START)
-			break; /* perf.data's own records: no trailer, their reader checks them */
-		/* Kernel-generated types carry the trailer too (useful for ordering); their fixed part
-		 * must fit in what is left. A type we do not know is not an error. */
-		if (parse_trailer(cfg, c.p, &end, out, true))
-			return -EINVAL;
-		c.end = end;
-		if (other_body_check(cfg, h.type, &c))
-			return -EINVAL;
-		break;
+	case PERF_RECORD_UNTHROTTLE: err = parse_throttle(&p); break;
+	default: err = parse_other(&p); break;
 	}
 	if (err)
 		return err;
-
-	if (extra > (uint64_t)cap - sizeof(*out))
+	if (p.extra > (uint64_t)cap - sizeof(*out))
 		return -ENOSPC;
-	out->size = (uint32_t)(sizeof(*out) + extra);
-
-	/* Trailing data, in a fixed order: callchain, user regs, user stack, file name. */
-	{
-		unsigned char *dst = (unsigned char *)out + sizeof(*out);
-		uint32_t off = sizeof(*out);
-		if (out->type == REC_SAMPLE) {
-			struct rec_sample *s = &out->u.sample;
-			if (sp.callchain_nr) {
-				s->callchain_off = off;
-				s->callchain_nr = (uint32_t)sp.callchain_nr;
-				memcpy(dst, sp.callchain, sp.callchain_nr * 8);
-				if (cfg->swapped)
-					swap_words(dst, sp.callchain_nr);
-				dst += sp.callchain_nr * 8;
-				off += (uint32_t)sp.callchain_nr * 8;
-			}
-			if (sp.regs_nr) {
-				s->regs_user_off = off;
-				s->regs_user_nr = sp.regs_nr;
-				memcpy(dst, sp.regs, (size_t)sp.regs_nr * 8);
-				if (cfg->swapped)
-					swap_words(dst, sp.regs_nr);
-				dst += (size_t)sp.regs_nr * 8;
-				off += sp.regs_nr * 8;
-			}
-			if (sp.stack_size) {
-				s->stack_user_off = off;
-				s->stack_user_size = (uint32_t)sp.stack_size;
-				memcpy(dst, sp.stack, sp.stack_size);
-				memset(dst + sp.stack_size, 0, align8(sp.stack_size) - sp.stack_size);
-			}
-		} else if (out->type == REC_MMAP) {
-			out->u.mmap.filename_off = off;
-			memcpy(dst, name, name_len);
-			memset(dst + name_len, 0, align8(name_len) - name_len);
-		}
-	}
+	out->size = (uint32_t)(sizeof(*out) + p.extra);
+	copy_trailing(&p);
 	return 0;
 }
 
