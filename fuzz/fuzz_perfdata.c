@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sampler/perfdata.h"
+#include "perfdata/perfdata.h"
 
 static void must(int cond)
 {

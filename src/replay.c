@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sampler/perfdata_ahead.h"
+#include "perfdata/perfdata_ahead.h"
 #include "util/util.h"
 
 #define REPLAY_MAX_BINS (1u << 22)     /* seconds of histogram: weeks */

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sampler/perfdata.h"
+#include "perfdata/perfdata.h"
 #include "sampler/record.h"
 
 struct replay_sink {

@@ -17,6 +17,7 @@
 #include "model/diff.h"
 #include "replay.h"
 #include "sample_memo.h"
+#include "perfdata/perfdata_write.h"
 #include "sampler/sampler.h"
 #include "symbolize/disasm.h"
 #include "symbolize/symbolizer.h"
@@ -108,7 +109,10 @@ static void session_names(struct session *s, const struct cli *c, bool unwound_c
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
 {
 	struct sampler_opts so = c->sampler;
-	so.record_path = c->output;   /* -o: the sampler thread tees the rings into the file */
+	if (c->output) {              /* -o: the sampler thread tees the rings into the file */
+		so.tee = perfdata_tee();
+		so.tee_arg = (void *)c->output;
+	}
 	struct sampler *sampler = sampler_open(&so, err, errlen);
 	if (!sampler)
 		return NULL;

@@ -10,11 +10,11 @@ endforeach()
 
 # The writer alone: encoding round trips through parse, file layout, and our reader on the result.
 perftop_unit_test(test_perfdata_write SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/record/test_perfdata_write.c
-  LIBS perftop_sampler perftop_util)
+  LIBS perftop_perfdata perftop_sampler perftop_util)
 
 # The sampler thread recording a real command and a -p target (plain, ASan+UBSan, TSan).
 perftop_unit_test(test_record_live SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/record/test_record_live.c
-  LIBS perftop_sampler perftop_util Threads::Threads TSAN)
+  LIBS perftop_perfdata perftop_sampler perftop_util Threads::Threads TSAN)
 foreach(t test_record_live test_record_live_asan test_record_live_tsan)
   if(TARGET ${t})
     set_tests_properties(${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 RESOURCE_LOCK perf)

@@ -46,10 +46,11 @@ add_test(NAME replay_test_replay_names
 set_tests_properties(replay_test_replay_names PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
   ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
 # The reader alone on small files built in memory (both byte orders, rounds, pipe mode, cut files).
-perftop_unit_test(test_perfdata SOURCES ${REPLAY_TEST_DIR}/test_perfdata.c LIBS perftop_sampler perftop_util)
+perftop_unit_test(test_perfdata SOURCES ${REPLAY_TEST_DIR}/test_perfdata.c
+  LIBS perftop_perfdata perftop_sampler perftop_util)
 # The reader on its own thread (perfdata_ahead) against the reader alone, on a file of many chunks.
 perftop_unit_test(test_perfdata_ahead SOURCES ${REPLAY_TEST_DIR}/test_perfdata_ahead.c
-  LIBS perftop_sampler perftop_util TSAN)
+  LIBS perftop_perfdata perftop_sampler perftop_util TSAN)
 # The replay's memo of whole samples' names: what brings a sample's frames back, and what forgets them.
 perftop_unit_test(test_sample_memo SOURCES ${REPLAY_TEST_DIR}/test_sample_memo.c ${CMAKE_SOURCE_DIR}/src/sample_memo.c
   LIBS perftop_util)

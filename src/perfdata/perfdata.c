@@ -24,7 +24,7 @@
  * Byte order: a file written on a machine of the other byte order has a byte-swapped magic; every
  * field read here is swapped, and parse_cfg.swapped makes parse_record do the same for records.
  */
-#include "sampler/perfdata.h"
+#include "perfdata/perfdata.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -9,7 +9,7 @@
  * chunk (perfdata_next_into); one that does not fit in what is left opens the next chunk (a chunk
  * holds the largest record the reader makes), so records never straddle chunks.
  */
-#include "sampler/perfdata_ahead.h"
+#include "perfdata/perfdata_ahead.h"
 
 #include <errno.h>
 #include <pthread.h>

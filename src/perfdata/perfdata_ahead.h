@@ -15,7 +15,7 @@
 #ifndef PERFTOP_PERFDATA_AHEAD_H
 #define PERFTOP_PERFDATA_AHEAD_H
 
-#include "sampler/perfdata.h"
+#include "perfdata/perfdata.h"
 
 struct perfdata_ahead;
 

@@ -13,7 +13,7 @@
  * Memory is bounded by one pass of ring data plus the mapping table (the exec mappings of the
  * processes seen, dropped when a process exits or execs).
  */
-#include "sampler/perfdata_write.h"
+#include "perfdata/perfdata_write.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -1030,4 +1030,56 @@ int perfdata_writer_close(struct perfdata_writer *w, char *err, size_t errlen)
 	free(w->path);
 	free(w);
 	return ret;
+}
+
+/* ---- the sampler's tee ---- */
+
+static void *tee_open(void *arg, const struct perf_event_attr *attr, const uint64_t *ids, size_t nids,
+		      const char *evname, char *err, size_t errlen)
+{
+	return perfdata_writer_open(arg, attr, ids, nids, evname, err, errlen);
+}
+
+static void tee_add_raw(void *w, const void *raw, size_t len)
+{
+	perfdata_writer_add(w, raw, len);
+}
+
+static void tee_add_rec(void *w, const struct rec *r)
+{
+	perfdata_writer_add_rec(w, r);
+}
+
+static void tee_note(void *w, const struct rec *r)
+{
+	perfdata_writer_note(w, r);
+}
+
+static int tee_end_pass(void *w, bool round, bool sync)
+{
+	return perfdata_writer_end_pass(w, round, sync);
+}
+
+static uint64_t tee_bytes(const void *w)
+{
+	return perfdata_writer_bytes(w);
+}
+
+static uint64_t tee_write_ns(const void *w)
+{
+	return perfdata_writer_write_ns(w);
+}
+
+static int tee_close(void *w, char *msg, size_t len)
+{
+	return perfdata_writer_close(w, msg, len);
+}
+
+const struct sampler_tee_ops *perfdata_tee(void)
+{
+	static const struct sampler_tee_ops ops = {
+		.open = tee_open, .add_raw = tee_add_raw, .add_rec = tee_add_rec, .note = tee_note,
+		.end_pass = tee_end_pass, .bytes = tee_bytes, .write_ns = tee_write_ns, .close = tee_close,
+	};
+	return &ops;
 }

@@ -35,6 +35,7 @@
 #include <linux/perf_event.h>
 
 #include "sampler/record.h"
+#include "sampler/sampler.h"
 
 struct perfdata_writer;
 
@@ -85,5 +86,9 @@ int perfdata_writer_close(struct perfdata_writer *w, char *err, size_t errlen);
  */
 size_t perfdata_encode_rec(const struct rec *r, uint64_t sample_type, bool sample_id_all,
                            uint64_t id, void *out, size_t cap);
+
+/* The writer as the sampler's tee (sampler.h): sampler_opts.tee = perfdata_tee(), tee_arg = the
+ * path. */
+const struct sampler_tee_ops *perfdata_tee(void);
 
 #endif

@@ -14,11 +14,11 @@
  *   queue (consumer side) and the atomic counters.
  * - A command is forked in sampler_open but held on a pipe before execvp so that its events exist
  *   (enable_on_exec) before it runs; a CLOEXEC pipe carries an exec failure back as an errno.
- * - Recording (-o) is a tee on this thread: the raw bytes of each ring record that parsed go into
- *   the writer's pass buffer in ring order (perf report orders them again, FINISHED_ROUND telling it
- *   how far it may), and every emitted record, in time order, goes to its mapping tracker so it can
- *   find the binaries samples hit. One write(2) per pass; the time it takes is counted, and a failed
- *   write ends the recording, never the thread.
+ * - Recording (-o) is a tee on this thread (sampler_tee_ops; perfdata/perfdata_write.c writes the
+ *   file): the raw bytes of each ring record that parsed go to it in ring order (perf report orders
+ *   them again, FINISHED_ROUND telling it how far it may), and every emitted record, in time order,
+ *   goes to it too (the writer follows mappings to find the binaries samples hit). One end_pass per
+ *   pass; the time the tee takes is counted, and a failed one ends the recording, never the thread.
  */
 #include "sampler/sampler.h"
 
@@ -48,7 +48,6 @@
 #include "sampler/counters.h"
 #include "sampler/event.h"
 #include "sampler/parse.h"
-#include "sampler/perfdata_write.h"
 #include "sampler/ring.h"
 #include "sampler/synth.h"
 #include "util/util.h"
@@ -166,8 +165,8 @@ struct sampler {
 	 * never by ours. */
 	struct counters *counters;
 
-	struct perfdata_writer *pw;   /* -o: owned by the thread while it runs */
-	char *record_path;
+	const struct sampler_tee_ops *tee;  /* -o: the tee's state (pw) is the thread's while it runs */
+	void *pw;
 	_Atomic uint64_t st_rec_bytes, st_rec_write_ns;
 	atomic_int st_rec_err;
 
@@ -662,11 +661,11 @@ static int setup_event(struct sampler *s, const struct sampler_opts *o, char *er
 		a->exclude_callchain_user = 1;
 		/* perf report reads the unwind tables through the process's mappings, and .eh_frame_hdr
 		 * sits in a read-only one: a recording needs the data mappings too (we read the file). */
-		if (o->record_path)
+		if (o->tee)
 			a->mmap_data = 1;
 	}
 	/* A recording's readers match every record to its attr by this id, however many events. */
-	if (o->record_path)
+	if (o->tee)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	a->disabled = 1;
 	a->sample_id_all = 1;
@@ -735,8 +734,8 @@ static int setup_cpus(struct sampler *s, const struct sampler_opts *o, char *err
 	return 0;
 }
 
-/* Creates the -o file once every event is open: the file lists the ids of all of them. */
-static int open_recording(struct sampler *s, const char *path, char *err, size_t errlen)
+/* Opens the tee (-o) once every event is open: a recording lists the ids of all of them. */
+static int open_recording(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
 {
 	uint64_t *ids = xmalloc((s->nfds ? s->nfds : 1) * sizeof(*ids));
 	size_t n = 0;
@@ -746,11 +745,11 @@ static int open_recording(struct sampler *s, const char *path, char *err, size_t
 		if (ioctl(s->fds[i].fd, PERF_EVENT_IOC_ID, &id) == 0)
 			ids[n++] = id;
 	}
-	s->pw = perfdata_writer_open(path, &s->attr, ids, n, s->evname, err, errlen);
+	s->pw = o->tee->open(o->tee_arg, &s->attr, ids, n, s->evname, err, errlen);
 	free(ids);
 	if (!s->pw)
 		return -EIO;
-	s->record_path = xstrdup(path);
+	s->tee = o->tee;
 	return 0;
 }
 
@@ -876,7 +875,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 		goto fail;
 
 	parse_cfg_init(&s->cfg, &s->attr, 0);
-	if (o->record_path && open_recording(s, o->record_path, err, errlen) != 0)
+	if (o->tee && open_recording(s, o, err, errlen) != 0)
 		goto fail;
 	sampler_sizes(o, s->ncpus > 0 ? s->ncpus : 1, s->page_size, &sz);
 	s->q = queue_new(o->queue_bytes ? o->queue_bytes : sz.queue_bytes);
@@ -893,7 +892,7 @@ fail:
 static void emit(struct sampler *s, const struct rec *r)
 {
 	if (s->pw)
-		perfdata_writer_note(s->pw, r);
+		s->tee->note(s->pw, r);
 	if (r->time) {
 		if (r->time < s->last_time)
 			stat_add(&s->st_out_of_order, 1);
@@ -912,7 +911,7 @@ static int emit_synth(void *ctx, const struct rec *r)
 {
 	struct sampler *s = ctx;
 	if (s->pw)
-		perfdata_writer_add_rec(s->pw, r);
+		s->tee->add_rec(s->pw, r);
 	emit(s, r);
 	return atomic_load_explicit(&s->stop, memory_order_relaxed);
 }
@@ -947,7 +946,7 @@ static void stage(struct sampler *s, struct sampler_ring *r, const struct perf_e
 	if (rec->type == REC_SAMPLE && !(s->attr.sample_type & PERF_SAMPLE_PERIOD))
 		rec->u.sample.period = s->attr.sample_period;
 	if (s->pw)
-		perfdata_writer_add(s->pw, h, h->size);
+		s->tee->add_raw(s->pw, h, h->size);
 	switch (rec->type) {
 	case REC_LOST:
 	case REC_LOST_SAMPLES:
@@ -1076,10 +1075,9 @@ static void record_pass(struct sampler *s, bool round, bool sync)
 {
 	if (!s->pw)
 		return;
-	int e = perfdata_writer_end_pass(s->pw, round, sync);
-	atomic_store_explicit(&s->st_rec_bytes, perfdata_writer_bytes(s->pw), memory_order_relaxed);
-	atomic_store_explicit(&s->st_rec_write_ns, perfdata_writer_write_ns(s->pw),
-			      memory_order_relaxed);
+	int e = s->tee->end_pass(s->pw, round, sync);
+	atomic_store_explicit(&s->st_rec_bytes, s->tee->bytes(s->pw), memory_order_relaxed);
+	atomic_store_explicit(&s->st_rec_write_ns, s->tee->write_ns(s->pw), memory_order_relaxed);
 	if (e)
 		atomic_store(&s->st_rec_err, e);
 }
@@ -1303,7 +1301,7 @@ void sampler_stop(struct sampler *s)
 	if (s->pw) {
 		/* The thread is gone: the writer is ours now. Features and the final header. */
 		char msg[512];
-		int e = perfdata_writer_close(s->pw, msg, sizeof(msg));
+		int e = s->tee->close(s->pw, msg, sizeof(msg));
 		s->pw = NULL;
 		if (e && !atomic_load(&s->st_rec_err)) {
 			atomic_store(&s->st_rec_err, e);
@@ -1328,7 +1326,6 @@ void sampler_free(struct sampler *s)
 	free(s->cpus);
 	free(s->ids);
 	free(s->cmd_name);
-	free(s->record_path);
 	counters_free(s->counters);
 	queue_free(s->q);
 	if (s->wake_fd >= 0)
@@ -1368,7 +1365,7 @@ void sampler_get_stats(struct sampler *s, struct sampler_stats *st)
 	st->target_exited = atomic_load(&s->st_exited);
 	st->exit_status = atomic_load(&s->st_exit_status);
 	st->synth_truncated = atomic_load(&s->st_synth_truncated);
-	st->recording = s->record_path != NULL;
+	st->recording = s->tee != NULL;
 	st->record_error = atomic_load(&s->st_rec_err);
 	st->record_bytes = atomic_load_explicit(&s->st_rec_bytes, memory_order_relaxed);
 	st->record_write_ns = atomic_load_explicit(&s->st_rec_write_ns, memory_order_relaxed);

@@ -9,9 +9,11 @@
  * started this pass), so a mapping is always delivered before the samples that fall in it.
  * Synthesized records (existing processes, from /proc) are emitted first, with time 0.
  *
- * Recording (opts.record_path): the thread also writes every ring record it parsed, raw, to a perf.data
- * file, one write(2) per pass with a FINISHED_ROUND after it, preceded by the synthesized records; a
- * write error stops the recording only (sampler_stats.record_error). sampler_stop finishes the file.
+ * Recording (opts.tee): the thread also hands every ring record it parsed, raw, and every record it
+ * synthesized, to a tee, which ends each pass (-o: perfdata/perfdata_write.h writes them as a
+ * perf.data file, one write(2) per pass with a FINISHED_ROUND after it); the sampler knows nothing
+ * of the file's format. A tee's error stops the recording only (sampler_stats.record_error);
+ * sampler_stop closes the tee.
  */
 #ifndef PERFTOP_SAMPLER_H
 #define PERFTOP_SAMPLER_H
@@ -31,6 +33,26 @@ enum sampler_target {
 	TARGET_PIDS,     /* -p PID[,PID]: all threads, and threads/children created later (inherit) */
 	TARGET_TIDS,     /* -t TID[,TID]: just those threads */
 	TARGET_COMMAND,  /* -- COMMAND ARGS: started by us, enabled on exec, children included */
+};
+
+/*
+ * Where the thread tees what it reads. open runs in sampler_open (on the caller's thread) with the
+ * events' attr and ids; add_raw (a ring record as read), add_rec (a synthesized one), note (every
+ * record emitted, in time order) and end_pass (0 or -errno: the tee stops itself on error) run on
+ * the sampler thread; bytes and write_ns are read there too; close runs after the thread is done
+ * (0, or -errno with a message in msg).
+ */
+struct perf_event_attr;
+struct sampler_tee_ops {
+	void *(*open)(void *arg, const struct perf_event_attr *attr, const uint64_t *ids, size_t nids,
+		      const char *evname, char *err, size_t errlen);
+	void (*add_raw)(void *tee, const void *raw, size_t len);
+	void (*add_rec)(void *tee, const struct rec *r);
+	void (*note)(void *tee, const struct rec *r);
+	int (*end_pass)(void *tee, bool round, bool sync);
+	uint64_t (*bytes)(const void *tee);
+	uint64_t (*write_ns)(const void *tee);
+	int (*close)(void *tee, char *msg, size_t len);
 };
 
 struct sampler_opts {
@@ -57,7 +79,11 @@ struct sampler_opts {
 	 * (util/build-id.c:1010). Binaries are then told apart by device and inode, and their build-ids
 	 * read from the files. */
 	bool buildid_mmap;
-	const char *record_path; /* -o FILE: also write the session there as perf.data (perfdata_write.h) */
+	/* -o FILE: a tee of everything the thread reads (below), opened with tee_arg once every event
+	 * is open; NULL: none. A tee's records are read apart from the session (perf report), so the
+	 * events then carry PERF_SAMPLE_IDENTIFIER, and with --call-graph dwarf the data mappings. */
+	const struct sampler_tee_ops *tee;
+	void *tee_arg;
 };
 
 #define SAMPLER_DWARF_STACK_DEFAULT 8192
@@ -78,7 +104,7 @@ struct sampler_stats {
 	bool synth_truncated;   /* /proc synthesis hit its deadline */
 	uint64_t bad_records;   /* ring records with an impossible size, or that failed to parse */
 	uint64_t out_of_order;  /* records emitted with a time older than one already emitted */
-	bool recording;         /* a record_path was given and the file was created */
+	bool recording;         /* a tee was given and opened */
 	int record_error;       /* 0, or the -errno that stopped the recording (the session goes on) */
 	uint64_t record_bytes;  /* data bytes written to the recording */
 	uint64_t record_write_ns; /* time the sampler thread spent in write(2) for it */

@@ -20,8 +20,8 @@
 
 #include "check.h"
 #include "sampler/parse.h"
-#include "sampler/perfdata.h"
-#include "sampler/perfdata_write.h"
+#include "perfdata/perfdata.h"
+#include "perfdata/perfdata_write.h"
 
 #define ST                                                                                         \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \

@@ -20,7 +20,8 @@
 
 #include "check.h"
 #include "perfprobe.h"
-#include "sampler/perfdata.h"
+#include "perfdata/perfdata.h"
+#include "perfdata/perfdata_write.h"
 #include "sampler/sampler.h"
 #include "util/util.h"
 
@@ -106,7 +107,8 @@ static void run(struct sampler_opts *o, const char *path, uint32_t pid, int ms)
 	o->freq = 999;
 	o->callchain = true;
 	o->synthesize = true;
-	o->record_path = path;
+	o->tee = perfdata_tee();
+	o->tee_arg = (void *)path;
 	s = sampler_open(o, err, sizeof(err));
 	CHECK(s != NULL);
 	if (!s) {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "sampler/perfdata.h"
+#include "perfdata/perfdata.h"
 
 #define ST (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 #define ATTR_SIZE ((uint32_t)sizeof(struct perf_event_attr))

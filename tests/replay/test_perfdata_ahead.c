@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "sampler/perfdata.h"
-#include "sampler/perfdata_ahead.h"
-#include "sampler/perfdata_write.h"
+#include "perfdata/perfdata.h"
+#include "perfdata/perfdata_ahead.h"
+#include "perfdata/perfdata_write.h"
 
 #define NSAMPLES 40000
 #define PER_ROUND 500
