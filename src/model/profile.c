@@ -260,19 +260,26 @@ static void vote(struct profile_row *r, struct row_aux *a, const struct sample_c
 	}
 }
 
+/* A sample's share of the totals; false when it has no frames (it makes no row: see profile_add). */
+static bool count_sample(struct profile *p, const struct sample_ctx *s)
+{
+	p->window_samples++;
+	p->held_samples++;
+	p->total_period += s->period;
+	if (s->nframes <= 0 || !s->frames) {
+		p->orphan_period += s->period;
+		p->orphan_samples++;
+		return false;
+	}
+	return true;
+}
+
 /* profile_add; rows, when not NULL, gets the index of each row added to (nframes + 1 of them). */
 static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 {
 	uint64_t period = s->period;
-
-	p->window_samples++;
-	p->held_samples++;
-	p->total_period += period;
-	if (s->nframes <= 0 || !s->frames) {
-		p->orphan_period += period;
-		p->orphan_samples++;
+	if (!count_sample(p, s))
 		return;
-	}
 
 	uint64_t epoch = ++p->epoch;
 	struct profile_row key = { 0 };
@@ -326,15 +333,8 @@ void profile_add_rows(struct profile *p, const struct sample_ctx *s, uint32_t *r
 void profile_add_again(struct profile *p, const struct sample_ctx *s, const uint32_t *rows)
 {
 	uint64_t period = s->period;
-
-	p->window_samples++;
-	p->held_samples++;
-	p->total_period += period;
-	if (s->nframes <= 0 || !s->frames) {
-		p->orphan_period += period;
-		p->orphan_samples++;
+	if (!count_sample(p, s))
 		return;
-	}
 	uint64_t epoch = ++p->epoch;
 	for (int i = 0; i <= s->nframes; i++) {
 		size_t idx = rows[i];
