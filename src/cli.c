@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events/events.h"
 #include "util/util.h"
 
 #define PERFTOP_VERSION "0.1"
@@ -139,6 +140,20 @@ static enum cli_result fail(struct cli_parsing *p, const char *fmt, ...)
 	vsnprintf(p->err, p->errlen, fmt, ap);
 	va_end(ap);
 	return CLI_ERROR;
+}
+
+/* -e TEXT, repeatable: its events join those of the earlier ones. */
+static enum cli_result set_event(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	struct cli *c = p->c;
+	int n = events_parse(arg, c->events, c->nevents, SAMPLER_MAX_EVENTS, p->err, p->errlen);
+	if (n < 0)
+		return CLI_ERROR;
+	c->nevents = n;
+	c->sampler.events = c->events;
+	c->sampler.nevents = n;
+	return CLI_OK;
 }
 
 /* -p and -t */
@@ -358,7 +373,7 @@ static const struct cli_option options[] = {
 	  .doc = "compare with the recording BASE: a Δ column (Self% now minus Self% in BASE), "
 		"rows ordered by the change (see Diff against a baseline)" },
 
-	{ OPT("event", 'e', "NAME", CLI_SAMPLING), .set = set_text, .field = FIELD(sampler.event),
+	{ OPT("event", 'e', "NAME", CLI_SAMPLING), .set = set_event,
 	  .help = "cpu-clock, task-clock, cycles, instructions, cache-misses,\n"
 		"branch-misses, page-faults, context-switches, ...\n"
 		"(default: cycles, or cpu-clock without a hardware PMU)",

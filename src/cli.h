@@ -22,6 +22,8 @@
 
 struct cli {
 	struct sampler_opts sampler;
+	struct sampler_event events[SAMPLER_MAX_EVENTS]; /* -e, parsed (events/events.h) */
+	int nevents;
 	int ids[CLI_MAX_IDS];
 	int cpus[CLI_MAX_IDS];
 	enum sort_key keys[PROFILE_MAX_KEYS];

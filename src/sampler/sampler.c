@@ -141,8 +141,10 @@ struct sampler {
 
 	struct perf_event_attr attr;
 	struct parse_cfg cfg;
-	char evname[64];
+	char evname[128];
 	bool fell_back;
+	const char *filter;     /* the event's tracepoint filter, or NULL */
+	uint64_t own_period;    /* the event's own fixed period (every hit), or 0 */
 	uint64_t freq, period;
 	int paranoid;
 
@@ -409,6 +411,13 @@ static int open_task(struct sampler *s, pid_t pid, char *err, size_t errlen)
 			open_error(s, -fd, pid, r->cpu, err, errlen);
 			return fd;
 		}
+		if (s->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, s->filter) != 0) {
+			int e = errno;
+			close(fd);
+			seterr(err, errlen, "cannot set the filter '%s' of event '%s': %s", s->filter,
+			       s->evname, strerror(e));
+			return -e;
+		}
 		xgrow((void **)&s->fds, &s->fds_cap, s->nfds + 1, sizeof(*s->fds));
 		s->fds[s->nfds].fd = fd;
 		s->fds[s->nfds].ring = i;
@@ -593,6 +602,44 @@ static uint64_t clamp_freq(uint64_t freq)
 	return freq;
 }
 
+static int setup_sampling(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen);
+
+/* What the described event counts, from its attr (sampler.h: struct sampler_event); the rest of
+ * the attr is the sampler's. */
+static void event_what(struct perf_event_attr *a, const struct perf_event_attr *w)
+{
+	a->type = w->type;
+	a->config = w->config;
+	a->config1 = w->config1;
+	a->config2 = w->config2;
+	a->bp_type = w->bp_type;
+	a->exclude_user = w->exclude_user;
+	a->exclude_kernel = w->exclude_kernel;
+	a->exclude_hv = w->exclude_hv;
+	a->exclude_host = w->exclude_host;
+	a->exclude_guest = w->exclude_guest;
+	a->precise_ip = w->precise_ip;
+	a->pinned = w->pinned;
+}
+
+/* The one event of the session: a described one (opts.events), else a generic name. */
+static int event_of_opts(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+{
+	if (o->nevents > 1) {
+		seterr(err, errlen, "several events in one session (%s, %s...) are not supported yet",
+		       o->events[0].name, o->events[1].name);
+		return -EINVAL;
+	}
+	const struct sampler_event *ev = &o->events[0];
+	memset(&s->attr, 0, sizeof(s->attr));
+	event_what(&s->attr, &ev->attr);
+	snprintf(s->evname, sizeof(s->evname), "%s", ev->name);
+	s->filter = ev->filter;
+	/* An event that fixes its own rate (every hit of a probe) keeps it unless -c says otherwise. */
+	s->own_period = !ev->attr.freq ? ev->attr.sample_period : 0;
+	return 0;
+}
+
 static int setup_event(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
 {
 	const char *name = o->event;
@@ -600,6 +647,11 @@ static int setup_event(struct sampler *s, const struct sampler_opts *o, char *er
 	uint64_t config;
 	struct perf_event_attr *a = &s->attr;
 
+	if (o->nevents > 0) {
+		if (event_of_opts(s, o, err, errlen))
+			return -EINVAL;
+		return setup_sampling(s, o, err, errlen);
+	}
 	if (!name) {
 		if (event_have_hw_pmu()) {
 			name = "cycles";
@@ -625,12 +677,20 @@ static int setup_event(struct sampler *s, const struct sampler_opts *o, char *er
 	snprintf(s->evname, sizeof(s->evname), "%s", name);
 
 	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
 	a->type = type;
 	a->config = config;
-	if (o->period) {
-		a->sample_period = o->period;
-		s->period = o->period;
+	return setup_sampling(s, o, err, errlen);
+}
+
+/* How the session's event is sampled: everything of the attr but what it counts. */
+static int setup_sampling(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+{
+	struct perf_event_attr *a = &s->attr;
+	uint64_t period = o->period ? o->period : s->own_period;
+	a->size = sizeof(*a);
+	if (period) {
+		a->sample_period = period;
+		s->period = period;
 	} else {
 		s->freq = clamp_freq(o->freq ? o->freq : SAMPLER_DEFAULT_FREQ);
 		if (s->freq == 0)
@@ -642,7 +702,7 @@ static int setup_event(struct sampler *s, const struct sampler_opts *o, char *er
 	/* A fixed period goes without the field, as perf record -c does: with PERIOD asked and no
 	 * freq, the kernel samples a software event (page-faults...) at every occurrence, with period
 	 * 1. stage() gives such samples the attr's period. */
-	if (!o->period)
+	if (!period)
 		a->sample_type |= PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;

@@ -18,6 +18,7 @@
 #ifndef PERFTOP_SAMPLER_H
 #define PERFTOP_SAMPLER_H
 
+#include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,7 +43,6 @@ enum sampler_target {
  * the sampler thread; bytes and write_ns are read there too; close runs after the thread is done
  * (0, or -errno with a message in msg).
  */
-struct perf_event_attr;
 struct sampler_tee_ops {
 	void *(*open)(void *arg, const struct perf_event_attr *attr, const uint64_t *ids, size_t nids,
 		      const char *evname, char *err, size_t errlen);
@@ -55,6 +55,23 @@ struct sampler_tee_ops {
 	int (*close)(void *tee, char *msg, size_t len);
 };
 
+/*
+ * One event of the session as the command line described it (perf's -e language, parsed outside the
+ * sampler): what to count, in attr's type, config, config1, config2, bp_type/bp_addr/bp_len and its
+ * modifiers (exclude_user, exclude_kernel, exclude_hv, exclude_host, exclude_guest, precise_ip,
+ * pinned), and, when the event fixes its own rate (a tracepoint or a probe sampled at every hit),
+ * sample_period with freq 0. How to sample (sample_type, -F or -c, call chains, the side-band
+ * records) the sampler adds, the same for every event. leader: the index of its group's leader
+ * ({a,b}: opened together, scheduled together), or -1.
+ */
+#define SAMPLER_MAX_EVENTS 16
+struct sampler_event {
+	struct perf_event_attr attr;
+	char name[128];
+	const char *filter;    /* a tracepoint's kernel filter (PERF_EVENT_IOC_SET_FILTER), or NULL */
+	int leader;
+};
+
 struct sampler_opts {
 	enum sampler_target target;
 	const int *ids;        /* pids (-p) or tids (-t) */
@@ -62,7 +79,11 @@ struct sampler_opts {
 	const int *cpus;       /* -C; with -p/-t/command too: restrict to these CPUs */
 	int ncpus;
 	char *const *argv;     /* TARGET_COMMAND */
-	const char *event;     /* -e NAME; NULL = cycles if the machine has a PMU, else cpu-clock */
+	/* The events (-e), nevents of them; none: event, a generic name (NULL = cycles if the machine
+	 * has a PMU, else cpu-clock). */
+	const struct sampler_event *events;
+	int nevents;
+	const char *event;
 	uint64_t freq;         /* -F HZ; used when period == 0 */
 	uint64_t period;       /* -c PERIOD */
 	bool callchain;        /* kernel frame-pointer callchain (default on) */
