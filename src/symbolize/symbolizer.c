@@ -218,11 +218,18 @@ static const char *symbolizer_hex(struct symbolizer *s, uint64_t addr)
 	return e->hex;
 }
 
+/* A frame named by an address: addr itself, or shown (the address in its binary). */
+static void frame_unresolved_as(struct symbolizer *s, struct frame *f, uint64_t addr, uint64_t shown,
+				const char *dso, bool kernel)
+{
+	*f = (struct frame){ .sym = symbolizer_hex(s, shown), .dso = dso, .addr = addr, .kernel = kernel };
+	s->st.unresolved++;
+}
+
 static void frame_unresolved(struct symbolizer *s, struct frame *f, uint64_t addr, const char *dso,
 			     bool kernel)
 {
-	*f = (struct frame){ .sym = symbolizer_hex(s, addr), .dso = dso, .addr = addr, .kernel = kernel };
-	s->st.unresolved++;
+	frame_unresolved_as(s, f, addr, addr, dso, kernel);
 }
 
 /*
@@ -235,9 +242,7 @@ static void frame_unresolved_in(struct symbolizer *s, struct frame *f, uint64_t 
 				const struct map *m, const char *dname)
 {
 	bool in_file = m->kind != MAP_KIND_ANON && (dname[0] != '[' || m->kind == MAP_KIND_VDSO);
-	frame_unresolved(s, f, addr, dname, false);
-	if (in_file)
-		f->sym = symbolizer_hex(s, addr - m->start + m->pgoff);
+	frame_unresolved_as(s, f, addr, in_file ? addr - m->start + m->pgoff : addr, dname, false);
 }
 
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
