@@ -198,7 +198,8 @@ static void test_file(void)
 	close(fd);
 
 	attr_init(&a);
-	w = perfdata_writer_open(path, &a, ids, 2, "cpu-clock", err, sizeof(err));
+	struct sampler_tee_event tev = { .attr = &a, .ids = ids, .nids = 2, .name = "cpu-clock" };
+	w = perfdata_writer_open(path, &tev, 1, err, sizeof(err));
 	CHECK(w != NULL);
 	if (!w) {
 		fprintf(stderr, "%s\n", err);
@@ -287,7 +288,7 @@ static void test_file(void)
 	}
 
 	/* not a regular file: refused, nothing created */
-	CHECK(perfdata_writer_open(dir, &a, ids, 2, "cpu-clock", err, sizeof(err)) == NULL);
+	CHECK(perfdata_writer_open(dir, &tev, 1, err, sizeof(err)) == NULL);
 	CHECK(strstr(err, "not a regular file") != NULL);
 
 	unlink(path);

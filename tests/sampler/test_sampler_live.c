@@ -153,9 +153,9 @@ static void test_command(unsigned mmap_pages)
 		fprintf(stderr, "sampler_open: %s\n", err);
 		return;
 	}
-	CHECK_STR(sampler_event_name(s), "cpu-clock");
+	CHECK_STR(sampler_event_name(s, 0), "cpu-clock");
 	CHECK(!sampler_event_fell_back(s));
-	CHECK_EQ_U64(sampler_freq(s), 999);
+	CHECK_EQ_U64(sampler_freq(s, 0), 999);
 	CHECK(sampler_nr_cpus(s) >= 1);
 	child = sampler_child_pid(s);
 	CHECK(child > 0);
@@ -202,6 +202,93 @@ static void test_command(unsigned mmap_pages)
 	CHECK(first_map != SIZE_MAX);
 	CHECK(first_user != SIZE_MAX);
 	CHECK(first_map < first_user);
+	sampler_free(s);
+	stream_free(&st);
+}
+
+/*
+ * Several events on one command: cpu-clock at -F, page-faults at its own period (every fault), and
+ * task-clock in cpu-clock's group. Every sample says its event (evidx), each event has samples and
+ * the per-event counts match the stream, the page-faults samples weigh 1, and the side-band comes
+ * once (the first event's), not once per event.
+ */
+static void test_events(void)
+{
+	char *argv[] = { "/bin/sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done",
+			 NULL };
+	struct sampler_event ev[3];
+	struct sampler_opts o = { 0 };
+	struct sampler_stats stats;
+	struct stream st = { 0 };
+	char err[512], shell[PATH_MAX];
+	size_t per[3] = { 0 }, bad_ev = 0, pf_period = 0, shell_maps = 0;
+
+	if (!realpath("/bin/sh", shell))
+		snprintf(shell, sizeof(shell), "/bin/sh");
+	memset(ev, 0, sizeof(ev));
+	const char *names[3] = { "cpu-clock", "page-faults", "task-clock" };
+	for (int i = 0; i < 3; i++) {
+		uint32_t type;
+		uint64_t config;
+		CHECK(event_lookup(names[i], &type, &config) == 0);
+		ev[i].attr.type = type;
+		ev[i].attr.config = config;
+		snprintf(ev[i].name, sizeof(ev[i].name), "%s", names[i]);
+		ev[i].leader = -1;
+	}
+	ev[1].attr.sample_period = 1; /* its own: every fault */
+	ev[2].leader = 0;
+	o.target = TARGET_COMMAND;
+	o.argv = argv;
+	o.events = ev;
+	o.nevents = 3;
+	o.freq = 999;
+	o.callchain = true;
+	o.synthesize = true;
+	struct sampler *s = sampler_open(&o, err, sizeof(err));
+	CHECK(s != NULL);
+	if (!s) {
+		fprintf(stderr, "sampler_open: %s\n", err);
+		return;
+	}
+	pid_t child = sampler_child_pid(s);
+	CHECK_EQ_U64(sampler_nevents(s), 3);
+	CHECK_STR(sampler_event_name(s, 1), "page-faults");
+	CHECK_EQ_U64(sampler_freq(s, 0), 999);
+	CHECK_EQ_U64(sampler_freq(s, 1), 0);
+	CHECK_EQ_U64(sampler_period(s, 1), 1);
+	CHECK_EQ_U64(sampler_freq(s, 2), 999);
+	CHECK(sampler_start(s, err, sizeof(err)) == 0);
+	CHECK(collect(s, &st, 30000) == 0);
+	sampler_get_stats(s, &stats);
+	sampler_stop(s);
+	CHECK_EQ_U64(stats.bad_records, 0);
+	CHECK_EQ_U64(stats.nevents, 3);
+	check_order(&st);
+	for (size_t i = 0; i < st.n; i++) {
+		const struct rec *r = stream_at(&st, i);
+		if (r->type == REC_MMAP && r->u.mmap.pid == (uint32_t)child && r->u.mmap.executable &&
+		    strcmp(rec_filename(r), shell) == 0)
+			shell_maps++;
+		if (r->type != REC_SAMPLE)
+			continue;
+		if (r->evidx >= 3) {
+			bad_ev++;
+			continue;
+		}
+		per[r->evidx]++;
+		if (r->evidx == 1 && r->u.sample.period == 1)
+			pf_period++;
+	}
+	printf("events: cpu-clock %zu, page-faults %zu (period 1: %zu), task-clock %zu samples; the "
+	       "shell mapped %zu time(s)\n", per[0], per[1], pf_period, per[2], shell_maps);
+	CHECK_EQ_U64(bad_ev, 0);
+	for (int e = 0; e < 3; e++) {
+		CHECK(per[e] > 0);
+		CHECK_EQ_U64(stats.event_samples[e], per[e]);
+	}
+	CHECK_EQ_U64(pf_period, per[1]);
+	CHECK_EQ_U64(shell_maps, 1);
 	sampler_free(s);
 	stream_free(&st);
 }
@@ -345,7 +432,7 @@ static void test_errors(void)
 		struct sampler *s = sampler_open(&o, err, sizeof(err));
 		CHECK(s != NULL);
 		if (s) {
-			CHECK_STR(sampler_event_name(s), "cpu-clock");
+			CHECK_STR(sampler_event_name(s, 0), "cpu-clock");
 			CHECK(sampler_event_fell_back(s));
 			sampler_free(s);   /* never started: must still clean up */
 		}
@@ -527,7 +614,7 @@ static void test_permission_and_limits(void)
 		struct sampler *s = sampler_open(&o, err, sizeof(err));
 		CHECK(s != NULL);
 		if (s && max > 0)
-			CHECK_EQ_U64(sampler_freq(s), (uint64_t)max);
+			CHECK_EQ_U64(sampler_freq(s, 0), (uint64_t)max);
 		sampler_free(s);
 	}
 }
@@ -601,6 +688,7 @@ int main(int argc, char **argv)
 	test_permission_and_limits();
 	test_command(0);
 	test_command(1);
+	test_events();
 	test_pids(argv[1]);
 	v = perfprobe_verdict("cpu", why, sizeof(why));
 	if (v == 0)
