@@ -168,6 +168,18 @@ static void render_counters(struct surface *s, int y, const struct view_header *
 	render_segments(s, y, seg, n, ROLE_NORMAL);
 }
 
+/* Cuts text in place to at most w cells, ending in "…" when cut. */
+static void cut_text(char *text, size_t cap, int w)
+{
+	if (w < 1 || surface_text_width(text) <= w)
+		return;
+	char *p = text;
+	for (int n = 0; *p && n < w - 1; n++)
+		for (p++; (*p & 0xc0) == 0x80; p++) /* the rest of a UTF-8 sequence */
+			;
+	snprintf(p, cap - (size_t)(p - text), "…");
+}
+
 static void render_summary(struct surface *s, int y, const struct view_header *h)
 {
 	struct segment seg[5];
@@ -186,6 +198,10 @@ static void render_summary(struct surface *s, int y, const struct view_header *h
 		else
 			snprintf(seg[n].text, sizeof(seg[n].text), "event%s: %s (period %" PRIu64 ")",
 				 which, ev, h->period);
+		/* Several events: which one is shown matters more than the whole command line. */
+		if (h->nevents > 1)
+			cut_text(seg[0].text, sizeof(seg[0].text),
+				 s->w - LEFT_MARGIN - 3 - surface_text_width(seg[n].text));
 		seg[n++].prio = 50;
 		snprintf(seg[n].text, sizeof(seg[n].text), "%.0f samples/s", h->samples_per_sec);
 		seg[n++].prio = 40;
