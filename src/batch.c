@@ -304,16 +304,21 @@ static bool batch_emit(struct session *s, const struct cli *c, bool zero, double
 	struct snapshot *snaps[SAMPLER_MAX_EVENTS];
 	int n = session_refresh_all(s, c->diff_base ? COL_DELTA : COL_SELF, zero, snaps);
 	bool ok = true;
+	if (time < 0) { /* one time for all the events of this refresh */
+		struct session_status st;
+		session_get_status(s, &st);
+		time = st.elapsed;
+	}
 	for (int e = 0; e < n; e++) {
 		struct session_status st;
 		session_get_status_of(s, e, &st);
 		/* Straight to stdout (fully buffered, see batch_run), flushed at the end of each
 		 * snapshot: the text of a large table is not held whole in memory. */
 		if (c->json) {
-			batch_print_json(stdout, snaps[e], &st, time < 0 ? st.elapsed : time);
+			batch_print_json(stdout, snaps[e], &st, time);
 			fputc('\n', stdout);
 		} else {
-			batch_print_text(stdout, snaps[e], &st, time < 0 ? st.elapsed : time);
+			batch_print_text(stdout, snaps[e], &st, time);
 		}
 		snapshot_free(snaps[e]);
 		ok = ok && fflush(stdout) == 0 && !ferror(stdout);
