@@ -2,15 +2,17 @@
 # Acceptance: several events in the full-screen view, through tmux. perftop -e cpu-clock -e
 # page-faults on a Python loop that maps and writes fresh pages: the header names the event shown and
 # says which of the two it is, Tab switches to the other (its own rows: the table differs), Tab again
-# comes back, the function view follows a switch, the help lists Tab, and q exits with status 0.
+# comes back, the function view follows a switch, the help lists Tab, and q exits with status 0. The
+# session's recording (-o) replayed in the view: both events, Tab between them.
 set -u
 pt=${1:?usage: test_events_tmux.sh PERFTOP}
 command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
 . "$(dirname "$0")/../perfprobe.sh"
 need_perf_events task
 sock=perftop-events-$$
+tmpd=$(mktemp -d)
 tm() { tmux -L "$sock" "$@"; }
-trap 'tm kill-server 2>/dev/null' EXIT
+trap 'tm kill-server 2>/dev/null; rm -rf "$tmpd"' EXIT
 fail() { echo "FAIL: $*"; echo "--- screen:"; tm capture-pane -p -t t 2>/dev/null; exit 1; }
 wait_for() {
 	for _ in $(seq 80); do
@@ -29,7 +31,7 @@ while time.time() - t < 60:
     for i in range(0, 8 << 20, 4096): m[i] = 1
     m.close()
     sum(i * i for i in range(30000))'
-tm new-session -d -s t -x 120 -y 30 "$pt -d 0.5 -e cpu-clock -e page-faults -- python3 -c '$work'; echo PERFTOP-EXITED:\$?; sleep 60"
+tm new-session -d -s t -x 120 -y 30 "$pt -d 0.5 -o $tmpd/two.data -e cpu-clock -e page-faults -- python3 -c '$work'; echo PERFTOP-EXITED:\$?; sleep 60"
 wait_for 'event 1/2: cpu-clock' || fail "the header does not name the first event"
 wait_for '^ *Self%' || fail "no table"
 sleep 1.2
@@ -60,5 +62,16 @@ checks=$((checks + 1))
 tm send-keys -t t q
 wait_for 'PERFTOP-EXITED:0' || fail "q did not exit with status 0"
 checks=$((checks + 1))
+
+tm kill-server 2>/dev/null
+sock=perftop-events-$$-replay
+tm new-session -d -s t -x 120 -y 30 "$pt -i $tmpd/two.data; echo PERFTOP-EXITED:\$?; sleep 60"
+wait_for 'event 1/2: cpu-clock' || fail "the replay does not show the first event"
+tm send-keys -t t Tab
+wait_for 'event 2/2: page-faults' || fail "Tab in the replay did not switch to page-faults"
+wait_for 'mmap_ass_subscript|[0-9]+\.[0-9]+%' || fail "no rows for page-faults in the replay"
+tm send-keys -t t q
+wait_for 'PERFTOP-EXITED:0' || fail "q did not end the replay with status 0"
+checks=$((checks + 3))
 printf 'cpu-clock rows: %s\npage-faults rows: %s\n' "$(echo $first)" "$(echo $second)"
 echo "$checks passed, 0 failed"
