@@ -3,8 +3,13 @@
  * into one time-ordered stream of struct rec on the SPSC queue.
  *
  * DESIGN
- * - One ring per CPU. Every event fd of that CPU (one per thread with -p/-t) is redirected into it
- *   with PERF_EVENT_IOC_SET_OUTPUT, so the number of mmaps does not grow with the thread count.
+ * - One ring per CPU. Every event fd of that CPU (one per thread with -p/-t, one per event with
+ *   several) is redirected into it with PERF_EVENT_IOC_SET_OUTPUT, so the number of mmaps grows
+ *   with neither the thread count nor the events.
+ * - Several events: each has its own attr (and parse layout: an event at its own period has no
+ *   PERIOD field); all carry PERF_SAMPLE_IDENTIFIER, whose place does not depend on the layout
+ *   (a sample's first word, the last of any other record), so stage() finds a record's event
+ *   from it before parsing (a hash of the fds' ids). One event takes no such lookup.
  * - Ordering: a ring is written in time order (per CPU), but rings are read one after another, so
  *   a record of CPU 1 may be older than one already read from CPU 0. Each pass stages the parsed
  *   records per ring and emits, merged across rings, only those not newer than the start of the

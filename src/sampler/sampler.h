@@ -152,8 +152,8 @@ struct sampler_stats {
 struct sampler;
 
 /* The ring pages per CPU and the queue bytes a session with these options on ncpus CPUs gets
- * when opts leave them 0: they follow the sampling rate and the size of a sample (sampler.c says
- * how), so memory grows with the work, not with the CPU count alone. */
+ * when opts leave them 0: they follow the sampling rate (of all the events together) and the size
+ * of a sample (sampler.c says how), so memory grows with the work, not with the CPU count alone. */
 struct sampler_sizes {
 	unsigned ring_pages;
 	size_t queue_bytes;
