@@ -12,6 +12,10 @@
  * "diff": "new" (not in BASE) or "gone" (only in BASE, listed with self 0); rows are then ordered
  * by the size of delta.
  *
+ * Several events (-e a,b, or a recording of several): one object (one table) per event per refresh,
+ * in the events' order, each with its "event"; samples, rows and total_period are that event's,
+ * the rest the session's.
+ *
  * "counters" (after "rows"): samples_per_sec, lost and throttled (session totals), and live only:
  * window (seconds), perftop's cpu (%), and each counter this machine counts with its count in the
  * window (context_switches, cpu_migrations, page_faults; cycles, instructions, ipc, cache_misses,
@@ -294,24 +298,39 @@ static void sleep_ms(long ms)
 }
 
 /* Ends the window and prints its snapshot at time (replay: seconds of recorded time; live: -1, the
- * seconds since the start). Returns false when stdout is gone (a closed pipe). */
+ * seconds since the start), one per event. Returns false when stdout is gone (a closed pipe). */
 static bool batch_emit(struct session *s, const struct cli *c, bool zero, double time)
 {
-	struct snapshot *snap = session_refresh(s, c->diff_base ? COL_DELTA : COL_SELF, zero);
-	struct session_status st;
-	session_get_status(s, &st);
-	if (time < 0)
+	struct snapshot *snaps[SAMPLER_MAX_EVENTS];
+	int n = session_refresh_all(s, c->diff_base ? COL_DELTA : COL_SELF, zero, snaps);
+	bool ok = true;
+	if (time < 0) { /* one time for all the events of this refresh */
+		struct session_status st;
+		session_get_status(s, &st);
 		time = st.elapsed;
-	/* Straight to stdout (fully buffered, see batch_run), flushed at the end of each snapshot:
-	 * the text of a large table is not held whole in memory. */
-	if (c->json) {
-		batch_print_json(stdout, snap, &st, time);
-		fputc('\n', stdout);
-	} else {
-		batch_print_text(stdout, snap, &st, time);
 	}
-	snapshot_free(snap);
-	return fflush(stdout) == 0 && !ferror(stdout);
+	for (int e = 0; e < n; e++) {
+		struct session_status st;
+		session_get_status_of(s, e, &st);
+		/* Straight to stdout (fully buffered, see batch_run), flushed at the end of each
+		 * snapshot: the text of a large table is not held whole in memory. */
+		if (c->json) {
+			batch_print_json(stdout, snaps[e], &st, time);
+			fputc('\n', stdout);
+		} else {
+			batch_print_text(stdout, snaps[e], &st, time);
+		}
+		snapshot_free(snaps[e]);
+		ok = ok && fflush(stdout) == 0 && !ferror(stdout);
+	}
+	/* An event that has not fired (a breakpoint in a VM): said once, on stderr. */
+	const char *notice = session_event_notice(s);
+	static bool told;
+	if (notice && !told) {
+		told = true;
+		warn_msg("%s", notice);
+	}
+	return ok;
 }
 
 /*
@@ -335,7 +354,9 @@ static int batch_run_replay(struct session *s, const struct cli *c, struct repla
 		long printed = 0;
 		/* the side-band before the range, and the windows' origin at the range's start */
 		replay_advance(rp, start - 1e-9); /* a sample right at start is the first window's */
-		snapshot_free(session_refresh(s, COL_SELF, true));
+		struct snapshot *snaps[SAMPLER_MAX_EVENTS];
+		for (int e = session_refresh_all(s, COL_SELF, true, snaps); e-- > 0;)
+			snapshot_free(snaps[e]);
 		for (double t = start; !batch_stop_signal;) {
 			double next = t + c->delay;
 			if (next > end)

@@ -69,6 +69,12 @@ static struct snapshot *glue_refresh(void *ctx, enum snap_col order, bool zero)
 	return session_refresh(g->session, order, zero);
 }
 
+static struct snapshot *glue_switch_event(void *ctx, int ev, struct snapshot *shown)
+{
+	struct tui_glue *g = ctx;
+	return session_switch_event(g->session, ev, shown);
+}
+
 static void describe_exit(char *buf, size_t len, const char *name, int status)
 {
 	if (WIFEXITED(status))
@@ -109,6 +115,8 @@ static void glue_header(void *ctx, struct view_header *h)
 	memset(h, 0, sizeof(*h));
 	h->target = st.target_text;
 	h->event = st.event;
+	h->event_index = session_event(g->session);
+	h->nevents = session_nevents(g->session);
 	h->freq = st.freq;
 	h->period = st.period;
 	h->samples_per_sec = st.samples_per_sec;
@@ -296,6 +304,9 @@ int main(int argc, char **argv)
 			.set_zoom = glue_set_zoom,
 			.no_mouse = cli.no_mouse,
 			.move_name = glue_move_name,
+			.nevents = session_nevents(s),
+			.event = session_event(s),
+			.switch_event = glue_switch_event,
 		};
 		if (cli.input) {
 			src.replay = &glue_replay_ops;

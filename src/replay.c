@@ -6,6 +6,9 @@
  * next call. The optional scan at open reads the file once (parse only, nothing is symbolized) to
  * find the first event with samples, the recording's duration and its samples-per-second histogram;
  * then the reader is rewound. Pipes cannot be scanned: their histogram grows as they are played.
+ *
+ * The events played: the one --select-event names, else every event of the file but perf's dummy
+ * ones (side-band only); their samples make the duration and the histogram together.
  */
 #include "replay.h"
 
@@ -21,6 +24,7 @@
 #include "util/util.h"
 
 #define REPLAY_MAX_BINS (1u << 22)     /* seconds of histogram: weeks */
+#define REPLAY_MAX_EVENTS 64           /* events played (a file may have more: the first ones) */
 #define REPLAY_TICK_BUDGET 300000      /* records per tick at "as fast as it can go" */
 
 struct hist {
@@ -35,12 +39,17 @@ struct replay {
 	struct perfdata_ahead *ahead; /* reads rd on its own thread (a file in memory), or NULL */
 	struct replay_sink sink;
 	char path[256];
-	size_t ev;                 /* the chosen event */
-	char ev_name[128];
+	/* The events played (file indices), and each file event's index among them (-1: not
+	 * played). */
+	size_t ev[REPLAY_MAX_EVENTS];
+	size_t nev;
+	int *played;
+	size_t nfile_ev;
+	size_t start_ev;           /* the first played event with samples (after a scan), else 0 */
 
-	uint64_t t0;               /* first sample of the chosen event (ns) */
+	uint64_t t0;               /* first sample of the played events (ns) */
 	bool t0_known;
-	uint64_t last_time;        /* last sample of the chosen event seen (ns) */
+	uint64_t last_time;        /* last sample of the played events seen (ns) */
 	bool scanned;              /* duration and histogram are those of the whole file */
 	bool no_histogram;
 	double duration;
@@ -87,27 +96,43 @@ static bool name_matches(const char *have, const char *want)
 	       (strncasecmp(have, want, n) == 0 && have[n] == ':');
 }
 
-struct ev_count {
-	uint64_t samples, first, last;
-	struct hist hist;
-};
-
-/* Reads the whole file once: samples per event, their time span and histograms. */
-static int replay_scan(struct replay *rp, struct ev_count *cnt, size_t nev)
+/* Reads the whole file once: the played events' time span and histogram (one, of all of them),
+ * and the first of them with samples; then rewinds. */
+static void replay_scan_played(struct replay *rp)
 {
 	const struct rec *r;
-	int rc;
-	while ((rc = perfdata_next_ref(rp->rd, &r)) > 0) {
-		if (r->type != REC_SAMPLE || r->evidx >= nev)
+	uint64_t first = 0, last = 0, samples = 0;
+	bool has[REPLAY_MAX_EVENTS] = { false };
+	while (perfdata_next_ref(rp->rd, &r) > 0) {
+		if (r->type != REC_SAMPLE || r->evidx >= rp->nfile_ev || rp->played[r->evidx] < 0)
 			continue;
-		struct ev_count *c = &cnt[r->evidx];
-		if (!c->samples++)
-			c->first = r->time;
-		if (r->time > c->last)
-			c->last = r->time;
-		hist_add(&c->hist, r->time);
+		has[rp->played[r->evidx]] = true;
+		if (!samples++)
+			first = r->time;
+		if (r->time > last)
+			last = r->time;
+		hist_add(&rp->hist, r->time);
 	}
-	return rc;
+	for (size_t k = rp->nev; k-- > 0;)
+		if (has[k])
+			rp->start_ev = k;
+	rp->scanned = true;
+	rp->duration = samples ? (double)(last - first) / 1e9 : 0;
+	perfdata_rewind(rp->rd);
+}
+
+/* "no event named X in FILE (it has: a, b)". */
+static void replay_no_event(struct replay *rp, const char *want, char *err, size_t errlen)
+{
+	char names[256] = "";
+	size_t used = 0, nev = perfdata_nevents(rp->rd);
+	for (size_t i = 0; i < nev && used < sizeof(names) - 1; i++) {
+		int n = snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "",
+				 perfdata_event(rp->rd, i)->name);
+		if (n > 0)
+			used += (size_t)n;
+	}
+	snprintf(err, errlen, "no event named '%s' in %s (it has: %s)", want, rp->path, names);
 }
 
 struct replay *replay_open(const struct replay_opts *o, const struct replay_sink *sink, char *err,
@@ -127,70 +152,32 @@ struct replay *replay_open(const struct replay_opts *o, const struct replay_sink
 	rp->lines = perfdata_header_lines(rd, &rp->nlines);
 
 	size_t nev = perfdata_nevents(rd);
-	long chosen = -1;
 	if (o->event) {
-		for (size_t i = 0; i < nev && chosen < 0; i++)
+		for (size_t i = 0; i < nev && !rp->nev; i++)
 			if (name_matches(perfdata_event(rd, i)->name, o->event))
-				chosen = (long)i;
-		if (chosen < 0) {
-			char names[256] = "";
-			size_t used = 0;
-			for (size_t i = 0; i < nev && used < sizeof(names) - 1; i++) {
-				int n = snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "",
-						 perfdata_event(rd, i)->name);
-				if (n > 0)
-					used += (size_t)n;
-			}
-			snprintf(err, errlen, "no event named '%s' in %s (it has: %s)", o->event,
-				 rp->path, names);
+				rp->ev[rp->nev++] = i;
+		if (!rp->nev) {
+			replay_no_event(rp, o->event, err, errlen);
 			replay_close(rp);
 			return NULL;
 		}
+	} else {
+		for (size_t i = 0; i < nev && rp->nev < REPLAY_MAX_EVENTS; i++)
+			if (!perfdata_event_is_dummy(rd, i))
+				rp->ev[rp->nev++] = i;
+		if (!rp->nev)
+			rp->ev[rp->nev++] = 0; /* only dummies: nothing will show, but say which */
 	}
-	/* Without a scan, the first event with samples is the only one that can have any when the
-	 * others are perf's dummy (-a and -p recordings carry one for the side-band): no pass for it. */
-	size_t samplers = 0, last_sampler = 0;
+	rp->nfile_ev = nev;
+	rp->played = xmalloc((nev ? nev : 1) * sizeof(*rp->played));
 	for (size_t i = 0; i < nev; i++)
-		if (!perfdata_event_is_dummy(rd, i)) {
-			samplers++;
-			last_sampler = i;
-		}
-	if (chosen < 0 && !o->scan && samplers == 1)
-		chosen = (long)last_sampler;
-	bool seekable = perfdata_rewind(rd) == 0;
-	if (seekable && (o->scan || (chosen < 0 && nev > 1))) {
-		struct ev_count *cnt = xcalloc(nev, sizeof(*cnt));
-		replay_scan(rp, cnt, nev);
-		for (size_t i = 0; i < nev && chosen < 0; i++)
-			if (cnt[i].samples)
-				chosen = (long)i;
-		if (chosen < 0)
-			chosen = 0;
-		struct ev_count *c = &cnt[chosen];
-		if (o->scan) {
-			rp->scanned = true;
-			rp->duration = c->samples ? (double)(c->last - c->first) / 1e9 : 0;
-			rp->hist = c->hist;
-			c->hist.bins = NULL;
-		}
-		for (size_t i = 0; i < nev; i++)
-			free(cnt[i].hist.bins);
-		free(cnt);
-		perfdata_rewind(rd);
-	}
-	if (chosen < 0) {
-		/* A pipe: the first event that can have samples. */
-		chosen = 0;
-		for (size_t i = 0; i < nev; i++)
-			if (!perfdata_event_is_dummy(rd, i)) {
-				chosen = (long)i;
-				break;
-			}
-	}
-	rp->ev = (size_t)chosen;
+		rp->played[i] = -1;
+	for (size_t k = 0; k < rp->nev; k++)
+		rp->played[rp->ev[k]] = (int)k;
+	if (o->scan && perfdata_rewind(rd) == 0)
+		replay_scan_played(rp);
 	if (perfdata_in_memory(rd))
 		rp->ahead = perfdata_ahead_new(rd);
-	snprintf(rp->ev_name, sizeof(rp->ev_name), "%s", perfdata_event(rd, rp->ev)->name);
 	return rp;
 }
 
@@ -202,24 +189,48 @@ void replay_close(struct replay *rp)
 	perfdata_close(rp->rd);
 	perfdata_free_lines(rp->lines, rp->nlines);
 	free(rp->hist.bins);
+	free(rp->played);
 	free(rp);
 }
 
-const char *replay_event_name(const struct replay *rp)
+size_t replay_nevents(const struct replay *rp)
 {
-	return rp->ev_name;
+	return rp->nev;
 }
 
-void replay_event_rate(const struct replay *rp, uint64_t *freq, uint64_t *period)
+size_t replay_start_event(const struct replay *rp)
 {
-	const struct perf_event_attr *a = &perfdata_event(rp->rd, rp->ev)->attr;
+	return rp->start_ev;
+}
+
+int replay_event_of(const struct replay *rp, uint32_t evidx)
+{
+	return evidx < rp->nfile_ev ? rp->played[evidx] : -1;
+}
+
+static const struct perfdata_event *played_event(const struct replay *rp, size_t k)
+{
+	return perfdata_event(rp->rd, rp->ev[k < rp->nev ? k : 0]);
+}
+
+const char *replay_event_name(const struct replay *rp, size_t k)
+{
+	return played_event(rp, k)->name;
+}
+
+void replay_event_rate(const struct replay *rp, size_t k, uint64_t *freq, uint64_t *period)
+{
+	const struct perf_event_attr *a = &played_event(rp, k)->attr;
 	*freq = a->freq ? a->sample_freq : 0;
 	*period = a->freq ? 0 : a->sample_period;
 }
 
 bool replay_user_stacks(const struct replay *rp)
 {
-	return (perfdata_event(rp->rd, rp->ev)->attr.sample_type & PERF_SAMPLE_STACK_USER) != 0;
+	bool any = false;
+	for (size_t k = 0; k < rp->nev; k++)
+		any |= (played_event(rp, k)->attr.sample_type & PERF_SAMPLE_STACK_USER) != 0;
+	return any;
 }
 
 const char *replay_path(const struct replay *rp)
@@ -293,7 +304,7 @@ static long feed_until(struct replay *rp, double t, long budget)
 		}
 		const struct rec *r = rp->pending;
 		if (r->type == REC_SAMPLE) {
-			if (r->evidx == rp->ev) {
+			if (r->evidx < rp->nfile_ev && rp->played[r->evidx] >= 0) {
 				if (!rp->t0_known) {
 					rp->t0 = r->time;
 					rp->t0_known = true;

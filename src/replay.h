@@ -4,11 +4,12 @@
  * The engine owns a perfdata reader and pushes records into a sink (the session: side-band records
  * to the symbolizer, samples to the profile). It knows nothing of the view: the TUI's controls
  * (pause, speed, seek, range, the sparkline) and batch mode's windows are both built on the calls
- * below. Time is recorded time, in seconds from the first sample of the chosen event.
+ * below. Time is recorded time, in seconds from the first sample of the events played.
  *
  * Which records reach the sink: every side-band record (MMAP, COMM, FORK, EXIT, LOST...), so that
- * the address spaces are right wherever playback is; samples only of the chosen event and only
- * inside the range.
+ * the address spaces are right wherever playback is; samples only of the events played and only
+ * inside the range. The events played: the one --select-event names, or every event of the file
+ * but perf's side-band-only dummy ones, numbered 0.. in the file's order (replay_event_of).
  */
 #ifndef PERFTOP_REPLAY_H
 #define PERFTOP_REPLAY_H
@@ -29,7 +30,7 @@ struct replay_sink {
 
 struct replay_opts {
 	const char *path;          /* "-" = stdin (pipe mode) */
-	const char *event;         /* --select-event NAME, or NULL: the first event with samples */
+	const char *event;         /* --select-event NAME, or NULL: every event with samples */
 	bool scan;                 /* read the file once at open for the duration and the histogram */
 	bool no_histogram;         /* nothing reads the histogram (batch): it is not kept */
 };
@@ -41,10 +42,16 @@ struct replay *replay_open(const struct replay_opts *o, const struct replay_sink
 			   size_t errlen);
 void replay_close(struct replay *rp);
 
-const char *replay_event_name(const struct replay *rp);
-/* How the chosen event sampled: a frequency (Hz), or a period when freq is 0. */
-void replay_event_rate(const struct replay *rp, uint64_t *freq, uint64_t *period);
-/* True when the chosen event's samples carry user stacks (--call-graph dwarf): their user frames
+/* The events played (at least one); a record's event (rec.evidx, the file's) among them, or -1
+ * for one not played (a dummy, or not the --select-event one). */
+size_t replay_nevents(const struct replay *rp);
+int replay_event_of(const struct replay *rp, uint32_t evidx);
+/* The first event played that has samples (known after the scan at open), else 0. */
+size_t replay_start_event(const struct replay *rp);
+/* Played event k's name, and how it sampled: a frequency (Hz), or a period when freq is 0. */
+const char *replay_event_name(const struct replay *rp, size_t k);
+void replay_event_rate(const struct replay *rp, size_t k, uint64_t *freq, uint64_t *period);
+/* True when a played event's samples carry user stacks (--call-graph dwarf): their user frames
  * come from unwinding. */
 bool replay_user_stacks(const struct replay *rp);
 const char *replay_path(const struct replay *rp);
@@ -53,7 +60,7 @@ bool replay_seekable(const struct replay *rp);
 /* Seconds from the first to the last sample; known after the scan, else once the end is reached
  * (until then, the position so far). */
 double replay_duration(const struct replay *rp);
-/* Samples of the chosen event per second of the recording (after a scan; else what was read so
+/* Samples of the played events per second of the recording (after a scan; else what was read so
  * far). Valid until the next replay call. */
 const uint64_t *replay_histogram(const struct replay *rp, size_t *nsecs);
 

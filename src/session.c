@@ -4,6 +4,13 @@
  * The drain is bounded per call so that a flood of records cannot starve the view's key handling;
  * what is left stays in the queue for the next tick (the queue, not this loop, is where the sampler
  * counts what it has to drop).
+ *
+ * Several events: each has its own profile, call tree and annotate histogram (struct
+ * session_event), and a sample goes to its event's (rec.evidx: the sampler's index live, the
+ * file's mapped through replay_event_of in a replay). The symbolizer is shared: the address spaces
+ * are the same whatever was sampled. All the events' windows end together, at each refresh; the
+ * view shows one of them (the current event) and holds the others' snapshots of the same window
+ * here until it switches to one.
  */
 #include "session.h"
 
@@ -44,15 +51,33 @@ struct session_code {
 #define SESSION_DRAIN_NS (30 * 1000000ull)
 #define SESSION_DRAIN_CHECK 32 /* records between clock reads */
 
+/* After this many refreshes, an event that has not fired while others have is told about. */
+#define SESSION_NOT_FIRED_REFRESHES 3
+
+/* One event of the session: what it is, and its model. */
+struct session_event {
+	char name[128];
+	uint64_t freq, period;     /* how it samples: Hz, or a period when freq is 0 */
+	uint32_t type;             /* attr.type and config: the not-fired notice's exceptions */
+	uint64_t config;
+	struct profile *prof;
+	struct calltree *tree;     /* the drill-down views' call tree; NULL until enabled (batch) */
+	/* Annotate (the a key): the per-address histogram and its picture of the last window. NULL
+	 * until enabled (batch). */
+	struct annotate *annot;
+	struct an_snapshot *annot_snap;
+	/* Its snapshot of the last window while another event is on screen (session_switch_event). */
+	struct snapshot *held;
+	uint64_t last_window_samples;
+};
+
 struct session {
 	struct sampler *sampler;
 	struct symbolizer *sym;
-	struct profile *prof;
-	struct calltree *tree;     /* the drill-down views' call tree; NULL until enabled (batch) */
-	/* Annotate (the a key): the per-address histogram, its picture of the last window, the code
-	 * of the functions last asked for, and --prefix remaps. NULL until enabled (batch). */
-	struct annotate *annot;
-	struct an_snapshot *annot_snap;
+	struct session_event ev[SAMPLER_MAX_EVENTS];
+	int nev;
+	int cur;                   /* the event the view shows (session_set_event) */
+	/* Annotate: the code of the functions last asked for, and --prefix remaps. */
 	struct session_code code[SESSION_CODE_CACHE];
 	uint64_t code_clock;
 	const char *const *prefixes;
@@ -67,8 +92,10 @@ struct session {
 	double last_window_secs;
 	uint64_t dropped_at_window_start;
 	uint64_t last_window_dropped;
-	uint64_t last_window_samples;
 	bool drained_after_exit;
+	/* The not-fired notice (live): refreshes so far, and the notice of the last one. */
+	unsigned refreshes;
+	char event_notice[256];
 	char target_text[256];
 	const char *command_name;
 	const char *output;        /* -o FILE */
@@ -102,7 +129,7 @@ struct session {
 static void session_names(struct session *s, const struct cli *c, bool unwound_chains)
 {
 	bool inline_frames = !c->no_inline && (c->inline_frames || unwound_chains);
-	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->prof, SORT_SRCLINE));
+	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
 	symbolizer_set_demangle(s->sym, !c->no_demangle);
 }
 
@@ -119,7 +146,17 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 	struct session *s = xcalloc(1, sizeof(*s));
 	s->sampler = sampler;
 	s->sym = symbolizer_new();
-	s->prof = profile_new(c->keys, c->nkeys);
+	s->nev = sampler_nevents(sampler);
+	for (int e = 0; e < s->nev; e++) {
+		struct session_event *ev = &s->ev[e];
+		const struct perf_event_attr *a = sampler_event_attr(sampler, e);
+		snprintf(ev->name, sizeof(ev->name), "%s", sampler_event_name(sampler, e));
+		ev->freq = sampler_freq(sampler, e);
+		ev->period = sampler_period(sampler, e);
+		ev->type = a->type;
+		ev->config = a->config;
+		ev->prof = profile_new(c->keys, c->nkeys);
+	}
 	session_names(s, c, false);
 	snprintf(s->target_text, sizeof(s->target_text), "%s", c->target_text);
 	if (c->sampler.target == TARGET_COMMAND)
@@ -138,15 +175,24 @@ static void replay_sink_record(void *ctx, const struct rec *r)
 	session_take(s, r);
 }
 
+/* Every event's aggregation starts over (a seek, a zoom). */
+static void session_zero_events(struct session *s)
+{
+	for (int e = 0; e < s->nev; e++) {
+		struct session_event *ev = &s->ev[e];
+		profile_end_window(ev->prof, true);
+		if (ev->tree)
+			calltree_end_window(ev->tree, true);
+		if (ev->annot)
+			annotate_end_window(ev->annot, true);
+	}
+}
+
 /* A seek starts the aggregation over; the address spaces stay (the side-band is fed again). */
 static void replay_sink_reset(void *ctx)
 {
 	struct session *s = ctx;
-	profile_end_window(s->prof, true);
-	if (s->tree)
-		calltree_end_window(s->tree, true);
-	if (s->annot)
-		annotate_end_window(s->annot, true);
+	session_zero_events(s);
 	s->window_start_pos = 0;
 }
 
@@ -166,7 +212,18 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	/* Live, a JIT's perf map grows under a name the symbolizer looks for again: only a replay's
 	 * names stay put between side-band records. */
 	s->memo = sample_memo_new();
-	s->prof = profile_new(c->keys, c->nkeys);
+	s->nev = (int)replay_nevents(s->replay);
+	if (s->nev > SAMPLER_MAX_EVENTS)
+		s->nev = SAMPLER_MAX_EVENTS; /* the first ones; the others' samples are not played */
+	for (int e = 0; e < s->nev; e++) {
+		struct session_event *ev = &s->ev[e];
+		snprintf(ev->name, sizeof(ev->name), "%s", replay_event_name(s->replay, (size_t)e));
+		replay_event_rate(s->replay, (size_t)e, &ev->freq, &ev->period);
+		ev->type = ev->config = 0; /* no notice in a replay */
+		ev->prof = profile_new(c->keys, c->nkeys);
+	}
+	if (replay_start_event(s->replay) < (size_t)s->nev)
+		s->cur = (int)replay_start_event(s->replay);
 	session_names(s, c, replay_user_stacks(s->replay));
 	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
 		 strcmp(c->input, "-") ? c->input : "stdin");
@@ -264,10 +321,14 @@ void session_close(struct session *s)
 	}
 	replay_close(s->replay);
 	diff_base_free(s->diff);
-	profile_free(s->prof);
-	calltree_free(s->tree);
-	annotate_free(s->annot);
-	an_snapshot_free(s->annot_snap);
+	for (int e = 0; e < s->nev; e++) {
+		struct session_event *ev = &s->ev[e];
+		profile_free(ev->prof);
+		calltree_free(ev->tree);
+		annotate_free(ev->annot);
+		an_snapshot_free(ev->annot_snap);
+		snapshot_free(ev->held);
+	}
 	for (int i = 0; i < SESSION_CODE_CACHE; i++) {
 		disasm_func_done(&s->code[i].fn);
 		srcfile_done(&s->code[i].src);
@@ -278,52 +339,77 @@ void session_close(struct session *s)
 	free(s);
 }
 
+/* The session's event of a record: the sampler's index live, the file's mapped in a replay; -1
+ * for a sample of an event not played. Other records of an unknown event count as the first's. */
+static int session_event_of(const struct session *s, const struct rec *r)
+{
+	int e = s->replay ? replay_event_of(s->replay, r->evidx) : (int)r->evidx;
+	if (e >= 0 && e < s->nev)
+		return e;
+	return r->type == REC_SAMPLE && s->nev > 1 ? -1 : 0;
+}
+
+/* The memo's rows are of one profile: its layout, tagged with the event (the rows of a chain
+ * sampled by two events are two profiles' rows). */
+static uint64_t session_layout(const struct session *s, int e)
+{
+	return profile_layout(s->ev[e].prof) * SAMPLER_MAX_EVENTS + (uint64_t)e;
+}
+
+static void session_take_sample(struct session *s, const struct rec *r)
+{
+	int e = session_event_of(s, r);
+	if (e < 0)
+		return;
+	struct session_event *ev = &s->ev[e];
+	int n = 0;
+	const char *comm = NULL;
+	const struct frame *frames = s->memo ? sample_memo_get(s->memo, r, &n, &comm) : NULL;
+	if (!frames) {
+		n = symbolizer_sample(s->sym, r, s->frames, SESSION_MAX_FRAMES);
+		comm = symbolizer_comm(s->sym, r->pid, r->tid);
+		frames = s->frames;
+		if (s->memo)
+			sample_memo_put(s->memo, r, frames, n, comm);
+	}
+	struct sample_ctx ctx = {
+		.comm = comm,
+		.pid = r->pid,
+		.tid = r->tid,
+		.period = r->u.sample.period,
+		.frames = frames,
+		.nframes = n,
+	};
+	uint64_t *layout = NULL;
+	uint32_t *rows = s->memo ? sample_memo_rows(s->memo, &layout) : NULL;
+	if (s->zoom.n) {
+		if (!zoom_apply(&s->zoom, &ctx, &ctx, s->zframes, SESSION_MAX_FRAMES))
+			return; /* outside the zoom: not counted at all, percentages are of the zoom */
+		rows = NULL; /* other frames than those remembered */
+	}
+	if (rows && *layout == session_layout(s, e)) {
+		profile_add_again(ev->prof, &ctx, rows);
+	} else if (rows) {
+		profile_add_rows(ev->prof, &ctx, rows);
+		*layout = session_layout(s, e);
+	} else {
+		profile_add(ev->prof, &ctx);
+	}
+	if (ev->tree)
+		calltree_add(ev->tree, &ctx);
+	if (ev->annot)
+		annotate_add(ev->annot, &ctx);
+}
+
 static void session_take(struct session *s, const struct rec *r)
 {
 	switch (r->type) {
-	case REC_SAMPLE: {
-		int n = 0;
-		const char *comm = NULL;
-		const struct frame *frames = s->memo ? sample_memo_get(s->memo, r, &n, &comm) : NULL;
-		if (!frames) {
-			n = symbolizer_sample(s->sym, r, s->frames, SESSION_MAX_FRAMES);
-			comm = symbolizer_comm(s->sym, r->pid, r->tid);
-			frames = s->frames;
-			if (s->memo)
-				sample_memo_put(s->memo, r, frames, n, comm);
-		}
-		struct sample_ctx ctx = {
-			.comm = comm,
-			.pid = r->pid,
-			.tid = r->tid,
-			.period = r->u.sample.period,
-			.frames = frames,
-			.nframes = n,
-		};
-		uint64_t *layout = NULL;
-		uint32_t *rows = s->memo ? sample_memo_rows(s->memo, &layout) : NULL;
-		if (s->zoom.n) {
-			if (!zoom_apply(&s->zoom, &ctx, &ctx, s->zframes, SESSION_MAX_FRAMES))
-				break; /* outside the zoom: not counted at all, percentages are of the zoom */
-			rows = NULL; /* other frames than those remembered */
-		}
-		if (rows && *layout == profile_layout(s->prof)) {
-			profile_add_again(s->prof, &ctx, rows);
-		} else if (rows) {
-			profile_add_rows(s->prof, &ctx, rows);
-			*layout = profile_layout(s->prof);
-		} else {
-			profile_add(s->prof, &ctx);
-		}
-		if (s->tree)
-			calltree_add(s->tree, &ctx);
-		if (s->annot)
-			annotate_add(s->annot, &ctx);
+	case REC_SAMPLE:
+		session_take_sample(s, r);
 		break;
-	}
 	case REC_LOST:
 	case REC_LOST_SAMPLES:
-		profile_add_lost(s->prof, r->u.lost.lost);
+		profile_add_lost(s->ev[session_event_of(s, r)].prof, r->u.lost.lost);
 		break;
 	default:
 		if (s->memo)
@@ -400,8 +486,9 @@ void session_rename(struct session *s, struct snapshot *snap, bool demangle)
 
 void session_enable_calltree(struct session *s)
 {
-	if (!s->tree)
-		s->tree = calltree_new(0);
+	for (int e = 0; e < s->nev; e++)
+		if (!s->ev[e].tree)
+			s->ev[e].tree = calltree_new(0);
 }
 
 void session_set_zoom(struct session *s, const struct sample_zoom *z)
@@ -410,24 +497,22 @@ void session_set_zoom(struct session *s, const struct sample_zoom *z)
 	/* The view's names may be of an older generation than the model's (a paused screen). */
 	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
 	/* What was aggregated counted other samples and frames: start over, as a seek does. */
-	profile_end_window(s->prof, true);
-	if (s->tree)
-		calltree_end_window(s->tree, true);
+	session_zero_events(s);
 }
 
 /* The call tree's picture of the window goes with the table's, then both decay alike. */
-static void session_tree_window(struct session *s, struct snapshot *snap, bool zero)
+static void session_tree_window(struct session_event *ev, struct snapshot *snap, bool zero)
 {
-	if (s->annot) {
+	if (ev->annot) {
 		/* Annotate reads this window's picture, as the views read the snapshot's tree. */
-		an_snapshot_free(s->annot_snap);
-		s->annot_snap = annotate_snapshot(s->annot);
-		annotate_end_window(s->annot, zero);
+		an_snapshot_free(ev->annot_snap);
+		ev->annot_snap = annotate_snapshot(ev->annot);
+		annotate_end_window(ev->annot, zero);
 	}
-	if (!s->tree)
+	if (!ev->tree)
 		return;
-	snap->tree = calltree_snapshot(s->tree);
-	calltree_end_window(s->tree, zero);
+	snap->tree = calltree_snapshot(ev->tree);
+	calltree_end_window(ev->tree, zero);
 }
 
 int session_wake_fd(struct session *s)
@@ -437,7 +522,28 @@ int session_wake_fd(struct session *s)
 
 const char *session_notice(struct session *s)
 {
-	return symbolizer_notice(s->sym);
+	return s->event_notice[0] ? s->event_notice : symbolizer_notice(s->sym);
+}
+
+const char *session_event_notice(struct session *s)
+{
+	return s->event_notice[0] ? s->event_notice : NULL;
+}
+
+int session_nevents(struct session *s)
+{
+	return s->nev;
+}
+
+int session_event(struct session *s)
+{
+	return s->cur;
+}
+
+void session_set_event(struct session *s, int ev)
+{
+	if (ev >= 0 && ev < s->nev)
+		s->cur = ev;
 }
 
 /* The profile keeps raw symbols; the snapshot shows them demangled (or not), ordered by what shows.
@@ -471,7 +577,8 @@ int session_load_diff(struct session *s, const struct cli *c, char *err, size_t 
 	}
 	replay_advance(base->replay, 1e300);
 	/* Named as the table shows them, so a gone row reads like the others. */
-	struct snapshot *snap = session_named(base, profile_snapshot(base->prof, COL_SELF), COL_SELF);
+	struct snapshot *snap = session_named(base, profile_snapshot(base->ev[0].prof, COL_SELF),
+					      COL_SELF);
 	s->diff = diff_base_new(snap);
 	snapshot_free(snap);
 	session_close(base);
@@ -487,19 +594,22 @@ int session_load_diff(struct session *s, const struct cli *c, char *err, size_t 
 static void session_compact_names(struct session *s)
 {
 	symbolizer_compact_begin(s->sym);
-	profile_move_names(s->prof, symbolizer_name, s->sym);
-	if (s->tree)
-		calltree_move_names(s->tree, symbolizer_name, s->sym);
-	if (s->annot)
-		annotate_move_names(s->annot, symbolizer_name, s->sym);
+	for (int e = 0; e < s->nev; e++) {
+		struct session_event *ev = &s->ev[e];
+		profile_move_names(ev->prof, symbolizer_name, s->sym);
+		if (ev->tree)
+			calltree_move_names(ev->tree, symbolizer_name, s->sym);
+		if (ev->annot)
+			annotate_move_names(ev->annot, symbolizer_name, s->sym);
+		/* made again from the annotate histogram by this refresh */
+		an_snapshot_free(ev->annot_snap);
+		ev->annot_snap = NULL;
+	}
 	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
 	if (s->memo)
 		sample_memo_forget_all(s->memo); /* its names are the old generation's */
 	for (int i = 0; i < SESSION_CODE_CACHE; i++)
 		s->code[i].dso = symbolizer_name(s->sym, s->code[i].dso);
-	/* made again from the annotate histogram by this refresh */
-	an_snapshot_free(s->annot_snap);
-	s->annot_snap = NULL;
 	symbolizer_compact_end(s->sym);
 }
 
@@ -509,33 +619,111 @@ const char *session_name(void *session, const char *name)
 	return symbolizer_name(s->sym, name);
 }
 
-struct snapshot *session_refresh(struct session *s, enum snap_col order, bool zero)
+/* cpu-clock and task-clock fire whenever anything runs: their silence is the target's. */
+static bool session_event_always_fires(const struct session_event *ev)
+{
+	return ev->type == PERF_TYPE_SOFTWARE &&
+	       (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/*
+ * The not-fired notice of a live session: an event that opened but has had no sample after a few
+ * refreshes, while the session saw other activity (another event's samples, or the target's
+ * context switches or page faults), is named in the notice line: a probe on a function never
+ * called, a breakpoint that the machine never fires (VMs). Cleared once it fires.
+ */
+static void session_check_fired(struct session *s, const struct sampler_stats *ss)
+{
+	s->event_notice[0] = '\0';
+	if (++s->refreshes < SESSION_NOT_FIRED_REFRESHES)
+		return;
+	bool active = ss->samples > 0 ||
+		      s->ctr_prev.value[COUNTER_CTX_SWITCHES] + s->ctr_prev.value[COUNTER_PAGE_FAULTS] > 0;
+	int silent = -1, nsilent = 0;
+	for (int e = 0; e < s->nev && active; e++) {
+		if (ss->event_samples[e] || session_event_always_fires(&s->ev[e]))
+			continue;
+		if (!nsilent++)
+			silent = e;
+	}
+	if (silent < 0)
+		return;
+	const struct session_event *ev = &s->ev[silent];
+	char more[48] = "";
+	if (nsilent > 1)
+		snprintf(more, sizeof(more), " (nor %d other%s)", nsilent - 1, nsilent > 2 ? "s" : "");
+	snprintf(s->event_notice, sizeof(s->event_notice), "event '%s' has not fired yet%s%s", ev->name,
+		 ev->type == PERF_TYPE_BREAKPOINT ? " (hardware breakpoints may not fire in a VM)" : "",
+		 more);
+}
+
+/* Ends every event's window: each one's snapshot, ordered and named, into snaps. */
+static void session_end_windows(struct session *s, enum snap_col order, bool zero,
+				struct snapshot **snaps)
+{
+	for (int e = 0; e < s->nev; e++) {
+		struct session_event *ev = &s->ev[e];
+		struct snapshot *snap = profile_snapshot(ev->prof, order);
+		profile_end_window(ev->prof, zero);
+		session_tree_window(ev, snap, zero);
+		ev->last_window_samples = snap->window_samples;
+		snaps[e] = session_named(s, snap, order);
+	}
+}
+
+int session_refresh_all(struct session *s, enum snap_col order, bool zero, struct snapshot **snaps)
 {
 	if (symbolizer_names_due(s->sym))
 		session_compact_names(s);
+	for (int e = 0; e < s->nev; e++) {
+		snapshot_free(s->ev[e].held);
+		s->ev[e].held = NULL;
+	}
 	if (s->replay) {
 		/* windows of recorded time */
-		struct snapshot *snap = profile_snapshot(s->prof, order);
 		double pos = replay_position(s->replay);
-		profile_end_window(s->prof, zero);
-		session_tree_window(s, snap, zero);
+		session_end_windows(s, order, zero, snaps);
 		s->last_window_secs = pos - s->window_start_pos;
-		s->last_window_samples = snap->window_samples;
 		s->window_start_pos = pos;
-		return session_named(s, snap, order);
+		return s->nev;
 	}
 	uint64_t now = now_ns();
 	uint64_t dropped = queue_dropped(sampler_queue(s->sampler));
-	struct snapshot *snap = profile_snapshot(s->prof, order);
-	profile_end_window(s->prof, zero);
-	session_tree_window(s, snap, zero);
+	session_end_windows(s, order, zero, snaps);
 	s->last_window_secs = (double)(now - s->window_start_ns) / 1e9;
-	s->last_window_samples = snap->window_samples;
 	s->window_start_ns = now;
 	session_counters_window(s, s->last_window_secs);
 	s->last_window_dropped = dropped - s->dropped_at_window_start;
 	s->dropped_at_window_start = dropped;
-	return session_named(s, snap, order);
+	struct sampler_stats ss;
+	sampler_get_stats(s->sampler, &ss);
+	session_check_fired(s, &ss);
+	return s->nev;
+}
+
+struct snapshot *session_refresh(struct session *s, enum snap_col order, bool zero)
+{
+	struct snapshot *snaps[SAMPLER_MAX_EVENTS];
+	session_refresh_all(s, order, zero, snaps);
+	for (int e = 0; e < s->nev; e++)
+		if (e != s->cur)
+			s->ev[e].held = snaps[e];
+	return snaps[s->cur];
+}
+
+struct snapshot *session_switch_event(struct session *s, int ev, struct snapshot *shown)
+{
+	if (ev < 0 || ev >= s->nev || ev == s->cur)
+		return shown;
+	snapshot_free(s->ev[s->cur].held);
+	s->ev[s->cur].held = shown;
+	s->cur = ev;
+	struct snapshot *snap = s->ev[ev].held;
+	s->ev[ev].held = NULL;
+	/* named as the view names now (m), in the names' current generation */
+	if (snap)
+		session_rename(s, snap, symbolizer_demangling(s->sym));
+	return snap;
 }
 
 /* The share of DWARF-unwound samples whose chain reached the thread's root; -1 when none. */
@@ -546,50 +734,49 @@ static double session_unwound(struct session *s)
 	return ys.unwind_samples ? 100.0 * (double)ys.unwind_root / (double)ys.unwind_samples : -1;
 }
 
-void session_get_status(struct session *s, struct session_status *st)
+void session_get_status_of(struct session *s, int e, struct session_status *st)
 {
 	struct sampler_stats ss;
+	const struct session_event *ev = &s->ev[e >= 0 && e < s->nev ? e : s->cur];
+	memset(st, 0, sizeof(*st));
+	st->event = ev->name;
+	st->freq = ev->freq;
+	st->period = ev->period;
+	st->window_secs = s->last_window_secs;
+	if (s->last_window_secs > 0)
+		st->samples_per_sec = (double)ev->last_window_samples / s->last_window_secs;
+	st->target_text = s->target_text;
+	st->unwound = session_unwound(s);
 	if (s->replay) {
-		memset(st, 0, sizeof(*st));
-		st->event = replay_event_name(s->replay);
-		replay_event_rate(s->replay, &st->freq, &st->period);
 		st->elapsed = replay_position(s->replay);
-		st->window_secs = s->last_window_secs;
-		if (s->last_window_secs > 0)
-			st->samples_per_sec = (double)s->last_window_samples / s->last_window_secs;
 		st->lost = s->replay_lost;
-		st->target_text = s->target_text;
-		st->unwound = session_unwound(s);
 		session_status_counters(s, st, NULL);
 		return;
 	}
 	sampler_get_stats(s->sampler, &ss);
-	memset(st, 0, sizeof(*st));
-	st->event = sampler_event_name(s->sampler);
 	st->event_fell_back = sampler_event_fell_back(s->sampler);
-	st->freq = sampler_freq(s->sampler);
-	st->period = sampler_period(s->sampler);
 	st->elapsed = s->start_ns ? (double)(now_ns() - s->start_ns) / 1e9 : 0;
-	st->window_secs = s->last_window_secs;
-	if (s->last_window_secs > 0)
-		st->samples_per_sec = (double)s->last_window_samples / s->last_window_secs;
 	st->lost = ss.lost;
 	st->dropped = ss.dropped;
-	st->unwound = session_unwound(s);
 	st->window_dropped = s->last_window_dropped;
 	/* Exited only once the queue is empty too: the last records are part of the result. */
 	size_t len;
 	st->target_exited = ss.target_exited && !queue_peek(sampler_queue(s->sampler), &len);
 	st->exit_status = ss.exit_status;
-	st->target_text = s->target_text;
 	st->command_name = s->command_name;
 	session_status_counters(s, st, &ss);
 }
 
+void session_get_status(struct session *s, struct session_status *st)
+{
+	session_get_status_of(s, s->cur, st);
+}
+
 void session_enable_annotate(struct session *s, const char *const *prefixes, size_t nprefixes)
 {
-	if (!s->annot)
-		s->annot = annotate_new(0);
+	for (int e = 0; e < s->nev; e++)
+		if (!s->ev[e].annot)
+			s->ev[e].annot = annotate_new(0);
 	s->prefixes = prefixes;
 	s->nprefixes = nprefixes;
 }
@@ -635,11 +822,12 @@ struct an_doc *session_annotate(struct session *s, const char *raw_sym, const ch
 	/* The view's names may be of an older generation than the histogram's (a paused screen). */
 	raw_sym = symbolizer_name(s->sym, raw_sym);
 	dso = symbolizer_name(s->sym, dso);
+	const struct session_event *ev = &s->ev[s->cur];
 	struct an_count *counts = NULL;
 	uint64_t sym_start = 0;
-	size_t n = s->annot_snap ? an_snapshot_func(s->annot_snap, dso, raw_sym, &counts, &sym_start) : 0;
+	size_t n = ev->annot_snap ? an_snapshot_func(ev->annot_snap, dso, raw_sym, &counts, &sym_start) : 0;
 	struct an_code code = { 0 };
-	if (!s->annot) {
+	if (!ev->annot) {
 		code.err = "annotate is off in this session";
 	} else if (!n) {
 		/* No address yet: the function has no samples of its own code in this window (or it is
@@ -648,9 +836,9 @@ struct an_doc *session_annotate(struct session *s, const char *raw_sym, const ch
 	} else {
 		const char *d = dso;
 		if (!d) /* a -s sym table: any dso; the entries say which */
-			for (size_t i = 0; i < s->annot_snap->n && !d; i++)
-				if (s->annot_snap->e[i].sym == raw_sym)
-					d = s->annot_snap->e[i].dso;
+			for (size_t i = 0; i < ev->annot_snap->n && !d; i++)
+				if (ev->annot_snap->e[i].sym == raw_sym)
+					d = ev->annot_snap->e[i].dso;
 		struct session_code *c = session_code(s, d, sym_start);
 		code = (struct an_code){ .insns = c->insns, .ninsns = c->fn.n,
 					 .err = c->fn.err[0] ? c->fn.err : NULL, .file = c->fn.file,
@@ -658,7 +846,7 @@ struct an_doc *session_annotate(struct session *s, const char *raw_sym, const ch
 					 .src = c->have_src ? c->src.lines : NULL, .nsrc = c->src.n,
 					 .src_err = c->src_err[0] ? c->src_err : NULL };
 	}
-	struct an_doc *doc = annotate_doc(&code, counts, n, s->annot_snap ? s->annot_snap->total : 0);
+	struct an_doc *doc = annotate_doc(&code, counts, n, ev->annot_snap ? ev->annot_snap->total : 0);
 	free(counts);
 	return doc;
 }

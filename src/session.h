@@ -3,6 +3,11 @@
  * profile, drains the sampler's queue (side-band records to the symbolizer, samples resolved and added
  * to the profile) and turns the profile into snapshots for the batch printer and the TUI. Everything
  * here runs on the main thread; the sampler thread is only ever reached through its queue and stats.
+ *
+ * Several events (-e a,b; a recording of several): one profile, call tree and annotate histogram
+ * per event, their windows ending together. One of them is the current event: the one
+ * session_refresh returns, session_annotate reads and session_get_status describes; the view
+ * switches with session_switch_event, batch takes them all with session_refresh_all.
  */
 #ifndef PERFTOP_SESSION_H
 #define PERFTOP_SESSION_H
@@ -36,8 +41,23 @@ long session_poll(struct session *s);
  * replay, whose records come from a file on the front end's clock). */
 int session_wake_fd(struct session *s);
 
-/* The snapshot of the window that ends now (ordered by col), then decays or zeroes the profile. */
+/* The snapshot of the window that ends now (ordered by col), then decays or zeroes the profile:
+ * the current event's. Every other event's window ends too; its snapshot is held until the next
+ * refresh or a switch to it. */
 struct snapshot *session_refresh(struct session *s, enum snap_col order, bool zero);
+/* The same for every event: its snapshot in snaps[event] (the caller frees them). Returns the
+ * number of events. */
+int session_refresh_all(struct session *s, enum snap_col order, bool zero, struct snapshot **snaps);
+
+/* The events (at least one), and the current one (0 at start; a replay's first event with
+ * samples). */
+int session_nevents(struct session *s);
+int session_event(struct session *s);
+void session_set_event(struct session *s, int ev);
+/* The view switches to event ev: shown, the current event's snapshot it holds, comes back to the
+ * session, which hands it ev's snapshot of the last window (NULL when there is none yet: ask a
+ * refresh). ev out of range or current: shown is returned. */
+struct snapshot *session_switch_event(struct session *s, int ev, struct snapshot *shown);
 
 /* The counters of the last window (the header's counters line, batch JSON's "counters"): the
  * counting groups' values read at the refresh that ended it, the sampler's throttles and perftop's
@@ -74,7 +94,10 @@ struct session_status {
 	double unwound;
 	struct session_counters counters;
 };
+/* The current event's status, or event ev's (its name, rate and samples per second; the rest is
+ * the session's). */
 void session_get_status(struct session *s, struct session_status *st);
+void session_get_status_of(struct session *s, int ev, struct session_status *st);
 
 /* --diff: reads the recording c->diff_base once, whole, into a baseline with the same sort keys;
  * every snapshot after this carries a Δ against it (model/diff.h). 0, or -1 with a message. */
@@ -97,7 +120,11 @@ void session_rename(struct session *s, struct snapshot *snap, bool demangle);
 /* The current names generation's pointer for name (a name kept from an older snapshot; see
  * symbolizer.h on compaction). */
 const char *session_name(void *session, const char *name);
-/* A notice from the symbolizer ("debuginfod: fetching debug info for ..."), or NULL. */
+/* A notice: an event that has not fired ("event 'mem:0x...' has not fired yet ..."), else the
+ * symbolizer's ("debuginfod: fetching debug info for ..."), or NULL. */
 const char *session_notice(struct session *s);
+/* The events' notice alone (live, after a few refreshes: an event opened but never sampled while
+ * the session saw other activity; cpu-clock and task-clock excepted), or NULL. */
+const char *session_event_notice(struct session *s);
 
 #endif

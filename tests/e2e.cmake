@@ -22,3 +22,6 @@ set_tests_properties(e2e_tui_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RES
 # context switches, not timed.
 add_test(NAME e2e_idle_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_idle_tmux.sh $<TARGET_FILE:perftop>)
 set_tests_properties(e2e_idle_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+# Several events in the view: Tab switches between them, the header names the one shown.
+add_test(NAME e2e_events_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_events_tmux.sh $<TARGET_FILE:perftop>)
+set_tests_properties(e2e_events_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)

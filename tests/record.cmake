@@ -8,6 +8,13 @@ foreach(t test_record_command test_record_system test_record_sigkill test_record
     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/record:${CMAKE_CURRENT_SOURCE_DIR}/e2e")
 endforeach()
 
+# Several events in one session (-e a -e b): per event live, in the recording and in its replay,
+# against perf report and perf script on the file.
+add_test(NAME record_test_record_events
+  COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/record/test_record_events.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+set_tests_properties(record_test_record_events PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf
+  ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/record:${CMAKE_CURRENT_SOURCE_DIR}/e2e:${CMAKE_CURRENT_SOURCE_DIR}/replay")
+
 # The writer alone: encoding round trips through parse, file layout, and our reader on the result.
 perftop_unit_test(test_perfdata_write SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/record/test_perfdata_write.c
   LIBS perftop_perfdata perftop_sampler perftop_util)

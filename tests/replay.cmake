@@ -54,3 +54,13 @@ perftop_unit_test(test_perfdata_ahead SOURCES ${REPLAY_TEST_DIR}/test_perfdata_a
 # The replay's memo of whole samples' names: what brings a sample's frames back, and what forgets them.
 perftop_unit_test(test_sample_memo SOURCES ${REPLAY_TEST_DIR}/test_sample_memo.c ${CMAKE_SOURCE_DIR}/src/sample_memo.c
   LIBS perftop_util)
+# Files of several events made here by perf record: a perf probe event (on probe_work, which calls
+# its function exactly N times) beside cpu-clock, and sched:sched_switch beside cpu-clock -a: each
+# event against perf report and perf script.
+add_executable(probe_work ${REPLAY_TEST_DIR}/probe_work.c)
+target_compile_options(probe_work PRIVATE -O1 -g -fno-omit-frame-pointer)
+set_target_properties(probe_work PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
+add_test(NAME replay_test_replay_events
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_events.py $<TARGET_FILE:perftop> $<TARGET_FILE:probe_work>)
+set_tests_properties(replay_test_replay_events PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
+  ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")

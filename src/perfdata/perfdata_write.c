@@ -2,7 +2,7 @@
  * perfdata_write: the perf.data (PERFILE2) writer behind -o FILE.
  *
  * File layout, all in host byte order as perf writes it:
- *   [file header, 104 bytes][ids of the event][attr + its ids section][data ...][feature
+ *   [file header, 104 bytes][ids of each event][each attr + its ids section][data ...][feature
  * table][features] The header names where the attrs and the data are, and a 256-bit map of the
  * feature sections that follow the data (one {offset, size} per set bit, in bit order, then their
  * contents). While the session runs the feature map is empty and data.size is rewritten about once
@@ -74,13 +74,21 @@ struct pw_file {
 	bool hit;
 };
 
-struct perfdata_writer {
-	int fd;
-	char *path;
+/* One event of the file: its attr as it ran, its ids, its name (EVENT_DESC). */
+struct pw_event {
 	struct perf_event_attr attr;
 	uint64_t *ids;
 	size_t nids;
-	char evname[64];
+	char name[128];
+};
+
+struct perfdata_writer {
+	int fd;
+	char *path;
+	/* The events; the first carries the side-band, and our synthesized records are its. */
+	struct pw_event ev[SAMPLER_MAX_EVENTS];
+	size_t nev;
+	size_t total_ids;
 	uint64_t id0; /* the id our synthesized records carry */
 
 	uint64_t data_off;
@@ -304,8 +312,8 @@ static void make_header(const struct perfdata_writer *w, unsigned char out[PW_HE
 	/* attr_size is one entry of the attrs section: the attr and the {offset, size} of its ids
 	 */
 	v[2] = sizeof(struct perf_event_attr) + 16;
-	v[3] = PW_HEADER_SIZE + w->nids * 8;        /* attrs.offset */
-	v[4] = sizeof(struct perf_event_attr) + 16; /* attrs.size: one entry */
+	v[3] = PW_HEADER_SIZE + w->total_ids * 8;            /* attrs.offset */
+	v[4] = (sizeof(struct perf_event_attr) + 16) * w->nev; /* attrs.size: an entry per event */
 	v[5] = w->data_off;
 	v[6] = w->data_size;
 	v[7] = 0; /* event_types: unused */
@@ -355,7 +363,7 @@ static void add_kernel_mmap(struct perfdata_writer *w)
 	unsigned char raw[256];
 	struct enc e = {.p = raw, .cap = sizeof(raw), .len = sizeof(struct perf_event_header)};
 	uint64_t text = kernel_text_addr();
-	uint64_t st = w->attr.sample_id_all ? w->attr.sample_type : 0;
+	uint64_t st = w->ev[0].attr.sample_id_all ? w->ev[0].attr.sample_type : 0;
 	size_t n;
 
 	enc_u32(&e, UINT32_MAX);
@@ -370,9 +378,44 @@ static void add_kernel_mmap(struct perfdata_writer *w)
 		buf_put(&w->pass, raw, n);
 }
 
-struct perfdata_writer *perfdata_writer_open(const char *path, const struct perf_event_attr *attr,
-                                             const uint64_t *ids, size_t nids, const char *evname,
-                                             char *err, size_t errlen)
+static void writer_free(struct perfdata_writer *w)
+{
+	for (size_t i = 0; i < w->procs_cap; i++)
+		free(w->procs[i].maps);
+	free(w->procs);
+	for (size_t i = 0; i < w->nfiles; i++)
+		free(w->files[i].name);
+	free(w->files);
+	free(w->file_hash);
+	free(w->pass.p);
+	for (size_t e = 0; e < w->nev; e++)
+		free(w->ev[e].ids);
+	free(w->path);
+	free(w);
+}
+
+/* The events as they ran, not as we armed them; their ids in the order of the file. */
+static void writer_events(struct perfdata_writer *w, const struct sampler_tee_event *ev, size_t nev)
+{
+	w->nev = nev;
+	for (size_t e = 0; e < nev; e++) {
+		struct pw_event *d = &w->ev[e];
+		d->attr = *ev[e].attr;
+		d->attr.size = sizeof(d->attr);
+		d->attr.disabled = 0;
+		d->attr.enable_on_exec = 0;
+		d->nids = ev[e].nids;
+		d->ids = xmalloc((d->nids ? d->nids : 1) * sizeof(*d->ids));
+		if (d->nids)
+			memcpy(d->ids, ev[e].ids, d->nids * sizeof(*d->ids));
+		w->total_ids += d->nids;
+		snprintf(d->name, sizeof(d->name), "%s", ev[e].name ? ev[e].name : "");
+	}
+	w->id0 = w->ev[0].nids ? w->ev[0].ids[0] : 0;
+}
+
+struct perfdata_writer *perfdata_writer_open(const char *path, const struct sampler_tee_event *ev,
+                                             size_t nev, char *err, size_t errlen)
 {
 	struct perfdata_writer *w;
 	struct pw_buf head = {0};
@@ -405,25 +448,19 @@ struct perfdata_writer *perfdata_writer_open(const char *path, const struct perf
 	w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
 	w->path = xstrdup(path);
-	w->attr = *attr;
-	w->attr.size = sizeof(w->attr);
-	/* The file describes the events as they ran, not how we armed them. */
-	w->attr.disabled = 0;
-	w->attr.enable_on_exec = 0;
-	w->nids = nids;
-	w->ids = xmalloc((nids ? nids : 1) * sizeof(*w->ids));
-	if (nids)
-		memcpy(w->ids, ids, nids * sizeof(*ids));
-	w->id0 = nids ? ids[0] : 0;
-	snprintf(w->evname, sizeof(w->evname), "%s", evname ? evname : "");
+	writer_events(w, ev, nev < 1 ? 1 : nev > SAMPLER_MAX_EVENTS ? SAMPLER_MAX_EVENTS : nev);
 
-	/* header, ids, attr + {ids offset, size}, then the data, 8-aligned */
+	/* header, every event's ids, each attr + {its ids' offset, size}, then the data, 8-aligned */
 	buf_zero(&head, PW_HEADER_SIZE);
-	for (size_t i = 0; i < nids; i++)
-		buf_u64(&head, ids[i]);
-	buf_put(&head, &w->attr, sizeof(w->attr));
-	buf_u64(&head, PW_HEADER_SIZE);
-	buf_u64(&head, nids * 8);
+	for (size_t e = 0; e < w->nev; e++)
+		for (size_t i = 0; i < w->ev[e].nids; i++)
+			buf_u64(&head, w->ev[e].ids[i]);
+	for (size_t e = 0, at = PW_HEADER_SIZE; e < w->nev; e++) {
+		buf_put(&head, &w->ev[e].attr, sizeof(w->ev[e].attr));
+		buf_u64(&head, at);
+		buf_u64(&head, w->ev[e].nids * 8);
+		at += w->ev[e].nids * 8;
+	}
 	buf_zero(&head, (8 - (head.len & 7)) & 7);
 	w->data_off = head.len;
 	make_header(w, head.p, 0);
@@ -433,9 +470,7 @@ struct perfdata_writer *perfdata_writer_open(const char *path, const struct perf
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
 		close(fd);
 		unlink(path);
-		free(w->ids);
-		free(w->path);
-		free(w);
+		writer_free(w);
 		return NULL;
 	}
 	w->last_sync_ns = now_ns();
@@ -457,7 +492,7 @@ int perfdata_writer_add_rec(struct perfdata_writer *w, const struct rec *r)
 		return w->error;
 	/* A record's bytes never exceed its struct rec form plus the trailer. */
 	xgrow((void **)&w->pass.p, &w->pass.cap, w->pass.len + r->size + 64, 1);
-	n = perfdata_encode_rec(r, w->attr.sample_type, w->attr.sample_id_all, w->id0,
+	n = perfdata_encode_rec(r, w->ev[0].attr.sample_type, w->ev[0].attr.sample_id_all, w->id0,
 	                        w->pass.p + w->pass.len, w->pass.cap - w->pass.len);
 	if (!n)
 		return -EINVAL;
@@ -885,13 +920,16 @@ static void feat_cmdline(struct pw_buf *b)
 
 static void feat_event_desc(struct perfdata_writer *w, struct pw_buf *b)
 {
-	buf_u32(b, 1);
-	buf_u32(b, sizeof(w->attr));
-	buf_put(b, &w->attr, sizeof(w->attr));
-	buf_u32(b, (uint32_t)w->nids);
-	buf_string(b, w->evname);
-	for (size_t i = 0; i < w->nids; i++)
-		buf_u64(b, w->ids[i]);
+	buf_u32(b, (uint32_t)w->nev);
+	buf_u32(b, sizeof(struct perf_event_attr));
+	for (size_t e = 0; e < w->nev; e++) {
+		const struct pw_event *d = &w->ev[e];
+		buf_put(b, &d->attr, sizeof(d->attr));
+		buf_u32(b, (uint32_t)d->nids);
+		buf_string(b, d->name);
+		for (size_t i = 0; i < d->nids; i++)
+			buf_u64(b, d->ids[i]);
+	}
 }
 
 /* Builds feature bit's contents into b. */
@@ -1018,26 +1056,16 @@ int perfdata_writer_close(struct perfdata_writer *w, char *err, size_t errlen)
 		ret = -errno;
 		snprintf(err, errlen, "recording to %s: %s", w->path, strerror(errno));
 	}
-	for (size_t i = 0; i < w->procs_cap; i++)
-		free(w->procs[i].maps);
-	free(w->procs);
-	for (size_t i = 0; i < w->nfiles; i++)
-		free(w->files[i].name);
-	free(w->files);
-	free(w->file_hash);
-	free(w->pass.p);
-	free(w->ids);
-	free(w->path);
-	free(w);
+	writer_free(w);
 	return ret;
 }
 
 /* ---- the sampler's tee ---- */
 
-static void *tee_open(void *arg, const struct perf_event_attr *attr, const uint64_t *ids, size_t nids,
-		      const char *evname, char *err, size_t errlen)
+static void *tee_open(void *arg, const struct sampler_tee_event *ev, size_t nev, char *err,
+		      size_t errlen)
 {
-	return perfdata_writer_open(arg, attr, ids, nids, evname, err, errlen);
+	return perfdata_writer_open(arg, ev, nev, err, errlen);
 }
 
 static void tee_add_raw(void *w, const void *raw, size_t len)

@@ -41,14 +41,14 @@ struct perfdata_writer;
 
 /*
  * Creates path (an existing regular file is renamed to path.old first, like perf does; the new one
- * is created exclusively with mode 0600) and writes the header, the attr with its ids and the
- * kernel's mapping. attr is the event as opened (its sample_type decides the sample_id trailer of
- * the records we synthesize); evname names it in EVENT_DESC. NULL with a one-line message in err on
- * failure.
+ * is created exclusively with mode 0600) and writes the header, the events' attrs with their ids
+ * and the kernel's mapping. ev are the nev events as opened (at least one, at most
+ * SAMPLER_MAX_EVENTS), each named in EVENT_DESC as perf record names a file's events; the first
+ * carries the side-band, so its sample_type decides the sample_id trailer of the records we
+ * synthesize, and they carry its first id. NULL with a one-line message in err on failure.
  */
-struct perfdata_writer *perfdata_writer_open(const char *path, const struct perf_event_attr *attr,
-                                             const uint64_t *ids, size_t nids, const char *evname,
-                                             char *err, size_t errlen);
+struct perfdata_writer *perfdata_writer_open(const char *path, const struct sampler_tee_event *ev,
+                                             size_t nev, char *err, size_t errlen);
 
 /* Appends one raw record (perf_event_header first, len == header.size) to the current pass. */
 void perfdata_writer_add(struct perfdata_writer *w, const void *raw, size_t len);

@@ -3,8 +3,13 @@
  * into one time-ordered stream of struct rec on the SPSC queue.
  *
  * DESIGN
- * - One ring per CPU. Every event fd of that CPU (one per thread with -p/-t) is redirected into it
- *   with PERF_EVENT_IOC_SET_OUTPUT, so the number of mmaps does not grow with the thread count.
+ * - One ring per CPU. Every event fd of that CPU (one per thread with -p/-t, one per event with
+ *   several) is redirected into it with PERF_EVENT_IOC_SET_OUTPUT, so the number of mmaps grows
+ *   with neither the thread count nor the events.
+ * - Several events: each has its own attr (and parse layout: an event at its own period has no
+ *   PERIOD field); all carry PERF_SAMPLE_IDENTIFIER, whose place does not depend on the layout
+ *   (a sample's first word, the last of any other record), so stage() finds a record's event
+ *   from it before parsing (a hash of the fds' ids). One event takes no such lookup.
  * - Ordering: a ring is written in time order (per CPU), but rings are read one after another, so
  *   a record of CPU 1 may be older than one already read from CPU 0. Each pass stages the parsed
  *   records per ring and emits, merged across rings, only those not newer than the start of the
@@ -125,7 +130,27 @@ struct sampler_ring {
 struct sampler_fd {
 	int fd;
 	int ring;
+	int ev;                 /* index into sampler.ev */
 	bool hup;
+	uint64_t id;            /* its sample id (PERF_EVENT_IOC_ID; read when needed), or 0 */
+};
+
+/* One event of the session as opened. */
+struct sampler_ev {
+	struct perf_event_attr attr;
+	struct parse_cfg cfg;
+	char name[128];
+	char *filter;           /* its tracepoint filter, or NULL */
+	uint64_t own_period;    /* its own fixed period (every hit), or 0 */
+	int leader;             /* its group's leader (an index below its own), or -1 */
+	_Atomic uint64_t samples;
+};
+
+/* Sample id -> event index, open addressing (several events only). */
+struct sampler_idmap {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap;             /* a power of two, at least twice the ids */
 };
 
 struct sampler {
@@ -139,13 +164,10 @@ struct sampler {
 	unsigned mmap_pages;
 	long page_size;
 
-	struct perf_event_attr attr;
-	struct parse_cfg cfg;
-	char evname[128];
+	struct sampler_ev ev[SAMPLER_MAX_EVENTS];
+	int nev;
+	struct sampler_idmap idmap;
 	bool fell_back;
-	const char *filter;     /* the event's tracepoint filter, or NULL */
-	uint64_t own_period;    /* the event's own fixed period (every hit), or 0 */
-	uint64_t freq, period;
 	int paranoid;
 
 	struct sampler_ring *rings;
@@ -300,34 +322,37 @@ static int find_in_path(const char *argv0)
 	return err;
 }
 
-static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
+static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
 {
-	return syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return syscall(SYS_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* Opens the event for pid on cpu, relaxing what old kernels or unprivileged users cannot have. */
-static int open_one(struct sampler *s, pid_t pid, int cpu)
+/* Opens event ev for pid on cpu (in group_fd's group, or -1), relaxing what old kernels or
+ * unprivileged users cannot have. */
+static int open_one(struct sampler_ev *ev, pid_t pid, int cpu, int group_fd)
 {
+	struct perf_event_attr *a = &ev->attr;
 	for (;;) {
-		long fd = sys_perf_event_open(&s->attr, pid, cpu);
+		long fd = sys_perf_event_open(a, pid, cpu, group_fd);
 		if (fd >= 0)
 			return (int)fd;
-		if (errno == EINVAL && s->attr.build_id) {
+		if (errno == EINVAL && a->build_id) {
 			/* build ids in MMAP2 came with 5.12; the symbolizer can read them from files. */
-			s->attr.build_id = 0;
+			a->build_id = 0;
 			continue;
 		}
-		if ((errno == EACCES || errno == EPERM) && pid != -1 && !s->attr.exclude_kernel) {
+		if ((errno == EACCES || errno == EPERM) && pid != -1 && !a->exclude_kernel) {
 			/* perf_event_paranoid 2 allows user-space profiling of one's own processes. */
-			s->attr.exclude_kernel = 1;
-			s->attr.exclude_hv = 1;
+			a->exclude_kernel = 1;
+			a->exclude_hv = 1;
 			continue;
 		}
 		return -errno;
 	}
 }
 
-static void open_error(struct sampler *s, int e, pid_t pid, int cpu, char *err, size_t errlen)
+static void open_error(struct sampler *s, const struct sampler_ev *ev, int e, pid_t pid, int cpu,
+		       char *err, size_t errlen)
 {
 	switch (e) {
 	case ESRCH:
@@ -349,15 +374,15 @@ static void open_error(struct sampler *s, int e, pid_t pid, int cpu, char *err, 
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		if (s->attr.type == PERF_TYPE_HARDWARE)
+		if (ev->attr.type == PERF_TYPE_HARDWARE)
 			seterr(err, errlen,
 			       "event '%s' is not supported on this machine (no hardware PMU?); "
 			       "try -e cpu-clock",
-			       s->evname);
+			       ev->name);
 		else
 			seterr(err, errlen,
 			       "event '%s' is not supported on this machine (%s); try -e cpu-clock",
-			       s->evname, strerror(e));
+			       ev->name, strerror(e));
 		break;
 	case EMFILE:
 	case ENFILE:
@@ -368,10 +393,10 @@ static void open_error(struct sampler *s, int e, pid_t pid, int cpu, char *err, 
 		break;
 	case EBUSY:
 		seterr(err, errlen, "event '%s' is busy on CPU %d (in use by another tool?)",
-		       s->evname, cpu);
+		       ev->name, cpu);
 		break;
 	default:
-		seterr(err, errlen, "cannot open event '%s' on CPU %d: %s", s->evname, cpu,
+		seterr(err, errlen, "cannot open event '%s' on CPU %d: %s", ev->name, cpu,
 		       strerror(e));
 		break;
 	}
@@ -401,37 +426,50 @@ static int map_ring(struct sampler *s, int ri, int fd, char *err, size_t errlen)
 	return 0;
 }
 
-/* Opens the event for pid on every CPU of the session, each into that CPU's ring. */
+/* Opens event e for pid on the CPU of ring ri, into that ring (group: the fds of the events
+ * already opened for this pid and CPU, for a member's leader). Returns the fd or -errno. */
+static int open_event(struct sampler *s, int e, pid_t pid, int ri, const int *group, char *err,
+		      size_t errlen)
+{
+	struct sampler_ring *r = &s->rings[ri];
+	struct sampler_ev *ev = &s->ev[e];
+	int fd = open_one(ev, pid, r->cpu, ev->leader >= 0 ? group[ev->leader] : -1);
+	if (fd < 0) {
+		open_error(s, ev, -fd, pid, r->cpu, err, errlen);
+		return fd;
+	}
+	if (ev->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter) != 0) {
+		int x = errno;
+		close(fd);
+		seterr(err, errlen, "cannot set the filter '%s' of event '%s': %s", ev->filter,
+		       ev->name, strerror(x));
+		return -x;
+	}
+	xgrow((void **)&s->fds, &s->fds_cap, s->nfds + 1, sizeof(*s->fds));
+	s->fds[s->nfds] = (struct sampler_fd){ .fd = fd, .ring = ri, .ev = e };
+	s->nfds++;
+	if (!r->ring_ok) {
+		int ret = map_ring(s, ri, fd, err, errlen);
+		if (ret)
+			return ret;
+	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) != 0) {
+		int x = errno;
+		seterr(err, errlen, "cannot redirect event '%s' into the ring of CPU %d: %s", ev->name,
+		       r->cpu, strerror(x));
+		return -x;
+	}
+	return fd;
+}
+
+/* Opens every event for pid on every CPU of the session, each into that CPU's ring. */
 static int open_task(struct sampler *s, pid_t pid, char *err, size_t errlen)
 {
 	for (int i = 0; i < s->nrings; i++) {
-		struct sampler_ring *r = &s->rings[i];
-		int fd = open_one(s, pid, r->cpu);
-		if (fd < 0) {
-			open_error(s, -fd, pid, r->cpu, err, errlen);
-			return fd;
-		}
-		if (s->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, s->filter) != 0) {
-			int e = errno;
-			close(fd);
-			seterr(err, errlen, "cannot set the filter '%s' of event '%s': %s", s->filter,
-			       s->evname, strerror(e));
-			return -e;
-		}
-		xgrow((void **)&s->fds, &s->fds_cap, s->nfds + 1, sizeof(*s->fds));
-		s->fds[s->nfds].fd = fd;
-		s->fds[s->nfds].ring = i;
-		s->fds[s->nfds].hup = false;
-		s->nfds++;
-		if (!r->ring_ok) {
-			int ret = map_ring(s, i, fd, err, errlen);
-			if (ret)
-				return ret;
-		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) != 0) {
-			int e = errno;
-			seterr(err, errlen, "cannot redirect an event into the ring of CPU %d: %s", r->cpu,
-			       strerror(e));
-			return -e;
+		int group[SAMPLER_MAX_EVENTS];
+		for (int e = 0; e < s->nev; e++) {
+			group[e] = open_event(s, e, pid, i, group, err, errlen);
+			if (group[e] < 0)
+				return group[e];
 		}
 	}
 	/* The counting groups follow the same target: per CPU system-wide, per task elsewhere (with
@@ -602,7 +640,8 @@ static uint64_t clamp_freq(uint64_t freq)
 	return freq;
 }
 
-static int setup_sampling(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen);
+static int setup_sampling(struct sampler *s, int e, const struct sampler_opts *o, char *err,
+			  size_t errlen);
 
 /* What the described event counts, from its attr (sampler.h: struct sampler_event); the rest of
  * the attr is the sampler's. */
@@ -622,36 +661,42 @@ static void event_what(struct perf_event_attr *a, const struct perf_event_attr *
 	a->pinned = w->pinned;
 }
 
-/* The one event of the session: a described one (opts.events), else a generic name. */
-static int event_of_opts(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+/* The described events (opts.events): what each counts, its name, filter, own period and group. */
+static int events_of_opts(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
 {
-	if (o->nevents > 1) {
-		seterr(err, errlen, "several events in one session (%s, %s...) are not supported yet",
-		       o->events[0].name, o->events[1].name);
+	if (o->nevents > SAMPLER_MAX_EVENTS) {
+		seterr(err, errlen, "too many events (%d; at most %d)", o->nevents, SAMPLER_MAX_EVENTS);
 		return -EINVAL;
 	}
-	const struct sampler_event *ev = &o->events[0];
-	memset(&s->attr, 0, sizeof(s->attr));
-	event_what(&s->attr, &ev->attr);
-	snprintf(s->evname, sizeof(s->evname), "%s", ev->name);
-	s->filter = ev->filter;
-	/* An event that fixes its own rate (every hit of a probe) keeps it unless -c says otherwise. */
-	s->own_period = !ev->attr.freq ? ev->attr.sample_period : 0;
+	for (int i = 0; i < o->nevents; i++) {
+		const struct sampler_event *d = &o->events[i];
+		struct sampler_ev *ev = &s->ev[i];
+		memset(&ev->attr, 0, sizeof(ev->attr));
+		event_what(&ev->attr, &d->attr);
+		snprintf(ev->name, sizeof(ev->name), "%s", d->name);
+		ev->filter = d->filter ? xstrdup(d->filter) : NULL;
+		/* An event that fixes its own rate (every hit of a probe) keeps it unless -c says
+		 * otherwise. */
+		ev->own_period = !d->attr.freq ? d->attr.sample_period : 0;
+		ev->leader = d->leader == i ? -1 : d->leader;
+		if (ev->leader >= i || ev->leader < -1 ||
+		    (ev->leader >= 0 && s->ev[ev->leader].leader != -1)) {
+			seterr(err, errlen, "event '%s': its group leader (%d) is not an event before it",
+			       ev->name, d->leader);
+			return -EINVAL;
+		}
+	}
+	s->nev = o->nevents;
 	return 0;
 }
 
-static int setup_event(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+/* The session's one event by its generic name (NULL: cycles, or cpu-clock without a PMU). */
+static int event_by_name(struct sampler *s, const char *name, char *err, size_t errlen)
 {
-	const char *name = o->event;
+	struct sampler_ev *ev = &s->ev[0];
 	uint32_t type;
 	uint64_t config;
-	struct perf_event_attr *a = &s->attr;
 
-	if (o->nevents > 0) {
-		if (event_of_opts(s, o, err, errlen))
-			return -EINVAL;
-		return setup_sampling(s, o, err, errlen);
-	}
 	if (!name) {
 		if (event_have_hw_pmu()) {
 			name = "cycles";
@@ -674,29 +719,38 @@ static int setup_event(struct sampler *s, const struct sampler_opts *o, char *er
 		seterr(err, errlen, "unknown event '%s'; known events: %s", name, list);
 		return -ENOENT;
 	}
-	snprintf(s->evname, sizeof(s->evname), "%s", name);
-
-	memset(a, 0, sizeof(*a));
-	a->type = type;
-	a->config = config;
-	return setup_sampling(s, o, err, errlen);
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	memset(&ev->attr, 0, sizeof(ev->attr));
+	ev->attr.type = type;
+	ev->attr.config = config;
+	ev->leader = -1;
+	s->nev = 1;
+	return 0;
 }
 
-/* How the session's event is sampled: everything of the attr but what it counts. */
-static int setup_sampling(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+static int setup_event(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
 {
-	struct perf_event_attr *a = &s->attr;
-	uint64_t period = o->period ? o->period : s->own_period;
+	int ret = o->nevents > 0 ? events_of_opts(s, o, err, errlen)
+				 : event_by_name(s, o->event, err, errlen);
+	for (int e = 0; e < s->nev && !ret; e++)
+		ret = setup_sampling(s, e, o, err, errlen);
+	return ret;
+}
+
+/* How event e is sampled: everything of the attr but what it counts. */
+static int setup_sampling(struct sampler *s, int e, const struct sampler_opts *o, char *err,
+			  size_t errlen)
+{
+	struct sampler_ev *ev = &s->ev[e];
+	struct perf_event_attr *a = &ev->attr;
+	uint64_t period = o->period ? o->period : ev->own_period;
 	a->size = sizeof(*a);
 	if (period) {
 		a->sample_period = period;
-		s->period = period;
 	} else {
-		s->freq = clamp_freq(o->freq ? o->freq : SAMPLER_DEFAULT_FREQ);
-		if (s->freq == 0)
-			s->freq = 1;
+		uint64_t freq = clamp_freq(o->freq ? o->freq : SAMPLER_DEFAULT_FREQ);
 		a->freq = 1;
-		a->sample_freq = s->freq;
+		a->sample_freq = freq ? freq : 1;
 	}
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	/* A fixed period goes without the field, as perf record -c does: with PERIOD asked and no
@@ -719,37 +773,37 @@ static int setup_sampling(struct sampler *s, const struct sampler_opts *o, char 
 		a->sample_regs_user = SAMPLER_DWARF_REGS;
 		a->sample_stack_user = o->dwarf_stack;
 		a->exclude_callchain_user = 1;
-		/* perf report reads the unwind tables through the process's mappings, and .eh_frame_hdr
-		 * sits in a read-only one: a recording needs the data mappings too (we read the file). */
-		if (o->tee)
-			a->mmap_data = 1;
 	}
-	/* A recording's readers match every record to its attr by this id, however many events. */
-	if (o->tee)
+	/* A recording's readers match every record to its attr by this id, however many events; and
+	 * so does stage() when there are several. */
+	if (o->tee || s->nev > 1)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
-	a->disabled = 1;
 	a->sample_id_all = 1;
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	a->build_id = o->buildid_mmap;
 	/* Wake us when the ring is half full; the poll timeout handles the steady trickle. */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)((uint64_t)s->mmap_pages * (uint64_t)s->page_size / 2);
-	switch (s->target) {
-	case TARGET_PIDS:
+	if (s->target == TARGET_PIDS || s->target == TARGET_COMMAND)
 		a->inherit = 1;
-		break;
-	case TARGET_COMMAND:
-		a->inherit = 1;
-		a->enable_on_exec = 1;
-		break;
-	default:
-		break;
+	/* A group's members follow their leader: it alone is armed and enabled. */
+	if (ev->leader < 0) {
+		a->disabled = 1;
+		a->enable_on_exec = s->target == TARGET_COMMAND;
+	}
+	/* The side-band (mappings, names, tasks) comes once, with the first event, as with perf's
+	 * tracking event: every event asking would write each record once per event. */
+	if (e == 0) {
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+		a->build_id = o->buildid_mmap;
+		/* perf report reads the unwind tables through the process's mappings, and
+		 * .eh_frame_hdr sits in a read-only one: a recording needs the data mappings too. */
+		if (o->dwarf_stack && o->tee)
+			a->mmap_data = 1;
 	}
 	return 0;
 }
@@ -794,18 +848,70 @@ static int setup_cpus(struct sampler *s, const struct sampler_opts *o, char *err
 	return 0;
 }
 
-/* Opens the tee (-o) once every event is open: a recording lists the ids of all of them. */
+/* Reads the sample id of every fd, once every event is open. */
+static void read_ids(struct sampler *s)
+{
+	for (size_t i = 0; i < s->nfds; i++)
+		if (ioctl(s->fds[i].fd, PERF_EVENT_IOC_ID, &s->fds[i].id) != 0)
+			s->fds[i].id = 0;
+}
+
+/* The id -> event table of a session of several events (read_ids first). */
+static void idmap_build(struct sampler *s)
+{
+	struct sampler_idmap *m = &s->idmap;
+	m->cap = 16;
+	while (m->cap < 2 * s->nfds)
+		m->cap <<= 1;
+	m->keys = xcalloc(m->cap, sizeof(*m->keys));
+	m->vals = xcalloc(m->cap, sizeof(*m->vals));
+	for (size_t i = 0; i < s->nfds; i++) {
+		uint64_t id = s->fds[i].id;
+		if (!id)
+			continue;
+		size_t j = (size_t)(id * 0x9E3779B97F4A7C15ull) & (m->cap - 1);
+		while (m->keys[j] && m->keys[j] != id)
+			j = (j + 1) & (m->cap - 1);
+		m->keys[j] = id;
+		m->vals[j] = (uint32_t)s->fds[i].ev;
+	}
+}
+
+/* The event a ring record is of: its sample id is the first word of a sample and the last of any
+ * other record (PERF_SAMPLE_IDENTIFIER, sample_id_all). 0 for an id we do not know. */
+static uint32_t record_event(const struct sampler *s, const struct perf_event_header *h)
+{
+	const struct sampler_idmap *m = &s->idmap;
+	uint64_t id;
+	if (h->size < sizeof(*h) + 8)
+		return 0;
+	memcpy(&id, (const unsigned char *)h + (h->type == PERF_RECORD_SAMPLE ? sizeof(*h)
+									     : h->size - 8u), 8);
+	size_t j = (size_t)(id * 0x9E3779B97F4A7C15ull) & (m->cap - 1);
+	while (m->keys[j]) {
+		if (m->keys[j] == id)
+			return m->vals[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	return 0;
+}
+
+/* Opens the tee (-o) once every event is open: a recording lists each event's ids. */
 static int open_recording(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
 {
 	uint64_t *ids = xmalloc((s->nfds ? s->nfds : 1) * sizeof(*ids));
+	struct sampler_tee_event tev[SAMPLER_MAX_EVENTS];
 	size_t n = 0;
 
-	for (size_t i = 0; i < s->nfds; i++) {
-		uint64_t id;
-		if (ioctl(s->fds[i].fd, PERF_EVENT_IOC_ID, &id) == 0)
-			ids[n++] = id;
+	for (int e = 0; e < s->nev; e++) {
+		tev[e] = (struct sampler_tee_event){ .attr = &s->ev[e].attr, .ids = ids + n,
+						     .name = s->ev[e].name };
+		for (size_t i = 0; i < s->nfds; i++)
+			if (s->fds[i].ev == e && s->fds[i].id)
+				ids[n++] = s->fds[i].id;
+		tev[e].nids = (size_t)(ids + n - tev[e].ids);
 	}
-	s->pw = o->tee->open(o->tee_arg, &s->attr, ids, n, s->evname, err, errlen);
+	s->pw = o->tee->open(o->tee_arg, tev, (size_t)s->nev, err, errlen);
 	free(ids);
 	if (!s->pw)
 		return -EIO;
@@ -822,13 +928,26 @@ static int expected_cpus(const struct sampler_opts *o)
 	return n > 0 ? (int)n : 1;
 }
 
+/* The samples per second per CPU one event will give: its frequency, or for a period, the rate of
+ * a clock (cpu-clock and task-clock count nanoseconds) or an assumed one. ev NULL: the generic
+ * event named o->event. */
+static double event_rate(const struct sampler_opts *o, const struct sampler_event *ev)
+{
+	uint64_t period = o->period ? o->period : ev && !ev->attr.freq ? ev->attr.sample_period : 0;
+	if (!period)
+		return (double)(o->freq ? o->freq : SAMPLER_DEFAULT_FREQ);
+	bool clock = ev ? ev->attr.type == PERF_TYPE_SOFTWARE &&
+				  (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+				   ev->attr.config == PERF_COUNT_SW_TASK_CLOCK)
+			: o->event && (!strcmp(o->event, "cpu-clock") || !strcmp(o->event, "task-clock"));
+	return clock ? 1e9 / (double)period : SAMPLER_ASSUMED_RATE;
+}
+
 void sampler_sizes(const struct sampler_opts *o, int ncpus, long page_size, struct sampler_sizes *out)
 {
-	double rate = (double)(o->freq ? o->freq : SAMPLER_DEFAULT_FREQ);
-	if (o->period) {
-		bool clock = o->event && (!strcmp(o->event, "cpu-clock") || !strcmp(o->event, "task-clock"));
-		rate = clock ? 1e9 / (double)o->period : SAMPLER_ASSUMED_RATE;
-	}
+	double rate = o->nevents > 0 ? 0 : event_rate(o, NULL);
+	for (int e = 0; e < o->nevents; e++)
+		rate += event_rate(o, &o->events[e]);
 	double sample = SAMPLER_SAMPLE_BYTES + (o->callchain ? 8.0 * SAMPLER_EST_FRAMES : 0);
 	if (o->dwarf_stack)
 		sample += o->dwarf_stack + 8.0 * 17 + 16;
@@ -898,7 +1017,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 	if (setup_event(s, o, err, errlen) || setup_cpus(s, o, err, errlen))
 		goto fail;
 	s->counters = counters_new(&(struct counters_opts){
-		.inherit = s->attr.inherit, .enable_on_exec = s->attr.enable_on_exec });
+		.inherit = s->ev[0].attr.inherit, .enable_on_exec = s->ev[0].attr.enable_on_exec });
 
 	switch (s->target) {
 	case TARGET_SYSTEM:
@@ -934,7 +1053,12 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 	if (ret)
 		goto fail;
 
-	parse_cfg_init(&s->cfg, &s->attr, 0);
+	for (int e = 0; e < s->nev; e++)
+		parse_cfg_init(&s->ev[e].cfg, &s->ev[e].attr, (uint32_t)e);
+	if (o->tee || s->nev > 1)
+		read_ids(s);
+	if (s->nev > 1)
+		idmap_build(s);
 	if (o->tee && open_recording(s, o, err, errlen) != 0)
 		goto fail;
 	sampler_sizes(o, s->ncpus > 0 ? s->ncpus : 1, s->page_size, &sz);
@@ -963,8 +1087,11 @@ static void emit(struct sampler *s, const struct rec *r)
 		return;   /* counted by the queue */
 	s->pushed++;
 	stat_add(&s->st_records, 1);
-	if (r->type == REC_SAMPLE)
+	if (r->type == REC_SAMPLE) {
 		stat_add(&s->st_samples, 1);
+		if (s->nev > 1 && r->evidx < (uint32_t)s->nev)
+			stat_add(&s->ev[r->evidx].samples, 1);
+	}
 }
 
 static int emit_synth(void *ctx, const struct rec *r)
@@ -999,12 +1126,13 @@ static void stage(struct sampler *s, struct sampler_ring *r, const struct perf_e
 		arena_compact(r);
 	xgrow((void **)&r->arena, &r->arena_cap, r->arena_len + cap, 1);
 	rec = (struct rec *)(r->arena + r->arena_len);
-	if (parse_record(&s->cfg, h, h->size, rec, cap) != 0) {
+	const struct sampler_ev *ev = &s->ev[s->nev > 1 ? record_event(s, h) : 0];
+	if (parse_record(&ev->cfg, h, h->size, rec, cap) != 0) {
 		stat_add(&s->st_bad, 1);
 		return;
 	}
-	if (rec->type == REC_SAMPLE && !(s->attr.sample_type & PERF_SAMPLE_PERIOD))
-		rec->u.sample.period = s->attr.sample_period;
+	if (rec->type == REC_SAMPLE && !(ev->attr.sample_type & PERF_SAMPLE_PERIOD))
+		rec->u.sample.period = ev->attr.sample_period;
 	if (s->pw)
 		s->tee->add_raw(s->pw, h, h->size);
 	switch (rec->type) {
@@ -1288,9 +1416,11 @@ int sampler_start(struct sampler *s, char *err, size_t errlen)
 		}
 	} else {
 		for (size_t i = 0; i < s->nfds; i++) {
-			if (ioctl(s->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+			if (s->ev[s->fds[i].ev].leader < 0 &&
+			    ioctl(s->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
 				e = errno;
-				seterr(err, errlen, "cannot enable event '%s': %s", s->evname, strerror(e));
+				seterr(err, errlen, "cannot enable event '%s': %s",
+				       s->ev[s->fds[i].ev].name, strerror(e));
 				return -e;
 			}
 		}
@@ -1382,6 +1512,10 @@ void sampler_free(struct sampler *s)
 	}
 	free(s->rings);
 	free(s->fds);
+	free(s->idmap.keys);
+	free(s->idmap.vals);
+	for (int e = 0; e < SAMPLER_MAX_EVENTS; e++)
+		free(s->ev[e].filter);
 	free(s->pfds);
 	free(s->cpus);
 	free(s->ids);
@@ -1429,11 +1563,31 @@ void sampler_get_stats(struct sampler *s, struct sampler_stats *st)
 	st->record_error = atomic_load(&s->st_rec_err);
 	st->record_bytes = atomic_load_explicit(&s->st_rec_bytes, memory_order_relaxed);
 	st->record_write_ns = atomic_load_explicit(&s->st_rec_write_ns, memory_order_relaxed);
+	st->nevents = s->nev;
+	if (s->nev == 1)
+		st->event_samples[0] = st->samples;
+	for (int e = 0; e < s->nev && s->nev > 1; e++)
+		st->event_samples[e] = atomic_load_explicit(&s->ev[e].samples, memory_order_relaxed);
 }
 
-const char *sampler_event_name(const struct sampler *s)
+int sampler_nevents(const struct sampler *s)
 {
-	return s->evname;
+	return s->nev;
+}
+
+static const struct sampler_ev *sampler_ev(const struct sampler *s, int ev)
+{
+	return &s->ev[ev >= 0 && ev < s->nev ? ev : 0];
+}
+
+const char *sampler_event_name(const struct sampler *s, int ev)
+{
+	return sampler_ev(s, ev)->name;
+}
+
+const struct perf_event_attr *sampler_event_attr(const struct sampler *s, int ev)
+{
+	return &sampler_ev(s, ev)->attr;
 }
 
 bool sampler_event_fell_back(const struct sampler *s)
@@ -1441,14 +1595,16 @@ bool sampler_event_fell_back(const struct sampler *s)
 	return s->fell_back;
 }
 
-uint64_t sampler_freq(const struct sampler *s)
+uint64_t sampler_freq(const struct sampler *s, int ev)
 {
-	return s->freq;
+	const struct perf_event_attr *a = sampler_event_attr(s, ev);
+	return a->freq ? a->sample_freq : 0;
 }
 
-uint64_t sampler_period(const struct sampler *s)
+uint64_t sampler_period(const struct sampler *s, int ev)
 {
-	return s->period;
+	const struct perf_event_attr *a = sampler_event_attr(s, ev);
+	return a->freq ? 0 : a->sample_period;
 }
 
 pid_t sampler_child_pid(const struct sampler *s)

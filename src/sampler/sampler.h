@@ -36,16 +36,25 @@ enum sampler_target {
 	TARGET_COMMAND,  /* -- COMMAND ARGS: started by us, enabled on exec, children included */
 };
 
+/* One event of a recording as it was opened: its attr, the ids of its fds (PERF_EVENT_IOC_ID) and
+ * its name. */
+struct sampler_tee_event {
+	const struct perf_event_attr *attr;
+	const uint64_t *ids;
+	size_t nids;
+	const char *name;
+};
+
 /*
  * Where the thread tees what it reads. open runs in sampler_open (on the caller's thread) with the
- * events' attr and ids; add_raw (a ring record as read), add_rec (a synthesized one), note (every
+ * events as opened (the first one carries the side-band records); add_raw (a ring record as read), add_rec (a synthesized one), note (every
  * record emitted, in time order) and end_pass (0 or -errno: the tee stops itself on error) run on
  * the sampler thread; bytes and write_ns are read there too; close runs after the thread is done
  * (0, or -errno with a message in msg).
  */
 struct sampler_tee_ops {
-	void *(*open)(void *arg, const struct perf_event_attr *attr, const uint64_t *ids, size_t nids,
-		      const char *evname, char *err, size_t errlen);
+	void *(*open)(void *arg, const struct sampler_tee_event *ev, size_t nev, char *err,
+		      size_t errlen);
 	void (*add_raw)(void *tee, const void *raw, size_t len);
 	void (*add_rec)(void *tee, const struct rec *r);
 	void (*note)(void *tee, const struct rec *r);
@@ -62,7 +71,14 @@ struct sampler_tee_ops {
  * pinned), and, when the event fixes its own rate (a tracepoint or a probe sampled at every hit),
  * sample_period with freq 0. How to sample (sample_type, -F or -c, call chains, the side-band
  * records) the sampler adds, the same for every event. leader: the index of its group's leader
- * ({a,b}: opened together, scheduled together), or -1.
+ * ({a,b}: opened together, scheduled together), or -1 (the leader itself: -1 or its own index;
+ * a leader comes before its members).
+ *
+ * Several events: each is opened on every CPU and task of the target, into the same per-CPU ring;
+ * the first one also carries the side-band records (mmap, comm, task), as perf's tracking event
+ * does, and every record says which event it is of (rec.evidx, this array's index), told apart by
+ * the sample id (PERF_SAMPLE_IDENTIFIER). -c applies to every event; an event without its own
+ * period samples at -F.
  */
 #define SAMPLER_MAX_EVENTS 16
 struct sampler_event {
@@ -129,13 +145,15 @@ struct sampler_stats {
 	int record_error;       /* 0, or the -errno that stopped the recording (the session goes on) */
 	uint64_t record_bytes;  /* data bytes written to the recording */
 	uint64_t record_write_ns; /* time the sampler thread spent in write(2) for it */
+	int nevents;
+	uint64_t event_samples[SAMPLER_MAX_EVENTS]; /* samples handed to the queue, per event */
 };
 
 struct sampler;
 
 /* The ring pages per CPU and the queue bytes a session with these options on ncpus CPUs gets
- * when opts leave them 0: they follow the sampling rate and the size of a sample (sampler.c says
- * how), so memory grows with the work, not with the CPU count alone. */
+ * when opts leave them 0: they follow the sampling rate (of all the events together) and the size
+ * of a sample (sampler.c says how), so memory grows with the work, not with the CPU count alone. */
 struct sampler_sizes {
 	unsigned ring_pages;
 	size_t queue_bytes;
@@ -174,11 +192,15 @@ int sampler_wake_fd(const struct sampler *s);
 void sampler_wake_clear(struct sampler *s);
 void sampler_get_stats(struct sampler *s, struct sampler_stats *st);
 
-/* "cpu-clock"; and whether it is the no-PMU fallback of the default event. */
-const char *sampler_event_name(const struct sampler *s);
+/* The session's events (at least one): event ev's name ("cpu-clock"), its attr as opened, its
+ * rate (a frequency, 0 when sampling by period, or the period); and whether the one event is the
+ * no-PMU fallback of the default event. */
+int sampler_nevents(const struct sampler *s);
+const char *sampler_event_name(const struct sampler *s, int ev);
+const struct perf_event_attr *sampler_event_attr(const struct sampler *s, int ev);
+uint64_t sampler_freq(const struct sampler *s, int ev);
+uint64_t sampler_period(const struct sampler *s, int ev);
 bool sampler_event_fell_back(const struct sampler *s);
-uint64_t sampler_freq(const struct sampler *s);    /* 0 when sampling by period */
-uint64_t sampler_period(const struct sampler *s);
 pid_t sampler_child_pid(const struct sampler *s);  /* the command's pid, or 0 */
 int sampler_nr_cpus(const struct sampler *s);
 /* Reads the counting groups opened next to the sampled event (counters.h): cumulative, scaled

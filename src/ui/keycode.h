@@ -29,6 +29,7 @@ enum keys_code {
 	KEYS_F5,
 	KEYS_F10,
 	KEYS_MOUSE,    /* term_getkey: a mouse event, read it with term_mouse */
+	KEYS_BTAB,     /* Shift-Tab (Tab itself is '\t') */
 };
 
 /* A mouse event as term.c reports it (cells from the top-left, 0-based), so that keys.c never sees

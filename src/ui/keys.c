@@ -183,6 +183,16 @@ static unsigned replay_range(const struct keys_call *c)
 	return KEYS_ACT_REDRAW | KEYS_ACT_REFRESH;
 }
 
+/* Tab and Shift-Tab (arg: the direction): the next / previous event, round. */
+static unsigned switch_event(const struct keys_call *c)
+{
+	struct view_state *v = c->v;
+	if (v->nevents < 2)
+		return 0;
+	v->event = ((v->event + (int)c->arg) % v->nevents + v->nevents) % v->nevents;
+	return KEYS_ACT_EVENT | KEYS_ACT_REDRAW;
+}
+
 /* One table for the table and the views: the flags say where the help lists a line (the table's
  * help has the replay's keys and i, a view's keeps to what it needs), and which keys act over the
  * help. Lines that differ between the two are two bindings of the same action. */
@@ -193,6 +203,9 @@ static const struct keys_binding common_bindings[] = {
 	  .help = "toggle decay / zero at each refresh" },
 	{ .key = { 'm' }, .run = toggle_names, .keys = "m",
 	  .help = "C++/Rust names: demangled / raw" },
+	{ .key = { '\t' }, .run = switch_event, .arg = 1, .flags = KEYS_SEVERAL,
+	  .keys = "Tab  Shift-Tab", .help = "next / previous event" },
+	{ .key = { KEYS_BTAB }, .run = switch_event, .arg = -1 },
 	{ .key = { ' ' }, .run = pause, .when = KEYS_LIVE, .keys = "Space",
 	  .help = "pause the display (sampling goes on)" },
 	{ .key = { ' ' }, .run = pause, .when = KEYS_REPLAY, .keys = "Space",
@@ -317,16 +330,18 @@ unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, in
 	return handled ? act : 0;
 }
 
-size_t keys_help(const struct view *top, bool replay, const struct keys_binding **out, size_t max)
+size_t keys_help(const struct view *top, bool replay, bool several, const struct keys_binding **out,
+		 size_t max)
 {
 	size_t n = 0;
+	unsigned sev = several ? KEYS_SEVERAL : 0;
 	if (!top) {
-		n = keys_table_help(view_table_keys(), replay, KEYS_IN_TABLE, out, n, max);
-		return keys_table_help(&common_keys, replay, KEYS_IN_TABLE, out, n, max);
+		n = keys_table_help(view_table_keys(), replay, KEYS_IN_TABLE | sev, out, n, max);
+		return keys_table_help(&common_keys, replay, KEYS_IN_TABLE | sev, out, n, max);
 	}
-	n = keys_table_help(top->ops->keys, replay, KEYS_IN_VIEW, out, n, max);
-	n = keys_table_help(&back_keys, replay, KEYS_IN_VIEW, out, n, max);
-	return keys_table_help(&common_keys, replay, KEYS_IN_VIEW, out, n, max);
+	n = keys_table_help(top->ops->keys, replay, KEYS_IN_VIEW | sev, out, n, max);
+	n = keys_table_help(&back_keys, replay, KEYS_IN_VIEW | sev, out, n, max);
+	return keys_table_help(&common_keys, replay, KEYS_IN_VIEW | sev, out, n, max);
 }
 
 size_t keys_bar(struct keys_bar_item *out, size_t max)

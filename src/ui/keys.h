@@ -57,9 +57,10 @@ void keys_follow(struct view_state *v, const struct snapshot *s, int visible_row
 double keys_speed(int step);
 const char *keys_speed_label(int step);
 
-/* The ? help of the view top (NULL: the table, and its i page) in this kind of session: the view's
- * own keys, then those it shares. Returns the count (at most max). */
-size_t keys_help(const struct view *top, bool replay, const struct keys_binding **out, size_t max);
+/* The ? help of the view top (NULL: the table, and its i page) in this kind of session (a replay;
+ * several events): the view's own keys, then those it shares. Returns the count (at most max). */
+size_t keys_help(const struct view *top, bool replay, bool several, const struct keys_binding **out,
+		 size_t max);
 
 /* The function-key bar along the bottom of the table (the same live and in replay: so are the
  * keys), and the key of the item at column x (KEYS_NONE). */

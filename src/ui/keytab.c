@@ -56,6 +56,8 @@ size_t keys_table_help(const struct keys_table *t, bool replay, unsigned where,
 	for (size_t i = 0; t && i < t->n && n < max; i++) {
 		const struct keys_binding *b = &t->b[i];
 		unsigned places = b->flags & (KEYS_IN_TABLE | KEYS_IN_VIEW);
+		if ((b->flags & KEYS_SEVERAL) && !(where & KEYS_SEVERAL))
+			continue;
 		if (b->help && for_session(b, replay) && (!places || (places & where)))
 			out[n++] = b;
 	}

@@ -32,6 +32,7 @@ enum keys_action {
 	KEYS_ACT_NAMES = 1 << 7,   /* raw_names changed: rename the held snapshot's symbols */
 	KEYS_ACT_FILTER = 1 << 8,  /* filter changed: filter the held snapshot again */
 	KEYS_ACT_ZOOM = 1 << 9,    /* zoom changed: hand it to the source, then a snapshot now */
+	KEYS_ACT_EVENT = 1 << 10,  /* event changed: the source's snapshot of that event */
 	/* Only between an action and keys_table_run: the key is not the action's after all (a flame
 	 * graph with nothing to move in), so the next table gets it. */
 	KEYS_ACT_PASS = 1 << 15,
@@ -52,10 +53,12 @@ typedef unsigned (*keys_fn)(const struct keys_call *c);
 enum keys_when { KEYS_ANY, KEYS_LIVE, KEYS_REPLAY };
 
 /* Binding flags. Where the help lists a binding of a table shared by the table and the views
- * (both when neither is set); and whether it acts while the help is shown. */
+ * (both when neither is set); whether it acts while the help is shown; whether the help lists it
+ * only in a session of several events. */
 #define KEYS_IN_TABLE 1u
 #define KEYS_IN_VIEW 2u
 #define KEYS_OVER_HELP 4u
+#define KEYS_SEVERAL 8u
 
 #define KEYS_BIND_MAX 6
 
@@ -87,8 +90,8 @@ long keys_step(long arg, long page, long all);
 unsigned keys_table_run(const struct keys_table *t, struct keys_call *c, bool replay,
 			unsigned need, bool *handled);
 
-/* Appends t's help lines for this session and place (KEYS_IN_TABLE or KEYS_IN_VIEW) to out[n..max);
- * returns the new count. */
+/* Appends t's help lines for this session and place (KEYS_IN_TABLE or KEYS_IN_VIEW, with
+ * KEYS_SEVERAL in a session of several events) to out[n..max); returns the new count. */
 size_t keys_table_help(const struct keys_table *t, bool replay, unsigned where,
 		       const struct keys_binding **out, size_t n, size_t max);
 

@@ -168,6 +168,18 @@ static void render_counters(struct surface *s, int y, const struct view_header *
 	render_segments(s, y, seg, n, ROLE_NORMAL);
 }
 
+/* Cuts text in place to at most w cells, ending in "…" when cut. */
+static void cut_text(char *text, size_t cap, int w)
+{
+	if (w < 1 || surface_text_width(text) <= w)
+		return;
+	char *p = text;
+	for (int n = 0; *p && n < w - 1; n++)
+		for (p++; (*p & 0xc0) == 0x80; p++) /* the rest of a UTF-8 sequence */
+			;
+	snprintf(p, cap - (size_t)(p - text), "…");
+}
+
 static void render_summary(struct surface *s, int y, const struct view_header *h)
 {
 	struct segment seg[5];
@@ -176,11 +188,20 @@ static void render_summary(struct surface *s, int y, const struct view_header *h
 	seg[n++].prio = 100;
 	if (h) {
 		const char *ev = h->event ? h->event : "?";
+		char which[32] = "";
+		/* Several events: which one this is, of how many (Tab switches). */
+		if (h->nevents > 1)
+			snprintf(which, sizeof(which), " %d/%d", h->event_index + 1, h->nevents);
 		if (h->freq)
-			snprintf(seg[n].text, sizeof(seg[n].text), "event: %s @ %" PRIu64 " Hz", ev, h->freq);
+			snprintf(seg[n].text, sizeof(seg[n].text), "event%s: %s @ %" PRIu64 " Hz", which,
+				 ev, h->freq);
 		else
-			snprintf(seg[n].text, sizeof(seg[n].text), "event: %s (period %" PRIu64 ")", ev,
-				 h->period);
+			snprintf(seg[n].text, sizeof(seg[n].text), "event%s: %s (period %" PRIu64 ")",
+				 which, ev, h->period);
+		/* Several events: which one is shown matters more than the whole command line. */
+		if (h->nevents > 1)
+			cut_text(seg[0].text, sizeof(seg[0].text),
+				 s->w - LEFT_MARGIN - 3 - surface_text_width(seg[n].text));
 		seg[n++].prio = 50;
 		snprintf(seg[n].text, sizeof(seg[n].text), "%.0f samples/s", h->samples_per_sec);
 		seg[n++].prio = 40;
@@ -391,12 +412,12 @@ static void render_footer(struct surface *s, int y, const struct snapshot *snap,
 	}
 }
 
-static void render_help(struct surface *s, bool replay, const struct view *top)
+static void render_help(struct surface *s, bool replay, bool several, const struct view *top)
 {
 	/* A drill-down view: its own keys, then those all views share; only the keys of this kind
 	 * of session (Space means something else in each). */
 	const struct keys_binding *list[64];
-	size_t n = keys_help(top, replay, list, ARRAY_SIZE(list));
+	size_t n = keys_help(top, replay, several, list, ARRAY_SIZE(list));
 	int keyw = 0, whatw = 0;
 	for (size_t i = 0; i < n; i++) {
 		keyw = clampi(surface_text_width(list[i]->keys), keyw, 40);
@@ -531,7 +552,7 @@ void render_frame(struct surface *s, const struct snapshot *snap, const struct v
 	if (v->view == VIEW_INFO) {
 		render_info(s, h, v);
 		if (v->help)
-			render_help(s, replay, NULL);
+			render_help(s, replay, v->nevents > 1, NULL);
 		return;
 	}
 	/* The footer keeps the last line from 2 lines up; everything else stops above it. */
@@ -564,5 +585,5 @@ void render_frame(struct surface *s, const struct snapshot *snap, const struct v
 	if (footer < s->h)
 		render_footer(s, footer, snap, v, replay);
 	if (v->help)
-		render_help(s, replay, view_top(v));
+		render_help(s, replay, v->nevents > 1, view_top(v));
 }

@@ -12,7 +12,8 @@
 
 struct view_header {
 	const char *target;        /* "command: python3 -c ...", "pid 4242", "all CPUs", "CPUs 0-1" */
-	const char *event;         /* "cpu-clock" */
+	const char *event;         /* "cpu-clock": the event shown */
+	int event_index, nevents;  /* several events: which one is shown (0..), of how many */
 	uint64_t freq;             /* Hz, or 0 when sampling by period */
 	uint64_t period;
 	double samples_per_sec;    /* over the last window */

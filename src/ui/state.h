@@ -85,6 +85,11 @@ struct view_state {
 	 * (tui_source.set_zoom), else the keys do nothing. */
 	struct sample_zoom zoom;
 	bool can_zoom;
+
+	/* Several events (-e a,b; a recording of several): the one shown, of nevents; Tab and
+	 * Shift-Tab cycle (tui_source.switch_event). nevents <= 1: the keys do nothing. */
+	int event;
+	int nevents;
 };
 
 #endif

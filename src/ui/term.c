@@ -340,6 +340,7 @@ int term_getkey(int timeout_ms)
 	case KEY_F(10): return KEYS_F10;
 	case KEY_MOUSE: return read_mouse();
 	case KEY_RESIZE: return KEYS_RESIZE;
+	case KEY_BTAB: return KEYS_BTAB;
 	case KEY_BACKSPACE:
 	case 127:
 	case 8: return KEYS_BACKSPACE; /* terminals send DEL or ^H for it */

@@ -14,6 +14,9 @@
  * Space pauses the replay itself (the source stops feeding), and a seek or a range change asks for
  * a snapshot at once, paused or not, since the table is then about another stretch of time.
  *
+ * Several events: Tab hands the snapshot held back to the source and takes the next event's of the
+ * same window (tui_source.switch_event); the drill-down views rebuild from it as from a refresh.
+ *
  * Filter (\): the loop holds the source's snapshot (full) and shows a filtered copy of it (snap)
  * while a filter is in force; both are sorted alike, and the copy is made again after every new
  * snapshot, re-sort, rename or filter change, so the filter never needs the source. Zoom keys go
@@ -144,6 +147,8 @@ static void loop_init(struct tui_loop *l, const struct tui_source *src)
 	v->annotate = src->annotate;
 	v->annotate_ctx = src->ctx;
 	v->can_zoom = src->set_zoom != NULL;
+	v->nevents = src->switch_event ? src->nevents : 1;
+	v->event = src->event;
 	l->start = l->next_refresh = now_ns();
 	l->clear = l->dirty = true;
 }
@@ -191,6 +196,46 @@ static void loop_reshow(struct tui_loop *l, bool resort)
 	keys_follow(&l->v, l->snap, render_table_rows(l->h, &l->hdr));
 }
 
+/* Shows fresh instead of the snapshot held (freed), moving the names the views keep when fresh
+ * is of another names generation. */
+static void loop_take(struct tui_loop *l, struct snapshot *fresh, bool resort)
+{
+	const struct tui_source *src = l->src;
+	/* Names the views keep came from the snapshot about to go. */
+	if (l->full && src->move_name && fresh->names_gen != l->full->names_gen)
+		view_move_names(&l->v, src->move_name, src->ctx);
+	if (l->snap != l->full)
+		snapshot_free(l->snap);
+	snapshot_free(l->full);
+	l->full = fresh;
+	l->snap = NULL;
+	loop_reshow(l, resort);
+	l->dirty = true;
+}
+
+/* Tab: event v.event's snapshot instead of the one held, which goes back to the source. */
+static void loop_switch_event(struct tui_loop *l)
+{
+	const struct tui_source *src = l->src;
+	if (l->snap != l->full)
+		snapshot_free(l->snap);
+	l->snap = NULL;
+	uint64_t gen = l->full ? l->full->names_gen : 0;
+	bool had = l->full != NULL;
+	struct snapshot *next = src->switch_event(src->ctx, l->v.event, l->full);
+	l->full = NULL;
+	l->dirty = true;
+	if (!next) {
+		l->force_refresh = true; /* nothing of that event yet: its first window now */
+		return;
+	}
+	/* the views' names are of the generation of the snapshot given back */
+	if (had && src->move_name && next->names_gen != gen)
+		view_move_names(&l->v, src->move_name, src->ctx);
+	l->full = next;
+	loop_reshow(l, true);
+}
+
 /* Ends the refresh window when one is due (or asked for) and takes the new snapshot. */
 static void loop_refresh(struct tui_loop *l)
 {
@@ -207,18 +252,8 @@ static void loop_refresh(struct tui_loop *l)
 		fresh = NULL;
 	}
 	l->force_refresh = false;
-	if (fresh) {
-		/* Names the views keep came from the snapshot about to go. */
-		if (l->full && src->move_name && fresh->names_gen != l->full->names_gen)
-			view_move_names(v, src->move_name, src->ctx);
-		if (l->snap != l->full)
-			snapshot_free(l->snap);
-		snapshot_free(l->full);
-		l->full = fresh;
-		l->snap = NULL;
-		loop_reshow(l, v->invert);
-		l->dirty = true;
-	}
+	if (fresh)
+		loop_take(l, fresh, v->invert);
 	/* Until the first rows are on screen (for a few seconds at most: a target that sleeps may
 	 * never have any), refresh faster: time to first data is what a user notices first. */
 	bool early = !(l->snap && l->snap->nrows) && t - l->start < TUI_EARLY_SECS * 1000000000ull;
@@ -256,6 +291,8 @@ static void loop_key(struct tui_loop *l, int key)
 		l->clear = true;
 	if (act & KEYS_ACT_REFRESH)
 		l->force_refresh = true;
+	if ((act & KEYS_ACT_EVENT) && src->switch_event)
+		loop_switch_event(l);
 	if ((act & KEYS_ACT_NAMES) && src->rename) {
 		/* rename may bring full into the names' current generation (tui.h) */
 		if (src->move_name)

@@ -64,6 +64,13 @@ struct tui_source {
 	 * name kept from the older one (a view's function, the zoom) in the new generation. NULL:
 	 * names never move. */
 	frame_rename_fn move_name;
+	/* Several events (nevents > 1): the one shown at start, and Tab's switch to event ev: shown
+	 * (the snapshot the view holds, of the event shown until now) goes back to the source, which
+	 * returns ev's snapshot of the same window (the view frees it), or NULL when it has none yet
+	 * (the view then asks a refresh). The header callback names the event shown. */
+	int nevents;
+	int event;
+	struct snapshot *(*switch_event)(void *ctx, int ev, struct snapshot *shown);
 };
 
 /* Runs the view until q (or Ctrl-C, SIGTERM). The terminal is restored on every exit path.

@@ -198,7 +198,8 @@ static void test_file(void)
 	close(fd);
 
 	attr_init(&a);
-	w = perfdata_writer_open(path, &a, ids, 2, "cpu-clock", err, sizeof(err));
+	struct sampler_tee_event tev = { .attr = &a, .ids = ids, .nids = 2, .name = "cpu-clock" };
+	w = perfdata_writer_open(path, &tev, 1, err, sizeof(err));
 	CHECK(w != NULL);
 	if (!w) {
 		fprintf(stderr, "%s\n", err);
@@ -287,7 +288,7 @@ static void test_file(void)
 	}
 
 	/* not a regular file: refused, nothing created */
-	CHECK(perfdata_writer_open(dir, &a, ids, 2, "cpu-clock", err, sizeof(err)) == NULL);
+	CHECK(perfdata_writer_open(dir, &tev, 1, err, sizeof(err)) == NULL);
 	CHECK(strstr(err, "not a regular file") != NULL);
 
 	unlink(path);
@@ -295,9 +296,70 @@ static void test_file(void)
 	rmdir(dir);
 }
 
+/* Two events: both attrs with their ids in the attr section, both names in EVENT_DESC, and each
+ * sample read back as its event's (by its id); the synthesized records are the first event's. */
+static void test_two_events(void)
+{
+	char dir[] = "/tmp/perftop-pdw2-XXXXXX", path[PATH_MAX], err[256];
+	struct perf_event_attr a[2];
+	uint64_t ids0[2] = { 11, 12 }, ids1[2] = { 21, 22 };
+	unsigned char raw[128];
+	union recbuf b;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/two.data", dir);
+	attr_init(&a[0]);
+	attr_init(&a[1]);
+	a[1].config = PERF_COUNT_SW_PAGE_FAULTS;
+	a[1].mmap = a[1].mmap2 = a[1].comm = a[1].task = 0;
+	struct sampler_tee_event tev[2] = {
+		{ .attr = &a[0], .ids = ids0, .nids = 2, .name = "cpu-clock" },
+		{ .attr = &a[1], .ids = ids1, .nids = 2, .name = "page-faults" },
+	};
+	struct perfdata_writer *w = perfdata_writer_open(path, tev, 2, err, sizeof(err));
+	CHECK(w != NULL);
+	if (!w) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(perfdata_writer_add_rec(w, make_comm(&b, 77, 77, "tester", false)) == 0);
+	static const uint64_t sample_ids[] = { 11, 22, 21, 12, 22 };
+	for (int i = 0; i < 5; i++)
+		perfdata_writer_add(w, raw, raw_sample(raw, sample_ids[i], 0x10080, 77, 5000 + i));
+	CHECK(perfdata_writer_end_pass(w, true, true) == 0);
+	CHECK(perfdata_writer_close(w, err, sizeof(err)) == 0);
+
+	struct perfdata_reader *r = perfdata_open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK_EQ_U64(perfdata_nevents(r), 2);
+	CHECK_STR(perfdata_event(r, 0)->name, "cpu-clock");
+	CHECK_STR(perfdata_event(r, 1)->name, "page-faults");
+	CHECK_EQ_U64(perfdata_event(r, 1)->attr.config, PERF_COUNT_SW_PAGE_FAULTS);
+	CHECK_EQ_U64(perfdata_event(r, 1)->nids, 2);
+	CHECK_EQ_U64(perfdata_event(r, 1)->ids[1], 22);
+	union recbuf o;
+	int per[2] = { 0, 0 }, comm_ev = -1, ret;
+	while ((ret = perfdata_next(r, &o.rec, sizeof(o))) == 1) {
+		if (o.rec.type == REC_SAMPLE && o.rec.evidx < 2)
+			per[o.rec.evidx]++;
+		else if (o.rec.type == REC_COMM)
+			comm_ev = (int)o.rec.evidx;
+	}
+	CHECK_EQ_U64(ret, 0);
+	CHECK_EQ_U64(per[0], 2);
+	CHECK_EQ_U64(per[1], 3);
+	CHECK_EQ_U64(comm_ev, 0);
+	perfdata_close(r);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_round_trip();
 	test_file();
+	test_two_events();
 	return CHECK_DONE();
 }

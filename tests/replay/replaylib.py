@@ -89,6 +89,40 @@ def perf_report(path, children):
     return p.stdout
 
 
+def perf_report_events(path, children):
+    """perf report's section of each event of a file of several: {event name: its rows' text}
+    (perf report prints one section per event, each under "# Samples: N of event 'NAME'")."""
+    p = subprocess.run(["perf", "report", "-i", path, "--stdio", "-g", "none",
+                        "--percent-limit", "0.01", "--sort", "dso,sym",
+                        "--children" if children else "--no-children"],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        fail(f"perf report -i {path} failed: {p.stderr.strip()[:300]}")
+    out, name = {}, None
+    for line in p.stdout.splitlines():
+        m = re.match(r"# Samples: (\S+)\s+of event '(.*)'", line)
+        if m:
+            name = m.group(2)
+            out[name] = ""
+        elif name is not None and not line.startswith("#"):
+            out[name] += line + "\n"
+    return out
+
+
+def script_counts(path):
+    """Samples per event in a file, from perf script."""
+    p = subprocess.run(["perf", "script", "-i", path, "-F", "event"], capture_output=True,
+                       text=True, timeout=120)
+    if p.returncode != 0:
+        fail(f"perf script -i {path}: {p.stderr.strip()[:300]}")
+    out = {}
+    for line in p.stdout.splitlines():
+        e = line.strip().rstrip(":")
+        if e:
+            out[e] = out.get(e, 0) + 1
+    return out
+
+
 # --- the reference comparison (the logic of shared/refcheck/compare.py, kept in-tree) ---
 
 def _base(d):

@@ -52,7 +52,8 @@ static void write_file(const char *path)
 				     .sample_type = ST, .sample_id_all = 1 };
 	uint64_t id = 1;
 	char err[256];
-	struct perfdata_writer *w = perfdata_writer_open(path, &a, &id, 1, "cpu-clock", err, sizeof(err));
+	struct sampler_tee_event tev = { .attr = &a, .ids = &id, .nids = 1, .name = "cpu-clock" };
+	struct perfdata_writer *w = perfdata_writer_open(path, &tev, 1, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "%s\n", err);
 		exit(1);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Replay options on files made here by perf record: --select-event on a two-event file (default: the
-first event with samples), -d windows of recorded time (each covers its own window), --time START,END,
+"""Replay options on files made here by perf record: --select-event on a two-event file (default: both
+events, one snapshot each), -d windows of recorded time (each covers its own window), --time START,END,
 --header (hostname, OS release, arch, CPUs, command line), the text table, and one-line errors with
 exit 1 for a missing file and for a file that is not a perf.data file. Counts and times are checked
 against perf script on the same file (its samples per event and their timestamps), never against
@@ -46,14 +46,17 @@ def script_samples(path):
 two = perf_record(["-e", "cpu-clock,task-clock", "-F", "999"], os.path.join(d, "two.data"),
                   python_busy(2))
 snaps, _ = replay_json(perftop, two)
-ok(snaps[0]["event"].split(":")[0] == "cpu-clock", f"default event: {snaps[0]['event']}")
+ok([s["event"].split(":")[0] for s in snaps] == ["cpu-clock", "task-clock"],
+   f"default events: {[s['event'] for s in snaps]}")
 tc, _ = replay_json(perftop, two, ["--select-event", "task-clock"])
 ok(tc[0]["event"].split(":")[0] == "task-clock", f"--select-event task-clock: {tc[0]['event']}")
 per_event = {}
 for _, e in script_samples(two):
     per_event[e] = per_event.get(e, 0) + 1
-ok(snaps[0]["samples"] == per_event.get("cpu-clock") and tc[0]["samples"] == per_event.get("task-clock"),
-   f"samples: cpu-clock {snaps[0]['samples']}, task-clock {tc[0]['samples']}; perf script {per_event}")
+ok(snaps[0]["samples"] == per_event.get("cpu-clock") and tc[0]["samples"] == per_event.get("task-clock")
+   and len(tc) == 1 and snaps[1]["samples"] == tc[0]["samples"],
+   f"samples: cpu-clock {snaps[0]['samples']}, task-clock {snaps[1]['samples']} "
+   f"(alone {tc[0]['samples']}); perf script {per_event}")
 p = run_perftop(perftop, ["-i", two, "-b", "--json", "--select-event", "no-such-event"])
 ok(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and "no-such-event" in p.stderr,
    f"unknown event: exit {p.returncode}, stderr {p.stderr!r}")

@@ -26,6 +26,7 @@
 #include "perfprobe.h"
 #include "sampler/event.h"
 #include "sampler/sampler.h"
+#include "util/util.h"
 
 /* Every record the sampler delivered, copied out of the queue. */
 struct stream {
@@ -153,9 +154,9 @@ static void test_command(unsigned mmap_pages)
 		fprintf(stderr, "sampler_open: %s\n", err);
 		return;
 	}
-	CHECK_STR(sampler_event_name(s), "cpu-clock");
+	CHECK_STR(sampler_event_name(s, 0), "cpu-clock");
 	CHECK(!sampler_event_fell_back(s));
-	CHECK_EQ_U64(sampler_freq(s), 999);
+	CHECK_EQ_U64(sampler_freq(s, 0), 999);
 	CHECK(sampler_nr_cpus(s) >= 1);
 	child = sampler_child_pid(s);
 	CHECK(child > 0);
@@ -204,6 +205,158 @@ static void test_command(unsigned mmap_pages)
 	CHECK(first_map < first_user);
 	sampler_free(s);
 	stream_free(&st);
+}
+
+/*
+ * Several events on one command: cpu-clock at -F, page-faults at its own period (every fault), and
+ * task-clock in cpu-clock's group. Every sample says its event (evidx), each event has samples and
+ * the per-event counts match the stream, the page-faults samples weigh 1, and the side-band comes
+ * once (the first event's), not once per event.
+ */
+static void test_events(void)
+{
+	char *argv[] = { "/bin/sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done",
+			 NULL };
+	struct sampler_event ev[3];
+	struct sampler_opts o = { 0 };
+	struct sampler_stats stats;
+	struct stream st = { 0 };
+	char err[512], shell[PATH_MAX];
+	size_t per[3] = { 0 }, bad_ev = 0, pf_period = 0, shell_maps = 0;
+
+	if (!realpath("/bin/sh", shell))
+		snprintf(shell, sizeof(shell), "/bin/sh");
+	memset(ev, 0, sizeof(ev));
+	const char *names[3] = { "cpu-clock", "page-faults", "task-clock" };
+	for (int i = 0; i < 3; i++) {
+		uint32_t type;
+		uint64_t config;
+		CHECK(event_lookup(names[i], &type, &config) == 0);
+		ev[i].attr.type = type;
+		ev[i].attr.config = config;
+		snprintf(ev[i].name, sizeof(ev[i].name), "%s", names[i]);
+		ev[i].leader = -1;
+	}
+	ev[1].attr.sample_period = 1; /* its own: every fault */
+	ev[2].leader = 0;
+	o.target = TARGET_COMMAND;
+	o.argv = argv;
+	o.events = ev;
+	o.nevents = 3;
+	o.freq = 999;
+	o.callchain = true;
+	o.synthesize = true;
+	struct sampler *s = sampler_open(&o, err, sizeof(err));
+	CHECK(s != NULL);
+	if (!s) {
+		fprintf(stderr, "sampler_open: %s\n", err);
+		return;
+	}
+	pid_t child = sampler_child_pid(s);
+	CHECK_EQ_U64(sampler_nevents(s), 3);
+	CHECK_STR(sampler_event_name(s, 1), "page-faults");
+	CHECK_EQ_U64(sampler_freq(s, 0), 999);
+	CHECK_EQ_U64(sampler_freq(s, 1), 0);
+	CHECK_EQ_U64(sampler_period(s, 1), 1);
+	CHECK_EQ_U64(sampler_freq(s, 2), 999);
+	CHECK(sampler_start(s, err, sizeof(err)) == 0);
+	CHECK(collect(s, &st, 30000) == 0);
+	sampler_get_stats(s, &stats);
+	sampler_stop(s);
+	CHECK_EQ_U64(stats.bad_records, 0);
+	CHECK_EQ_U64(stats.nevents, 3);
+	check_order(&st);
+	for (size_t i = 0; i < st.n; i++) {
+		const struct rec *r = stream_at(&st, i);
+		if (r->type == REC_MMAP && r->u.mmap.pid == (uint32_t)child && r->u.mmap.executable &&
+		    strcmp(rec_filename(r), shell) == 0)
+			shell_maps++;
+		if (r->type != REC_SAMPLE)
+			continue;
+		if (r->evidx >= 3) {
+			bad_ev++;
+			continue;
+		}
+		per[r->evidx]++;
+		if (r->evidx == 1 && r->u.sample.period == 1)
+			pf_period++;
+	}
+	printf("events: cpu-clock %zu, page-faults %zu (period 1: %zu), task-clock %zu samples; the "
+	       "shell mapped %zu time(s)\n", per[0], per[1], pf_period, per[2], shell_maps);
+	CHECK_EQ_U64(bad_ev, 0);
+	for (int e = 0; e < 3; e++) {
+		CHECK(per[e] > 0);
+		CHECK_EQ_U64(stats.event_samples[e], per[e]);
+	}
+	CHECK_EQ_U64(pf_period, per[1]);
+	CHECK_EQ_U64(shell_maps, 1);
+	sampler_free(s);
+	stream_free(&st);
+}
+
+/* Runs a shell that waits for two sleeps, with cpu-clock and sched:sched_switch (id, at every
+ * switch, with filter); returns the sched_switch samples, or -1 when it cannot open. */
+static long switch_samples(long id, const char *filter, char *err, size_t errlen)
+{
+	char *argv[] = { "/bin/sh", "-c", "sleep 0.01; sleep 0.01", NULL };
+	struct sampler_event ev[2];
+	struct sampler_opts o = { 0 };
+	struct stream st = { 0 };
+	memset(ev, 0, sizeof(ev));
+	ev[0].attr.type = PERF_TYPE_SOFTWARE;
+	ev[0].attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	snprintf(ev[0].name, sizeof(ev[0].name), "cpu-clock");
+	ev[0].leader = -1;
+	ev[1].attr.type = PERF_TYPE_TRACEPOINT;
+	ev[1].attr.config = (uint64_t)id;
+	ev[1].attr.sample_period = 1;
+	snprintf(ev[1].name, sizeof(ev[1].name), "sched:sched_switch");
+	ev[1].filter = filter;
+	ev[1].leader = -1;
+	o.target = TARGET_COMMAND;
+	o.argv = argv;
+	o.events = ev;
+	o.nevents = 2;
+	o.freq = 999;
+	o.synthesize = true;
+	struct sampler *s = sampler_open(&o, err, errlen);
+	if (!s)
+		return -1;
+	long n = 0;
+	CHECK(sampler_start(s, err, errlen) == 0);
+	CHECK(collect(s, &st, 30000) == 0);
+	sampler_stop(s);
+	for (size_t i = 0; i < st.n; i++)
+		n += stream_at(&st, i)->type == REC_SAMPLE && stream_at(&st, i)->evidx == 1;
+	sampler_free(s);
+	stream_free(&st);
+	return n;
+}
+
+/* A tracepoint's filter is set on each of its fds: one that passes every switch of the shell, one
+ * that passes none, one the kernel refuses (named in the error). Needs the tracepoint's id from
+ * tracefs; without it (not mounted, no root) the part is not run. */
+static void test_tracepoint_filter(void)
+{
+	char buf[32], err[512];
+	if (read_small_file("/sys/kernel/tracing/events/sched/sched_switch/id", buf, sizeof(buf)) <= 0) {
+		printf("note: no sched_switch id in tracefs: the filter part is not run\n");
+		return;
+	}
+	long id = atol(buf);
+	long all = switch_samples(id, "prev_pid != 1", err, sizeof(err));
+	if (all < 0) {
+		printf("note: sched:sched_switch does not open here (%s): the filter part is not run\n",
+		       err);
+		return;
+	}
+	long none = switch_samples(id, "prev_pid == 1", err, sizeof(err));
+	long bad = switch_samples(id, "no_such_field == 1", err, sizeof(err));
+	printf("tracepoint filter: %ld switches pass 'prev_pid != 1', %ld pass 'prev_pid == 1'; a bad "
+	       "one: %s\n", all, none, bad < 0 ? err : "opened");
+	CHECK(all >= 2); /* the shell waits for each sleep */
+	CHECK_EQ_U64(none, 0);
+	CHECK(bad < 0 && strstr(err, "no_such_field") && strstr(err, "sched:sched_switch"));
 }
 
 static int count_tasks(pid_t pid)
@@ -345,7 +498,7 @@ static void test_errors(void)
 		struct sampler *s = sampler_open(&o, err, sizeof(err));
 		CHECK(s != NULL);
 		if (s) {
-			CHECK_STR(sampler_event_name(s), "cpu-clock");
+			CHECK_STR(sampler_event_name(s, 0), "cpu-clock");
 			CHECK(sampler_event_fell_back(s));
 			sampler_free(s);   /* never started: must still clean up */
 		}
@@ -527,7 +680,7 @@ static void test_permission_and_limits(void)
 		struct sampler *s = sampler_open(&o, err, sizeof(err));
 		CHECK(s != NULL);
 		if (s && max > 0)
-			CHECK_EQ_U64(sampler_freq(s), (uint64_t)max);
+			CHECK_EQ_U64(sampler_freq(s, 0), (uint64_t)max);
 		sampler_free(s);
 	}
 }
@@ -601,6 +754,8 @@ int main(int argc, char **argv)
 	test_permission_and_limits();
 	test_command(0);
 	test_command(1);
+	test_events();
+	test_tracepoint_filter();
 	test_pids(argv[1]);
 	v = perfprobe_verdict("cpu", why, sizeof(why));
 	if (v == 0)

@@ -1,7 +1,7 @@
 /*
  * test_sizes: the rings and the queue follow the sampling rate and the size of a sample, not the
- * CPU count alone (sampler_sizes): twice the rate gives (at least) twice the ring, user stacks give
- * much bigger rings than frame-pointer chains, the queue grows with the CPUs until one consumer's
+ * CPU count alone (sampler_sizes): twice the rate gives (at least) twice the ring, and two events
+ * the ring of their summed rate; user stacks give much bigger rings than frame-pointer chains, the queue grows with the CPUs until one consumer's
  * rate, rings stay within their total bound on hundreds of CPUs, and a ring is always a power of two
  * pages. The figures the README's memory model prints come from here too.
  */
@@ -41,6 +41,13 @@ int main(void)
 	struct sampler_sizes c1ms = sizes(0, 1000000, "cpu-clock", 0, 2);
 	struct sampler_sizes c250us = sizes(0, 250000, "cpu-clock", 0, 2);
 	CHECK(c250us.ring_pages >= 2 * c1ms.ring_pages);
+	/* Several events share the rings: two at -F 4000 take as much as one at 8000. */
+	struct sampler_event two[2] = { { .leader = -1 }, { .leader = -1 } };
+	two[1].attr.type = two[0].attr.type = PERF_TYPE_SOFTWARE;
+	struct sampler_opts o2 = { .freq = 4000, .callchain = true, .events = two, .nevents = 2 };
+	struct sampler_sizes both, fp8k = sizes(8000, 0, NULL, 0, 2);
+	sampler_sizes(&o2, 2, 4096, &both);
+	CHECK(both.ring_pages == fp8k.ring_pages && both.queue_bytes == fp8k.queue_bytes);
 	/* The queue follows the CPUs (each one's samples) ... */
 	struct sampler_sizes fp64 = sizes(999, 0, NULL, 0, 64), fp128 = sizes(999, 0, NULL, 0, 128);
 	CHECK(fp64.ring_pages == fp1k.ring_pages);     /* a ring is per CPU: same rate, same ring */

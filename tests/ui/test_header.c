@@ -137,5 +137,10 @@ int main(int argc, char **argv)
 	/* No counters (a replay: the file has none): no line; rate and losses stay on the summary. */
 	h = base_header();
 	golden("header_plain_80x24.txt", 80, 24, &h, 2);
+	/* Several events: which one is shown, of how many. */
+	h.event = "page-faults";
+	h.event_index = 1;
+	h.nevents = 2;
+	golden("header_events_80x24.txt", 80, 24, &h, 2);
 	return CHECK_DONE();
 }

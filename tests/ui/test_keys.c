@@ -2,9 +2,12 @@
  * test_keys: the key actions on the view state, with no terminal: cursor moves and paging, the
  * order keys among the visible columns, pause, zero, help, quit, and the cursor following its row
  * across snapshots. Replay keys (pause, speed steps, seek, range set and clear with R) against a fake
- * replay that records every call, and the i view's open / scroll / close keys.
+ * replay that records every call, and the i view's open / scroll / close keys. Tab and Shift-Tab
+ * cycling the events of a session of several (and doing nothing with one), and the help listing
+ * them only then.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "ui/keys.h"
@@ -416,6 +419,36 @@ static void test_info_keys(void)
 	CHECK(live.view == VIEW_TOP && !live.quit);
 }
 
+static bool help_has(bool several, const char *keys)
+{
+	const struct keys_binding *list[64];
+	size_t n = keys_help(NULL, false, several, list, 64);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i]->keys, keys))
+			return true;
+	return false;
+}
+
+static void test_events(void)
+{
+	struct view_state v;
+	keys_state_init(&v);
+	v.nevents = 1;
+	CHECK(keys_handle(&v, '\t', NULL, 10) == 0);
+	CHECK(v.event == 0);
+	v.nevents = 3;
+	CHECK(keys_handle(&v, '\t', NULL, 10) == (KEYS_ACT_EVENT | KEYS_ACT_REDRAW));
+	CHECK(v.event == 1);
+	keys_handle(&v, '\t', NULL, 10);
+	keys_handle(&v, '\t', NULL, 10);
+	CHECK(v.event == 0); /* round */
+	CHECK(keys_handle(&v, KEYS_BTAB, NULL, 10) == (KEYS_ACT_EVENT | KEYS_ACT_REDRAW));
+	CHECK(v.event == 2);
+	CHECK(!help_has(false, "Tab  Shift-Tab"));
+	CHECK(help_has(true, "Tab  Shift-Tab"));
+	keys_state_done(&v);
+}
+
 int main(void)
 {
 	unsetenv("NO_COLOR");
@@ -427,5 +460,6 @@ int main(void)
 	test_replay_seek();
 	test_replay_range();
 	test_info_keys();
+	test_events();
 	return CHECK_DONE();
 }

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Replay of perf record files of several events, against perf report on the same file, per event:
+
+- a perf probe event (made here with perf probe -x on probe_work, deleted at the end) beside
+  cpu-clock, -g: the probe's samples are its hits, exactly the N calls probe_work makes;
+- sched:sched_switch beside cpu-clock, -a -g, while a shell sleeps in a loop (tracefs mounted here
+  when it is not).
+
+For each event the replay's samples are perf script's, and the Self% and Total% of perf report's top
+rows are within 0.5 points. Skips (77) only when perf is missing, the kernel refuses the events, or
+the probe or tracefs cannot exist here (no uprobe_events, not root to mount tracefs).
+
+usage: test_replay_events.py PERFTOP PROBE_WORK"""
+import os
+import subprocess
+import sys
+from replaylib import (compare, fail, need_tool, perf_record, perf_report_events, replay_json,
+                       script_counts, skip, tmpdir)
+
+perftop, work = sys.argv[1], sys.argv[2]
+N = 20000
+TRACEFS = "/sys/kernel/tracing"
+d = tmpdir()
+checks = 0
+
+
+def ensure_tracefs():
+    """tracefs where perf looks for it, mounted as perf would when it is not. Returns whether we
+    mounted it (to unmount it at the end)."""
+    if os.path.exists(os.path.join(TRACEFS, "events")):
+        return False
+    if os.geteuid() != 0:
+        skip(f"tracefs is not mounted at {TRACEFS} and mounting it needs root")
+    p = subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], capture_output=True, text=True)
+    if p.returncode != 0:
+        skip(f"tracefs cannot be mounted here: {p.stderr.strip()}")
+    return True
+
+
+def check_events(path, events, exact=None):
+    """The replay of path against perf script's counts and perf report's sections, per event."""
+    global checks
+    counts = script_counts(path)
+    reports = {c: perf_report_events(path, c) for c in (False, True)}
+    snaps, _ = replay_json(perftop, path)
+    got = {s["event"]: s for s in snaps}
+    if sorted(got) != sorted(events) or len(snaps) != len(events):
+        fail(f"{path}: the replay printed {[s['event'] for s in snaps]}, want {events}")
+    for e in events:
+        if got[e]["samples"] != counts.get(e):
+            fail(f"{e}: the replay has {got[e]['samples']} samples, perf script {counts.get(e)}")
+        if exact is not None and e in exact and got[e]["samples"] != exact[e]:
+            fail(f"{e}: {got[e]['samples']} samples, want exactly {exact[e]}")
+        for key, children in (("self", False), ("total", True)):
+            ok, text = compare(got[e], reports[children].get(e, ""), key)
+            print(f"{os.path.basename(path)} {e}: {got[e]['samples']} samples; {text}")
+            if not ok:
+                fail(f"{e}: {text}")
+        checks += 3
+    return got
+
+
+need_tool("perf")
+mounted = ensure_tracefs()
+try:
+    # A probe of our own group, made and deleted here.
+    if not os.path.exists(os.path.join(TRACEFS, "uprobe_events")):
+        skip("this kernel has no uprobes (no uprobe_events in tracefs)")
+    # perf probe wants event names unique across groups: both are ours alone
+    group = f"perftop_{os.getpid()}"
+    probe = f"{group}:target_{os.getpid()}"
+    p = subprocess.run(["perf", "probe", "-x", work, f"{probe}=probe_target"],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        if os.geteuid() != 0:
+            skip(f"perf probe needs root here: {p.stderr.strip()[:200]}")
+        fail(f"perf probe -x {work} probe_target: {p.stderr.strip()[:300]}")
+    try:
+        f = perf_record(["-e", probe, "-e", "cpu-clock", "-g"], os.path.join(d, "probe.data"),
+                        [work, str(N)])
+    finally:
+        subprocess.run(["perf", "probe", "-q", "-d", f"{group}:*"], capture_output=True, timeout=60)
+    got = check_events(f, [probe, "cpu-clock"], exact={probe: N})
+    if got[probe]["total_period"] != N:
+        fail(f"{probe}: total_period {got[probe]['total_period']}, want {N}")
+    checks += 1
+
+    # A tracepoint beside a clock, system-wide.
+    f = perf_record(["-e", "sched:sched_switch", "-e", "cpu-clock", "-a", "-g"],
+                    os.path.join(d, "sched.data"),
+                    ["sh", "-c", f"{work} {N} >/dev/null & for i in $(seq 40); do sleep 0.01; done; wait"])
+    check_events(f, ["sched:sched_switch", "cpu-clock"])
+finally:
+    if mounted:
+        subprocess.run(["umount", TRACEFS], capture_output=True)
+print(f"{checks} passed, 0 failed")
