@@ -825,9 +825,12 @@ static int expected_cpus(const struct sampler_opts *o)
 void sampler_sizes(const struct sampler_opts *o, int ncpus, long page_size, struct sampler_sizes *out)
 {
 	double rate = (double)(o->freq ? o->freq : SAMPLER_DEFAULT_FREQ);
-	if (o->period) {
+	/* An event's own fixed period (a tracepoint's every hit) is sized like -c. */
+	bool own_period = !o->period && o->nevents > 0 && !o->events[0].attr.freq &&
+			  o->events[0].attr.sample_period;
+	if (o->period || own_period) {
 		bool clock = o->event && (!strcmp(o->event, "cpu-clock") || !strcmp(o->event, "task-clock"));
-		rate = clock ? 1e9 / (double)o->period : SAMPLER_ASSUMED_RATE;
+		rate = clock && o->period ? 1e9 / (double)o->period : SAMPLER_ASSUMED_RATE;
 	}
 	double sample = SAMPLER_SAMPLE_BYTES + (o->callchain ? 8.0 * SAMPLER_EST_FRAMES : 0);
 	if (o->dwarf_stack)
