@@ -142,12 +142,24 @@ static enum cli_result fail(struct cli_parsing *p, const char *fmt, ...)
 	return CLI_ERROR;
 }
 
+/* The events' parsing context: what it learnt of sysfs and tracefs, and the strings the events'
+ * attrs point to (a uprobe's path), which live as long as the program: the cli owns them. */
+static struct events_ctx *cli_events;
+
+static struct events_ctx *events_ctx(void)
+{
+	if (!cli_events)
+		cli_events = events_ctx_new(NULL);
+	return cli_events;
+}
+
 /* -e TEXT, repeatable: its events join those of the earlier ones. */
 static enum cli_result set_event(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
 	(void)o;
 	struct cli *c = p->c;
-	int n = events_parse(arg, c->events, c->nevents, SAMPLER_MAX_EVENTS, p->err, p->errlen);
+	int n = events_parse(events_ctx(), arg, c->events, c->nevents, SAMPLER_MAX_EVENTS, p->err,
+			     p->errlen);
 	if (n < 0)
 		return CLI_ERROR;
 	c->nevents = n;
