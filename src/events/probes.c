@@ -77,13 +77,14 @@ static bool find_in(Elf *e, Elf64_Word sh_type, const char *name, bool func, str
 	return have_local;
 }
 
-/* The symbol name (a function, or a data object) of the ELF file at path. 0, or -1 with why. */
-static int elf_symbol(const char *path, const char *name, bool func, struct elf_sym *out,
-		      char *why, size_t whylen)
+/* The symbol name (a function, or a data object) of the ELF file at path (shown as shown). 0, or
+ * -1 with why. */
+static int elf_symbol(const char *path, const char *shown, const char *name, bool func,
+		      struct elf_sym *out, char *why, size_t whylen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(why, whylen, "cannot open %s: %s", path, strerror(errno));
+		snprintf(why, whylen, "cannot open %s: %s", shown, strerror(errno));
 		return -1;
 	}
 	elf_version(EV_CURRENT);
@@ -91,7 +92,7 @@ static int elf_symbol(const char *path, const char *name, bool func, struct elf_
 	GElf_Ehdr eh;
 	int ret = -1;
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
-		snprintf(why, whylen, "%s is not an ELF file", path);
+		snprintf(why, whylen, "%s is not an ELF file", shown);
 		goto out;
 	}
 	memset(out, 0, sizeof(*out));
@@ -103,7 +104,7 @@ static int elf_symbol(const char *path, const char *name, bool func, struct elf_
 		char hint[400];
 		suggest_text(&sg, hint, sizeof(hint));
 		snprintf(why, whylen, "no %s '%s' in %s (neither in .symtab nor in .dynsym)%s",
-			 func ? "function" : "global variable", name, path, hint);
+			 func ? "function" : "global variable", name, shown, hint);
 		goto out;
 	}
 	size_t nph = 0;
@@ -224,7 +225,7 @@ int probe_uprobe(struct events_ctx *c, const char *text, const char *spec, bool 
 		return -1;
 	}
 	struct elf_sym sym;
-	if (elf_symbol(file, func, true, &sym, why, sizeof(why))) {
+	if (elf_symbol(file, file, func, true, &sym, why, sizeof(why))) {
 		ev_err(err, errlen, "event '%s': %s", text, why);
 		return -1;
 	}
@@ -391,7 +392,7 @@ int probe_resolve_symbol(struct events_ctx *c, struct sampler_event *ev, const c
 		       "(-p PID or a command)", ev->name);
 		return -1;
 	}
-	if (elf_symbol(file, symbol, false, &sym, why, sizeof(why))) {
+	if (elf_symbol(file, exe, symbol, false, &sym, why, sizeof(why))) {
 		ev_err(err, errlen, "event '%s': %s", ev->name, why);
 		return -1;
 	}
