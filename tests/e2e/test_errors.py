@@ -32,7 +32,8 @@ def expect_error(args, *needles, run_as=None):
 
 
 expect_error(["-b", "-n", "1", "-p", "999999"], "no such process", "999999")
-expect_error(["-b", "-n", "1", "-e", "no-such-event"], "unknown event", "cpu-clock")
+expect_error(["-b", "-n", "1", "-e", "no-such-event"], "unknown event", "no-such-event", "--list-events")
+expect_error(["-b", "-n", "1", "-e", "cpu-clok"], "unknown event", "did you mean cpu-clock")
 expect_error(["-b", "-n", "1", "--", "/nonexistent/command"], "cannot run", "/nonexistent/command")
 expect_error(["-b", "-n", "1", "--", "no-such-command-anywhere"], "cannot run")
 expect_error(["-Z"], "unknown option")
