@@ -146,13 +146,7 @@ static int kernel_max_precise(const struct perf_event_attr *w)
 	return 0;
 }
 
-static const char *no_pmu_why(struct events_ctx *c)
-{
-	static char why[PATH_MAX + 160];
-	snprintf(why, sizeof(why), "no hardware PMU (no cpu PMU in %s: a VM without one?)",
-		 c->sysfs);
-	return why;
-}
+#define NO_PMU_WHY "no hardware PMU (no cpu PMU in %s: a VM without one?)"
 
 /* The modifiers mods on top of what ev has (perf's reading, in the header). leader: D applies. */
 static int apply_mods(struct events_ctx *c, const char *mods, struct sampler_event *ev,
@@ -214,7 +208,7 @@ static int apply_mods(struct events_ctx *c, const char *mods, struct sampler_eve
 	}
 	if ((precise || pmax) && !pmu_have_core(c)) {
 		ev_err(err, errlen, "event '%s': precise sampling (:p, :P) needs a hardware PMU, and "
-		       "this machine has %s", ev->name, no_pmu_why(c));
+		       "this machine has " NO_PMU_WHY, ev->name, c->sysfs);
 		return -1;
 	}
 	a->exclude_user = eu;
@@ -264,8 +258,8 @@ static int plain_event(struct events_ctx *c, const char *name, struct sampler_ev
 		return 0;
 	}
 	if (type != PERF_TYPE_SOFTWARE && !pmu_have_core(c)) {
-		ev_err(err, errlen, "event '%s' is not supported on this machine: %s; try -e cpu-clock",
-		       ev->name, no_pmu_why(c));
+		ev_err(err, errlen, "event '%s' is not supported on this machine: " NO_PMU_WHY "; try -e "
+		       "cpu-clock", ev->name, c->sysfs);
 		return -1;
 	}
 	ev->attr.type = type;

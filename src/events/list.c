@@ -45,7 +45,20 @@ static void row(struct lister *l, const char *name, const char *state)
 	l->count++;
 }
 
-/* Opens attr on this process (user space only), else system-wide on CPU 0: "yes", or why not. */
+/* One open of a (user space only on this process, else all of CPU 0), closed at once: 0 or errno. */
+static int open_once(struct perf_event_attr *a, bool system_wide)
+{
+	a->exclude_kernel = !system_wide;
+	a->exclude_hv = !system_wide;
+	long fd = syscall(SYS_perf_event_open, a, system_wide ? -1 : 0, system_wide ? 0 : -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+/* Whether attr's event can be sampled here: "yes", or why not. */
 static const char *try_open(struct lister *l, const struct perf_event_attr *w, char *buf,
 			    size_t len)
 {
@@ -55,27 +68,14 @@ static const char *try_open(struct lister *l, const struct perf_event_attr *w, c
 	a.size = sizeof(a);
 	a.disabled = 1;
 	a.sample_period = 1000000; /* sampling, as perftop opens it: some PMUs only count */
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0) {
-		close((int)fd);
+	int e = open_once(&a, false);
+	if (!e)
 		return "yes";
-	}
-	int e = errno;
-	a.exclude_kernel = 0;
-	a.exclude_hv = 0;
-	fd = syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0) {
-		close((int)fd);
+	if (!open_once(&a, true))
 		return "yes, system-wide only (-a, -C)";
-	}
 	a.sample_period = 0;
-	fd = syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0) {
-		close((int)fd);
+	if (!open_once(&a, false) || !open_once(&a, true))
 		return "no: it can be counted, not sampled";
-	}
 	if (e == EACCES || e == EPERM)
 		snprintf(buf, len, "no: permission (perf_event_paranoid is %d; needs root or "
 			 "CAP_PERFMON)", l->paranoid);

@@ -18,12 +18,15 @@
 
 #define TRACEFS_MOUNT "mount -t tracefs nodev /sys/kernel/tracing"
 
-static bool has_events(const char *root)
+/* 1: a tracefs with events/ at root; 0: none; -1: there, but we may not look (root's only). */
+static int has_events(const char *root)
 {
 	char path[PATH_MAX + 16];
 	struct stat st;
 	snprintf(path, sizeof(path), "%s/events", root);
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	if (stat(path, &st) == 0)
+		return S_ISDIR(st.st_mode);
+	return errno == EACCES || errno == EPERM ? -1 : 0;
 }
 
 static const char *found(struct events_ctx *c, const char *root)
@@ -37,21 +40,28 @@ static const char *look(struct events_ctx *c)
 {
 	static const char *const places[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	if (c->env.tracefs) {
-		if (has_events(c->env.tracefs))
+		if (has_events(c->env.tracefs) > 0)
 			return found(c, c->env.tracefs);
 		snprintf(c->tracefs_err, sizeof(c->tracefs_err), "no tracefs at %s (no events/ there)",
 			 c->env.tracefs);
 		return NULL;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(places); i++)
-		if (has_events(places[i]))
+	for (size_t i = 0; i < ARRAY_SIZE(places); i++) {
+		int h = has_events(places[i]);
+		if (h > 0)
 			return found(c, places[i]);
+		if (h < 0) {
+			snprintf(c->tracefs_err, sizeof(c->tracefs_err), "tracefs at %s is root's only "
+				 "(permission denied): tracepoints need root", places[i]);
+			return NULL;
+		}
+	}
 	if (c->env.no_mount) {
 		snprintf(c->tracefs_err, sizeof(c->tracefs_err),
 			 "tracefs is not mounted; run '" TRACEFS_MOUNT "' as root");
 		return NULL;
 	}
-	if (mount("nodev", places[0], "tracefs", 0, NULL) == 0 && has_events(places[0]))
+	if (mount("nodev", places[0], "tracefs", 0, NULL) == 0 && has_events(places[0]) > 0)
 		return found(c, places[0]);
 	int e = errno;
 	if (e == EPERM || e == EACCES)
