@@ -15,7 +15,7 @@ import glob
 import os
 import subprocess
 import sys
-from e2elib import fail, need_perf_events, passed, perftop_path
+from e2elib import expect_one_line_error, fail, need_perf_events, passed, perftop_path
 
 pt = perftop_path()
 target = os.path.join(sys.argv[2], "probe_target")
@@ -41,15 +41,7 @@ def run(args):
 
 def expect_error(args, *needles):
     global checks
-    p = run(args)
-    err = p.stderr.strip()
-    lines = [l for l in err.splitlines() if l.strip()]
-    if p.returncode == 0 or len(lines) != 1:
-        fail(f"perftop {' '.join(args)}: exit {p.returncode}, stderr {err!r} (one line wanted)")
-    for n in needles:
-        if n.lower() not in err.lower():
-            fail(f"perftop {' '.join(args)}: {err!r} does not say {n!r}")
-    print(f"ok: perftop {' '.join(args)} -> {err}")
+    expect_one_line_error(args, *needles, prefix=PRIVATE)
     checks += 1
 
 
