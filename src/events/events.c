@@ -376,11 +376,13 @@ static int parse_one(struct events_ctx *c, const char *text, size_t len, struct 
 	if (mods && apply_mods(c, mods, ev, meta, true, err, errlen))
 		return -1;
 	/* Counting-style forms: a sample at every hit, unless period= (or -F/-c) says otherwise. */
-	if ((meta->kind == EV_TRACEPOINT || meta->kind == EV_UPROBE || meta->kind == EV_KPROBE ||
-	     meta->kind == EV_BREAKPOINT) && !ev->attr.sample_period) {
+	bool probe = meta->kind == EV_UPROBE || meta->kind == EV_KPROBE ||
+		     meta->kind == EV_BREAKPOINT;
+	if ((probe || meta->kind == EV_TRACEPOINT) && !ev->attr.sample_period) {
 		ev->attr.sample_period = 1;
 		meta->hit_default = true;
 	}
+	ev->may_never_fire = probe;
 	return 0;
 }
 

@@ -131,7 +131,7 @@ static void test_generic_and_cache(void)
 	CHECK_EQ_U64(ev[0].attr.type, PERF_TYPE_HARDWARE);
 	CHECK_EQ_U64(ev[0].attr.config, PERF_COUNT_HW_CPU_CYCLES);
 	CHECK_EQ_U64(ev[0].attr.sample_period, 0);
-	CHECK(ev[0].leader == -1 && ev[0].filter == NULL);
+	CHECK(ev[0].leader == -1 && ev[0].filter == NULL && !ev[0].may_never_fire);
 	CHECK_STR(ev[0].name, "cycles");
 	CHECK(one("page-faults") == 1);
 	CHECK_EQ_U64(ev[0].attr.type, PERF_TYPE_SOFTWARE);
@@ -265,6 +265,7 @@ static void test_tracepoints(void)
 	CHECK_EQ_U64(a->config, 316);
 	CHECK_EQ_U64(a->sample_period, 1);                /* every hit */
 	CHECK(!a->freq);
+	CHECK(!ev[0].may_never_fire);                      /* a tracepoint's hits are the kernel's */
 	CHECK(events_set_filter(ctx, ev, 1, "prev_pid != 0", err, sizeof(err)) == 0);
 	CHECK_STR(ev[0].filter, "prev_pid != 0");
 	CHECK(one("syscalls:sys_enter_openat:u") == 1);
@@ -310,6 +311,7 @@ static void test_probes(const char *self)
 	CHECK_EQ_U64(a->type, 8);
 	CHECK_EQ_U64(a->config, 0);
 	CHECK_EQ_U64(a->sample_period, 1);
+	CHECK(ev[0].may_never_fire);
 	CHECK_STR((const char *)(uintptr_t)a->config1, exe);
 	/* The offset found holds this very function's first bytes. */
 	unsigned char file_bytes[16];
@@ -360,6 +362,7 @@ static void test_breakpoints(const char *self)
 	CHECK_EQ_U64(a->bp_len, HW_BREAKPOINT_LEN_4);      /* perf's defaults: 4 bytes, rw */
 	CHECK_EQ_U64(a->bp_type, HW_BREAKPOINT_R | HW_BREAKPOINT_W);
 	CHECK_EQ_U64(a->sample_period, 1);
+	CHECK(ev[0].may_never_fire);
 	CHECK(one("mem:0x1000/8:w") == 1);
 	CHECK_EQ_U64(a->bp_len, 8);
 	CHECK_EQ_U64(a->bp_type, HW_BREAKPOINT_W);
