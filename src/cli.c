@@ -27,6 +27,7 @@ struct cli_parsing {
 	struct cli *c;
 	const char *sort_spec;
 	bool have_pids, have_tids, have_all;
+	bool freq_given;      /* -F: it wins over the every-hit default of tracepoints and probes */
 	char *err;
 	size_t errlen;
 };
@@ -142,18 +143,50 @@ static enum cli_result fail(struct cli_parsing *p, const char *fmt, ...)
 	return CLI_ERROR;
 }
 
+/* The events' parsing context: what it learnt of sysfs and tracefs, and the strings the events'
+ * attrs point to (a uprobe's path), which live as long as the program: the cli owns them. */
+static struct events_ctx *cli_events;
+
+static struct events_ctx *events_ctx(void)
+{
+	if (!cli_events)
+		cli_events = events_ctx_new(NULL);
+	return cli_events;
+}
+
 /* -e TEXT, repeatable: its events join those of the earlier ones. */
 static enum cli_result set_event(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
 	(void)o;
 	struct cli *c = p->c;
-	int n = events_parse(arg, c->events, c->nevents, SAMPLER_MAX_EVENTS, p->err, p->errlen);
+	int n = events_parse(events_ctx(), arg, c->events, c->nevents, SAMPLER_MAX_EVENTS, p->err,
+			     p->errlen);
 	if (n < 0)
 		return CLI_ERROR;
 	c->nevents = n;
 	c->sampler.events = c->events;
 	c->sampler.nevents = n;
 	return CLI_OK;
+}
+
+/* --filter EXPR: the kernel filter of the tracepoint (or probe) just before it. */
+static enum cli_result set_filter(struct cli_parsing *p, const struct cli_option *o,
+				  const char *arg)
+{
+	(void)o;
+	struct cli *c = p->c;
+	return events_set_filter(events_ctx(), c->events, c->nevents, arg, p->err, p->errlen)
+		       ? CLI_ERROR : CLI_OK;
+}
+
+static enum cli_result list_events(struct cli_parsing *p, const struct cli_option *o,
+				   const char *arg)
+{
+	(void)o;
+	(void)arg;
+	if (events_list(events_ctx(), stdout) != 0 || fflush(stdout) != 0)
+		return fail(p, "--list-events: cannot write the list");
+	return CLI_EXIT_OK;
 }
 
 /* -p and -t */
@@ -195,6 +228,7 @@ static enum cli_result set_freq(struct cli_parsing *p, const struct cli_option *
 	if (parse_u64(arg, &p->c->sampler.freq))
 		return fail(p, "-F wants a positive frequency in Hz, not '%s'", arg);
 	p->c->sampler.period = 0;
+	p->freq_given = true;
 	return CLI_OK;
 }
 
@@ -373,16 +407,33 @@ static const struct cli_option options[] = {
 	  .doc = "compare with the recording BASE: a Δ column (Self% now minus Self% in BASE), "
 		"rows ordered by the change (see Diff against a baseline)" },
 
-	{ OPT("event", 'e', "NAME", CLI_SAMPLING), .set = set_event,
-	  .help = "cpu-clock, task-clock, cycles, instructions, cache-misses,\n"
-		"branch-misses, page-faults, context-switches, ...\n"
+	{ OPT("event", 'e', "EVENT", CLI_SAMPLING), .set = set_event,
+	  .help = "what to sample, in perf's words: cpu-clock, cycles:u,\n"
+		"L1-dcache-load-misses, r01c2, cpu/event=0x3c/, sched:sched_switch,\n"
+		"uprobe:PATH:FUNC, kprobe:FUNC, mem:ADDR, {a,b}; repeatable\n"
 		"(default: cycles, or cpu-clock without a hardware PMU)",
-	  .doc = "`cpu-clock`, `task-clock`, `cycles`, `instructions`, `cache-misses`, "
-		"`branch-misses`, `page-faults`, `context-switches`, ... Default `cycles`, or "
-		"`cpu-clock` (with a one-line notice) where the CPU has no hardware PMU" },
+	  .doc = "what to sample, in perf's words (see Events): `cpu-clock`, `cycles:upp`, "
+		"`L1-dcache-load-misses`, `r01c2`, `cpu/event=0x3c,umask=0/`, `sched:sched_switch`, "
+		"`uprobe:PATH:FUNC[+OFF]`, `uretprobe:PATH:FUNC`, `kprobe:FUNC`, `mem:ADDR[/LEN][:rwx]`, "
+		"`mem:SYMBOL`, `{a,b}:u`; `-e a,b` or `-e a -e b`. Default `cycles`, or `cpu-clock` "
+		"(with a one-line notice) where the CPU has no hardware PMU" },
+
+	{ OPT("filter", 0, "EXPR", CLI_SAMPLING), .set = set_filter,
+	  .help = "the kernel filter of the tracepoint or probe just before it,\n"
+		"e.g. -e sched:sched_switch --filter 'prev_pid != 0'",
+	  .doc = "the kernel filter of the tracepoint or probe of the `-e` just before it, e.g. "
+		"`-e sched:sched_switch --filter 'prev_pid != 0'`" },
+
+	{ OPT("list-events", 0, NULL, CLI_SAMPLING), .set = list_events,
+	  .help = "every event this machine offers, and whether it is usable here",
+	  .doc = "list every event this machine offers, grouped like `perf list`, each marked "
+		"usable here or not and why, and exit" },
 
 	{ OPT("freq", 'F', "HZ", CLI_SAMPLING), .set = set_freq,
-	  .help = "samples per second (default 999)" },
+	  .help = "samples per second (default 999; tracepoints, probes and\n"
+		"breakpoints: every hit unless -F or -c)",
+	  .doc = "samples per second (default 999; tracepoints, probes and breakpoints take a "
+		"sample at every hit unless `-F` or `-c` is given)" },
 
 	{ OPT("count", 'c', "PERIOD", CLI_SAMPLING), .set = set_count,
 	  .help = "sample every PERIOD events instead of a frequency",
@@ -647,6 +698,17 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 		o->target = TARGET_CPUS;
 	o->ids = c->ids;
 	o->cpus = o->ncpus ? c->cpus : NULL;
+	if (c->nevents) {
+		if (p->freq_given && !o->period)
+			events_use_freq(events_ctx(), c->events, c->nevents);
+		struct events_target t = { 0 };
+		if (o->target == TARGET_PIDS || o->target == TARGET_TIDS)
+			t.pid = c->ids[0];
+		else if (o->target == TARGET_COMMAND)
+			t.command = o->argv[0];
+		if (events_resolve(events_ctx(), c->events, c->nevents, &t, p->err, p->errlen))
+			return CLI_ERROR;
+	}
 
 	c->nkeys = sort_keys_parse(p->sort_spec, c->keys, PROFILE_MAX_KEYS, p->err, p->errlen);
 	if (c->nkeys < 0)

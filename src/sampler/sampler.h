@@ -86,6 +86,9 @@ struct sampler_event {
 	char name[128];
 	const char *filter;    /* a tracepoint's kernel filter (PERF_EVENT_IOC_SET_FILTER), or NULL */
 	int leader;
+	/* A breakpoint or a probe: that it opened says nothing of whether it will ever fire (in a VM
+	 * breakpoints open and never do): the view says so when a few refreshes had no sample of it. */
+	bool may_never_fire;
 };
 
 struct sampler_opts {

@@ -59,6 +59,24 @@ def merged_rows(snaps, key="self"):
     return out
 
 
+def expect_one_line_error(args, *needles, prefix=()):
+    """Runs [prefix...] perftop ARGS and checks the user's error: a non-zero exit and one line on
+    stderr that mentions every needle (any case). Returns the line."""
+    cmd = list(prefix) + [perftop_path()] + args
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    err = p.stderr.strip()
+    if p.returncode == 0:
+        fail(f"{args} should fail, exited 0 (stderr: {err!r})")
+    lines = [l for l in err.splitlines() if l.strip()]
+    if len(lines) != 1:
+        fail(f"{args}: expected one line on stderr, got {len(lines)}: {err!r}")
+    for n in needles:
+        if n.lower() not in err.lower():
+            fail(f"{args}: message {err!r} does not mention {n!r}")
+    print(f"ok: perftop {' '.join(args)} -> {err}")
+    return err
+
+
 def is_address(sym):
     return re.fullmatch(r"(0x)?[0-9a-fA-F]+", sym or "") is not None
 

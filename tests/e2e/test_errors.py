@@ -6,7 +6,7 @@ bad options."""
 import os
 import shutil
 import subprocess
-from e2elib import fail, perftop_path, passed
+from e2elib import expect_one_line_error, perftop_path, passed
 
 pt = perftop_path()
 checks = 0
@@ -14,25 +14,14 @@ checks = 0
 
 def expect_error(args, *needles, run_as=None):
     global checks
-    cmd = [pt] + args
-    if run_as:
-        cmd = ["setpriv", f"--reuid={run_as}", f"--regid={run_as}", "--clear-groups"] + cmd
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
-    err = p.stderr.strip()
-    if p.returncode == 0:
-        fail(f"{args} should fail, exited 0 (stderr: {err!r})")
-    lines = [l for l in err.splitlines() if l.strip()]
-    if len(lines) != 1:
-        fail(f"{args}: expected one line on stderr, got {len(lines)}: {err!r}")
-    for n in needles:
-        if n.lower() not in err.lower():
-            fail(f"{args}: message {err!r} does not mention {n!r}")
-    print(f"ok: perftop {' '.join(args)} -> {err}")
+    prefix = ["setpriv", f"--reuid={run_as}", f"--regid={run_as}", "--clear-groups"] if run_as else []
+    expect_one_line_error(args, *needles, prefix=prefix)
     checks += 1
 
 
 expect_error(["-b", "-n", "1", "-p", "999999"], "no such process", "999999")
-expect_error(["-b", "-n", "1", "-e", "no-such-event"], "unknown event", "cpu-clock")
+expect_error(["-b", "-n", "1", "-e", "no-such-event"], "unknown event", "no-such-event", "--list-events")
+expect_error(["-b", "-n", "1", "-e", "cpu-clok"], "unknown event", "did you mean cpu-clock")
 expect_error(["-b", "-n", "1", "--", "/nonexistent/command"], "cannot run", "/nonexistent/command")
 expect_error(["-b", "-n", "1", "--", "no-such-command-anywhere"], "cannot run")
 expect_error(["-Z"], "unknown option")
