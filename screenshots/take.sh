@@ -2,7 +2,7 @@
 # Takes the README's screenshots of the real perftop. Workloads are recorded first (perftop -o), then
 # replayed in tmux, so the pictures come out the same from run to run: the main table, the function
 # view (Enter), annotate (a), the flame graph (f), a replay with its timeline and a range, a diff
-# against a baseline (--diff), and one live view for the counters line (a recording holds none).
+# against a baseline (--diff), several events (Tab), and one live view for the counters line (a recording holds none).
 # Each pane is captured with its colours (capture-pane -e) and drawn as PNG by ansilove.
 #
 # ansilove reads CP437 and knows neither UTF-8 nor the "default colour" codes, so a capture goes
@@ -155,6 +155,16 @@ shot replay
 start -i "$tmp/new.data" --diff "$tmp/old.data" -d 0.5
 to_end
 shot diff
+
+# --- several events: cpu-clock and a uprobe on leaf_b (every call), Tab shows the second ---
+"$pt" -o "$tmp/events.data" -b -d 60 -e cpu-clock -e "uprobe:$fx/drill_fixture:leaf_b" \
+	-- "$fx/drill_fixture" 4 >/dev/null
+start -i "$tmp/events.data" -d 0.5
+to_end
+tm send-keys -t s Tab
+wait_for 'event 2/2'
+sleep 0.5
+shot events
 
 # --- live: the counters line under the mode line (context switches, migrations, page faults,
 # perftop's own CPU; cycles, instructions and IPC where the machine has a PMU) ---
