@@ -52,6 +52,9 @@ struct cli {
 	const char *prefixes[CLI_MAX_PREFIXES];
 	int nprefixes;
 	bool no_mouse;        /* --no-mouse: the view does not take the mouse (issue 6) */
+	/* Off-CPU and wall-clock time (sampler/offcpu.h). */
+	enum profile_mode mode; /* --off-cpu: PROFILE_OFFCPU, --wall: PROFILE_WALL */
+	uint64_t min_block_ns;  /* --min-block MS */
 };
 
 enum cli_result { CLI_OK, CLI_EXIT_OK, CLI_ERROR };

@@ -37,10 +37,20 @@ enum sort_key { SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE,
 int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, size_t errlen);
 const char *sort_key_name(enum sort_key k);
 
+/* What the periods count: samples of an event (its period), or time in nanoseconds: off-CPU
+ * (--off-cpu: blocks, sampler/offcpu.h) or wall (--wall: on-CPU samples of cpu-clock, whose period
+ * is nanoseconds, and off-CPU blocks in one profile). */
+enum profile_mode { PROFILE_SAMPLES, PROFILE_OFFCPU, PROFILE_WALL };
+
 struct sample_ctx {
 	const char *comm;          /* interned */
 	uint32_t pid, tid;
 	uint64_t period;
+	/* A piece of an off-CPU block (period: its nanoseconds); state 0 (OFFCPU_NONE): an ordinary
+	 * sample (in --wall, on-CPU time). */
+	uint8_t state;             /* enum offcpu_state (sampler/offcpu.h) */
+	bool block_begins;         /* the block's first piece: counts once in the blocks */
+	uint64_t block_ns;         /* the block's length up to the end of this piece */
 	const struct frame *frames; /* leaf first, then callers */
 	int nframes;
 };

@@ -217,6 +217,8 @@ struct sample_parts {
 	uint32_t regs_nr;
 	const unsigned char *stack;
 	uint64_t stack_size;
+	const unsigned char *raw;  /* PERF_SAMPLE_RAW's data, without its u32 size */
+	uint32_t raw_size;
 };
 
 /* The fields of a sample up to PERIOD (IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD)
@@ -333,6 +335,8 @@ static int parse_sample(const struct parse_cfg *cfg, struct cursor *c, struct re
 			return -EINVAL;
 		/* The kernel pads u32 size + data to 8 bytes; round up so the next field is aligned. */
 		n = ((uint64_t)rawsz + 4 + 7) & ~(uint64_t)7;
+		sp->raw = c->p + 4;
+		sp->raw_size = rawsz;
 		if (cursor_skip(c, n))
 			return -EINVAL;
 	}
@@ -597,6 +601,22 @@ static int parse_throttle(struct rec_parse *p)
 	return 0;
 }
 
+/* SWITCH (the task of the sample_id switched in or, with MISC_SWITCH_OUT, out) and SWITCH_CPU_WIDE
+ * (the same, naming the task on the other side). */
+static int parse_switch(struct rec_parse *p)
+{
+	struct rec_switch *w = &p->out->u.sw;
+	p->out->type = REC_SWITCH;
+	if (body_after_trailer(p, true))
+		return -EINVAL;
+	w->out = (p->h.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+	w->preempt = (p->h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+	w->cpu_wide = p->h.type == PERF_RECORD_SWITCH_CPU_WIDE;
+	if (w->cpu_wide && cursor_u32_pair(&p->c, &w->next_prev_pid, &w->next_prev_tid))
+		return -EINVAL;
+	return 0;
+}
+
 /* Any other type: kept as REC_OTHER. Kernel-generated types carry the trailer too (useful for
  * ordering) and their fixed part must fit in what is left; a type we do not know is not an error;
  * perf.data's own records have no trailer and their reader checks them. */
@@ -610,7 +630,7 @@ static int parse_other(struct rec_parse *p)
 	return other_body_check(p->cfg, p->h.type, &p->c) ? -EINVAL : 0;
 }
 
-/* The trailing data after the struct, in a fixed order: callchain, user regs, user stack, file
+/* The trailing data after the struct, in a fixed order: callchain, user regs, user stack, raw, file
  * name (the room was checked). */
 static void copy_trailing(const struct rec_parse *p)
 {
@@ -650,6 +670,16 @@ static void copy_trailing(const struct rec_parse *p)
 		s->stack_user_size = (uint32_t)sp->stack_size;
 		memcpy(dst, sp->stack, sp->stack_size);
 		memset(dst + sp->stack_size, 0, align8(sp->stack_size) - sp->stack_size);
+		dst += align8(sp->stack_size);
+		off += (uint32_t)align8(sp->stack_size);
+	}
+	if (sp->raw_size) {
+		/* A tracepoint's fields, as the kernel wrote them (not swapped: their layout is the
+		 * format file's, read by whoever knows the event). */
+		s->raw_off = off;
+		s->raw_size = sp->raw_size;
+		memcpy(dst, sp->raw, sp->raw_size);
+		memset(dst + sp->raw_size, 0, align8(sp->raw_size) - sp->raw_size);
 	}
 }
 
@@ -693,7 +723,8 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 		out->type = REC_SAMPLE;
 		p.c.end = p.end;
 		err = parse_sample(cfg, &p.c, out, &p.sp);
-		p.extra = p.sp.callchain_nr * 8 + (uint64_t)p.sp.regs_nr * 8 + align8(p.sp.stack_size);
+		p.extra = p.sp.callchain_nr * 8 + (uint64_t)p.sp.regs_nr * 8 + align8(p.sp.stack_size) +
+			  align8(p.sp.raw_size);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: err = parse_mmap(&p); break;
@@ -704,6 +735,8 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 	case PERF_RECORD_LOST_SAMPLES: err = parse_lost(&p); break;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE: err = parse_throttle(&p); break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE: err = parse_switch(&p); break;
 	default: err = parse_other(&p); break;
 	}
 	if (err)

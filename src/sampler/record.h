@@ -26,6 +26,7 @@ enum rec_type {
 	REC_THROTTLE,
 	REC_UNTHROTTLE,
 	REC_OTHER,        /* a record type we know to skip: only the header fields are filled */
+	REC_SWITCH,       /* PERF_RECORD_SWITCH and SWITCH_CPU_WIDE (attr.context_switch) */
 };
 
 #define REC_NO_CPU UINT32_MAX
@@ -47,6 +48,15 @@ struct rec_sample {
 	uint32_t stack_user_off;
 	uint32_t stack_user_size;  /* bytes kept: those the kernel filled (dyn_size), at most its size */
 	uint64_t stack_user_dyn_size;
+	/* PERF_SAMPLE_RAW: a tracepoint's fields as the kernel wrote them; 0/0 when absent. */
+	uint32_t raw_off;
+	uint32_t raw_size;
+	/* Off-CPU time (sampler/offcpu.h): a sample made of a block, its period the nanoseconds of
+	 * this piece of the block. block_ns 0: an ordinary sample. */
+	uint64_t block_ns;      /* the block's length from its switch-out to the end of this piece */
+	uint8_t block_state;    /* enum offcpu_state: how the thread left the CPU */
+	uint8_t block_begins;   /* the block's first piece: it counts once in the blocks */
+	uint8_t block_reserved[6];
 };
 
 struct rec_mmap {
@@ -83,6 +93,14 @@ struct rec_throttle {
 	uint64_t time, id, stream_id;
 };
 
+struct rec_switch {         /* rec.pid/tid: the task that switched (in, or out when out is set) */
+	uint32_t next_prev_pid, next_prev_tid; /* SWITCH_CPU_WIDE: the task on the other side */
+	uint8_t out;            /* PERF_RECORD_MISC_SWITCH_OUT */
+	uint8_t preempt;        /* PERF_RECORD_MISC_SWITCH_OUT_PREEMPT: still runnable */
+	uint8_t cpu_wide;
+	uint8_t reserved[5];
+};
+
 struct rec {
 	uint32_t size;          /* bytes of this record with its trailing data; multiple of 8 */
 	uint16_t type;          /* enum rec_type */
@@ -101,6 +119,7 @@ struct rec {
 		struct rec_task task;
 		struct rec_lost lost;
 		struct rec_throttle throttle;
+		struct rec_switch sw;
 	} u;
 	/* trailing data follows */
 };
@@ -113,6 +132,11 @@ static inline const void *rec_at(const struct rec *r, uint32_t off)
 static inline const uint64_t *rec_callchain(const struct rec *r)
 {
 	return (const uint64_t *)rec_at(r, r->u.sample.callchain_off);
+}
+
+static inline const void *rec_raw(const struct rec *r)
+{
+	return rec_at(r, r->u.sample.raw_off);
 }
 
 static inline const char *rec_filename(const struct rec *r)
