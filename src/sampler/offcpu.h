@@ -40,6 +40,9 @@
 
 #include "sampler/record.h"
 
+/* The tracepoint whose samples are the switch-outs. */
+#define OFFCPU_SWITCH_EVENT "sched:sched_switch"
+
 /* How a thread left the CPU (the tracepoint's prev_state, as perf sched prints it). */
 enum offcpu_state {
 	OFFCPU_NONE = 0,   /* not a block (an on-CPU sample) */
