@@ -785,6 +785,11 @@ static int setup_sampling(struct sampler *s, int e, const struct sampler_opts *o
 	 * so does stage() when there are several. */
 	if (o->tee || s->nev > 1)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+	/* A recording's tracepoint samples carry their fields, as perf record's do: perf script
+	 * prints them, and perf report's default sort for tracepoints reads them (perf 6.1 crashes
+	 * on a tracepoint sample without them). */
+	if (o->tee && a->type == PERF_TYPE_TRACEPOINT)
+		a->sample_type |= PERF_SAMPLE_RAW;
 	if (s->offcpu && (uint32_t)e == s->offcpu_opts.switch_evidx) {
 		a->sample_type |= PERF_SAMPLE_RAW;
 		/* A per-CPU sched_switch sample is also the switch-in of next_pid; per task, it fires
