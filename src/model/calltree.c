@@ -30,6 +30,7 @@ struct ct_live {
 	uint32_t parent;
 	bool inlined, kernel;
 	uint64_t total, self;
+	uint64_t runq_total, runq_self; /* the run-queue part (calltree.h) */
 };
 
 /* A table slot: node index + 1 (0 = empty). */
@@ -39,6 +40,7 @@ struct calltree {
 	uint32_t *table;
 	size_t table_cap; /* a power of two, at least twice n */
 	uint64_t orphan;  /* period of the samples without frames (counted in the total only) */
+	uint64_t runq_orphan; /* its run-queue part */
 	uint64_t pruned_nodes, pruned_period;
 };
 
@@ -215,38 +217,55 @@ void calltree_add(struct calltree *t, const struct sample_ctx *s)
 {
 	if (t->n > t->max_nodes)
 		prune(t);
+	uint64_t runq = profile_state_is_runq(s->state) ? s->period : 0;
 	if (s->nframes <= 0 || !s->frames) {
 		t->orphan += s->period;
+		t->runq_orphan += runq;
 		return;
 	}
 	uint32_t cur = 0;
 	t->nodes[0].total += s->period;
+	t->nodes[0].runq_total += runq;
 	for (int i = s->nframes - 1; i >= 0; i--) {
 		cur = child_get(t, cur, &s->frames[i]);
 		t->nodes[cur].total += s->period;
+		t->nodes[cur].runq_total += runq;
 	}
 	t->nodes[cur].self += s->period;
+	t->nodes[cur].runq_self += runq;
 }
 
+/* Decays *all and its run-queue part *part apart, as the profile does (profile.c): what is left
+ * without the part is exactly the decay of what was added without it. */
+static void decay_split(uint64_t *all, uint64_t *part)
+{
+	uint64_t p = decay_x78(*part);
+	*all = decay_x78(*all - *part) + p;
+	*part = p;
+}
+
+static void decay_node(struct ct_live *c)
+{
+	decay_split(&c->total, &c->runq_total);
+	decay_split(&c->self, &c->runq_self);
+}
 
 void calltree_end_window(struct calltree *t, bool zero)
 {
 	if (zero) {
-		t->orphan = 0;
+		t->orphan = t->runq_orphan = 0;
 		reset_root(t);
 		return;
 	}
-	t->orphan = decay_x78(t->orphan);
+	decay_split(&t->orphan, &t->runq_orphan);
 	bool *keep = xmalloc(t->n * sizeof(*keep));
 	bool any_gone = false;
 	keep[0] = true;
-	t->nodes[0].total = decay_x78(t->nodes[0].total);
-	t->nodes[0].self = decay_x78(t->nodes[0].self);
+	decay_node(&t->nodes[0]);
 	uint64_t whole = calltree_total(t);
 	for (size_t i = 1; i < t->n; i++) {
 		struct ct_live *c = &t->nodes[i];
-		c->total = decay_x78(c->total);
-		c->self = decay_x78(c->self);
+		decay_node(c);
 		/* Decay is monotonic, so a faded node has faded children: whole subtrees go. Their
 		 * period stays in their callers' Total, as pruning leaves it. */
 		keep[i] = keep[c->parent] && !decay_faded(c->total, whole);
@@ -297,12 +316,43 @@ struct ct_snapshot *calltree_snapshot(const struct calltree *t)
 		const struct ct_live *c = &t->nodes[i];
 		s->nodes[i] = (struct ct_snode){ .parent = c->parent, .inlined = c->inlined,
 						 .kernel = c->kernel, .raw_sym = c->sym, .sym = c->sym,
-						 .dso = c->dso, .total = c->total, .self = c->self };
+						 .dso = c->dso, .total = c->total, .self = c->self,
+						 .runq_total = c->runq_total,
+						 .runq_self = c->runq_self };
 	}
 	s->total = calltree_total(t);
+	s->runq_total = t->nodes[0].runq_total + t->runq_orphan;
 	s->pruned_nodes = t->pruned_nodes;
 	s->pruned_period = t->pruned_period;
 	return s;
+}
+
+struct ct_snapshot *ct_snapshot_runq(const struct ct_snapshot *s, enum runq_view v)
+{
+	struct ct_snapshot *o = xcalloc(1, sizeof(*o));
+	*o = *s;
+	o->nodes = xmalloc((s->n ? s->n : 1) * sizeof(*o->nodes));
+	o->n = 0;
+	o->total = runq_pick(v, s->total, s->runq_total);
+	o->runq_total = runq_pick_part(v, o->total, s->runq_total);
+	uint32_t *remap = xmalloc((s->n ? s->n : 1) * sizeof(*remap));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ct_snode *c = &s->nodes[i];
+		uint64_t total = runq_pick(v, c->total, c->runq_total);
+		remap[i] = CT_NONE;
+		if (i && (!total || remap[c->parent] == CT_NONE))
+			continue;
+		struct ct_snode *d = &o->nodes[o->n];
+		*d = *c;
+		d->parent = i ? remap[c->parent] : 0;
+		d->total = total;
+		d->self = runq_pick(v, c->self, c->runq_self);
+		d->runq_total = runq_pick_part(v, d->total, c->runq_total);
+		d->runq_self = runq_pick_part(v, d->self, c->runq_self);
+		remap[i] = (uint32_t)o->n++;
+	}
+	free(remap);
+	return o;
 }
 
 void ct_snapshot_free(struct ct_snapshot *s)

@@ -10,6 +10,11 @@
  *
  * Total counts a row once per sample even when it appears several times in the chain (recursion):
  * each sample gets a new epoch number, and a row whose stamp already equals it was counted.
+ *
+ * The run-queue part of the counts (profile.h) decays apart from the rest, and the count is set to
+ * the sum of the two, so that "without run-queue waits" (the count minus that part) is exactly the
+ * decay of what was added outside the run queue, never off by the rounding of x7/8. In samples mode
+ * the part is 0 and the decay is the same as before it existed.
  */
 #include "model/profile.h"
 
@@ -25,6 +30,17 @@
 static const char *const key_names[SORT_KEY_COUNT] = {
 	[SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_TID] = "tid",
 	[SORT_DSO] = "dso",   [SORT_SYM] = "sym", [SORT_SRCLINE] = "srcline",
+	[SORT_STATE] = "state",
+};
+#define KNOWN_KEYS "comm, pid, tid, dso, sym, srcline, state"
+
+/* sampler/offcpu.h's offcpu_state_name, by the same numbers; 0 is an on-CPU sample. */
+static const char *const state_names[PROFILE_NSTATES] = {
+	"on-CPU", "S", "D", "R", "R+", "T", "t", "X", "Z", "P", "I", "?",
+};
+
+static const char *const mode_names[] = {
+	[PROFILE_SAMPLES] = "cpu", [PROFILE_OFFCPU] = "off-cpu", [PROFILE_WALL] = "wall",
 };
 
 /* Per-row bookkeeping kept beside the public rows so struct profile_row stays plain data. */
@@ -61,11 +77,35 @@ struct profile {
 	 * faded rows still held of Self when they were dropped. */
 	uint64_t orphan_period, orphan_samples;
 	uint64_t window_samples, window_lost;
+	/* The run-queue part of total_period, and of what is held without a row. */
+	uint64_t runq_period, runq_orphan_period, runq_orphan_samples;
+	enum profile_mode mode;
+	double held_secs;  /* the windows' lengths, decayed like the rows */
+	double window_secs; /* the current window's length (profile_add_window_secs) */
 };
 
 const char *sort_key_name(enum sort_key k)
 {
 	return (unsigned)k < SORT_KEY_COUNT ? key_names[k] : "?";
+}
+
+const char *profile_state_name(unsigned state)
+{
+	return state < PROFILE_NSTATES ? state_names[state] : "?";
+}
+
+const char *profile_mode_name(enum profile_mode m)
+{
+	return (unsigned)m < ARRAY_SIZE(mode_names) ? mode_names[m] : "?";
+}
+
+const char *profile_mode_title(enum profile_mode m)
+{
+	static const char *const titles[] = {
+		[PROFILE_SAMPLES] = "samples", [PROFILE_OFFCPU] = "off-CPU",
+		[PROFILE_WALL] = "wall",
+	};
+	return (unsigned)m < ARRAY_SIZE(titles) ? titles[m] : "?";
 }
 
 int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, size_t errlen)
@@ -85,7 +125,7 @@ int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, s
 		while (len && (tok[len - 1] == ' ' || tok[len - 1] == '\t'))
 			len--;
 		if (!len) {
-			snprintf(err, errlen, "empty sort key in '%s' (known: comm, pid, tid, dso, sym, srcline)",
+			snprintf(err, errlen, "empty sort key in '%s' (known: " KNOWN_KEYS ")",
 				 spec ? spec : "");
 			return -1;
 		}
@@ -94,8 +134,7 @@ int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, s
 			if (strlen(key_names[k]) == len && strncasecmp(tok, key_names[k], len) == 0)
 				break;
 		if (k == SORT_KEY_COUNT) {
-			snprintf(err, errlen,
-				 "unknown sort key '%.*s' (known: comm, pid, tid, dso, sym, srcline)",
+			snprintf(err, errlen, "unknown sort key '%.*s' (known: " KNOWN_KEYS ")",
 				 (int)len, tok);
 			return -1;
 		}
@@ -124,7 +163,7 @@ static inline uint64_t ptr_hash(const struct profile_row *k)
 	uint64_t h = (uintptr_t)k->sym * 0x9e3779b97f4a7c15ULL;
 	h ^= (uintptr_t)k->dso * 0xc2b2ae3d27d4eb4fULL;
 	h ^= ((uintptr_t)k->comm ^ ((uint64_t)k->pid << 32 | k->tid)) * 0x165667b19e3779f9ULL;
-	h ^= (uintptr_t)k->srcline * 0x27d4eb2f165667c5ULL;
+	h ^= ((uintptr_t)k->srcline ^ k->state) * 0x27d4eb2f165667c5ULL;
 	return hash_mix64(h);
 }
 
@@ -144,6 +183,7 @@ static uint64_t row_id(const struct profile *p, const struct profile_row *r)
 		case SORT_DSO: h = hash_str(h, r->dso); break;
 		case SORT_SYM: h = hash_str(h, r->sym); break;
 		case SORT_SRCLINE: h = hash_str(h, r->srcline); break;
+		case SORT_STATE: h = hash_mix64(h ^ r->state); break;
 		case SORT_KEY_COUNT: break;
 		}
 	}
@@ -153,7 +193,7 @@ static uint64_t row_id(const struct profile *p, const struct profile_row *r)
 static bool same_key(const struct profile_row *a, const struct profile_row *b)
 {
 	return a->sym == b->sym && a->dso == b->dso && a->comm == b->comm && a->pid == b->pid &&
-	       a->tid == b->tid && a->srcline == b->srcline;
+	       a->tid == b->tid && a->srcline == b->srcline && a->state == b->state;
 }
 
 /* --- the table ------------------------------------------------------------------------------- */
@@ -196,8 +236,9 @@ static size_t row_get(struct profile *p, const struct profile_row *k)
 	size_t idx = p->nrows;
 	xgrow((void **)&p->rows, &p->rows_cap, idx + 1, sizeof(*p->rows));
 	xgrow((void **)&p->aux, &p->aux_cap, idx + 1, sizeof(*p->aux));
-	p->rows[idx] = *k;
-	p->rows[idx].self_period = p->rows[idx].total_period = p->rows[idx].samples = 0;
+	p->rows[idx] = (struct profile_row){ .comm = k->comm, .pid = k->pid, .tid = k->tid,
+					     .dso = k->dso, .sym = k->sym, .srcline = k->srcline,
+					     .state = k->state };
 	p->rows[idx].id = row_id(p, k);
 	p->aux[idx].stamp = 0;
 	p->aux[idx].votes = 0;
@@ -263,21 +304,63 @@ static void vote(struct profile_row *r, struct row_aux *a, const struct sample_c
 /* A sample's share of the totals; false when it has no frames (it makes no row: see profile_add). */
 static bool count_sample(struct profile *p, const struct sample_ctx *s)
 {
+	bool runq = profile_state_is_runq(s->state);
 	p->window_samples++;
 	p->held_samples++;
 	p->total_period += s->period;
+	if (runq)
+		p->runq_period += s->period;
 	if (s->nframes <= 0 || !s->frames) {
 		p->orphan_period += s->period;
 		p->orphan_samples++;
+		if (runq) {
+			p->runq_orphan_period += s->period;
+			p->runq_orphan_samples++;
+		}
 		return false;
 	}
 	return true;
 }
 
+/* The sample's Self on its row: period, samples, and for a piece of an off-CPU block (state set)
+ * the block's count and length. */
+static void count_self(struct profile_row *r, const struct sample_ctx *s)
+{
+	r->self_period += s->period;
+	r->samples++;
+	if (!s->state)
+		return;
+	r->blocks += s->block_begins;
+	if (s->block_ns > r->longest_ns)
+		r->longest_ns = s->block_ns;
+	if (!profile_state_is_runq(s->state)) {
+		if (s->block_ns > r->runq.other_longest_ns)
+			r->runq.other_longest_ns = s->block_ns;
+		return;
+	}
+	r->runq.self_period += s->period;
+	r->runq.samples++;
+	r->runq.blocks += s->block_begins;
+	if (s->block_ns > r->runq.longest_ns)
+		r->runq.longest_ns = s->block_ns;
+}
+
+/* The sample's Total on a row of its chain, once per sample (the epoch stamp). */
+static void count_total(struct profile_row *r, struct row_aux *a, const struct sample_ctx *s,
+			uint64_t epoch)
+{
+	if (a->stamp == epoch)
+		return;
+	a->stamp = epoch;
+	r->total_period += s->period;
+	if (profile_state_is_runq(s->state))
+		r->runq.total_period += s->period;
+	vote(r, a, s);
+}
+
 /* profile_add; rows, when not NULL, gets the index of each row added to (nframes + 1 of them). */
 static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 {
-	uint64_t period = s->period;
 	if (!count_sample(p, s))
 		return;
 
@@ -289,6 +372,8 @@ static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 		key.pid = s->pid;
 	if (p->use[SORT_TID])
 		key.tid = s->tid;
+	if (p->use[SORT_STATE])
+		key.state = s->state;
 
 	/* Self: the function that holds the sampled address (the leaf's first frame that is not an
 	 * inline expansion), as perf's sym rows are, with the address's own source line (frame 0's). */
@@ -308,15 +393,9 @@ static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 		struct profile_row *r = &p->rows[idx];
 		if (rows)
 			rows[i + 1] = (uint32_t)idx;
-		if (i < 0) {
-			r->self_period += period;
-			r->samples++;
-		}
-		if (p->aux[idx].stamp != epoch) {
-			p->aux[idx].stamp = epoch;
-			r->total_period += period;
-			vote(r, &p->aux[idx], s);
-		}
+		if (i < 0)
+			count_self(r, s);
+		count_total(r, &p->aux[idx], s, epoch);
 	}
 }
 
@@ -332,22 +411,23 @@ void profile_add_rows(struct profile *p, const struct sample_ctx *s, uint32_t *r
 
 void profile_add_again(struct profile *p, const struct sample_ctx *s, const uint32_t *rows)
 {
-	uint64_t period = s->period;
+	/* A chain seen again in another state (S, then R: one stack, several ways to leave the CPU)
+	 * belongs to other rows when the state is a key: found the long way (the rows stay the
+	 * caller's, right for the state they were made in). */
+	if (p->use[SORT_STATE] && s->nframes > 0 && s->frames &&
+	    p->rows[rows[0]].state != s->state) {
+		add(p, s, NULL);
+		return;
+	}
 	if (!count_sample(p, s))
 		return;
 	uint64_t epoch = ++p->epoch;
 	for (int i = 0; i <= s->nframes; i++) {
 		size_t idx = rows[i];
 		struct profile_row *r = &p->rows[idx];
-		if (i == 0) {
-			r->self_period += period;
-			r->samples++;
-		}
-		if (p->aux[idx].stamp != epoch) {
-			p->aux[idx].stamp = epoch;
-			r->total_period += period;
-			vote(r, &p->aux[idx], s);
-		}
+		if (i == 0)
+			count_self(r, s);
+		count_total(r, &p->aux[idx], s, epoch);
 	}
 }
 
@@ -361,36 +441,53 @@ void profile_add_lost(struct profile *p, uint64_t lost)
 	p->window_lost += lost;
 }
 
+/* Decays *all and its run-queue part *part apart (see the top): returns what *all lost. */
+static uint64_t decay_split(uint64_t *all, uint64_t *part)
+{
+	uint64_t old = *all, p = decay_x78(*part);
+	*all = decay_x78(old - *part) + p;
+	*part = p;
+	return old - *all;
+}
+
+/* One row's decay; the totals lose what its Self loses. */
+static void decay_row(struct profile *p, struct profile_row *r)
+{
+	uint64_t runq_self = r->runq.self_period;
+	p->total_period -= decay_split(&r->self_period, &r->runq.self_period);
+	p->runq_period -= runq_self - r->runq.self_period;
+	p->held_samples -= decay_split(&r->samples, &r->runq.samples);
+	decay_split(&r->total_period, &r->runq.total_period);
+	decay_split(&r->blocks, &r->runq.blocks);
+	r->longest_ns = r->runq.longest_ns = r->runq.other_longest_ns = 0;
+}
+
 void profile_end_window(struct profile *p, bool zero)
 {
 	p->layout++; /* rows go (zero, faded) and the kept ones move down */
 	p->window_samples = 0;
 	p->window_lost = 0;
+	p->window_secs = 0;
 
 	if (zero) {
 		p->nrows = 0;
 		p->total_period = p->held_samples = 0;
 		p->orphan_period = p->orphan_samples = 0;
+		p->runq_period = p->runq_orphan_period = p->runq_orphan_samples = 0;
+		p->held_secs = 0;
 		memset(p->table, 0, p->table_cap * sizeof(*p->table));
 		return;
 	}
+	p->held_secs = p->held_secs * 7 / 8;
 
 	/* The totals lose exactly what the rows lose, so they stay the sums of the rows and of the
 	 * period held without a row. */
-	for (size_t i = 0; i < p->nrows; i++) {
-		struct profile_row *r = &p->rows[i];
-		uint64_t self = decay_x78(r->self_period), samples = decay_x78(r->samples);
-		p->total_period -= r->self_period - self;
-		p->held_samples -= r->samples - samples;
-		r->self_period = self;
-		r->samples = samples;
-		r->total_period = decay_x78(r->total_period);
-	}
-	uint64_t op = decay_x78(p->orphan_period), os = decay_x78(p->orphan_samples);
-	p->total_period -= p->orphan_period - op;
-	p->held_samples -= p->orphan_samples - os;
-	p->orphan_period = op;
-	p->orphan_samples = os;
+	for (size_t i = 0; i < p->nrows; i++)
+		decay_row(p, &p->rows[i]);
+	uint64_t runq_op = p->runq_orphan_period;
+	p->total_period -= decay_split(&p->orphan_period, &p->runq_orphan_period);
+	p->runq_period -= runq_op - p->runq_orphan_period;
+	p->held_samples -= decay_split(&p->orphan_samples, &p->runq_orphan_samples);
 	uint64_t total = p->total_period;
 
 	/* A faded row goes; what it still held of Self stays in the total, held without a row, so
@@ -401,6 +498,8 @@ void profile_end_window(struct profile *p, bool zero)
 		if (decay_faded(r->total_period, total)) {
 			p->orphan_period += r->self_period;
 			p->orphan_samples += r->samples;
+			p->runq_orphan_period += r->runq.self_period;
+			p->runq_orphan_samples += r->runq.samples;
 			continue;
 		}
 		if (kept != i) {
@@ -463,6 +562,39 @@ const struct profile_row *profile_rows(const struct profile *p)
 uint64_t profile_total_period(const struct profile *p)
 {
 	return p->total_period;
+}
+
+uint64_t profile_runq_period(const struct profile *p)
+{
+	return p->runq_period;
+}
+
+void profile_set_mode(struct profile *p, enum profile_mode mode)
+{
+	p->mode = mode;
+}
+
+enum profile_mode profile_mode(const struct profile *p)
+{
+	return p->mode;
+}
+
+void profile_add_window_secs(struct profile *p, double secs)
+{
+	if (secs > 0) {
+		p->held_secs += secs;
+		p->window_secs += secs;
+	}
+}
+
+double profile_window_secs(const struct profile *p)
+{
+	return p->window_secs;
+}
+
+double profile_held_secs(const struct profile *p)
+{
+	return p->held_secs;
 }
 
 uint64_t profile_held_samples(const struct profile *p)
