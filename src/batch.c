@@ -46,14 +46,20 @@ static bool batch_emit(struct session *s, const struct cli *c, bool zero, double
 	for (int e = 0; e < n; e++) {
 		struct session_status st;
 		session_get_status_of(s, e, &st);
+		/* Run-queue waits hidden or alone (session_set_runq): a copy seen that way. */
+		struct snapshot *shown = snaps[e];
+		if (session_runq(s) != RUNQ_ALL)
+			shown = snapshot_runq(snaps[e], session_runq(s));
 		/* Straight to stdout (fully buffered, see batch_run), flushed at the end of each
 		 * snapshot: the text of a large table is not held whole in memory. */
 		if (c->json) {
-			batch_print_json(stdout, snaps[e], &st, time);
+			batch_print_json(stdout, shown, &st, time);
 			fputc('\n', stdout);
 		} else {
-			batch_print_text(stdout, snaps[e], &st, time);
+			batch_print_text(stdout, shown, &st, time);
 		}
+		if (shown != snaps[e])
+			snapshot_free(shown);
 		snapshot_free(snaps[e]);
 		ok = ok && fflush(stdout) == 0 && !ferror(stdout);
 	}

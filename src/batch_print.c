@@ -16,6 +16,16 @@
  * in the events' order, each with its "event"; samples, rows and total_period are that event's,
  * the rest the session's.
  *
+ * Time modes (--off-cpu, --wall; model/profile.h): the object also has "mode" ("off-cpu" or
+ * "wall"; absent in samples mode, whose output is as it always was) and "seconds", the time the
+ * rows' nanoseconds cover (the windows' lengths decayed like the rows: the window's own under -z
+ * and in a replay), and each row "self_ns" and "total_ns" (nanoseconds held: blocked, or blocked
+ * and running), "blocks" (blocks begun with the row as Self, decayed alike) and "longest_ns" (the
+ * longest of the window); self_ns / seconds / 1e9 is the table's Time. "state" (its name: S, D,
+ * R+ ..., on-CPU) is in the rows when state is a sort key, and "runq": "hidden" or "only" in the
+ * object when run-queue waits are left out or shown alone (the percentages are then shares of
+ * what is shown).
+ *
  * "counters" (after "rows"): samples_per_sec, lost and throttled (session totals), and live only:
  * window (seconds), perftop's cpu (%), and each counter this machine counts with its count in the
  * window (context_switches, cpu_migrations, page_faults; cycles, instructions, ipc, cache_misses,
@@ -92,6 +102,54 @@ static void batch_print_counters(FILE *out, const struct session_counters *c)
 	fputc('}', out);
 }
 
+/* The sort keys a row object carries (the others are not in the snapshot's rows). */
+struct json_keys {
+	bool comm, pid, tid, src, state;
+};
+
+/* A row's object: names, percentages, samples, then what the mode and the keys add. */
+static void json_row(FILE *out, const struct snapshot *snap, const struct snap_row *r,
+		     const struct json_keys *k)
+{
+	fputs("{\"sym\": ", out);
+	json_string(out, r->sym ? r->sym : "");
+	fputs(", \"dso\": ", out);
+	json_string(out, r->dso ? r->dso : "");
+	fprintf(out, ", \"self\": %.4f, \"total\": %.4f, \"samples\": %llu", r->self_pct,
+		r->total_pct, (unsigned long long)r->samples);
+	if (snapshot_is_time(snap))
+		fprintf(out, ", \"self_ns\": %llu, \"total_ns\": %llu, \"blocks\": %llu, "
+			"\"longest_ns\": %llu", (unsigned long long)r->self_period,
+			(unsigned long long)r->total_period,
+			(unsigned long long)r->blocks, (unsigned long long)r->longest_ns);
+	if (snap->diff) {
+		fprintf(out, ", \"delta\": %.4f, \"base_self\": %.4f", r->delta, r->base_self);
+		if (r->diff != SNAP_DIFF_BOTH)
+			fprintf(out, ", \"diff\": \"%s\"",
+				r->diff == SNAP_DIFF_NEW ? "new" : "gone");
+	}
+	if (k->comm) {
+		fputs(", \"comm\": ", out);
+		json_string(out, r->comm);
+	}
+	if (k->pid)
+		fprintf(out, ", \"pid\": %u", r->pid);
+	if (k->tid)
+		fprintf(out, ", \"tid\": %u", r->tid);
+	if (k->src) {
+		fputs(", \"srcline\": ", out);
+		json_string(out, r->srcline ? r->srcline : "");
+	}
+	if (k->state) {
+		fputs(", \"state\": ", out);
+		json_string(out, profile_state_name(r->state));
+	}
+	fputc('}', out);
+}
+
+static const char *const runq_names[] = { [RUNQ_ALL] = "all", [RUNQ_HIDE] = "hidden",
+					  [RUNQ_ONLY] = "only" };
+
 void batch_print_json(FILE *out, const struct snapshot *snap, const struct session_status *st,
 		      double time)
 {
@@ -100,40 +158,24 @@ void batch_print_json(FILE *out, const struct snapshot *snap, const struct sessi
 	fprintf(out, ", \"samples\": %llu, \"lost\": %llu, \"dropped\": %llu, \"total_period\": %llu",
 		(unsigned long long)snap->window_samples, (unsigned long long)snap->window_lost,
 		(unsigned long long)st->window_dropped, (unsigned long long)snap->total_period);
+	/* Samples mode prints what it always did: the time modes' fields come only with them. */
+	if (snapshot_is_time(snap))
+		fprintf(out, ", \"mode\": \"%s\", \"seconds\": %.3f", profile_mode_name(snap->mode),
+			snap->held_secs);
+	if (snap->runq != RUNQ_ALL)
+		fprintf(out, ", \"runq\": \"%s\"", runq_names[snap->runq]);
 	if (st->target_exited)
 		fputs(", \"exited\": true", out);
 	if (st->unwound >= 0)
 		fprintf(out, ", \"unwound\": %.1f", st->unwound);
 	fputs(", \"rows\": [", out);
-	bool comm = snap_has_key(snap, SORT_COMM), pid = snap_has_key(snap, SORT_PID),
-	     tid = snap_has_key(snap, SORT_TID), src = snap_has_key(snap, SORT_SRCLINE);
+	struct json_keys k = { snap_has_key(snap, SORT_COMM), snap_has_key(snap, SORT_PID),
+			       snap_has_key(snap, SORT_TID), snap_has_key(snap, SORT_SRCLINE),
+			       snap_has_key(snap, SORT_STATE) };
 	for (size_t i = 0; i < snap->nrows; i++) {
-		const struct snap_row *r = &snap->rows[i];
-		fputs(i ? ", {" : "{", out);
-		fputs("\"sym\": ", out);
-		json_string(out, r->sym ? r->sym : "");
-		fputs(", \"dso\": ", out);
-		json_string(out, r->dso ? r->dso : "");
-		fprintf(out, ", \"self\": %.4f, \"total\": %.4f, \"samples\": %llu", r->self_pct,
-			r->total_pct, (unsigned long long)r->samples);
-		if (snap->diff) {
-			fprintf(out, ", \"delta\": %.4f, \"base_self\": %.4f", r->delta, r->base_self);
-			if (r->diff != SNAP_DIFF_BOTH)
-				fprintf(out, ", \"diff\": \"%s\"", r->diff == SNAP_DIFF_NEW ? "new" : "gone");
-		}
-		if (comm) {
-			fputs(", \"comm\": ", out);
-			json_string(out, r->comm);
-		}
-		if (pid)
-			fprintf(out, ", \"pid\": %u", r->pid);
-		if (tid)
-			fprintf(out, ", \"tid\": %u", r->tid);
-		if (src) {
-			fputs(", \"srcline\": ", out);
-			json_string(out, r->srcline ? r->srcline : "");
-		}
-		fputc('}', out);
+		if (i)
+			fputs(", ", out);
+		json_row(out, snap, &snap->rows[i], &k);
 	}
 	fputc(']', out);
 	batch_print_counters(out, &st->counters);
@@ -218,15 +260,32 @@ static void line_pct(struct line *l, double v)
 	line_put(l, s, n > 0 ? (size_t)n : 0);
 }
 
-/* The plain table: perf report's column order (Self, Total, Samples, then the sort keys in order). */
+/* The time modes' columns of a row: Time (Self seconds per second), Blocks/s, Longest (ms). */
+static void line_time(struct line *l, const struct snapshot *snap, const struct snap_row *r)
+{
+	char f[96];
+	int n = snprintf(f, sizeof(f), " %8.2f %8.1f %8.1fms",
+			 snapshot_per_sec(snap, r->self_period) / 1e9,
+			 snapshot_per_sec(snap, r->blocks), (double)r->longest_ns / 1e6);
+	line_put(l, f, n > 0 ? (size_t)n : 0);
+}
+
+/* The plain table: perf report's column order (Self, Total, Samples, then the sort keys in order);
+ * in the time modes Time, Blocks/s and Longest instead of Samples. */
 void batch_print_text(FILE *out, const struct snapshot *snap, const struct session_status *st,
 		      double time)
 {
-	fprintf(out, "perftop  %.1fs  %s  event %s  samples %llu  lost %llu  dropped %llu%s\n", time,
-		st->target_text, st->event, (unsigned long long)snap->window_samples,
+	bool tm = snapshot_is_time(snap);
+	fprintf(out, "perftop  %.1fs  %s  event %s%s%s  samples %llu  lost %llu  dropped %llu%s\n",
+		time, st->target_text, st->event, tm ? "  " : "",
+		tm ? profile_mode_title(snap->mode) : "", (unsigned long long)snap->window_samples,
 		(unsigned long long)snap->window_lost, (unsigned long long)st->window_dropped,
 		st->target_exited ? "  (target exited)" : "");
-	fprintf(out, "%8s %8s %8s", "Self%", "Total%", "Samples");
+	if (tm)
+		fprintf(out, "%8s %8s %8s %8s %10s", "Self%", "Total%", "Time", "Blocks/s",
+			"Longest");
+	else
+		fprintf(out, "%8s %8s %8s", "Self%", "Total%", "Samples");
 	if (snap->diff)
 		fprintf(out, " %12s", "Delta");
 	for (int k = 0; k < snap->nkeys; k++) {
@@ -237,6 +296,7 @@ void batch_print_text(FILE *out, const struct snapshot *snap, const struct sessi
 		case SORT_DSO: fprintf(out, "  %-24s", "Shared Object"); break;
 		case SORT_SRCLINE: fprintf(out, "  %-24s", "Source:Line"); break;
 		case SORT_SYM: fprintf(out, "  %s", "Symbol"); break;
+		case SORT_STATE: fprintf(out, "  %-6s", "State"); break;
 		default: break;
 		}
 	}
@@ -248,8 +308,13 @@ void batch_print_text(FILE *out, const struct snapshot *snap, const struct sessi
 		line_pct(&l, r->self_pct);
 		line_put(&l, "% ", 2);
 		line_pct(&l, r->total_pct);
-		line_put(&l, "% ", 2);
-		line_u64(&l, r->samples, 8);
+		if (tm) {
+			line_put(&l, "%", 1);
+			line_time(&l, snap, r);
+		} else {
+			line_put(&l, "% ", 2);
+			line_u64(&l, r->samples, 8);
+		}
 		if (snap->diff) {
 			char d[32];
 			snprintf(d, sizeof(d), "%+.2f%s", r->delta,
@@ -267,6 +332,7 @@ void batch_print_text(FILE *out, const struct snapshot *snap, const struct sessi
 			case SORT_DSO: line_left(&l, r->dso ? r->dso : "", 24); break;
 			case SORT_SRCLINE: line_left(&l, r->srcline ? r->srcline : "?", 24); break;
 			case SORT_SYM: line_left(&l, r->sym ? r->sym : "", 0); break;
+			case SORT_STATE: line_left(&l, profile_state_name(r->state), 6); break;
 			default: l.len -= 2; break; /* no such column */
 			}
 		}
