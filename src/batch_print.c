@@ -20,8 +20,8 @@
  * "wall"; absent in samples mode, whose output is as it always was) and "seconds", the time the
  * rows' nanoseconds cover (the windows' lengths decayed like the rows: the window's own under -z
  * and in a replay), and each row "self_ns" and "total_ns" (nanoseconds held: blocked, or blocked
- * and running), "blocks" (blocks begun with the row as Self, decayed alike) and "longest_ns" (the
- * longest of the window); self_ns / seconds / 1e9 is the table's Time. "state" (its name: S, D,
+ * and running), "blocks" and "total_blocks" (blocks begun with the row as Self, and with the row
+ * anywhere in the stack; decayed alike) and "longest_ns" (the longest as Self in the window); self_ns / seconds / 1e9 is the table's Time. "state" (its name: S, D,
  * R+ ..., on-CPU) is in the rows when state is a sort key, and "runq": "hidden" or "only" in the
  * object when run-queue waits are left out or shown alone (the percentages are then shares of
  * what is shown).
@@ -119,9 +119,10 @@ static void json_row(FILE *out, const struct snapshot *snap, const struct snap_r
 		r->total_pct, (unsigned long long)r->samples);
 	if (snapshot_is_time(snap))
 		fprintf(out, ", \"self_ns\": %llu, \"total_ns\": %llu, \"blocks\": %llu, "
-			"\"longest_ns\": %llu", (unsigned long long)r->self_period,
-			(unsigned long long)r->total_period,
-			(unsigned long long)r->blocks, (unsigned long long)r->longest_ns);
+			"\"total_blocks\": %llu, \"longest_ns\": %llu",
+			(unsigned long long)r->self_period, (unsigned long long)r->total_period,
+			(unsigned long long)r->blocks, (unsigned long long)r->total_blocks,
+			(unsigned long long)r->longest_ns);
 	if (snap->diff) {
 		fprintf(out, ", \"delta\": %.4f, \"base_self\": %.4f", r->delta, r->base_self);
 		if (r->diff != SNAP_DIFF_BOTH)

@@ -353,8 +353,11 @@ static void count_total(struct profile_row *r, struct row_aux *a, const struct s
 		return;
 	a->stamp = epoch;
 	r->total_period += s->period;
-	if (profile_state_is_runq(s->state))
+	r->total_blocks += s->block_begins;
+	if (profile_state_is_runq(s->state)) {
 		r->runq.total_period += s->period;
+		r->runq.total_blocks += s->block_begins;
+	}
 	vote(r, a, s);
 }
 
@@ -459,6 +462,7 @@ static void decay_row(struct profile *p, struct profile_row *r)
 	p->held_samples -= decay_split(&r->samples, &r->runq.samples);
 	decay_split(&r->total_period, &r->runq.total_period);
 	decay_split(&r->blocks, &r->runq.blocks);
+	decay_split(&r->total_blocks, &r->runq.total_blocks);
 	r->longest_ns = r->runq.longest_ns = r->runq.other_longest_ns = 0;
 }
 

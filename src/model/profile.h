@@ -101,7 +101,7 @@ struct sample_ctx {
 
 /* The run-queue part (states R, R+) of a row's counts (see profile_row). */
 struct profile_runq {
-	uint64_t self_period, total_period, samples, blocks;
+	uint64_t self_period, total_period, samples, blocks, total_blocks;
 	uint64_t longest_ns;       /* the longest run-queue block of the window */
 	uint64_t other_longest_ns; /* the longest in any other state (a max does not subtract) */
 };
@@ -117,11 +117,13 @@ struct profile_row {
 	uint64_t total_period;     /* period of the samples with this row anywhere (decayed) */
 	uint64_t samples;          /* samples whose leaf is this row (decayed) */
 	/* Off-CPU blocks whose first piece (sample_ctx.block_begins) has this row as Self, decayed
-	 * like samples; and the longest block (block_ns) seen here as Self in the current window:
-	 * a max cannot decay like a sum, so it starts over at every window end (and with -z), and
-	 * the snapshot of a window reports that window's. A paused view keeps showing its
-	 * snapshot's. */
-	uint64_t blocks;
+	 * like samples, and those with this row anywhere in their stack (total_blocks: an off-CPU
+	 * stack's leaf is the kernel's scheduler, so the functions that blocked have them in Total
+	 * unless K hides the kernel frames); and the longest block (block_ns) seen here as Self in
+	 * the current window: a max cannot decay like a sum, so it starts over at every window end
+	 * (and with -z), and the snapshot of a window reports that window's. A paused view keeps
+	 * showing its snapshot's. */
+	uint64_t blocks, total_blocks;
 	uint64_t longest_ns;
 	/* The part of each count above that is run-queue waits: the rest is the count minus it. */
 	struct profile_runq runq;

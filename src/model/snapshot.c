@@ -234,6 +234,7 @@ struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order)
 			.self_period = r->self_period,
 			.total_period = r->total_period,
 			.blocks = r->blocks,
+			.total_blocks = r->total_blocks,
 			.longest_ns = r->longest_ns,
 			.runq = r->runq,
 			.main_pid = r->main_pid,
@@ -278,6 +279,7 @@ static bool row_runq(struct snap_row *r, enum runq_view v, double scale)
 	r->total_period = total;
 	r->samples = runq_pick(v, r->samples, q.samples);
 	r->blocks = runq_pick(v, r->blocks, q.blocks);
+	r->total_blocks = runq_pick(v, r->total_blocks, q.total_blocks);
 	if (v != RUNQ_ALL)
 		r->longest_ns = v == RUNQ_HIDE ? q.other_longest_ns : q.longest_ns;
 	r->runq = (struct profile_runq){
@@ -285,6 +287,7 @@ static bool row_runq(struct snap_row *r, enum runq_view v, double scale)
 		.total_period = runq_pick_part(v, total, q.total_period),
 		.samples = runq_pick_part(v, r->samples, q.samples),
 		.blocks = runq_pick_part(v, r->blocks, q.blocks),
+		.total_blocks = runq_pick_part(v, r->total_blocks, q.total_blocks),
 		.longest_ns = v == RUNQ_HIDE ? 0 : q.longest_ns,
 		.other_longest_ns = v == RUNQ_ONLY ? 0 : q.other_longest_ns,
 	};

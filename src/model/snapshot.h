@@ -39,7 +39,7 @@ struct snap_row {
 	uint64_t self_period, total_period;
 	/* Time modes (profile.h): off-CPU blocks begun here (decayed), the window's longest block,
 	 * and the run-queue part of the counts (what snapshot_runq takes out or keeps). */
-	uint64_t blocks;
+	uint64_t blocks, total_blocks;
 	uint64_t longest_ns;
 	struct profile_runq runq;
 	/* With a baseline (snapshot.diff): Self% in the base, Self% now minus that, and the side. */
