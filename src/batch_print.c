@@ -21,7 +21,8 @@
  * rows' nanoseconds cover (the windows' lengths decayed like the rows: the window's own under -z
  * and in a replay), and each row "self_ns" and "total_ns" (nanoseconds held: blocked, or blocked
  * and running), "blocks" and "total_blocks" (blocks begun with the row as Self, and with the row
- * anywhere in the stack; decayed alike) and "longest_ns" (the longest as Self in the window); self_ns / seconds / 1e9 is the table's Time. "state" (its name: S, D,
+ * anywhere in the stack; decayed alike) and "longest_ns" (the longest as Self in the window);
+ * self_ns / seconds / 1e9 is the table's Time. "state" (its name: S, D,
  * R+ ..., on-CPU) is in the rows when state is a sort key, and "runq": "hidden" or "only" in the
  * object when run-queue waits are left out or shown alone (the percentages are then shares of
  * what is shown).
@@ -121,8 +122,9 @@ static void json_row(FILE *out, const struct snapshot *snap, const struct snap_r
 		fprintf(out, ", \"self_ns\": %llu, \"total_ns\": %llu, \"blocks\": %llu, "
 			"\"total_blocks\": %llu, \"longest_ns\": %llu",
 			(unsigned long long)r->self_period, (unsigned long long)r->total_period,
-			(unsigned long long)r->blocks, (unsigned long long)r->total_blocks,
-			(unsigned long long)r->longest_ns);
+			(unsigned long long)snap_row_blocks(r),
+			(unsigned long long)snap_row_total_blocks(r),
+			(unsigned long long)snap_row_longest_ns(r));
 	if (snap->diff) {
 		fprintf(out, ", \"delta\": %.4f, \"base_self\": %.4f", r->delta, r->base_self);
 		if (r->diff != SNAP_DIFF_BOTH)
@@ -267,7 +269,8 @@ static void line_time(struct line *l, const struct snapshot *snap, const struct 
 	char f[96];
 	int n = snprintf(f, sizeof(f), " %8.2f %8.1f %8.1fms",
 			 snapshot_per_sec(snap, r->self_period) / 1e9,
-			 snapshot_per_sec(snap, r->blocks), (double)r->longest_ns / 1e6);
+			 snapshot_per_sec(snap, snap_row_blocks(r)),
+			 (double)snap_row_longest_ns(r) / 1e6);
 	line_put(l, f, n > 0 ? (size_t)n : 0);
 }
 

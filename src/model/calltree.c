@@ -30,7 +30,6 @@ struct ct_live {
 	uint32_t parent;
 	bool inlined, kernel;
 	uint64_t total, self;
-	uint64_t runq_total, runq_self; /* the run-queue part (calltree.h) */
 };
 
 /* A table slot: node index + 1 (0 = empty). */
@@ -41,6 +40,9 @@ struct calltree {
 	size_t table_cap; /* a power of two, at least twice n */
 	uint64_t orphan;  /* period of the samples without frames (counted in the total only) */
 	uint64_t runq_orphan; /* its run-queue part */
+	/* The nodes' run-queue parts, index for index (calltree.h); NULL until the first wait. */
+	struct ct_runq *runq;
+	size_t runq_cap;
 	uint64_t pruned_nodes, pruned_period;
 };
 
@@ -95,6 +97,8 @@ static void reset_root(struct calltree *t)
 {
 	t->n = 1;
 	t->nodes[0] = (struct ct_live){ .parent = 0 };
+	if (t->runq)
+		t->runq[0] = (struct ct_runq){ 0 };
 	memset(t->table, 0, t->table_cap * sizeof(*t->table));
 }
 
@@ -117,6 +121,7 @@ void calltree_free(struct calltree *t)
 	if (!t)
 		return;
 	free(t->nodes);
+	free(t->runq);
 	free(t->table);
 	free(t);
 }
@@ -135,6 +140,10 @@ static uint32_t child_get(struct calltree *t, uint32_t parent, const struct fram
 	xgrow((void **)&t->nodes, &t->cap, idx + 1, sizeof(*t->nodes));
 	t->nodes[idx] = (struct ct_live){ .sym = f->sym, .dso = f->dso, .parent = parent,
 					  .inlined = f->inlined, .kernel = f->kernel };
+	if (t->runq) {
+		xgrow((void **)&t->runq, &t->runq_cap, idx + 1, sizeof(*t->runq));
+		t->runq[idx] = (struct ct_runq){ 0 };
+	}
 	t->n++;
 	if (t->n * 2 > t->table_cap)
 		table_rebuild(t, t->table_cap * 2);
@@ -156,6 +165,8 @@ static void compact(struct calltree *t, const bool *keep)
 		remap[i] = (uint32_t)kept;
 		struct ct_live c = t->nodes[i];
 		c.parent = i ? remap[c.parent] : 0;
+		if (t->runq)
+			t->runq[kept] = t->runq[i];
 		t->nodes[kept++] = c;
 	}
 	free(remap);
@@ -213,6 +224,18 @@ static void prune(struct calltree *t)
 	free(keep);
 }
 
+/* The run-queue part of a sample just added, whose leaf is node leaf: up its path to the root
+ * (the parents' indices are below their children's, and the walk stops at the root). */
+static void calltree_add_runq(struct calltree *t, uint32_t leaf, uint64_t runq)
+{
+	t->runq[leaf].self += runq;
+	for (uint32_t i = leaf;; i = t->nodes[i].parent) {
+		t->runq[i].total += runq;
+		if (!i)
+			break;
+	}
+}
+
 void calltree_add(struct calltree *t, const struct sample_ctx *s)
 {
 	if (t->n > t->max_nodes)
@@ -223,16 +246,19 @@ void calltree_add(struct calltree *t, const struct sample_ctx *s)
 		t->runq_orphan += runq;
 		return;
 	}
+	if (runq && !t->runq) {
+		t->runq_cap = t->cap;
+		t->runq = xcalloc(t->runq_cap, sizeof(*t->runq));
+	}
 	uint32_t cur = 0;
 	t->nodes[0].total += s->period;
-	t->nodes[0].runq_total += runq;
 	for (int i = s->nframes - 1; i >= 0; i--) {
 		cur = child_get(t, cur, &s->frames[i]);
 		t->nodes[cur].total += s->period;
-		t->nodes[cur].runq_total += runq;
 	}
 	t->nodes[cur].self += s->period;
-	t->nodes[cur].runq_self += runq;
+	if (runq)
+		calltree_add_runq(t, cur, runq);
 }
 
 /* Decays *all and its run-queue part *part apart, as the profile does (profile.c): what is left
@@ -244,10 +270,17 @@ static void decay_split(uint64_t *all, uint64_t *part)
 	*part = p;
 }
 
-static void decay_node(struct ct_live *c)
+/* Node i's decay. */
+static void decay_node(struct calltree *t, size_t i)
 {
-	decay_split(&c->total, &c->runq_total);
-	decay_split(&c->self, &c->runq_self);
+	struct ct_live *c = &t->nodes[i];
+	if (!t->runq) {
+		c->total = decay_x78(c->total);
+		c->self = decay_x78(c->self);
+		return;
+	}
+	decay_split(&c->total, &t->runq[i].total);
+	decay_split(&c->self, &t->runq[i].self);
 }
 
 void calltree_end_window(struct calltree *t, bool zero)
@@ -261,11 +294,11 @@ void calltree_end_window(struct calltree *t, bool zero)
 	bool *keep = xmalloc(t->n * sizeof(*keep));
 	bool any_gone = false;
 	keep[0] = true;
-	decay_node(&t->nodes[0]);
+	decay_node(t, 0);
 	uint64_t whole = calltree_total(t);
 	for (size_t i = 1; i < t->n; i++) {
 		struct ct_live *c = &t->nodes[i];
-		decay_node(c);
+		decay_node(t, i);
 		/* Decay is monotonic, so a faded node has faded children: whole subtrees go. Their
 		 * period stays in their callers' Total, as pruning leaves it. */
 		keep[i] = keep[c->parent] && !decay_faded(c->total, whole);
@@ -316,12 +349,15 @@ struct ct_snapshot *calltree_snapshot(const struct calltree *t)
 		const struct ct_live *c = &t->nodes[i];
 		s->nodes[i] = (struct ct_snode){ .parent = c->parent, .inlined = c->inlined,
 						 .kernel = c->kernel, .raw_sym = c->sym, .sym = c->sym,
-						 .dso = c->dso, .total = c->total, .self = c->self,
-						 .runq_total = c->runq_total,
-						 .runq_self = c->runq_self };
+						 .dso = c->dso, .total = c->total,
+						 .self = c->self };
+	}
+	if (t->runq) {
+		s->runq = xmalloc(t->n * sizeof(*s->runq));
+		memcpy(s->runq, t->runq, t->n * sizeof(*s->runq));
 	}
 	s->total = calltree_total(t);
-	s->runq_total = t->nodes[0].runq_total + t->runq_orphan;
+	s->runq_total = (t->runq ? t->runq[0].total : 0) + t->runq_orphan;
 	s->pruned_nodes = t->pruned_nodes;
 	s->pruned_period = t->pruned_period;
 	return s;
@@ -329,16 +365,21 @@ struct ct_snapshot *calltree_snapshot(const struct calltree *t)
 
 struct ct_snapshot *ct_snapshot_runq(const struct ct_snapshot *s, enum runq_view v)
 {
+	static const struct ct_runq none;
 	struct ct_snapshot *o = xcalloc(1, sizeof(*o));
+	size_t cap = s->n ? s->n : 1;
 	*o = *s;
-	o->nodes = xmalloc((s->n ? s->n : 1) * sizeof(*o->nodes));
+	o->nodes = xmalloc(cap * sizeof(*o->nodes));
+	/* The copy's own parts: none left when they are hidden. */
+	o->runq = s->runq && v != RUNQ_HIDE ? xmalloc(cap * sizeof(*o->runq)) : NULL;
 	o->n = 0;
 	o->total = runq_pick(v, s->total, s->runq_total);
 	o->runq_total = runq_pick_part(v, o->total, s->runq_total);
-	uint32_t *remap = xmalloc((s->n ? s->n : 1) * sizeof(*remap));
+	uint32_t *remap = xmalloc(cap * sizeof(*remap));
 	for (size_t i = 0; i < s->n; i++) {
 		const struct ct_snode *c = &s->nodes[i];
-		uint64_t total = runq_pick(v, c->total, c->runq_total);
+		const struct ct_runq *q = s->runq ? &s->runq[i] : &none;
+		uint64_t total = runq_pick(v, c->total, q->total);
 		remap[i] = CT_NONE;
 		if (i && (!total || remap[c->parent] == CT_NONE))
 			continue;
@@ -346,9 +387,10 @@ struct ct_snapshot *ct_snapshot_runq(const struct ct_snapshot *s, enum runq_view
 		*d = *c;
 		d->parent = i ? remap[c->parent] : 0;
 		d->total = total;
-		d->self = runq_pick(v, c->self, c->runq_self);
-		d->runq_total = runq_pick_part(v, d->total, c->runq_total);
-		d->runq_self = runq_pick_part(v, d->self, c->runq_self);
+		d->self = runq_pick(v, c->self, q->self);
+		if (o->runq)
+			o->runq[o->n] = (struct ct_runq){ runq_pick_part(v, d->total, q->total),
+							  runq_pick_part(v, d->self, q->self) };
 		remap[i] = (uint32_t)o->n++;
 	}
 	free(remap);
@@ -360,6 +402,7 @@ void ct_snapshot_free(struct ct_snapshot *s)
 	if (!s)
 		return;
 	free(s->nodes);
+	free(s->runq);
 	free(s);
 }
 

@@ -15,7 +15,9 @@
  * parent's total, so percentages keep their meaning.
  *
  * Each node also keeps the run-queue part (states R, R+: profile.h) of its total and self, so a
- * snapshot can be seen without the run-queue waits or with them alone (ct_snapshot_runq).
+ * snapshot can be seen without the run-queue waits or with them alone (ct_snapshot_runq); in an
+ * array beside the nodes made at the first run-queue wait, so that a tree without any costs what
+ * it did.
  *
  * The views never read the live tree. calltree_snapshot copies it into a plain, immutable
  * ct_snapshot (one array, parents before children) that travels with the table's snapshot; the
@@ -60,7 +62,11 @@ struct ct_snode {
 	const char *raw_sym, *dso; /* identity (interned pointers); NULL for the root */
 	const char *sym;          /* as shown: raw_sym, or its demangled form (see ct_snapshot_rename) */
 	uint64_t total, self;
-	uint64_t runq_total, runq_self; /* their run-queue part */
+};
+
+/* The run-queue part of a node's total and self. */
+struct ct_runq {
+	uint64_t total, self;
 };
 
 struct ct_snapshot {
@@ -68,6 +74,7 @@ struct ct_snapshot {
 	size_t n;
 	uint64_t total;           /* every sample's period, stacks or not: the percentages' denominator */
 	uint64_t runq_total;      /* its run-queue part */
+	struct ct_runq *runq;     /* the nodes' run-queue parts, index for index; NULL: none */
 	uint64_t pruned_nodes, pruned_period;
 };
 

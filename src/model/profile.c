@@ -11,10 +11,12 @@
  * Total counts a row once per sample even when it appears several times in the chain (recursion):
  * each sample gets a new epoch number, and a row whose stamp already equals it was counted.
  *
- * The run-queue part of the counts (profile.h) decays apart from the rest, and the count is set to
- * the sum of the two, so that "without run-queue waits" (the count minus that part) is exactly the
- * decay of what was added outside the run queue, never off by the rounding of x7/8. In samples mode
- * the part is 0 and the decay is the same as before it existed.
+ * The time modes' figures of the rows (profile.h: blocks, longest, the run-queue part of each
+ * count) live in an array of their own beside the rows, index for index, made when the first piece
+ * of an off-CPU block comes: a sampling profile never has one, and its rows cost what they did.
+ * The run-queue part decays apart from the rest, and the count is set to the sum of the two, so
+ * that "without run-queue waits" (the count minus that part) is exactly the decay of what was added
+ * outside the run queue, never off by the rounding of x7/8.
  */
 #include "model/profile.h"
 
@@ -64,7 +66,8 @@ struct profile {
 
 	struct profile_row *rows;
 	struct row_aux *aux;
-	size_t nrows, rows_cap, aux_cap;
+	struct profile_time *time; /* beside the rows, NULL until an off-CPU piece came */
+	size_t nrows, rows_cap, aux_cap, time_cap;
 
 	struct slot *table;
 	size_t table_cap; /* a power of two, at least twice nrows */
@@ -157,13 +160,15 @@ int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, s
 /* --- hashing --------------------------------------------------------------------------------- */
 
 /* The fields spread by odd multipliers and folded, then one finalizer: a table lookup per frame
- * of every sample, where four rounds of mixing were a third of profile_add. */
+ * of every sample, where four rounds of mixing were a third of profile_add. The state key is left
+ * out: the few rows of one function in several states share a chain (same_key tells them apart),
+ * and every other lookup does not pay for it. */
 static inline uint64_t ptr_hash(const struct profile_row *k)
 {
 	uint64_t h = (uintptr_t)k->sym * 0x9e3779b97f4a7c15ULL;
 	h ^= (uintptr_t)k->dso * 0xc2b2ae3d27d4eb4fULL;
 	h ^= ((uintptr_t)k->comm ^ ((uint64_t)k->pid << 32 | k->tid)) * 0x165667b19e3779f9ULL;
-	h ^= ((uintptr_t)k->srcline ^ k->state) * 0x27d4eb2f165667c5ULL;
+	h ^= (uintptr_t)k->srcline * 0x27d4eb2f165667c5ULL;
 	return hash_mix64(h);
 }
 
@@ -236,6 +241,10 @@ static size_t row_get(struct profile *p, const struct profile_row *k)
 	size_t idx = p->nrows;
 	xgrow((void **)&p->rows, &p->rows_cap, idx + 1, sizeof(*p->rows));
 	xgrow((void **)&p->aux, &p->aux_cap, idx + 1, sizeof(*p->aux));
+	if (p->time) {
+		xgrow((void **)&p->time, &p->time_cap, idx + 1, sizeof(*p->time));
+		p->time[idx] = (struct profile_time){ 0 };
+	}
 	p->rows[idx] = (struct profile_row){ .comm = k->comm, .pid = k->pid, .tid = k->tid,
 					     .dso = k->dso, .sym = k->sym, .srcline = k->srcline,
 					     .state = k->state };
@@ -282,6 +291,7 @@ void profile_free(struct profile *p)
 		return;
 	free(p->rows);
 	free(p->aux);
+	free(p->time);
 	free(p->table);
 	free(p);
 }
@@ -322,50 +332,77 @@ static bool count_sample(struct profile *p, const struct sample_ctx *s)
 	return true;
 }
 
-/* The sample's Self on its row: period, samples, and for a piece of an off-CPU block (state set)
- * the block's count and length. */
-static void count_self(struct profile_row *r, const struct sample_ctx *s)
+/* The time figures, made for the rows there are at the first piece of an off-CPU block. */
+static void time_start(struct profile *p)
 {
-	r->self_period += s->period;
-	r->samples++;
-	if (!s->state)
-		return;
-	r->blocks += s->block_begins;
-	if (s->block_ns > r->longest_ns)
-		r->longest_ns = s->block_ns;
-	if (!profile_state_is_runq(s->state)) {
-		if (s->block_ns > r->runq.other_longest_ns)
-			r->runq.other_longest_ns = s->block_ns;
-		return;
-	}
-	r->runq.self_period += s->period;
-	r->runq.samples++;
-	r->runq.blocks += s->block_begins;
-	if (s->block_ns > r->runq.longest_ns)
-		r->runq.longest_ns = s->block_ns;
+	p->time_cap = p->rows_cap ? p->rows_cap : 1;
+	p->time = xcalloc(p->time_cap, sizeof(*p->time));
 }
 
-/* The sample's Total on a row of its chain, once per sample (the epoch stamp). */
-static void count_total(struct profile_row *r, struct row_aux *a, const struct sample_ctx *s,
-			uint64_t epoch)
+/* The time figures of a piece of an off-CPU block as Self on row idx: the block's count, length,
+ * and their run-queue part. */
+static void count_self_time(struct profile *p, size_t idx, const struct sample_ctx *s)
 {
+	struct profile_time *t = &p->time[idx];
+	t->blocks += s->block_begins;
+	if (s->block_ns > t->longest_ns)
+		t->longest_ns = s->block_ns;
+	if (!profile_state_is_runq(s->state)) {
+		if (s->block_ns > t->runq.other_longest_ns)
+			t->runq.other_longest_ns = s->block_ns;
+		return;
+	}
+	t->runq.self_period += s->period;
+	t->runq.samples++;
+	t->runq.blocks += s->block_begins;
+	if (s->block_ns > t->runq.longest_ns)
+		t->runq.longest_ns = s->block_ns;
+}
+
+/* The same in Total. */
+static void count_total_time(struct profile *p, size_t idx, const struct sample_ctx *s)
+{
+	struct profile_time *t = &p->time[idx];
+	t->total_blocks += s->block_begins;
+	if (profile_state_is_runq(s->state)) {
+		t->runq.total_period += s->period;
+		t->runq.total_blocks += s->block_begins;
+	}
+}
+
+/* The sample's Self on row idx: period, samples (and, timed, the time figures of an off-CPU
+ * piece). timed is s->state != 0 read once by the caller: a uint8_t may alias the counts, so the
+ * compiler would read it again after every store. */
+static inline void count_self(struct profile *p, size_t idx, const struct sample_ctx *s, bool timed)
+{
+	p->rows[idx].self_period += s->period;
+	p->rows[idx].samples++;
+	if (timed)
+		count_self_time(p, idx, s);
+}
+
+/* The sample's Total on row idx of its chain, once per sample (the epoch stamp). */
+static inline void count_total(struct profile *p, size_t idx, const struct sample_ctx *s,
+			       uint64_t epoch, bool timed)
+{
+	struct row_aux *a = &p->aux[idx];
 	if (a->stamp == epoch)
 		return;
 	a->stamp = epoch;
-	r->total_period += s->period;
-	r->total_blocks += s->block_begins;
-	if (profile_state_is_runq(s->state)) {
-		r->runq.total_period += s->period;
-		r->runq.total_blocks += s->block_begins;
-	}
-	vote(r, a, s);
+	p->rows[idx].total_period += s->period;
+	vote(&p->rows[idx], a, s);
+	if (timed)
+		count_total_time(p, idx, s);
 }
 
 /* profile_add; rows, when not NULL, gets the index of each row added to (nframes + 1 of them). */
 static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 {
+	bool timed = s->state != 0;
 	if (!count_sample(p, s))
 		return;
+	if (timed && !p->time)
+		time_start(p);
 
 	uint64_t epoch = ++p->epoch;
 	struct profile_row key = { 0 };
@@ -393,12 +430,11 @@ static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 			key.srcline = i < 0 ? s->frames[0].srcline : f->srcline;
 
 		size_t idx = row_get(p, &key);
-		struct profile_row *r = &p->rows[idx];
 		if (rows)
 			rows[i + 1] = (uint32_t)idx;
 		if (i < 0)
-			count_self(r, s);
-		count_total(r, &p->aux[idx], s, epoch);
+			count_self(p, idx, s, timed);
+		count_total(p, idx, s, epoch, timed);
 	}
 }
 
@@ -422,15 +458,16 @@ void profile_add_again(struct profile *p, const struct sample_ctx *s, const uint
 		add(p, s, NULL);
 		return;
 	}
+	bool timed = s->state != 0;
 	if (!count_sample(p, s))
 		return;
+	if (timed && !p->time)
+		time_start(p);
 	uint64_t epoch = ++p->epoch;
 	for (int i = 0; i <= s->nframes; i++) {
-		size_t idx = rows[i];
-		struct profile_row *r = &p->rows[idx];
 		if (i == 0)
-			count_self(r, s);
-		count_total(r, &p->aux[idx], s, epoch);
+			count_self(p, rows[i], s, timed);
+		count_total(p, rows[i], s, epoch, timed);
 	}
 }
 
@@ -453,17 +490,28 @@ static uint64_t decay_split(uint64_t *all, uint64_t *part)
 	return old - *all;
 }
 
-/* One row's decay; the totals lose what its Self loses. */
-static void decay_row(struct profile *p, struct profile_row *r)
+/* Row i's decay; the totals lose what its Self loses. */
+static void decay_row(struct profile *p, size_t i)
 {
-	uint64_t runq_self = r->runq.self_period;
-	p->total_period -= decay_split(&r->self_period, &r->runq.self_period);
-	p->runq_period -= runq_self - r->runq.self_period;
-	p->held_samples -= decay_split(&r->samples, &r->runq.samples);
-	decay_split(&r->total_period, &r->runq.total_period);
-	decay_split(&r->blocks, &r->runq.blocks);
-	decay_split(&r->total_blocks, &r->runq.total_blocks);
-	r->longest_ns = r->runq.longest_ns = r->runq.other_longest_ns = 0;
+	struct profile_row *r = &p->rows[i];
+	if (!p->time) {
+		uint64_t self = decay_x78(r->self_period), samples = decay_x78(r->samples);
+		p->total_period -= r->self_period - self;
+		p->held_samples -= r->samples - samples;
+		r->self_period = self;
+		r->samples = samples;
+		r->total_period = decay_x78(r->total_period);
+		return;
+	}
+	struct profile_time *t = &p->time[i];
+	uint64_t runq_self = t->runq.self_period;
+	p->total_period -= decay_split(&r->self_period, &t->runq.self_period);
+	p->runq_period -= runq_self - t->runq.self_period;
+	p->held_samples -= decay_split(&r->samples, &t->runq.samples);
+	decay_split(&r->total_period, &t->runq.total_period);
+	decay_split(&t->blocks, &t->runq.blocks);
+	decay_split(&t->total_blocks, &t->runq.total_blocks);
+	t->longest_ns = t->runq.longest_ns = t->runq.other_longest_ns = 0;
 }
 
 void profile_end_window(struct profile *p, bool zero)
@@ -487,7 +535,7 @@ void profile_end_window(struct profile *p, bool zero)
 	/* The totals lose exactly what the rows lose, so they stay the sums of the rows and of the
 	 * period held without a row. */
 	for (size_t i = 0; i < p->nrows; i++)
-		decay_row(p, &p->rows[i]);
+		decay_row(p, i);
 	uint64_t runq_op = p->runq_orphan_period;
 	p->total_period -= decay_split(&p->orphan_period, &p->runq_orphan_period);
 	p->runq_period -= runq_op - p->runq_orphan_period;
@@ -502,13 +550,17 @@ void profile_end_window(struct profile *p, bool zero)
 		if (decay_faded(r->total_period, total)) {
 			p->orphan_period += r->self_period;
 			p->orphan_samples += r->samples;
-			p->runq_orphan_period += r->runq.self_period;
-			p->runq_orphan_samples += r->runq.samples;
+			if (p->time) {
+				p->runq_orphan_period += p->time[i].runq.self_period;
+				p->runq_orphan_samples += p->time[i].runq.samples;
+			}
 			continue;
 		}
 		if (kept != i) {
 			p->rows[kept] = *r;
 			p->aux[kept] = p->aux[i];
+			if (p->time)
+				p->time[kept] = p->time[i];
 		}
 		kept++;
 	}
@@ -561,6 +613,11 @@ size_t profile_nrows(const struct profile *p)
 const struct profile_row *profile_rows(const struct profile *p)
 {
 	return p->rows;
+}
+
+const struct profile_time *profile_times(const struct profile *p)
+{
+	return p->time;
 }
 
 uint64_t profile_total_period(const struct profile *p)

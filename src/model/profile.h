@@ -99,39 +99,47 @@ struct sample_ctx {
 	int nframes;
 };
 
-/* The run-queue part (states R, R+) of a row's counts (see profile_row). */
-struct profile_runq {
-	uint64_t self_period, total_period, samples, blocks, total_blocks;
-	uint64_t longest_ns;       /* the longest run-queue block of the window */
-	uint64_t other_longest_ns; /* the longest in any other state (a max does not subtract) */
-};
-
 /* One aggregated row as the profile holds it. Key fields not in use are NULL / 0. */
 struct profile_row {
 	uint64_t id;               /* stable hash of the key values' contents, never 0 */
 	const char *comm;
 	uint32_t pid, tid;
 	const char *dso, *sym, *srcline;
-	uint8_t state;             /* the state key's value (0 when not a key) */
 	uint64_t self_period;      /* period of the samples whose leaf is this row (decayed) */
 	uint64_t total_period;     /* period of the samples with this row anywhere (decayed) */
 	uint64_t samples;          /* samples whose leaf is this row (decayed) */
-	/* Off-CPU blocks whose first piece (sample_ctx.block_begins) has this row as Self, decayed
-	 * like samples, and those with this row anywhere in their stack (total_blocks: an off-CPU
-	 * stack's leaf is the kernel's scheduler, so the functions that blocked have them in Total
-	 * unless K hides the kernel frames); and the longest block (block_ns) seen here as Self in
-	 * the current window: a max cannot decay like a sum, so it starts over at every window end
-	 * (and with -z), and the snapshot of a window reports that window's. A paused view keeps
-	 * showing its snapshot's. */
-	uint64_t blocks, total_blocks;
-	uint64_t longest_ns;
-	/* The part of each count above that is run-queue waits: the rest is the count minus it. */
-	struct profile_runq runq;
 	/* The process with most of the row's samples: a Boyer-Moore majority vote over the samples
 	 * that count in Total (exact when one process has more than half, a recent heavy one
 	 * otherwise), one pid per row rather than a per-row map of processes. */
 	uint32_t main_pid;
+	uint8_t state;             /* the state key's value (0 when not a key) */
 	const char *main_comm;
+};
+
+/* The run-queue part (states R, R+) of a row's counts (see profile_time). */
+struct profile_runq {
+	uint64_t self_period, total_period, samples, blocks, total_blocks;
+	uint64_t longest_ns;       /* the longest run-queue block of the window */
+	uint64_t other_longest_ns; /* the longest in any other state (a max does not subtract) */
+};
+
+/*
+ * What a row has beside it once off-CPU pieces come (profile_times; a sampling profile never
+ * allocates them, so its rows cost what they did):
+ *  - blocks: the blocks whose first piece (sample_ctx.block_begins) has the row as Self,
+ *    decayed like samples; total_blocks those with the row anywhere on the stack (an off-CPU
+ *    stack's leaf is the kernel's scheduler, so the functions that blocked have them in Total
+ *    unless K hides the kernel frames);
+ *  - longest_ns: the longest block (block_ns) seen with the row as Self in the current window. A
+ *    max cannot decay like a sum, so it starts over at every window end (and with -z), and the
+ *    snapshot of a window reports that window's; a paused view keeps showing its snapshot's;
+ *  - runq: the part of each count (the row's self_period, total_period, samples too) that is
+ *    run-queue waits; the rest is the count minus it.
+ */
+struct profile_time {
+	uint64_t blocks, total_blocks;
+	uint64_t longest_ns;
+	struct profile_runq runq;
 };
 
 struct profile;
@@ -186,6 +194,8 @@ bool profile_has_key(const struct profile *p, enum sort_key k);
 /* The rows, in no particular order; valid until the next profile_add or profile_end_window. */
 size_t profile_nrows(const struct profile *p);
 const struct profile_row *profile_rows(const struct profile *p);
+/* Their time-mode figures, index for index; NULL until a piece of an off-CPU block came. */
+const struct profile_time *profile_times(const struct profile *p);
 
 uint64_t profile_total_period(const struct profile *p); /* the denominator of the percentages */
 uint64_t profile_runq_period(const struct profile *p);  /* the run-queue part of the total */

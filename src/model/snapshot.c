@@ -147,13 +147,14 @@ static int by_state(const void *x, const void *y)
 static int by_blocks(const void *x, const void *y)
 {
 	ROWS(x, y);
-	return (c = cmp_u64_desc(a->blocks, b->blocks)) ? c : cmp_heat(a, b);
+	return (c = cmp_u64_desc(snap_row_blocks(a), snap_row_blocks(b))) ? c : cmp_heat(a, b);
 }
 
 static int by_longest(const void *x, const void *y)
 {
 	ROWS(x, y);
-	return (c = cmp_u64_desc(a->longest_ns, b->longest_ns)) ? c : cmp_heat(a, b);
+	c = cmp_u64_desc(snap_row_longest_ns(a), snap_row_longest_ns(b));
+	return c ? c : cmp_heat(a, b);
 }
 
 /* The biggest change first, either way; gains before losses of the same size. The periods are
@@ -215,6 +216,11 @@ struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order)
 	s->held_secs = profile_held_secs(p);
 	s->nkeys = profile_nkeys(p);
 	memcpy(s->keys, profile_keys(p), (size_t)s->nkeys * sizeof(s->keys[0]));
+	const struct profile_time *times = profile_times(p);
+	if (times) {
+		s->times = xmalloc((n ? n : 1) * sizeof(*s->times));
+		memcpy(s->times, times, n * sizeof(*s->times));
+	}
 
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_row *r = &src[i];
@@ -233,10 +239,7 @@ struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order)
 			.samples = r->samples,
 			.self_period = r->self_period,
 			.total_period = r->total_period,
-			.blocks = r->blocks,
-			.total_blocks = r->total_blocks,
-			.longest_ns = r->longest_ns,
-			.runq = r->runq,
+			.time = s->times ? &s->times[i] : NULL,
 			.main_pid = r->main_pid,
 			.main_comm = r->main_comm,
 		};
@@ -254,6 +257,7 @@ void snapshot_free(struct snapshot *s)
 	if (s->names_release)
 		s->names_release(s->names_hold);
 	free(s->rows);
+	free(s->times);
 	free(s);
 }
 
@@ -267,30 +271,37 @@ double snapshot_per_sec(const struct snapshot *s, uint64_t count)
 	return s && s->held_secs > 0 ? (double)count / s->held_secs : 0;
 }
 
-/* Row r seen through v; false when nothing is left of it. */
-static bool row_runq(struct snap_row *r, enum runq_view v, double scale)
+/* Row r seen through v, its time figures (if any) into *t; false when nothing is left of it. */
+static bool row_runq(struct snap_row *r, enum runq_view v, double scale, struct profile_time *t)
 {
-	struct profile_runq q = r->runq;
-	uint64_t self = runq_pick(v, r->self_period, q.self_period);
-	uint64_t total = runq_pick(v, r->total_period, q.total_period);
+	static const struct profile_time none;
+	const struct profile_time *o = r->time ? r->time : &none;
+	const struct profile_runq *q = &o->runq;
+	uint64_t self = runq_pick(v, r->self_period, q->self_period);
+	uint64_t total = runq_pick(v, r->total_period, q->total_period);
 	if (!total && r->diff != SNAP_DIFF_GONE)
 		return false;
 	r->self_period = self;
 	r->total_period = total;
-	r->samples = runq_pick(v, r->samples, q.samples);
-	r->blocks = runq_pick(v, r->blocks, q.blocks);
-	r->total_blocks = runq_pick(v, r->total_blocks, q.total_blocks);
-	if (v != RUNQ_ALL)
-		r->longest_ns = v == RUNQ_HIDE ? q.other_longest_ns : q.longest_ns;
-	r->runq = (struct profile_runq){
-		.self_period = runq_pick_part(v, self, q.self_period),
-		.total_period = runq_pick_part(v, total, q.total_period),
-		.samples = runq_pick_part(v, r->samples, q.samples),
-		.blocks = runq_pick_part(v, r->blocks, q.blocks),
-		.total_blocks = runq_pick_part(v, r->total_blocks, q.total_blocks),
-		.longest_ns = v == RUNQ_HIDE ? 0 : q.longest_ns,
-		.other_longest_ns = v == RUNQ_ONLY ? 0 : q.other_longest_ns,
-	};
+	r->samples = runq_pick(v, r->samples, q->samples);
+	if (r->time) {
+		*t = (struct profile_time){
+			.blocks = runq_pick(v, o->blocks, q->blocks),
+			.total_blocks = runq_pick(v, o->total_blocks, q->total_blocks),
+			.longest_ns = v == RUNQ_ALL ? o->longest_ns :
+				      v == RUNQ_HIDE ? q->other_longest_ns : q->longest_ns,
+		};
+		t->runq = (struct profile_runq){
+			.self_period = runq_pick_part(v, self, q->self_period),
+			.total_period = runq_pick_part(v, total, q->total_period),
+			.samples = runq_pick_part(v, r->samples, q->samples),
+			.blocks = runq_pick_part(v, t->blocks, q->blocks),
+			.total_blocks = runq_pick_part(v, t->total_blocks, q->total_blocks),
+			.longest_ns = v == RUNQ_HIDE ? 0 : q->longest_ns,
+			.other_longest_ns = v == RUNQ_ONLY ? 0 : q->other_longest_ns,
+		};
+		r->time = t;
+	}
 	if (r->diff == SNAP_DIFF_GONE)
 		return true; /* the base's figures: nothing of it now */
 	r->self_pct = (double)self * scale;
@@ -302,8 +313,10 @@ static bool row_runq(struct snap_row *r, enum runq_view v, double scale)
 struct snapshot *snapshot_runq(const struct snapshot *full, enum runq_view v)
 {
 	struct snapshot *s = xcalloc(1, sizeof(*s));
+	size_t n = full->nrows ? full->nrows : 1;
 	*s = *full;
-	s->rows = xmalloc((full->nrows ? full->nrows : 1) * sizeof(*s->rows));
+	s->rows = xmalloc(n * sizeof(*s->rows));
+	s->times = full->times ? xmalloc(n * sizeof(*s->times)) : NULL;
 	s->nrows = 0;
 	s->total_period = runq_pick(v, full->total_period, full->runq_period);
 	s->runq_period = runq_pick_part(v, s->total_period, full->runq_period);
@@ -311,7 +324,7 @@ struct snapshot *snapshot_runq(const struct snapshot *full, enum runq_view v)
 	double scale = s->total_period ? 100.0 / (double)s->total_period : 0.0;
 	for (size_t i = 0; i < full->nrows; i++) {
 		s->rows[s->nrows] = full->rows[i];
-		if (row_runq(&s->rows[s->nrows], v, scale))
+		if (row_runq(&s->rows[s->nrows], v, scale, s->times ? &s->times[s->nrows] : NULL))
 			s->nrows++;
 	}
 	s->tree = full->tree ? ct_snapshot_runq(full->tree, v) : NULL;

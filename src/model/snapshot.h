@@ -33,23 +33,38 @@ struct snap_row {
 	uint32_t pid, tid;         /* set when pid / tid is a key */
 	const char *dso, *sym, *srcline; /* set when a key; sym as shown (the session may demangle it) */
 	const char *raw_sym;       /* the profile's symbol (the row's identity), whatever sym shows */
-	uint8_t state;             /* set when state is a key (profile_state_name) */
 	double self_pct, total_pct;
 	uint64_t samples;          /* samples whose leaf is this row (decayed) */
 	uint64_t self_period, total_period;
-	/* Time modes (profile.h): off-CPU blocks begun here (decayed), the window's longest block,
-	 * and the run-queue part of the counts (what snapshot_runq takes out or keeps). */
-	uint64_t blocks, total_blocks;
-	uint64_t longest_ns;
-	struct profile_runq runq;
+	/* Time modes (profile.h struct profile_time): blocks, the window's longest block, the
+	 * run-queue part of the counts (what snapshot_runq takes out or keeps); in an array of the
+	 * snapshot's (snapshot.times; a copy's rows point into its original's), NULL when there are
+	 * none (sampling). snap_row_blocks and the others read it. */
+	const struct profile_time *time;
 	/* With a baseline (snapshot.diff): Self% in the base, Self% now minus that, and the side. */
 	double base_self, delta;
 	enum snap_diff diff;
 	/* The process that contributed most samples to the row (a majority vote, see profile.h):
 	 * what t zooms into when the row has no comm/pid/tid key. */
 	uint32_t main_pid;
+	uint8_t state;             /* set when state is a key (profile_state_name) */
 	const char *main_comm;
 };
+
+static inline uint64_t snap_row_blocks(const struct snap_row *r)
+{
+	return r->time ? r->time->blocks : 0;
+}
+
+static inline uint64_t snap_row_total_blocks(const struct snap_row *r)
+{
+	return r->time ? r->time->total_blocks : 0;
+}
+
+static inline uint64_t snap_row_longest_ns(const struct snap_row *r)
+{
+	return r->time ? r->time->longest_ns : 0;
+}
 
 struct snapshot {
 	struct snap_row *rows;
@@ -63,6 +78,7 @@ struct snapshot {
 	double window_secs;        /* the length of the window that ended with it (0: not told) */
 	double held_secs;          /* the per-second figures' denominator (profile_held_secs) */
 	enum runq_view runq;       /* what it shows of the run-queue waits (snapshot_runq) */
+	struct profile_time *times; /* what the rows' time point into (owned), or NULL */
 	enum sort_key keys[PROFILE_MAX_KEYS];
 	int nkeys;
 	enum snap_col order;

@@ -65,9 +65,9 @@ static void time_cell(const struct snapshot *snap, const struct snap_row *r, enu
 	if (c == COL_TIME)
 		snprintf(buf, len, "%.2f", snapshot_per_sec(snap, r->self_period) / 1e9);
 	else if (c == COL_BLOCKS)
-		snprintf(buf, len, "%.1f", snapshot_per_sec(snap, r->blocks));
-	else if (r->longest_ns)
-		snprintf(buf, len, "%.1fms", (double)r->longest_ns / 1e6);
+		snprintf(buf, len, "%.1f", snapshot_per_sec(snap, snap_row_blocks(r)));
+	else if (snap_row_longest_ns(r))
+		snprintf(buf, len, "%.1fms", (double)snap_row_longest_ns(r) / 1e6);
 	else
 		snprintf(buf, len, "-");
 }

@@ -51,7 +51,7 @@ static void test_samples_mode_unchanged(void)
 	struct frame a[] = { fr(s_bar, s_app), fr(s_main, s_app) };
 	add(p, 0, 100, false, 0, a, 2);
 	add(p, 0, 50, false, 0, a + 1, 1);
-	profile_add_window_secs(p, 1.0); /* a session always tells it; samples mode never shows it */
+	profile_add_window_secs(p, 1.0); /* a session always does; samples mode never shows it */
 	struct snapshot *s = profile_snapshot(p, COL_SELF);
 	char *got = print(s, true);
 	CHECK_STR(got, "{\"time\": 1.500, \"event\": \"cpu-clock\", \"samples\": 2, \"lost\": 0, "

@@ -98,7 +98,8 @@ static void test_state_key_rows(void)
 	const struct snap_row *sched_s = row_of(s, "__schedule", ST_S);
 	const struct snap_row *sched_r = row_of(s, "__schedule", ST_RP);
 	const struct snap_row *spin = row_of(s, "spin", ST_CPU);
-	const struct snap_row *main_s = row_of(s, "main", ST_S), *main_c = row_of(s, "main", ST_CPU);
+	const struct snap_row *main_s = row_of(s, "main", ST_S);
+	const struct snap_row *main_c = row_of(s, "main", ST_CPU);
 	CHECK(sched_s && sched_r && spin && main_s && main_c);
 	if (sched_s && sched_r && spin && main_s && main_c) {
 		CHECK_EQ_U64(sched_s->self_period, 3000);
@@ -109,11 +110,12 @@ static void test_state_key_rows(void)
 		CHECK_EQ_U64(main_c->total_period, 4000);
 		/* The scheduler is the leaf of an off-CPU stack: blocks are its Self, the
 		 * callers' Total. */
-		CHECK_EQ_U64(sched_s->blocks, 1);
-		CHECK_EQ_U64(main_s->blocks, 0);
-		CHECK_EQ_U64(main_s->total_blocks, 1);
-		CHECK_EQ_U64(sched_s->longest_ns, 3000);
-		CHECK_EQ_U64(spin->blocks + spin->total_blocks + spin->longest_ns, 0);
+		CHECK_EQ_U64(snap_row_blocks(sched_s), 1);
+		CHECK_EQ_U64(snap_row_blocks(main_s), 0);
+		CHECK_EQ_U64(snap_row_total_blocks(main_s), 1);
+		CHECK_EQ_U64(snap_row_longest_ns(sched_s), 3000);
+		CHECK_EQ_U64(snap_row_blocks(spin) + snap_row_total_blocks(spin) +
+				     snap_row_longest_ns(spin), 0);
 	}
 	uint64_t sched_r_id = sched_r ? sched_r->id : 0;
 	/* Order by state: on-CPU, S, R+ (numbers ascending), then heat (the rows move). */
@@ -163,8 +165,8 @@ static void test_add_again_other_state(void)
 		CHECK(sa->rows[i].id == sb->rows[i].id);
 		CHECK_EQ_U64(sa->rows[i].self_period, sb->rows[i].self_period);
 		CHECK_EQ_U64(sa->rows[i].total_period, sb->rows[i].total_period);
-		CHECK_EQ_U64(sa->rows[i].blocks, sb->rows[i].blocks);
-		CHECK_EQ_U64(sa->rows[i].longest_ns, sb->rows[i].longest_ns);
+		CHECK_EQ_U64(snap_row_blocks(&sa->rows[i]), snap_row_blocks(&sb->rows[i]));
+		CHECK_EQ_U64(snap_row_longest_ns(&sa->rows[i]), snap_row_longest_ns(&sb->rows[i]));
 	}
 	snapshot_free(sa);
 	snapshot_free(sb);
@@ -187,16 +189,17 @@ static void test_blocks_and_longest(void)
 	/* One long fdatasync still going at the refresh: a first piece of 300 ms. */
 	add(p, NULL, piece(ST_D, 300000000, true, 300000000, sy, 2));
 	struct snapshot *s = profile_snapshot(p, COL_SELF);
-	const struct snap_row *sleep = row_of(s, "nanosleep", -1), *sync = row_of(s, "fdatasync", -1);
+	const struct snap_row *sleep = row_of(s, "nanosleep", -1);
+	const struct snap_row *sync = row_of(s, "fdatasync", -1);
 	const struct snap_row *m = row_of(s, "main", -1);
 	CHECK(sleep && sync && m);
 	if (sleep && sync && m) {
-		CHECK_EQ_U64(sleep->blocks, 16);
-		CHECK_EQ_U64(sleep->longest_ns, 10000000);
-		CHECK_EQ_U64(sync->blocks, 1);
-		CHECK_EQ_U64(sync->longest_ns, 300000000);
-		CHECK_EQ_U64(m->blocks, 0); /* blocks are Self's */
-		CHECK_EQ_U64(m->longest_ns, 0);
+		CHECK_EQ_U64(snap_row_blocks(sleep), 16);
+		CHECK_EQ_U64(snap_row_longest_ns(sleep), 10000000);
+		CHECK_EQ_U64(snap_row_blocks(sync), 1);
+		CHECK_EQ_U64(snap_row_longest_ns(sync), 300000000);
+		CHECK_EQ_U64(snap_row_blocks(m), 0); /* blocks are Self's */
+		CHECK_EQ_U64(snap_row_longest_ns(m), 0);
 	}
 	snapshot_free(s);
 	profile_end_window(p, false);
@@ -210,12 +213,12 @@ static void test_blocks_and_longest(void)
 	sync = row_of(s, "fdatasync", -1);
 	CHECK(sleep && sync);
 	if (sleep && sync) {
-		CHECK_EQ_U64(sleep->blocks, 14);        /* 16 * 7 / 8 */
+		CHECK_EQ_U64(snap_row_blocks(sleep), 14);        /* 16 * 7 / 8 */
 		CHECK_EQ_U64(sleep->self_period, 140000000);
-		CHECK_EQ_U64(sleep->longest_ns, 0);     /* none in this window */
-		CHECK_EQ_U64(sync->blocks, 0);          /* 1 * 7 / 8: the block counted once */
+		CHECK_EQ_U64(snap_row_longest_ns(sleep), 0);     /* none in this window */
+		CHECK_EQ_U64(snap_row_blocks(sync), 0); /* 1 * 7 / 8: the block counted once */
 		CHECK_EQ_U64(sync->self_period, 262500000 + 200000000);
-		CHECK_EQ_U64(sync->longest_ns, 500000000);
+		CHECK_EQ_U64(snap_row_longest_ns(sync), 500000000);
 	}
 	snapshot_free(s);
 
@@ -223,8 +226,8 @@ static void test_blocks_and_longest(void)
 	profile_end_window(p, true);
 	add(p, NULL, piece(ST_S, 1000, true, 1000, sl, 2));
 	s = profile_snapshot(p, COL_SELF);
-	CHECK(row_of(s, "nanosleep", -1) && row_of(s, "nanosleep", -1)->longest_ns == 1000 &&
-	      row_of(s, "nanosleep", -1)->blocks == 1);
+	const struct snap_row *ns = row_of(s, "nanosleep", -1);
+	CHECK(ns && snap_row_longest_ns(ns) == 1000 && snap_row_blocks(ns) == 1);
 	CHECK(row_of(s, "fdatasync", -1) == NULL);
 	snapshot_free(s);
 	profile_free(p);
@@ -274,19 +277,19 @@ static void test_runq_view(void)
 	CHECK_EQ_U64(hide->runq_period, 0);
 	CHECK_EQ_U64(only->runq_period, only->total_period);
 	/* lock_wait: R/R+ and D pieces; nanosleep: S only. */
-	const struct snap_row *lf = row_of(full, "lock_wait", -1), *lh = row_of(hide, "lock_wait", -1),
-			      *lo = row_of(only, "lock_wait", -1);
+	const struct snap_row *lf = row_of(full, "lock_wait", -1);
+	const struct snap_row *lh = row_of(hide, "lock_wait", -1), *lo = row_of(only, "lock_wait", -1);
 	CHECK(lf && lh && lo && row_of(only, "nanosleep", -1) == NULL);
 	CHECK(row_of(hide, "nanosleep", -1) != NULL);
 	if (lf && lh && lo) {
 		CHECK_EQ_U64(lh->total_period + lo->total_period, lf->total_period);
-		CHECK_EQ_U64(lh->blocks, 0);          /* its D pieces began no block */
-		CHECK(lo->blocks > 0);
-		CHECK_EQ_U64(lo->blocks, lf->blocks);
-		CHECK_EQ_U64(lo->total_blocks, lf->blocks);
-		CHECK_EQ_U64(lh->longest_ns, 17);     /* the D pieces' longest, this window */
-		CHECK_EQ_U64(lo->longest_ns, 70001 * 7);
-		CHECK_EQ_U64(lf->longest_ns, 70001 * 7);
+		CHECK_EQ_U64(snap_row_blocks(lh), 0);          /* its D pieces began no block */
+		CHECK(snap_row_blocks(lo) > 0);
+		CHECK_EQ_U64(snap_row_blocks(lo), snap_row_blocks(lf));
+		CHECK_EQ_U64(snap_row_total_blocks(lo), snap_row_blocks(lf));
+		CHECK_EQ_U64(snap_row_longest_ns(lh), 17); /* the D pieces' longest, this window */
+		CHECK_EQ_U64(snap_row_longest_ns(lo), 70001 * 7);
+		CHECK_EQ_U64(snap_row_longest_ns(lf), 70001 * 7);
 		CHECK(fabs(lo->total_pct - 100.0 * (double)lo->total_period /
 					     (double)only->total_period) < 1e-9);
 	}
@@ -295,9 +298,11 @@ static void test_runq_view(void)
 			      *mo = row_of(only, "main", -1);
 	CHECK(mf && mh && mo);
 	if (mf && mh && mo) {
-		CHECK_EQ_U64(mf->blocks, 0);
-		CHECK_EQ_U64(mh->total_blocks + mo->total_blocks, mf->total_blocks);
-		CHECK(mf->total_blocks > 0 && mo->total_blocks == lf->blocks);
+		CHECK_EQ_U64(snap_row_blocks(mf), 0);
+		CHECK_EQ_U64(snap_row_total_blocks(mh) + snap_row_total_blocks(mo),
+			     snap_row_total_blocks(mf));
+		CHECK(snap_row_total_blocks(mf) > 0 &&
+		      snap_row_total_blocks(mo) == snap_row_blocks(lf));
 	}
 	/* Self% of what is shown sums to 100 (the frameless piece was a run-queue wait). */
 	double sum = 0;
@@ -309,7 +314,8 @@ static void test_runq_view(void)
 	CHECK(hide->tree && only->tree && !hide->tree_borrowed);
 	CHECK_EQ_U64(hide->tree->total + only->tree->total, full->tree->total);
 	struct ct_func f = { s_lock, s_app };
-	struct ct_result *ch = calltree_callees(hide->tree, f), *co = calltree_callees(only->tree, f);
+	struct ct_result *ch = calltree_callees(hide->tree, f);
+	struct ct_result *co = calltree_callees(only->tree, f);
 	CHECK(lh && ch->nodes[0].total == lh->total_period);
 	CHECK(lo && co->nodes[0].total == lo->total_period);
 	ct_result_free(ch);
@@ -327,7 +333,8 @@ static void test_runq_view(void)
 	ct_result_free(fo);
 
 	/* Seen through the same view again, a copy stays as it is; ALL is a plain copy. */
-	struct snapshot *again = snapshot_runq(hide, RUNQ_HIDE), *all = snapshot_runq(full, RUNQ_ALL);
+	struct snapshot *again = snapshot_runq(hide, RUNQ_HIDE);
+	struct snapshot *all = snapshot_runq(full, RUNQ_ALL);
 	CHECK_EQ_U64(again->total_period, hide->total_period);
 	CHECK_EQ_U64(again->nrows, hide->nrows);
 	CHECK_EQ_U64(all->total_period, full->total_period);
@@ -345,17 +352,27 @@ static void test_runq_view(void)
 static void test_samples_mode_untouched(void)
 {
 	struct profile *p = profile_new(NULL, 0);
+	struct calltree *t = calltree_new(0);
 	struct frame sp[] = { fr(s_spin, s_app), fr(s_main, s_app) };
 	for (int i = 0; i < 9; i++)
-		add(p, NULL, piece(0, 1000001, false, 0, sp, 2));
+		add(p, t, piece(0, 1000001, false, 0, sp, 2));
 	profile_end_window(p, false);
 	struct snapshot *s = profile_snapshot(p, COL_SELF);
 	CHECK(s->mode == PROFILE_SAMPLES && !snapshot_is_time(s));
 	CHECK_EQ_U64(s->total_period, 9000009 / 8 * 7 + 9000009 % 8 * 7 / 8);
 	CHECK_EQ_U64(s->runq_period, 0);
-	CHECK(row_of(s, "spin", -1) && row_of(s, "spin", -1)->blocks == 0 &&
-	      row_of(s, "spin", -1)->runq.self_period == 0);
+	/* A sampling profile has no time figures at all: its rows cost what they did. */
+	CHECK(profile_times(p) == NULL && s->times == NULL);
+	CHECK(row_of(s, "spin", -1) && row_of(s, "spin", -1)->time == NULL &&
+	      snap_row_blocks(row_of(s, "spin", -1)) == 0);
 	snapshot_free(s);
+	/* Nor has a call tree without run-queue waits (off-CPU pieces in S or D are not). */
+	add(p, t, piece(ST_S, 5, true, 5, sp, 2));
+	struct ct_snapshot *ct = calltree_snapshot(t);
+	CHECK(ct->runq == NULL && ct->runq_total == 0);
+	ct_snapshot_free(ct);
+	CHECK(profile_times(p) != NULL);
+	calltree_free(t);
 	profile_free(p);
 }
 
@@ -375,7 +392,7 @@ static void test_held_seconds(void)
 		struct snapshot *s = profile_snapshot(p, COL_SELF);
 		const struct snap_row *r = row_of(s, "nanosleep", -1);
 		CHECK(r && fabs(snapshot_per_sec(s, r->self_period) / 1e9 - 0.5) < 0.005);
-		CHECK(r && fabs(snapshot_per_sec(s, r->blocks) - 10) < 1.5);
+		CHECK(r && fabs(snapshot_per_sec(s, snap_row_blocks(r)) - 10) < 1.5);
 		CHECK(fabs(s->window_secs - secs) < 1e-12);
 		CHECK(s->held_secs >= secs);
 		snapshot_free(s);
