@@ -89,6 +89,8 @@ struct session {
 	struct frame zframes[SESSION_MAX_FRAMES];
 	uint64_t start_ns;
 	uint64_t window_start_ns;
+	uint64_t zoomed_ns;        /* live: when the last zoom started the aggregation over */
+	enum runq_view runq;       /* batch: what the snapshots show of run-queue waits */
 	double last_window_secs;
 	uint64_t dropped_at_window_start;
 	uint64_t last_window_dropped;
@@ -155,6 +157,7 @@ static void session_mode_events(struct session *s, const struct cli *c)
 		ev->freq = ev->period = 0;
 	ev->type = PERF_TYPE_SOFTWARE; /* time always flows: no not-fired notice */
 	ev->config = PERF_COUNT_SW_CPU_CLOCK;
+	profile_set_mode(ev->prof, c->mode);
 }
 
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
@@ -575,6 +578,23 @@ void session_set_zoom(struct session *s, const struct sample_zoom *z)
 	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
 	/* What was aggregated counted other samples and frames: start over, as a seek does. */
 	session_zero_events(s);
+	s->zoomed_ns = now_ns(); /* the profile's time starts over too (its per-second figures) */
+}
+
+void session_set_mode(struct session *s, enum profile_mode mode)
+{
+	for (int e = 0; e < s->nev; e++)
+		profile_set_mode(s->ev[e].prof, mode);
+}
+
+void session_set_runq(struct session *s, enum runq_view v)
+{
+	s->runq = v;
+}
+
+enum runq_view session_runq(const struct session *s)
+{
+	return s->runq;
 }
 
 /* The call tree's picture of the window goes with the table's, then both decay alike. */
@@ -734,12 +754,14 @@ static void session_check_fired(struct session *s, const struct sampler_stats *s
 		 more);
 }
 
-/* Ends every event's window: each one's snapshot, ordered and named, into snaps. */
+/* Ends every event's window, of secs seconds of what the profiles took in: each one's snapshot,
+ * ordered and named, into snaps. */
 static void session_end_windows(struct session *s, enum snap_col order, bool zero,
-				struct snapshot **snaps)
+				struct snapshot **snaps, double secs)
 {
 	for (int e = 0; e < s->nev; e++) {
 		struct session_event *ev = &s->ev[e];
+		profile_add_window_secs(ev->prof, secs);
 		struct snapshot *snap = profile_snapshot(ev->prof, order);
 		profile_end_window(ev->prof, zero);
 		session_tree_window(ev, snap, zero);
@@ -757,18 +779,23 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 		s->ev[e].held = NULL;
 	}
 	if (s->replay) {
-		/* windows of recorded time */
-		double pos = replay_position(s->replay);
+		/* windows of recorded time; the profiles' time is what of it the range lets in */
+		double pos = replay_position(s->replay), from = s->window_start_pos, to = pos;
+		double rstart, rend;
 		if (s->offcpu && s->offcpu_last_time)
 			offcpu_flush(s->offcpu, s->offcpu_last_time, session_take_paired, s);
-		session_end_windows(s, order, zero, snaps);
+		replay_get_range(s->replay, &rstart, &rend);
+		from = rstart > from ? rstart : from;
+		to = rend >= 0 && rend < to ? rend : to;
+		session_end_windows(s, order, zero, snaps, to > from ? to - from : 0);
 		s->last_window_secs = pos - s->window_start_pos;
 		s->window_start_pos = pos;
 		return s->nev;
 	}
 	uint64_t now = now_ns();
 	uint64_t dropped = queue_dropped(sampler_queue(s->sampler));
-	session_end_windows(s, order, zero, snaps);
+	uint64_t from = s->zoomed_ns > s->window_start_ns ? s->zoomed_ns : s->window_start_ns;
+	session_end_windows(s, order, zero, snaps, (double)(now - from) / 1e9);
 	s->last_window_secs = (double)(now - s->window_start_ns) / 1e9;
 	s->window_start_ns = now;
 	session_counters_window(s, s->last_window_secs);
