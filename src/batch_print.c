@@ -21,8 +21,8 @@
  * rows' nanoseconds cover (the windows' lengths decayed like the rows: the window's own under -z
  * and in a replay), and each row "self_ns" and "total_ns" (nanoseconds held: blocked, or blocked
  * and running), "blocks" and "total_blocks" (blocks begun with the row as Self, and with the row
- * anywhere in the stack; decayed alike) and "longest_ns" (the longest as Self in the window);
- * self_ns / seconds / 1e9 is the table's Time. "state" (its name: S, D,
+ * anywhere in the stack; decayed alike) and "longest_ns" (the longest with the row anywhere on
+ * the stack in the window); total_ns / seconds / 1e9 is the table's Time. "state" (its name: S, D,
  * R+ ..., on-CPU) is in the rows when state is a sort key, and "runq": "hidden" or "only" in the
  * object when run-queue waits are left out or shown alone (the percentages are then shares of
  * what is shown).
@@ -263,13 +263,14 @@ static void line_pct(struct line *l, double v)
 	line_put(l, s, n > 0 ? (size_t)n : 0);
 }
 
-/* The time modes' columns of a row: Time (Self seconds per second), Blocks/s, Longest (ms). */
+/* The time modes' columns of a row: Time (Total seconds per second: the threads there, the
+ * function or anything it called), Blocks/s (with the row on the stack), Longest (ms). */
 static void line_time(struct line *l, const struct snapshot *snap, const struct snap_row *r)
 {
 	char f[96];
 	int n = snprintf(f, sizeof(f), " %8.2f %8.1f %8.1fms",
-			 snapshot_per_sec(snap, r->self_period) / 1e9,
-			 snapshot_per_sec(snap, snap_row_blocks(r)),
+			 snapshot_per_sec(snap, r->total_period) / 1e9,
+			 snapshot_per_sec(snap, snap_row_total_blocks(r)),
 			 (double)snap_row_longest_ns(r) / 1e6);
 	line_put(l, f, n > 0 ? (size_t)n : 0);
 }

@@ -345,6 +345,19 @@ static void count_self_time(struct profile *p, size_t idx, const struct sample_c
 {
 	struct profile_time *t = &p->time[idx];
 	t->blocks += s->block_begins;
+	if (!profile_state_is_runq(s->state))
+		return;
+	t->runq.self_period += s->period;
+	t->runq.samples++;
+	t->runq.blocks += s->block_begins;
+}
+
+/* The same in Total, and the longest block with the row anywhere on the stack (what a function
+ * that blocked has: an off-CPU stack's leaf is the scheduler). */
+static void count_total_time(struct profile *p, size_t idx, const struct sample_ctx *s)
+{
+	struct profile_time *t = &p->time[idx];
+	t->total_blocks += s->block_begins;
 	if (s->block_ns > t->longest_ns)
 		t->longest_ns = s->block_ns;
 	if (!profile_state_is_runq(s->state)) {
@@ -352,22 +365,10 @@ static void count_self_time(struct profile *p, size_t idx, const struct sample_c
 			t->runq.other_longest_ns = s->block_ns;
 		return;
 	}
-	t->runq.self_period += s->period;
-	t->runq.samples++;
-	t->runq.blocks += s->block_begins;
+	t->runq.total_period += s->period;
+	t->runq.total_blocks += s->block_begins;
 	if (s->block_ns > t->runq.longest_ns)
 		t->runq.longest_ns = s->block_ns;
-}
-
-/* The same in Total. */
-static void count_total_time(struct profile *p, size_t idx, const struct sample_ctx *s)
-{
-	struct profile_time *t = &p->time[idx];
-	t->total_blocks += s->block_begins;
-	if (profile_state_is_runq(s->state)) {
-		t->runq.total_period += s->period;
-		t->runq.total_blocks += s->block_begins;
-	}
 }
 
 /* The sample's Self on row idx: period, samples (and, timed, the time figures of an off-CPU

@@ -119,7 +119,7 @@ struct profile_row {
 /* The run-queue part (states R, R+) of a row's counts (see profile_time). */
 struct profile_runq {
 	uint64_t self_period, total_period, samples, blocks, total_blocks;
-	uint64_t longest_ns;       /* the longest run-queue block of the window */
+	uint64_t longest_ns;       /* the longest run-queue block of the window (as Total) */
 	uint64_t other_longest_ns; /* the longest in any other state (a max does not subtract) */
 };
 
@@ -130,7 +130,8 @@ struct profile_runq {
  *    decayed like samples; total_blocks those with the row anywhere on the stack (an off-CPU
  *    stack's leaf is the kernel's scheduler, so the functions that blocked have them in Total
  *    unless K hides the kernel frames);
- *  - longest_ns: the longest block (block_ns) seen with the row as Self in the current window. A
+ *  - longest_ns: the longest block (block_ns) seen with the row anywhere on the stack (as Total)
+ *    in the current window. A
  *    max cannot decay like a sum, so it starts over at every window end (and with -z), and the
  *    snapshot of a window reports that window's; a paused view keeps showing its snapshot's;
  *  - runq: the part of each count (the row's self_period, total_period, samples too) that is

@@ -147,7 +147,8 @@ static int by_state(const void *x, const void *y)
 static int by_blocks(const void *x, const void *y)
 {
 	ROWS(x, y);
-	return (c = cmp_u64_desc(snap_row_blocks(a), snap_row_blocks(b))) ? c : cmp_heat(a, b);
+	c = cmp_u64_desc(snap_row_total_blocks(a), snap_row_total_blocks(b));
+	return c ? c : cmp_heat(a, b);
 }
 
 static int by_longest(const void *x, const void *y)
@@ -174,7 +175,7 @@ static int (*const comparators[COL_COUNT])(const void *, const void *) = {
 	[COL_SELF] = by_self, [COL_TOTAL] = by_total, [COL_SAMPLES] = by_samples,
 	[COL_COMM] = by_comm, [COL_PID] = by_pid,     [COL_TID] = by_tid,
 	[COL_SYM] = by_sym,   [COL_DSO] = by_dso,     [COL_SRCLINE] = by_srcline,
-	[COL_DELTA] = by_delta, [COL_STATE] = by_state, [COL_TIME] = by_self,
+	[COL_DELTA] = by_delta, [COL_STATE] = by_state, [COL_TIME] = by_total,
 	[COL_BLOCKS] = by_blocks, [COL_LONGEST] = by_longest,
 };
 

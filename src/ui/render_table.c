@@ -5,9 +5,11 @@
  * drawing of the titles and rows. render.c draws the table with it; the table's keys (order < >,
  * the mouse) and the F2 setup ask it which columns there are and where.
  *
- * In the time modes (--off-cpu, --wall) Samples gives way to Time (Self seconds per second of the
- * held window: the average number of threads blocked, or blocked and running, there), Blocks/s and
- * Longest (the window's longest block, ms); Self% and Total% stay, being shares of nanoseconds.
+ * In the time modes (--off-cpu, --wall) Samples gives way to Time (Total seconds per second of the
+ * held window: the average number of threads blocked, or blocked and running, there or below),
+ * Blocks/s and Longest (the window's longest block, ms), all with the row anywhere on the stack:
+ * an off-CPU stack's leaf is the scheduler, so a function that blocked has them as Total. Self%
+ * and Total% stay, being shares of nanoseconds.
  *
  * Widths are computed per frame from the rows on screen (bounded), so a table of short names does
  * not waste the screen, and the Symbol column takes what is left because it is what people read.
@@ -63,9 +65,9 @@ static void time_cell(const struct snapshot *snap, const struct snap_row *r, enu
 		      char *buf, size_t len)
 {
 	if (c == COL_TIME)
-		snprintf(buf, len, "%.2f", snapshot_per_sec(snap, r->self_period) / 1e9);
+		snprintf(buf, len, "%.2f", snapshot_per_sec(snap, r->total_period) / 1e9);
 	else if (c == COL_BLOCKS)
-		snprintf(buf, len, "%.1f", snapshot_per_sec(snap, snap_row_blocks(r)));
+		snprintf(buf, len, "%.1f", snapshot_per_sec(snap, snap_row_total_blocks(r)));
 	else if (snap_row_longest_ns(r))
 		snprintf(buf, len, "%.1fms", (double)snap_row_longest_ns(r) / 1e6);
 	else
