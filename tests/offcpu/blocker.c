@@ -13,8 +13,8 @@
  * (CLOCK_MONOTONIC) minus the thread's CPU time over it (CLOCK_THREAD_CPUTIME_ID) is the time the
  * thread spent off the CPU there; getrusage(RUSAGE_THREAD)'s voluntary switches over it tell whether
  * it blocked at all (on tmpfs fdatasync never does). At exit it prints one JSON object: per function
- * its summed off_ns, wall_ns, cpu_ns, calls and blocked_calls; per thread name its tid and the
- * wall_ns and cpu_ns of its timed phase.
+ * its summed off_ns, wall_ns, cpu_ns, calls, blocked_calls and the longest off-CPU time of one call
+ * (max_off_ns); per thread name its tid and the wall_ns and cpu_ns of its timed phase.
  *
  *   blocker SECONDS [--dir DIR] [--out FILE] [--wait-signal]
  *
@@ -56,7 +56,7 @@ static const char *const fname[NFN] = {"sleep_wait", "sync_wait", "lock_wait", "
 				       "spin_work"};
 /* Each function is called by one thread only: no sharing. */
 static struct fstat {
-	uint64_t off_ns, wall_ns, cpu_ns, calls, blocked_calls;
+	uint64_t off_ns, wall_ns, cpu_ns, calls, blocked_calls, max_off_ns;
 } fst[NFN];
 
 enum { T_SLEEPER, T_SYNCER, T_LOCKER, T_HOLDER, T_SPINNER, NT };
@@ -193,6 +193,8 @@ static void leave(int t)
 		fst[f].wall_ns += w;                                                       \
 		fst[f].cpu_ns += c;                                                        \
 		fst[f].off_ns += w > c ? w - c : 0;                                        \
+		if (w > c && w - c > fst[f].max_off_ns)                                    \
+			fst[f].max_off_ns = w - c;                                         \
 		fst[f].calls++;                                                            \
 		fst[f].blocked_calls += v1 > v0;                                           \
 	} while (0)
@@ -277,10 +279,11 @@ static void print_json(FILE *o, double secs, const char *dir, uint64_t phase_ns)
 	       (int)getpid(), secs, dir, (unsigned long long)phase_ns);
 	for (int f = 0; f < NFN; f++)
 		fprintf(o, "%s\"%s\": {\"off_ns\": %llu, \"wall_ns\": %llu, \"cpu_ns\": %llu, \"calls\": %llu, "
-		       "\"blocked_calls\": %llu}",
+		       "\"blocked_calls\": %llu, \"max_off_ns\": %llu}",
 		       f ? ", " : "", fname[f], (unsigned long long)fst[f].off_ns,
 		       (unsigned long long)fst[f].wall_ns, (unsigned long long)fst[f].cpu_ns,
-		       (unsigned long long)fst[f].calls, (unsigned long long)fst[f].blocked_calls);
+		       (unsigned long long)fst[f].calls, (unsigned long long)fst[f].blocked_calls,
+		       (unsigned long long)fst[f].max_off_ns);
 	fprintf(o, "}, \"threads\": {");
 	for (int t = 0; t < NT; t++)
 		fprintf(o, "%s\"%s\": {\"tid\": %ld, \"wall_ns\": %llu, \"cpu_ns\": %llu}", t ? ", " : "",
