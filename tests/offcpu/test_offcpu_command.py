@@ -11,17 +11,17 @@ is timed by the program (wall time minus the thread's CPU time over it).
   - -s sym: each function's total_ns summed over the windows (each -z window counts its own time,
     blocks still open at a refresh counted up to it) within 10% of the workload's figure (spin_work,
     off the CPU only when preempted, and sync_wait where fdatasync never blocks: within 1% of the
-    run); every snapshot says "mode": "off-cpu"; blocks: at least the calls that blocked, and each
-    function's longest block no longer than its longest call's wait and at least the sleep
-    (10 ms) or the hold (most of 30 ms);
+    run); every snapshot says "mode": "off-cpu" and its rows carry self_ns, total_ns, blocks and
+    longest_ns (blocks and longest are counted where a block is Self, the kernel's __schedule here:
+    test_offcpu_timehist checks them per thread);
   - -s state,sym: the same totals summed over states, and sleep_wait, lock_wait and hold_lock mostly
     in S, sync_wait mostly in D (when fdatasync blocked in this run; else said why not).
 
 usage: test_offcpu_command.py PERFTOP FIXTURE_DIR"""
 import os
-from offcpulib import (args, blocker_cmd, check_functions, check_mode, check_states, fail,
-                       load_workload, max_rows, need_fields, passed, run_perftop, scratch_dir,
-                       sum_rows, sync_blocked)
+from offcpulib import (args, blocker_cmd, check_functions, check_mode, check_states,
+                       load_workload, need_fields, passed, run_perftop, scratch_dir, sum_rows,
+                       sync_blocked)
 
 SECS = 3
 perftop, blocker = args()
@@ -41,20 +41,6 @@ checks += 2
 print(f"-s sym: {len(snaps)} snapshots")
 total = sum_rows(snaps, lambda r: r["sym"])
 checks += check_functions(total, w, 0.10, "-s sym")
-
-blocks = sum_rows(snaps, lambda r: r["sym"], "blocks")
-longest = max_rows(snaps, lambda r: r["sym"])
-for fn, floor in (("sleep_wait", 10e6), ("lock_wait", 25e6), ("hold_lock", 30e6)):
-    f = w["functions"][fn]
-    print(f"  {fn}: {blocks.get(fn, 0)} blocks for {f['blocked_calls']} calls that blocked; "
-          f"longest {longest.get(fn, 0) / 1e6:.2f} ms (the longest call waited "
-          f"{f['max_off_ns'] / 1e6:.2f} ms)")
-    if blocks.get(fn, 0) < 0.95 * f["blocked_calls"]:
-        fail(f"{fn}: {blocks.get(fn, 0)} blocks for {f['blocked_calls']} calls that blocked")
-    if not floor <= longest.get(fn, 0) <= f["max_off_ns"] * 1.02 + 1e6:
-        fail(f"{fn}: the longest block {longest.get(fn, 0) / 1e6:.2f} ms, want at least "
-             f"{floor / 1e6:.0f} ms and at most the longest call's {f['max_off_ns'] / 1e6:.2f} ms")
-    checks += 2
 
 # -s state,sym: how they waited
 out = os.path.join(d, "state.json")

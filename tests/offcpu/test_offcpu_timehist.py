@@ -10,7 +10,8 @@ inside it and is not added again). Their sum per thread is the thread's off-CPU 
 blocker's five named threads (created after the exec, so all of their waits are inside both
 profilers' view) is compared with perftop's row for its tid, summed over the windows: within 5%, or
 within 1% of the thread's run for a thread that hardly waits (the spinner, off the CPU only when
-preempted).
+preempted). Each thread's blocks (summed) and its longest block (the longest of any window) against
+the number of waits and the longest wait timehist shows for it.
 
 timehist takes a task's switch-in time from the previous sched_switch event on its CPU. Some kernels
 (6.18 here) do not report switches away from the idle task through the tracepoint (the switch-in is
@@ -26,8 +27,8 @@ import re
 import subprocess
 import sys
 from offcpulib import (THREADS, args, blocker_cmd, check_mode, close, fail, kinds_for,
-                       load_workload, need_perf_events, need_tool, passed, scratch_dir, skip,
-                       snapshots, sum_rows)
+                       load_workload, max_rows, need_perf_events, need_tool, passed, scratch_dir,
+                       skip, snapshots, sum_rows)
 
 SECS = 2
 perftop, blocker = args()
@@ -106,13 +107,15 @@ th = subprocess.run(["perf", "sched", "timehist", "-i", rec], capture_output=Tru
                     timeout=120)
 if th.returncode != 0:
     fail(f"perf sched timehist -i {rec}: {th.stderr.strip()[:300]}")
-wait = {}
+wait, runs, longest = {}, {}, {}
 row = re.compile(r"\s*[\d.]+\s+\[\d+\]\s+.*?\[(\d+)(?:/\d+)?\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
 for line in th.stdout.splitlines():
     m = row.match(line)
     if m and int(m.group(1)) in tids:
-        t = int(m.group(1))
-        wait[t] = wait.get(t, 0) + float(m.group(2)) * 1e6
+        t, ns = int(m.group(1)), float(m.group(2)) * 1e6
+        wait[t] = wait.get(t, 0) + ns
+        runs[t] = runs.get(t, 0) + 1
+        longest[t] = max(longest.get(t, 0), ns)
 bad = []
 for tid, name in tids.items():
     ref = wait.get(tid, 0)
@@ -122,6 +125,22 @@ for tid, name in tids.items():
     if not ok:
         bad.append(line)
     checks += 1
+
+# Blocks and the longest one, per thread: a thread's runs are timehist's lines (one per switch-out),
+# its blocks the stretches between them (its first run follows no block and its last switch-out,
+# at its exit, begins none); the longest block against timehist's longest wait.
+blocks = sum_rows(snaps, lambda r: int(r["tid"]), "blocks")
+ptlong = max_rows(snaps, lambda r: int(r["tid"]))
+for tid, name in tids.items():
+    want = runs.get(tid, 0) - 1
+    print(f"  {name}: {blocks.get(tid, 0)} blocks, timehist {want}; longest "
+          f"{ptlong.get(tid, 0) / 1e6:.2f} ms, timehist {longest.get(tid, 0) / 1e6:.2f} ms")
+    if abs(blocks.get(tid, 0) - want) > 0.02 * want + 3:
+        bad.append(f"{name}: {blocks.get(tid, 0)} blocks, timehist has {want}")
+    ok, line = close(f"{name}'s longest block", ptlong.get(tid, 0), longest.get(tid, 0), 0.05, 0.5e6)
+    if not ok:
+        bad.append(line)
+    checks += 2
 if bad:
-    fail("per-thread off-CPU time against perf sched timehist: " + "; ".join(bad))
+    fail("per thread against perf sched timehist: " + "; ".join(bad))
 passed(checks)
