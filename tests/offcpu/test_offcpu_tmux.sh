@@ -32,6 +32,7 @@ done
 ok
 screen | grep -Eqi 'off-?cpu' || fail "the header does not say off-CPU"
 ok
+screen | grep -E 'Symbol' | grep -q 'State' || fail "no State column title with -s state,sym"
 # The state column: sleep_wait's row (there may be a few, one per state) has S; sync_wait's has D.
 has_state() { # SYM STATE: a row of SYM with STATE as a field of its own
 	screen | awk -v sym="$1" -v st="$2" '{ hs = hy = 0; for (i = 1; i <= NF; i++) { if ($i == sym) hy = 1; if ($i == st) hs = 1 } if (hs && hy) f = 1 } END { exit !f }'
