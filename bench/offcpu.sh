@@ -41,7 +41,7 @@ for r in $(seq "$rounds"); do
 d = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]
 print(d.get("samples", 0), d.get("lost", 0) + d.get("dropped", 0))' "$work/pt.json" 2>/dev/null || echo "? ?")
 	stats=$(perf report --stats -i "$work/perf.data" 2>/dev/null)
-	n2=$(echo "$stats" | awk '/^sched:sched_switch stats:/ {s = 1; next} /stats:$/ {s = 0} s && /SAMPLE events/ {print $3}')
+	n2=$(echo "$stats" | awk '/^sched:sched_switch stats:/ {s = 1; next} /stats:$/ {s = 0} s && /SAMPLE events/ && !/LOST/ {print $3}')
 	l2=$(echo "$stats" | awk '/^sched:sched_switch stats:/ {s = 1; next} /stats:$/ {s = 0} s && /LOST_SAMPLES events/ {print $3}')
 	ptc+=("$c1"); pfc+=("$c2"); ptl+=("${l1:-0}"); pfl+=("${l2:-0}")
 	printf 'round %d: perftop CPU %.2f s, %s samples, lost+dropped %s; perf record CPU %.2f s, %s samples, lost %s\n' \
