@@ -129,7 +129,7 @@ for tid, name in tids.items():
 # Blocks and the longest one, per thread: a thread's runs are timehist's lines (one per switch-out),
 # its blocks the stretches between them (its first run follows no block and its last switch-out,
 # at its exit, begins none); the longest block against timehist's longest wait.
-blocks = sum_rows(snaps, lambda r: int(r["tid"]), "blocks")
+blocks = sum_rows(snaps, lambda r: int(r["tid"]), "total_blocks")
 ptlong = max_rows(snaps, lambda r: int(r["tid"]))
 for tid, name in tids.items():
     want = runs.get(tid, 0) - 1
