@@ -14,6 +14,11 @@
  * nanoseconds (or of a piece of it, see offcpu_flush), time = the end of that time, and
  * rec_sample.block_ns / block_state / block_begins set (record.h).
  *
+ * A switch-out record (PERF_RECORD_SWITCH with MISC_SWITCH_OUT) of a pending thread, before any
+ * piece of its block, moves the block's start to its time: it is written once the sample (and its
+ * call chain) is out, right before the switch, and the thread's own CPU clock counts the time in
+ * between as the thread's.
+ *
  * Accounting rules (the issue's "correct accounting"):
  *  - times are the records' (the kernel's clock), never the process's own; offcpu_flush takes
  *    "now" in that clock (live: CLOCK_MONOTONIC, which the sampler asks the kernel to use);

@@ -792,10 +792,13 @@ static int setup_sampling(struct sampler *s, int e, const struct sampler_opts *o
 		a->sample_type |= PERF_SAMPLE_RAW;
 	if (s->offcpu && (uint32_t)e == s->offcpu_opts.switch_evidx) {
 		a->sample_type |= PERF_SAMPLE_RAW;
-		/* A per-CPU sched_switch sample is also the switch-in of next_pid; per task, it fires
-		 * at the task's switch-outs only, and the switch-ins come from these records. */
-		a->context_switch = (s->target != TARGET_SYSTEM && s->target != TARGET_CPUS) ||
-				    !s->offcpu_opts.next_pid_size;
+		/* The switch-ins come from context-switch records. Per task, the sched_switch event
+		 * fires at the task's switch-outs only. Per CPU, a sample is also the switch-in of its
+		 * next_pid, but this kernel (6.18) often does not sample the tracepoint on a switch
+		 * away from the idle task (a wakeup on an idle CPU: most of them), while the switch
+		 * records always come. The switch-out records also mark the switch more closely than
+		 * the sample's time (offcpu.h). */
+		a->context_switch = 1;
 	}
 	a->sample_id_all = 1;
 	a->use_clockid = 1;

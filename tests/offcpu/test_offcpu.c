@@ -276,8 +276,26 @@ static void test_states_of_blocks(void)
 	offcpu_feed(oc, mk_switch(&b, 14, 3020, false, false, false), collect, &s);
 	CHECK_EQ_U64(s.n, 2);
 	if (s.n == 2) {
-		check_block(s.r[0], 13, 0x3000, 1000, 2000, 1000, OFFCPU_R_PREEMPTED, true);
-		check_block(s.r[1], 14, 0x4000, 2000, 3020, 2000, OFFCPU_S, true);
+		/* each block starts at its switch-out record (1010, 1030), not its sample */
+		check_block(s.r[0], 13, 0x3000, 990, 2000, 990, OFFCPU_R_PREEMPTED, true);
+		check_block(s.r[1], 14, 0x4000, 1990, 3020, 1990, OFFCPU_S, true);
+	}
+	sink_clear(&s);
+	offcpu_free(oc);
+
+	/* a switch-out record after a piece does not move the block's start (what was emitted
+	 * stays); one before it does */
+	o = known_layout();
+	o.piece_ns = 0;
+	oc = offcpu_new(&o);
+	offcpu_feed(oc, mk_out(&b, 16, 1000, 0x1, NO_PID, 0x6000), collect, &s);
+	offcpu_flush(oc, 1005, collect, &s);
+	offcpu_feed(oc, mk_switch(&b, 16, 1010, true, false, false), collect, &s);
+	offcpu_feed(oc, mk_switch(&b, 16, 2000, false, false, false), collect, &s);
+	CHECK_EQ_U64(s.n, 2);
+	if (s.n == 2) {
+		check_block(s.r[0], 16, 0x6000, 5, 1005, 5, OFFCPU_S, true);
+		check_block(s.r[1], 16, 0x6000, 995, 2000, 1000, OFFCPU_S, false);
 	}
 	sink_clear(&s);
 	offcpu_free(oc);
@@ -635,7 +653,7 @@ static void test_pass_through(void)
 	size_t j = 0;
 	for (size_t i = 0; i < s.n; i++) {
 		if (i == 3) {
-			check_block(s.r[i], 80, 0xf000, 110, 260, 110, OFFCPU_S, true);
+			check_block(s.r[i], 80, 0xf000, 10, 260, 10, OFFCPU_S, true); /* from 250 */
 			continue;
 		}
 		if (j < nin) {

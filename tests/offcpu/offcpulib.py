@@ -1,0 +1,205 @@
+"""What the off-CPU tests share: running blocker (the workload that times its own waits, blocker.c)
+under perftop or perf, choosing a directory where fdatasync really waits for a disk, summing
+perftop's nanoseconds over its windows, and holding them against the workload's own figures.
+
+References are the workload's clocks (wall time minus the thread's CPU time around each call) and
+perf on the same run, never numbers of one machine. A test skips (77) only when what it needs does
+not exist here (perf_event_open refused: perfprobe; tracefs that cannot be mounted), and says why."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from perfprobe import SKIP, kinds_for, need_perf_events, need_tool  # noqa: F401,E402
+
+# The functions where blocker's threads wait (blocker.c); spin_work is off the CPU only when
+# preempted.
+BLOCKING = ("sleep_wait", "sync_wait", "lock_wait", "hold_lock")
+THREADS = ("sleeper", "syncer", "locker", "holder", "spinner")
+NON_DISK_FS = ("tmpfs", "ramfs", "devtmpfs", "squashfs", "proc", "sysfs")
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def skip(msg):
+    print(f"SKIP: {msg}")
+    sys.exit(SKIP)
+
+
+def passed(n):
+    print(f"{n} passed, 0 failed")
+    sys.exit(0)
+
+
+def args():
+    """(perftop, blocker) from the command line: PERFTOP FIXTURE_DIR."""
+    if len(sys.argv) < 3:
+        sys.exit(f"usage: {os.path.basename(sys.argv[0])} PERFTOP FIXTURE_DIR")
+    blocker = os.path.join(sys.argv[2], "blocker")
+    if not os.access(blocker, os.X_OK):
+        fail(f"no blocker at {blocker} (built with the tests)")
+    return sys.argv[1], blocker
+
+
+def fstype(path):
+    p = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "-T", path], capture_output=True,
+                       text=True)
+    return p.stdout.strip() if p.returncode == 0 else "unknown"
+
+
+def scratch_dir():
+    """A fresh directory (removed at exit) on a disk-backed filesystem if there is one: the system's
+    temporary directory, else the build tree the test runs in (ctest's working directory), else
+    the fixtures' directory. On tmpfs fdatasync returns at once; the tests then learn it from the
+    workload (sync_blocked) and say so. Returns (dir, "PATH (FSTYPE)")."""
+    cands = [tempfile.gettempdir(), os.getcwd(), os.path.dirname(os.path.abspath(sys.argv[2]))]
+    base = next((c for c in cands if os.access(c, os.W_OK) and fstype(c) not in NON_DISK_FS),
+                cands[0])
+    d = tempfile.mkdtemp(prefix="perftop-offcpu-", dir=base)
+    import atexit
+    atexit.register(shutil.rmtree, d, True)
+    return d, f"{base} ({fstype(base)})"
+
+
+def blocker_cmd(blocker, secs, d, out, extra=()):
+    return [blocker, str(secs), "--dir", d, "--out", out] + list(extra)
+
+
+def load_workload(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"the workload's figures ({path}): {e}")
+
+
+def sync_blocked(w):
+    """Whether fdatasync really blocked in this run (the workload's voluntary switches inside
+    sync_wait), and a sentence saying what was seen."""
+    f = w["functions"]["sync_wait"]
+    share = f["off_ns"] / max(1, w["phase_ns"])
+    blocked = f["calls"] > 0 and f["blocked_calls"] >= f["calls"] // 2 and share >= 0.05
+    what = (f"fdatasync in {w['dir']}: {f['blocked_calls']} of {f['calls']} calls blocked, "
+            f"{share:.0%} of the run off the CPU")
+    if not blocked:
+        what += " - fdatasync never (or hardly) blocked here, so no D rows are required"
+    return blocked, what
+
+
+def snapshots(stdout, what):
+    out = []
+    for line in stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                out.append(json.loads(line))
+            except ValueError as e:
+                fail(f"{what}: not JSON: {e}: {line[:200]}")
+    if not out:
+        fail(f"{what}: no snapshot")
+    return out
+
+
+def run_perftop(perftop, pt_args, cmd=(), timeout=90, env=None):
+    """perftop -b --json PT_ARGS [-- CMD]: (snapshots, stderr); fails on a non-zero exit."""
+    need_perf_events(*kinds_for(pt_args))
+    full = [perftop, "-b", "--json"] + list(pt_args) + (["--"] + list(cmd) if cmd else [])
+    p = subprocess.run(full, capture_output=True, text=True, timeout=timeout, env=env)
+    if p.returncode != 0:
+        fail(f"{' '.join(full)} exited {p.returncode}: {p.stderr.strip()[:400]}")
+    return snapshots(p.stdout, " ".join(full)), p.stderr
+
+
+def check_mode(snaps, mode):
+    for s in snaps:
+        if s.get("mode") != mode:
+            fail(f"a snapshot says mode {s.get('mode')!r}, want {mode!r}: {json.dumps(s)[:300]}")
+
+
+def need_fields(snaps, fields):
+    for s in snaps:
+        for r in s["rows"][:20]:
+            for f in fields:
+                if f not in r:
+                    fail(f"row lacks {f!r}: {r}")
+
+
+def sum_rows(snaps, key, field="total_ns"):
+    """field summed over every snapshot (windows of -z: each its own), per key(row)."""
+    out = {}
+    for s in snaps:
+        for r in s["rows"]:
+            k = key(r)
+            out[k] = out.get(k, 0) + r.get(field, 0)
+    return out
+
+
+def max_rows(snaps, key, field="longest_ns"):
+    out = {}
+    for s in snaps:
+        for r in s["rows"]:
+            k = key(r)
+            out[k] = max(out.get(k, 0), r.get(field, 0))
+    return out
+
+
+def close(name, ours, ref, tol, slack=0):
+    """(ok, line): ours within tol (a fraction) of ref, or within slack ns of it."""
+    lim = max(tol * ref, slack)
+    ok = abs(ours - ref) <= lim
+    line = (f"{name}: perftop {ours / 1e6:.1f} ms, reference {ref / 1e6:.1f} ms "
+            f"({(ours - ref) / ref * 100 if ref else 0:+.1f}%, limit {lim / 1e6:.1f} ms)")
+    return ok, line
+
+
+def check_functions(by_sym, w, tol, what, funcs=None):
+    """Each blocking function's perftop total against the workload's off-CPU time within tol
+    (sync_wait only when fdatasync blocked; otherwise, and for spin_work, within 1% of the run);
+    returns the number of checks."""
+    blocked, _ = sync_blocked(w)
+    n = 0
+    bad = []
+    for fn in funcs or BLOCKING + ("spin_work",):
+        ref = w["functions"][fn]["off_ns"]
+        big = fn in BLOCKING and (fn != "sync_wait" or blocked)
+        ok, line = close(fn, by_sym.get(fn, 0), ref, tol if big else 0, 0 if big else
+                         max(tol * ref, 0.01 * w["phase_ns"]))
+        print(f"  {what}: {line}")
+        if not ok:
+            bad.append(line)
+        n += 1
+    if bad:
+        fail(f"{what}: " + "; ".join(bad))
+    return n
+
+
+def check_states(snaps, w, what):
+    """With state among the sort keys: sleep_wait, lock_wait and hold_lock waited mostly in S, and
+    sync_wait mostly in D when fdatasync blocked. Returns the number of checks."""
+    need_fields(snaps, ("state", "sym", "total_ns"))
+    per = sum_rows(snaps, lambda r: (r["sym"], r["state"]))
+    states = {}
+    for (sym, st), ns in per.items():
+        states.setdefault(sym, {})[st] = ns
+    n = 0
+    for fn, want, share in (("sleep_wait", "S", 0.9), ("lock_wait", "S", 0.9),
+                            ("hold_lock", "S", 0.9), ("sync_wait", "D", 0.8)):
+        got = states.get(fn, {})
+        tot = sum(got.values())
+        pretty = ", ".join(f"{k} {v / 1e6:.1f} ms" for k, v in sorted(got.items(), key=lambda kv: -kv[1]))
+        print(f"  {what}: {fn} by state: {pretty or 'no rows'}")
+        if fn == "sync_wait":
+            blocked, why = sync_blocked(w)
+            if not blocked:
+                print(f"  {what}: {why}")
+                continue
+        if tot == 0 or got.get(want, 0) < share * tot:
+            fail(f"{what}: {fn} should be at least {share:.0%} in state {want}: {pretty or 'no rows'}")
+        n += 1
+    return n

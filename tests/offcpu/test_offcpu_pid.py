@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Acceptance (issue 14): perftop --off-cpu attached to a program already running (its threads
+already blocked and waking in their loops) charges each blocking function with the off-CPU time the
+program measured itself over the part compared, within 10%: with -p PID (per-task events: the
+switch-ins from context-switch records), and with -a (per-CPU events; the program's rows by pid).
+
+blocker --wait-signal runs its threads' loops untimed until SIGUSR1. The test lets it run, attaches
+`perftop --off-cpu -b --json -z -d 0.5`, waits for perftop's first snapshot (it is attached then),
+sends SIGUSR1 (the program's timed phase of SECS seconds starts), and sums perftop's windows printed
+after the signal: they cover the timed phase, plus the moments between that first snapshot and the
+signal and the rest of the calls under way at the signal (at most a 30 ms wait per thread, about 1%
+of the phase). With -p perftop ends when the program has exited; with -a the test stops it with -n
+(windows enough to cover the phase) and sums the windows up to the program's exit.
+
+usage: test_offcpu_pid.py PERFTOP FIXTURE_DIR"""
+import json
+import os
+import signal
+import subprocess
+import time
+from offcpulib import (args, blocker_cmd, check_functions, check_mode, fail, kinds_for,
+                       load_workload, need_perf_events, passed, scratch_dir, snapshots, sum_rows,
+                       sync_blocked)
+
+SECS = 3
+perftop, blocker = args()
+d, where = scratch_dir()
+print(f"fdatasync's file in {where}")
+
+
+def attached(name, target):
+    """blocker under perftop attached mid-run with TARGET (-p PID or -a): (snapshots after the
+    signal, the workload's figures, the program's pid)."""
+    out = os.path.join(d, f"{name}.json")
+    prog = subprocess.Popen(blocker_cmd(blocker, SECS, d, out, ["--wait-signal"]),
+                            stdout=subprocess.PIPE, text=True)
+    pt = None
+    try:
+        line = prog.stdout.readline().split()
+        if line[:1] != ["ready"]:
+            fail(f"blocker did not start: {line}")
+        time.sleep(0.5)  # its loops are under way: threads blocked, waking, blocking again
+        pt_args = ["--off-cpu", "-b", "--json", "-z", "-d", "0.5"] + target(prog.pid)
+        need_perf_events(*kinds_for(pt_args))
+        # perftop's output goes to a file: a pipe nobody reads until the program is done would
+        # fill (an -a snapshot of pid,sym rows is tens of KiB) and stop perftop's writes, and its
+        # queue would overflow meanwhile.
+        snap_path = os.path.join(d, f"{name}.snaps")
+        with open(snap_path, "w") as snap_file:
+            pt = subprocess.Popen([perftop] + pt_args, stdout=snap_file,
+                                  stderr=subprocess.PIPE, text=True)
+        first = ""
+        for _ in range(300):
+            with open(snap_path) as f:
+                first = f.readline()
+            if first.endswith("\n") or pt.poll() is not None:
+                break
+            time.sleep(0.05)
+        if not first.startswith("{"):
+            fail(f"perftop {' '.join(pt_args)} gave no first snapshot: {first!r}")
+        check_mode([json.loads(first)], "off-cpu")
+        prog.send_signal(signal.SIGUSR1)
+        if prog.stdout.readline().strip() != "started":
+            fail("blocker did not start its timed phase")
+        prog.wait(timeout=SECS + 30)
+        _, err = pt.communicate(timeout=SECS + 60)
+        with open(snap_path) as f:
+            f.readline()  # the first snapshot, before the signal
+            rest = f.read()
+    finally:
+        for p in (pt, prog):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+    if pt.returncode != 0:
+        fail(f"perftop {' '.join(pt_args)} exited {pt.returncode}: {err.strip()[:300]}")
+    if prog.returncode != 0:
+        fail(f"blocker exited {prog.returncode}")
+    w = load_workload(out)
+    print(f"{name}: {sync_blocked(w)[1]}")
+    snaps = snapshots(rest, f"perftop {' '.join(pt_args)}")
+    check_mode(snaps, "off-cpu")
+    print(f"{name}: {len(snaps)} snapshots after the signal")
+    return snaps, w, prog.pid
+
+
+checks = 0
+snaps, w, _ = attached("-p", lambda pid: ["-s", "sym", "-p", str(pid)])
+checks += 2 + check_functions(sum_rows(snaps, lambda r: r["sym"]), w, 0.10, "-p mid-run")
+
+# -a: the whole machine, per CPU; windows enough for the phase and the program's exit after it.
+n = int((SECS + 2) / 0.5)
+snaps, w, pid = attached("-a", lambda pid: ["-a", "-n", str(n), "-s", "pid,sym"])
+rows = sum_rows(snaps, lambda r: (int(r["pid"]), r["sym"]))
+checks += 2 + check_functions({s: ns for (p, s), ns in rows.items() if p == pid}, w, 0.10,
+                              "-a mid-run, the program's rows")
+passed(checks)

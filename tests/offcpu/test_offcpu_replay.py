@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Acceptance (issue 14): off-CPU time from recordings, within 10% of what the workload measured.
+
+  - `perf record -e sched:sched_switch --switch-events -g` of blocker (hotspot's recipe: the
+    switch-outs with their stacks and prev_state, the switch-ins from the context-switch records),
+    replayed with `perftop -i FILE --off-cpu -b --json`: one snapshot over the whole file (-s sym),
+    and windows of 0.5 s of recorded time (-d 0.5, -s state,sym) summed; each blocking function's
+    total_ns within 10% of the workload's own figure, the sleeper's waits S and the fdatasync's D
+    (when fdatasync blocked in this run);
+  - perftop's own recording of an off-CPU session (`perftop --off-cpu -o FILE`), replayed with
+    --off-cpu: the same, and the live session's figures too.
+
+tracefs is mounted at /sys/kernel/tracing if it is not (perf record needs it for the tracepoint);
+the test skips only when that cannot be done.
+
+usage: test_offcpu_replay.py PERFTOP FIXTURE_DIR"""
+import os
+import subprocess
+from offcpulib import (args, blocker_cmd, check_functions, check_mode, check_states, fail,
+                       kinds_for, load_workload, need_perf_events, need_tool, passed, run_perftop,
+                       scratch_dir, skip, snapshots, sum_rows, sync_blocked)
+
+SECS = 3
+perftop, blocker = args()
+need_tool("perf")
+if not os.path.isdir("/sys/kernel/tracing/events") and \
+        not os.path.isdir("/sys/kernel/debug/tracing/events"):
+    m = subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"],
+                       capture_output=True, text=True)
+    if m.returncode != 0 or not os.path.isdir("/sys/kernel/tracing/events"):
+        skip(f"tracefs is not mounted and cannot be: {m.stderr.strip()}")
+d, where = scratch_dir()
+print(f"fdatasync's file in {where}")
+checks = 0
+
+
+def replay(path, extra):
+    p = subprocess.run([perftop, "-i", path, "--off-cpu", "-b", "--json"] + extra,
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        fail(f"perftop -i {path} --off-cpu {' '.join(extra)} exited {p.returncode}: "
+             f"{p.stderr.strip()[:300]}")
+    return snapshots(p.stdout, f"perftop -i {path} --off-cpu")
+
+
+def check_replays(path, w, what):
+    n = 0
+    whole = replay(path, ["-s", "sym"])
+    check_mode(whole, "off-cpu")
+    if len(whole) != 1:
+        fail(f"{what}: a replay without -d gave {len(whole)} snapshots, want one")
+    n += 2 + check_functions(sum_rows(whole, lambda r: r["sym"]), w, 0.10, f"{what}, whole file")
+    windows = replay(path, ["-d", "0.5", "-s", "state,sym"])
+    check_mode(windows, "off-cpu")
+    print(f"  {what}: {len(windows)} windows of 0.5 s")
+    n += 1 + check_functions(sum_rows(windows, lambda r: r["sym"]), w, 0.10,
+                             f"{what}, windows summed")
+    n += check_states(windows, w, f"{what}, windows")
+    return n
+
+
+# perf record's file
+rec = os.path.join(d, "perf.data")
+out = os.path.join(d, "perf.json")
+rec_args = ["-e", "sched:sched_switch", "--switch-events", "-g"]
+need_perf_events(*kinds_for(rec_args))
+cmd = ["perf", "record", "-q", "-N", "-B"] + rec_args + ["-o", rec, "--"] + \
+    blocker_cmd(blocker, SECS, d, out)
+p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+if p.returncode != 0:
+    fail(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[:300]}")
+w = load_workload(out)
+print(f"perf record: {sync_blocked(w)[1]}")
+checks += check_replays(rec, w, "perf record")
+
+# perftop's own recording
+rec = os.path.join(d, "perftop.data")
+out = os.path.join(d, "perftop.json")
+snaps, _ = run_perftop(perftop, ["--off-cpu", "-z", "-d", "1", "-s", "sym", "-o", rec],
+                       blocker_cmd(blocker, SECS, d, out))
+w = load_workload(out)
+print(f"perftop -o: {sync_blocked(w)[1]}")
+check_mode(snaps, "off-cpu")
+checks += 1 + check_functions(sum_rows(snaps, lambda r: r["sym"]), w, 0.10, "perftop -o, live")
+checks += check_replays(rec, w, "perftop -o")
+passed(checks)

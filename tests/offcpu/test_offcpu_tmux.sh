@@ -1,0 +1,63 @@
+#!/bin/bash
+# Acceptance (issue 14): the off-CPU view through tmux. perftop --off-cpu -s state,sym -- blocker
+# (threads waiting in sleep_wait, sync_wait, lock_wait and hold_lock, blocker.c): the header says
+# off-CPU, the table has rows for the blocking functions with their state (sleep_wait's S, and
+# sync_wait's D when fdatasync blocks in the directory used: a short run of blocker first says
+# whether it does), f draws the flame graph of the window with the blocking functions in it, q goes
+# back to the table and q again exits 0. Exit 77 (skip) only when tmux is missing or the kernel
+# refuses the perf events perftop needs.
+set -u
+pt=${1:?usage: test_offcpu_tmux.sh PERFTOP BLOCKER}
+blocker=${2:?}
+. "$(dirname "$0")/../drill/tmuxlib.sh" offcpu
+
+# fdatasync's file on a disk-backed filesystem if there is one (tmpfs never blocks in fdatasync).
+base=${TMPDIR:-/tmp}
+case $(findmnt -n -o FSTYPE -T "$base" 2>/dev/null) in
+tmpfs | ramfs) base=$(dirname "$pt") ;;
+esac
+dir=$(mktemp -d "$base/perftop-offcpu-tmux-XXXXXX")
+trap 'tm kill-server 2>/dev/null; rm -rf "$dir"' EXIT
+"$blocker" 0.5 --dir "$dir" --out "$dir/probe.json" || fail "blocker failed"
+want_d=$(python3 -c 'import json, sys
+f = json.load(open(sys.argv[1]))["functions"]["sync_wait"]
+print(1 if f["calls"] and f["blocked_calls"] >= f["calls"] // 2 else 0)' "$dir/probe.json")
+echo "fdatasync in $dir ($(findmnt -n -o FSTYPE -T "$dir")): $([ "$want_d" = 1 ] && echo blocks || echo 'never blocks here: no D row required')"
+
+tm new-session -d -s t -x 160 -y 45 \
+	"$pt --off-cpu -d 0.5 -s state,sym -- $blocker 40 --dir $dir --out $dir/run.json; echo PERFTOP-EXITED:\$?; sleep 60"
+for fn in sleep_wait lock_wait hold_lock; do
+	wait_for " $fn( |$)" 100 || fail "no $fn row"
+done
+ok
+screen | grep -Eqi 'off-?cpu' || fail "the header does not say off-CPU"
+ok
+screen | grep -E 'Symbol' | grep -q 'State' || fail "no State column title with -s state,sym"
+# The state column: sleep_wait's row (there may be a few, one per state) has S; sync_wait's has D.
+has_state() { # SYM STATE: a row of SYM with STATE as a field of its own
+	screen | awk -v sym="$1" -v st="$2" '{ hs = hy = 0; for (i = 1; i <= NF; i++) { if ($i == sym) hy = 1; if ($i == st) hs = 1 } if (hs && hy) f = 1 } END { exit !f }'
+}
+for _ in $(seq 50); do has_state sleep_wait S && break; sleep 0.1; done
+has_state sleep_wait S || fail "no sleep_wait row in state S"
+has_state lock_wait S || fail "no lock_wait row in state S"
+ok
+if [ "$want_d" = 1 ]; then
+	for _ in $(seq 50); do has_state sync_wait D && break; sleep 0.1; done
+	has_state sync_wait D || fail "no sync_wait row in state D"
+	ok
+fi
+
+# f: the flame graph with the blocking functions (names that fit their frames).
+tm send-keys -t t f
+wait_for 'Flame graph' || fail "no flame graph after f"
+for fn in sleep_wait lock_wait hold_lock; do
+	wait_for "(^| |[│|])$fn( |…|$|[│|])" 30 || fail "no $fn frame in the flame graph"
+done
+ok
+tm send-keys -t t q
+wait_for " sleep_wait( |$)" || fail "q in the flame graph did not go back to the table"
+screen | grep -q PERFTOP-EXITED && fail "q in the flame graph quit"
+tm send-keys -t t q
+wait_for 'PERFTOP-EXITED:0' || fail "q did not exit with status 0"
+ok
+echo "$checks passed, 0 failed"
