@@ -18,16 +18,7 @@ command -v tmux >/dev/null && command -v perf >/dev/null || { echo "needs tmux a
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 sock=perftop-tp-$$
 tm() { tmux -L "$sock" "$@"; }
-load=
-# perf bench sched pipe forks its partner: stop both (the partner alone would wait on its pipe
-# for ever, an orphan).
-stop_load() {
-	[ -n "$load" ] || return 0
-	pkill -P "$load" 2>/dev/null
-	kill "$load" 2>/dev/null
-	wait "$load" 2>/dev/null
-	load=
-}
+. "$here/schedload.sh"
 trap 'tm kill-server 2>/dev/null; stop_load' EXIT
 clk=$(getconf CLK_TCK)
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
@@ -35,7 +26,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 # measure CMD...: the view for $secs s beside the switching load; prints "cpu_seconds screen_lost"
 measure() {
 	tm kill-server 2>/dev/null
-	perf bench sched pipe -l 100000000 >/dev/null 2>&1 & load=$!
+	start_load
 	tm new-session -d -s t -x 160 -y 50 "exec $*"
 	local pid; pid=$(tm display -p -t t '#{pane_pid}')
 	sleep "$secs"
@@ -65,7 +56,7 @@ a=$(printf '%s\n' "${pc[@]}" | median); b=$(printf '%s\n' "${fc[@]}" | median)
 printf 'medians of %d rounds of %ds: perftop CPU %.2f s, perf top CPU %.2f s, ratio %.2f\n' \
 	"$rounds" "$secs" "$a" "$b" "$(echo "$a / $b" | bc -l)"
 # Lost and dropped over the same load, from perftop's own counters (batch JSON, one window).
-perf bench sched pipe -l 100000000 >/dev/null 2>&1 & load=$!
+start_load
 "$pt" -a -e sched:sched_switch -c 1 -b --json -d "$secs" -n 1 2>/dev/null |
 	python3 -c 'import json,sys
 for l in sys.stdin:
