@@ -22,6 +22,18 @@ THREADS = ("sleeper", "syncer", "locker", "holder", "spinner")
 NON_DISK_FS = ("tmpfs", "ramfs", "devtmpfs", "squashfs", "proc", "sysfs")
 
 
+
+def need_tracefs():
+    """perf record and timehist read sched_switch from tracefs: mounted here when it is not (as
+    perf and perftop do), else the test skips saying why."""
+    if os.path.isdir("/sys/kernel/tracing/events") or \
+            os.path.isdir("/sys/kernel/debug/tracing/events"):
+        return
+    m = subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"],
+                       capture_output=True, text=True)
+    if m.returncode != 0 or not os.path.isdir("/sys/kernel/tracing/events"):
+        skip(f"tracefs is not mounted and cannot be: {m.stderr.strip()}")
+
 def fail(msg):
     print(f"FAIL: {msg}")
     sys.exit(1)

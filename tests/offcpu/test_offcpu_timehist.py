@@ -26,19 +26,14 @@ import os
 import re
 import subprocess
 import sys
-from offcpulib import (THREADS, args, blocker_cmd, check_mode, close, fail, kinds_for,
+from offcpulib import (THREADS, args, need_tracefs, blocker_cmd, check_mode, close, fail, kinds_for,
                        load_workload, max_rows, need_perf_events, need_tool, passed, scratch_dir,
                        skip, snapshots, sum_rows)
 
 SECS = 2
 perftop, blocker = args()
 need_tool("perf")
-if not os.path.isdir("/sys/kernel/tracing/events") and \
-        not os.path.isdir("/sys/kernel/debug/tracing/events"):
-    m = subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"],
-                       capture_output=True, text=True)
-    if m.returncode != 0 or not os.path.isdir("/sys/kernel/tracing/events"):
-        skip(f"tracefs is not mounted and cannot be: {m.stderr.strip()}")
+need_tracefs()
 pt_args = ["--off-cpu", "-b", "--json", "-z", "-d", "1", "-s", "tid"]
 need_perf_events(*kinds_for(pt_args + ["-a"]))
 d, where = scratch_dir()
