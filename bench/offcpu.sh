@@ -18,13 +18,22 @@ secs=${3:-10}
 command -v perf >/dev/null && [ -x /usr/bin/time ] || { echo "needs perf and /usr/bin/time"; exit 2; }
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 work=$(mktemp -d)
-. "$here/schedload.sh"
+load=
+# perf bench sched pipe forks its partner: stop both (the partner alone would wait on its pipe for
+# ever, an orphan).
+stop_load() {
+	[ -n "$load" ] || return 0
+	pkill -P "$load" 2>/dev/null
+	kill "$load" 2>/dev/null
+	wait "$load" 2>/dev/null
+	load=
+}
 trap 'stop_load; rm -rf "$work"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 ptc=(); pfc=(); ptl=(); pfl=()
 for r in $(seq "$rounds"); do
-	start_load
+	perf bench sched pipe -l 1000000000 >/dev/null 2>&1 & load=$!
 	sleep 0.5
 	/usr/bin/time -f '%U %S' -o "$work/pt.time" \
 		"$pt" -a --off-cpu -b --json -d "$secs" -n 1 >"$work/pt.json" 2>"$work/pt.err" &
@@ -37,15 +46,15 @@ for r in $(seq "$rounds"); do
 	stop_load
 	read -r u s < <(tail -1 "$work/pt.time"); c1=$(echo "$u + $s" | bc -l)
 	read -r u s < <(tail -1 "$work/pf.time"); c2=$(echo "$u + $s" | bc -l)
-	read -r n1 l1 < <(python3 -c 'import json, sys
+	read -r n1 l1 lk dr < <(python3 -c 'import json, sys
 d = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]
-print(d.get("samples", 0), d.get("lost", 0) + d.get("dropped", 0))' "$work/pt.json" 2>/dev/null || echo "? ?")
+print(d.get("samples", 0), d.get("lost", 0) + d.get("dropped", 0), d.get("lost", 0), d.get("dropped", 0))' "$work/pt.json" 2>/dev/null || echo "? ? ? ?")
 	stats=$(perf report --stats -i "$work/perf.data" 2>/dev/null)
 	n2=$(echo "$stats" | awk '/^sched:sched_switch stats:/ {s = 1; next} /stats:$/ {s = 0} s && /SAMPLE events/ && !/LOST/ {print $3}')
 	l2=$(echo "$stats" | awk '/^sched:sched_switch stats:/ {s = 1; next} /stats:$/ {s = 0} s && /LOST_SAMPLES events/ {print $3}')
 	ptc+=("$c1"); pfc+=("$c2"); ptl+=("${l1:-0}"); pfl+=("${l2:-0}")
-	printf 'round %d: perftop CPU %.2f s, %s samples, lost+dropped %s; perf record CPU %.2f s, %s samples, lost %s\n' \
-		"$r" "$c1" "$n1" "$l1" "$c2" "${n2:-0}" "${l2:-0}"
+	printf 'round %d: perftop CPU %.2f s, %s samples, lost %s + dropped %s; perf record CPU %.2f s, %s samples, lost %s\n' \
+		"$r" "$c1" "$n1" "$lk" "$dr" "$c2" "${n2:-0}" "${l2:-0}"
 	[ -s "$work/pt.err" ] && sed 's/^/  perftop: /' "$work/pt.err" | head -3
 	rm -f "$work/perf.data"
 done
