@@ -19,7 +19,16 @@ command -v perf >/dev/null && [ -x /usr/bin/time ] || { echo "needs perf and /us
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 work=$(mktemp -d)
 load=
-trap '[ -n "$load" ] && kill $load 2>/dev/null; rm -rf "$work"' EXIT
+# perf bench sched pipe forks its partner: stop both (the partner alone would wait on its pipe
+# for ever).
+stop_load() {
+	[ -n "$load" ] || return 0
+	pkill -P "$load" 2>/dev/null
+	kill "$load" 2>/dev/null
+	wait "$load" 2>/dev/null
+	load=
+}
+trap 'stop_load; rm -rf "$work"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 ptc=(); pfc=(); ptl=(); pfl=()
@@ -34,7 +43,7 @@ for r in $(seq "$rounds"); do
 		>/dev/null 2>"$work/pf.err" &
 	b=$!
 	wait $a $b
-	kill $load 2>/dev/null; wait $load 2>/dev/null; load=
+	stop_load
 	read -r u s < <(tail -1 "$work/pt.time"); c1=$(echo "$u + $s" | bc -l)
 	read -r u s < <(tail -1 "$work/pf.time"); c2=$(echo "$u + $s" | bc -l)
 	read -r n1 l1 < <(python3 -c 'import json, sys
