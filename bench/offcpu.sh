@@ -19,8 +19,8 @@ command -v perf >/dev/null && [ -x /usr/bin/time ] || { echo "needs perf and /us
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 work=$(mktemp -d)
 load=
-# perf bench sched pipe forks its partner: stop both (the partner alone would wait on its pipe
-# for ever).
+# perf bench sched pipe forks its partner: stop both (the partner alone would wait on its pipe for
+# ever, an orphan).
 stop_load() {
 	[ -n "$load" ] || return 0
 	pkill -P "$load" 2>/dev/null

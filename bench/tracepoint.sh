@@ -19,7 +19,16 @@ command -v tmux >/dev/null && command -v perf >/dev/null || { echo "needs tmux a
 sock=perftop-tp-$$
 tm() { tmux -L "$sock" "$@"; }
 load=
-trap 'tm kill-server 2>/dev/null; [ -n "$load" ] && kill $load 2>/dev/null' EXIT
+# perf bench sched pipe forks its partner: stop both (the partner alone would wait on its pipe
+# for ever, an orphan).
+stop_load() {
+	[ -n "$load" ] || return 0
+	pkill -P "$load" 2>/dev/null
+	kill "$load" 2>/dev/null
+	wait "$load" 2>/dev/null
+	load=
+}
+trap 'tm kill-server 2>/dev/null; stop_load' EXIT
 clk=$(getconf CLK_TCK)
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -30,13 +39,13 @@ measure() {
 	tm new-session -d -s t -x 160 -y 50 "exec $*"
 	local pid; pid=$(tm display -p -t t '#{pane_pid}')
 	sleep "$secs"
-	local st; st=$(cat /proc/"$pid"/stat 2>/dev/null) || { echo "nan nan"; kill $load; return; }
+	local st; st=$(cat /proc/"$pid"/stat 2>/dev/null) || { echo "nan nan"; stop_load; return; }
 	local f=(${st##*) })
 	local lost; lost=$(tm capture-pane -p -t t | grep -oE '[Ll]ost:? *[0-9/]+' | head -1 | grep -oE '[0-9/]+$')
 	tm send-keys -t t q
 	sleep 0.5
 	tm kill-server 2>/dev/null
-	kill $load 2>/dev/null; wait $load 2>/dev/null; load=
+	stop_load
 	echo "$(echo "(${f[11]} + ${f[12]}) / $clk" | bc -l) ${lost:-?}"
 }
 
@@ -61,4 +70,4 @@ perf bench sched pipe -l 100000000 >/dev/null 2>&1 & load=$!
 	python3 -c 'import json,sys
 for l in sys.stdin:
     d=json.loads(l); print("perftop batch, one window: samples %d, lost %d, dropped %d" % (d["samples"], d.get("lost",0), d.get("dropped",0)))'
-kill $load 2>/dev/null
+stop_load

@@ -14,8 +14,11 @@
  * Returns the process exit code. */
 int batch_run(struct session *s, const struct cli *c);
 
-/* One snapshot as the JSON contract line (no newline). Exposed for tests. */
+/* One snapshot as the JSON contract line (no newline), or as the plain table (batch_print.c).
+ * Exposed for tests. */
 void batch_print_json(FILE *out, const struct snapshot *snap, const struct session_status *st,
+		      double time);
+void batch_print_text(FILE *out, const struct snapshot *snap, const struct session_status *st,
 		      double time);
 
 #endif

@@ -189,6 +189,29 @@ static enum cli_result list_events(struct cli_parsing *p, const struct cli_optio
 	return CLI_EXIT_OK;
 }
 
+/* --off-cpu and --wall */
+static enum cli_result set_mode(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)arg;
+	enum profile_mode m = !strcmp(o->name, "wall") ? PROFILE_WALL : PROFILE_OFFCPU;
+	if (p->c->mode != PROFILE_SAMPLES && p->c->mode != m)
+		return fail(p, "--off-cpu and --wall: choose one (--wall has the off-CPU time too)");
+	p->c->mode = m;
+	return CLI_OK;
+}
+
+static enum cli_result set_min_block(struct cli_parsing *p, const struct cli_option *o,
+				     const char *arg)
+{
+	(void)o;
+	char *end;
+	double ms = strtod(arg, &end);
+	if (end == arg || *end || !(ms >= 0) || ms > 3.6e6)
+		return fail(p, "--min-block: '%s' is not a number of milliseconds (0 to 3600000)", arg);
+	p->c->min_block_ns = (uint64_t)(ms * 1e6);
+	return CLI_OK;
+}
+
 /* -p and -t */
 static enum cli_result set_ids(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
@@ -429,6 +452,24 @@ static const struct cli_option options[] = {
 	  .doc = "list every event this machine offers, grouped like `perf list`, each marked "
 		"usable here or not and why, and exit" },
 
+	{ OPT("off-cpu", 0, NULL, CLI_SAMPLING), .set = set_mode,
+	  .help = "off-CPU time: where threads wait (sleep, I/O, locks, the run\n"
+		"queue), in nanoseconds, charged to the stack that blocked",
+	  .doc = "off-CPU time: where threads wait (sleeping, on I/O, on a lock, on the run queue), "
+		"charged in nanoseconds to the stack that left the CPU (see Off-CPU and wall-clock "
+		"time); with `-i`, of a `perf record -e sched:sched_switch --switch-events -g` "
+		"recording or of perftop's own" },
+
+	{ OPT("wall", 0, NULL, CLI_SAMPLING), .set = set_mode,
+	  .help = "wall-clock time: on-CPU (cpu-clock) and off-CPU time in one\n"
+		"profile, every thread's whole time",
+	  .doc = "wall-clock time: on-CPU samples of cpu-clock (their period in nanoseconds) and "
+		"off-CPU time in one profile, so that Total% is a share of the threads' wall time" },
+
+	{ OPT("min-block", 0, "MS", CLI_SAMPLING), .set = set_min_block,
+	  .help = "--off-cpu, --wall: leave out blocks shorter than MS milliseconds",
+	  .doc = "with `--off-cpu` or `--wall`: leave out blocks shorter than MS milliseconds" },
+
 	{ OPT("freq", 'F', "HZ", CLI_SAMPLING), .set = set_freq,
 	  .help = "samples per second (default 999; tracepoints, probes and\n"
 		"breakpoints: every hit unless -F or -c)",
@@ -485,8 +526,9 @@ static const struct cli_option options[] = {
 	  .help = "annotate: read a source file built under OLD from NEW (repeatable)" },
 
 	{ OPT("sort", 's', "KEYS", CLI_VIEW), .set = set_sort,
-	  .help = "comm,pid,tid,dso,sym,srcline (default dso,sym)",
-	  .doc = "rows by `comm`, `pid`, `tid`, `dso`, `sym`, `srcline` (default `dso,sym`)" },
+	  .help = "comm,pid,tid,dso,sym,srcline,state (default dso,sym)",
+	  .doc = "rows by `comm`, `pid`, `tid`, `dso`, `sym`, `srcline`, `state` (how an off-CPU "
+		 "block began: `S`, `D`, `R+` ...; `on-CPU`) (default `dso,sym`)" },
 
 	{ OPT("delay", 'd', "SECS", CLI_VIEW), .set = set_delay,
 	  .help = "refresh interval (default 1)" },
@@ -673,6 +715,44 @@ static enum cli_result bad_option(struct cli_parsing *p, char **argv)
 	return fail(p, "unknown option '%s' (see perftop --help)", argv[optind - 1]);
 }
 
+/* --off-cpu and --wall, live: their events (cpu-clock for wall's on-CPU time, at -F; the switches
+ * of sched:sched_switch, every one) and the pairing's options, with the layout of the
+ * tracepoint's fields from tracefs. */
+static enum cli_result mode_events(struct cli_parsing *p)
+{
+	struct cli *c = p->c;
+	if (c->nevents)
+		return fail(p, "%s takes its own events (sched:sched_switch%s): no -e with it",
+			    c->mode == PROFILE_WALL ? "--wall" : "--off-cpu",
+			    c->mode == PROFILE_WALL ? " and cpu-clock" : "");
+	if (c->sampler.period)
+		return fail(p, "%s counts every switch: -c is not for it (-F sets wall's on-CPU rate)",
+			    c->mode == PROFILE_WALL ? "--wall" : "--off-cpu");
+	const char *text = c->mode == PROFILE_WALL ? "cpu-clock,sched:sched_switch"
+						    : "sched:sched_switch";
+	int n = events_parse(events_ctx(), text, c->events, 0, SAMPLER_MAX_EVENTS, p->err, p->errlen);
+	if (n < 0)
+		return CLI_ERROR;
+	const char *tracefs = events_tracefs(events_ctx(), p->err, p->errlen);
+	if (!tracefs)
+		return CLI_ERROR;
+	c->nevents = n;
+	c->sampler.events = c->events;
+	c->sampler.nevents = n;
+	memset(&c->offcpu, 0, sizeof(c->offcpu));
+	c->offcpu.switch_evidx = (uint32_t)(n - 1);
+	c->offcpu.min_block_ns = c->min_block_ns;
+	/* A thread blocked across a refresh is handed on in pieces, a quarter of a refresh apart
+	 * (at least 50 ms, at most 1 s): a window then misses at most that of a long block, and a
+	 * machine of many sleeping threads is not flooded with pieces. */
+	double piece = c->delay / 4;
+	c->offcpu.piece_ns = (uint64_t)((piece < 0.05 ? 0.05 : piece > 1 ? 1 : piece) * 1e9);
+	if (offcpu_read_format(tracefs, &c->offcpu) != 0)
+		warn_msg("cannot read sched_switch's format under %s: every block counts as S", tracefs);
+	c->sampler.offcpu = &c->offcpu;
+	return CLI_OK;
+}
+
 /* The checks that span options, then the target and the sort keys. */
 static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 {
@@ -708,6 +788,18 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 			t.command = o->argv[0];
 		if (events_resolve(events_ctx(), c->events, c->nevents, &t, p->err, p->errlen))
 			return CLI_ERROR;
+	}
+
+	if (c->mode != PROFILE_SAMPLES && !c->input && mode_events(p) != CLI_OK)
+		return CLI_ERROR;
+	if (c->mode != PROFILE_SAMPLES && c->input) {
+		/* The recording's switches are paired with this machine's layout of the fields. */
+		char why[256];
+		const char *tracefs = events_tracefs(events_ctx(), why, sizeof(why));
+		if (!tracefs || offcpu_read_format(tracefs, &c->offcpu) != 0)
+			warn_msg("the layout of sched_switch's fields is unknown here (%s): blocks are "
+				 "paired by the switch records alone, every one counted as S",
+				 tracefs ? "no format file" : why);
 	}
 
 	c->nkeys = sort_keys_parse(p->sort_spec, c->keys, PROFILE_MAX_KEYS, p->err, p->errlen);

@@ -55,6 +55,7 @@ struct cli {
 	/* Off-CPU and wall-clock time (sampler/offcpu.h). */
 	enum profile_mode mode; /* --off-cpu: PROFILE_OFFCPU, --wall: PROFILE_WALL */
 	uint64_t min_block_ns;  /* --min-block MS */
+	struct offcpu_opts offcpu; /* live in those modes: sampler.offcpu points here */
 };
 
 enum cli_result { CLI_OK, CLI_EXIT_OK, CLI_ERROR };

@@ -89,6 +89,8 @@ struct session {
 	struct frame zframes[SESSION_MAX_FRAMES];
 	uint64_t start_ns;
 	uint64_t window_start_ns;
+	uint64_t zoomed_ns;        /* live: when the last zoom started the aggregation over */
+	enum runq_view runq;       /* batch: what the snapshots show of run-queue waits */
 	double last_window_secs;
 	uint64_t dropped_at_window_start;
 	uint64_t last_window_dropped;
@@ -110,6 +112,11 @@ struct session {
 	struct counter_values ctr_prev;
 	uint64_t cpu_ns_prev;
 	struct session_counters ctr;
+	/* --off-cpu / --wall: what the periods count. Live, the sampler thread pairs the switches;
+	 * a replay pairs them here (offcpu), charged up to the last record's time at a refresh. */
+	enum profile_mode mode;
+	struct offcpu *offcpu;
+	uint64_t offcpu_last_time;
 };
 
 /*
@@ -131,6 +138,26 @@ static void session_names(struct session *s, const struct cli *c, bool unwound_c
 	bool inline_frames = !c->no_inline && (c->inline_frames || unwound_chains);
 	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
 	symbolizer_set_demangle(s->sym, !c->no_demangle);
+}
+
+/* --off-cpu and --wall are one profile of time, whatever events feed it (wall: cpu-clock's
+ * samples and sched_switch's blocks; session_event_of sends every record of a one-event session to
+ * it), named after the mode. */
+static void session_mode_events(struct session *s, const struct cli *c)
+{
+	s->mode = c->mode;
+	if (c->mode == PROFILE_SAMPLES)
+		return;
+	for (int e = 1; e < s->nev; e++)
+		profile_free(s->ev[e].prof);
+	s->nev = 1;
+	struct session_event *ev = &s->ev[0];
+	snprintf(ev->name, sizeof(ev->name), "%s", c->mode == PROFILE_WALL ? "wall" : "off-cpu");
+	if (c->mode == PROFILE_OFFCPU)
+		ev->freq = ev->period = 0;
+	ev->type = PERF_TYPE_SOFTWARE; /* time always flows: no not-fired notice */
+	ev->config = PERF_COUNT_SW_CPU_CLOCK;
+	profile_set_mode(ev->prof, c->mode);
 }
 
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
@@ -157,6 +184,7 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 		ev->config = a->config;
 		ev->prof = profile_new(c->keys, c->nkeys);
 	}
+	session_mode_events(s, c);
 	session_names(s, c, false);
 	snprintf(s->target_text, sizeof(s->target_text), "%s", c->target_text);
 	if (c->sampler.target == TARGET_COMMAND)
@@ -167,12 +195,23 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 
 static void session_take(struct session *s, const struct rec *r);
 
+static void session_take_paired(void *ctx, const struct rec *r)
+{
+	session_take(ctx, r);
+}
+
 static void replay_sink_record(void *ctx, const struct rec *r)
 {
 	struct session *s = ctx;
 	if (r->type == REC_LOST || r->type == REC_LOST_SAMPLES)
 		s->replay_lost += r->u.lost.lost;
-	session_take(s, r);
+	if (!s->offcpu) {
+		session_take(s, r);
+		return;
+	}
+	if (r->time > s->offcpu_last_time)
+		s->offcpu_last_time = r->time;
+	offcpu_feed(s->offcpu, r, session_take_paired, s);
 }
 
 /* Every event's aggregation starts over (a seek, a zoom). */
@@ -194,6 +233,34 @@ static void replay_sink_reset(void *ctx)
 	struct session *s = ctx;
 	session_zero_events(s);
 	s->window_start_pos = 0;
+	if (s->offcpu)
+		offcpu_reset(s->offcpu);
+	s->offcpu_last_time = 0;
+}
+
+/* A replay in a time mode pairs the file's switches itself: sched:sched_switch must be among the
+ * events played (its index in the file is the pairing's switch event). */
+static int session_replay_offcpu(struct session *s, const struct cli *c, char *err, size_t errlen)
+{
+	int played = -1;
+	for (int e = 0; e < s->nev && played < 0; e++)
+		if (!strcmp(replay_event_name(s->replay, (size_t)e), OFFCPU_SWITCH_EVENT))
+			played = e;
+	uint32_t file_ev = 0;
+	while (played >= 0 && file_ev < 4096 && replay_event_of(s->replay, file_ev) != played)
+		file_ev++;
+	if (played < 0 || file_ev == 4096) {
+		snprintf(err, errlen, "%s: %s needs the recording's %s samples (perf record -e %s "
+			 "--switch-events -g)", c->input, c->mode == PROFILE_WALL ? "--wall" : "--off-cpu",
+			 OFFCPU_SWITCH_EVENT, OFFCPU_SWITCH_EVENT);
+		return -1;
+	}
+	struct offcpu_opts o = c->offcpu;
+	o.switch_evidx = file_ev;
+	o.min_block_ns = c->min_block_ns;
+	o.piece_ns = 0;   /* a refresh charges every open block up to the last record */
+	s->offcpu = offcpu_new(&o);
+	return 0;
 }
 
 struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
@@ -201,6 +268,9 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	struct session *s = xcalloc(1, sizeof(*s));
 	struct replay_opts o = {.path = c->input, .event = c->event_select, .scan = !c->batch,
 				.no_histogram = c->batch};
+	/* Off-CPU time is made of the switches alone; wall takes every event (cpu-clock's too). */
+	if (c->mode == PROFILE_OFFCPU && !o.event)
+		o.event = OFFCPU_SWITCH_EVENT;
 	struct replay_sink sink = {.ctx = s, .record = replay_sink_record, .reset = replay_sink_reset};
 	s->replay = replay_open(&o, &sink, err, errlen);
 	if (!s->replay) {
@@ -224,6 +294,12 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	}
 	if (replay_start_event(s->replay) < (size_t)s->nev)
 		s->cur = (int)replay_start_event(s->replay);
+	if (c->mode != PROFILE_SAMPLES && session_replay_offcpu(s, c, err, errlen)) {
+		session_close(s);
+		return NULL;
+	}
+	session_mode_events(s, c);
+	s->cur = 0;
 	session_names(s, c, replay_user_stacks(s->replay));
 	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
 		 strcmp(c->input, "-") ? c->input : "stdin");
@@ -336,6 +412,7 @@ void session_close(struct session *s)
 	}
 	symbolizer_free(s->sym);
 	sample_memo_free(s->memo);
+	offcpu_free(s->offcpu);
 	free(s);
 }
 
@@ -377,6 +454,9 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		.pid = r->pid,
 		.tid = r->tid,
 		.period = r->u.sample.period,
+		.state = r->u.sample.block_state,
+		.block_begins = r->u.sample.block_begins,
+		.block_ns = r->u.sample.block_ns,
 		.frames = frames,
 		.nframes = n,
 	};
@@ -498,6 +578,23 @@ void session_set_zoom(struct session *s, const struct sample_zoom *z)
 	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
 	/* What was aggregated counted other samples and frames: start over, as a seek does. */
 	session_zero_events(s);
+	s->zoomed_ns = now_ns(); /* the profile's time starts over too (its per-second figures) */
+}
+
+void session_set_mode(struct session *s, enum profile_mode mode)
+{
+	for (int e = 0; e < s->nev; e++)
+		profile_set_mode(s->ev[e].prof, mode);
+}
+
+void session_set_runq(struct session *s, enum runq_view v)
+{
+	s->runq = v;
+}
+
+enum runq_view session_runq(const struct session *s)
+{
+	return s->runq;
 }
 
 /* The call tree's picture of the window goes with the table's, then both decay alike. */
@@ -657,12 +754,14 @@ static void session_check_fired(struct session *s, const struct sampler_stats *s
 		 more);
 }
 
-/* Ends every event's window: each one's snapshot, ordered and named, into snaps. */
+/* Ends every event's window, of secs seconds of what the profiles took in: each one's snapshot,
+ * ordered and named, into snaps. */
 static void session_end_windows(struct session *s, enum snap_col order, bool zero,
-				struct snapshot **snaps)
+				struct snapshot **snaps, double secs)
 {
 	for (int e = 0; e < s->nev; e++) {
 		struct session_event *ev = &s->ev[e];
+		profile_add_window_secs(ev->prof, secs);
 		struct snapshot *snap = profile_snapshot(ev->prof, order);
 		profile_end_window(ev->prof, zero);
 		session_tree_window(ev, snap, zero);
@@ -680,16 +779,23 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 		s->ev[e].held = NULL;
 	}
 	if (s->replay) {
-		/* windows of recorded time */
-		double pos = replay_position(s->replay);
-		session_end_windows(s, order, zero, snaps);
+		/* windows of recorded time; the profiles' time is what of it the range lets in */
+		double pos = replay_position(s->replay), from = s->window_start_pos, to = pos;
+		double rstart, rend;
+		if (s->offcpu && s->offcpu_last_time)
+			offcpu_flush(s->offcpu, s->offcpu_last_time, session_take_paired, s);
+		replay_get_range(s->replay, &rstart, &rend);
+		from = rstart > from ? rstart : from;
+		to = rend >= 0 && rend < to ? rend : to;
+		session_end_windows(s, order, zero, snaps, to > from ? to - from : 0);
 		s->last_window_secs = pos - s->window_start_pos;
 		s->window_start_pos = pos;
 		return s->nev;
 	}
 	uint64_t now = now_ns();
 	uint64_t dropped = queue_dropped(sampler_queue(s->sampler));
-	session_end_windows(s, order, zero, snaps);
+	uint64_t from = s->zoomed_ns > s->window_start_ns ? s->zoomed_ns : s->window_start_ns;
+	session_end_windows(s, order, zero, snaps, (double)(now - from) / 1e9);
 	s->last_window_secs = (double)(now - s->window_start_ns) / 1e9;
 	s->window_start_ns = now;
 	session_counters_window(s, s->last_window_secs);

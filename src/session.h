@@ -106,6 +106,14 @@ int session_load_diff(struct session *s, const struct cli *c, char *err, size_t 
 /* Feeds a call tree next to the profile, so that snapshots carry one (snapshot.tree) for the
  * drill-down views. Off by default: batch mode does not pay for it. */
 void session_enable_calltree(struct session *s);
+/* What the profiles' periods count (profile_set_mode): call once after opening (--off-cpu, --wall);
+ * PROFILE_SAMPLES by default. The snapshots carry it, with the window's length in seconds of the
+ * session's clock (live: wall time; a replay: recorded time within --time's range). */
+void session_set_mode(struct session *s, enum profile_mode mode);
+/* Batch: what the snapshots printed show of the run-queue waits (snapshot_runq; RUNQ_ALL by
+ * default). The view has its own (the r key, tui_source.runq at start). */
+void session_set_runq(struct session *s, enum runq_view v);
+enum runq_view session_runq(const struct session *s);
 /* The view's zoom (t d K U): only what z keeps is aggregated from now on (model/zoom.h). The
  * profile and call tree start over; a replay must then be re-read up to its position (a seek). */
 void session_set_zoom(struct session *s, const struct sample_zoom *z);

@@ -15,6 +15,12 @@ perftop_unit_test(test_annotate
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/model/test_annotate.c
   LIBS perftop_model perftop_util)
 
+# Off-CPU and wall time in the model: the state key, blocks and the longest block over windows, the
+# run-queue view of rows and call trees (snapshot_runq), the held seconds of the per-second figures.
+perftop_unit_test(test_offcpu_model
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/model/test_offcpu_model.c
+  LIBS perftop_model perftop_util m)
+
 # bench/memrows.c: the heap bytes per row of the view (bench/memory.sh, the README's memory model).
 add_executable(memrows ${CMAKE_SOURCE_DIR}/bench/memrows.c)
 target_include_directories(memrows PRIVATE ${CMAKE_SOURCE_DIR}/src)

@@ -1,3 +1,8 @@
+# Off-CPU pairing (sampler/offcpu.c) on hand-made switch-out samples and switch records, and the
+# sched_switch format file over a fake tracefs (plain and ASan+UBSan).
+perftop_unit_test(test_offcpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/offcpu/test_offcpu.c
+  LIBS perftop_sampler)
+
 # Off-CPU and wall-clock time (issue 14): perftop --off-cpu and --wall on blocker, a program whose
 # named threads wait in known functions (nanosleep, write + fdatasync, a mutex held 30 ms at a time)
 # and time those waits themselves (wall time minus the thread's CPU time), held against the
@@ -13,7 +18,7 @@ foreach(t test_offcpu_command test_offcpu_pid test_offcpu_replay test_offcpu_wal
   add_test(NAME offcpu_${t}
     COMMAND ${TEST_PYTHON} ${OFFCPU_TEST_DIR}/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
   set_tests_properties(offcpu_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf
-    ENVIRONMENT "PYTHONPATH=${OFFCPU_TEST_DIR}")
+    ENVIRONMENT "PYTHONPATH=${OFFCPU_TEST_DIR};PYTHONDONTWRITEBYTECODE=1")
 endforeach()
 # The off-CPU table (the header, the state column) and its flame graph, through tmux.
 add_test(NAME offcpu_tmux

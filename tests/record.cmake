@@ -15,6 +15,13 @@ add_test(NAME record_test_record_events
 set_tests_properties(record_test_record_events PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf
   ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/record:${CMAKE_CURRENT_SOURCE_DIR}/e2e:${CMAKE_CURRENT_SOURCE_DIR}/replay")
 
+# Tracepoint events (-e sched:sched_switch, --off-cpu) recorded with their formats (TRACING_DATA):
+# perf report and perf script read the file, per event as many samples as our replay.
+add_test(NAME record_test_record_tracepoint
+  COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/record/test_record_tracepoint.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+set_tests_properties(record_test_record_tracepoint PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf
+  ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/record:${CMAKE_CURRENT_SOURCE_DIR}/e2e:${CMAKE_CURRENT_SOURCE_DIR}/replay")
+
 # The writer alone: encoding round trips through parse, file layout, and our reader on the result.
 perftop_unit_test(test_perfdata_write SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/record/test_perfdata_write.c
   LIBS perftop_perfdata perftop_sampler perftop_util)

@@ -33,3 +33,8 @@ set_target_properties(render_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_B
 # keys (s, H, Tab, moves, a from the table and the function view), on a fake document.
 perftop_unit_test(test_annotate_view SOURCES ui/test_annotate_view.c
   LIBS perftop_ui perftop_model perftop_util ARGS ${CMAKE_CURRENT_SOURCE_DIR}/ui/golden)
+# The views in the time modes (--off-cpu, --wall): the table's Time, Blocks/s, Longest and State
+# columns, the r key's run-queue view, the flame graph and function view in time (golden
+# table_offcpu_80x24.txt, table_wall_*_100x30.txt, flame_offcpu_80x24.txt).
+perftop_unit_test(test_offcpu_view SOURCES ui/test_offcpu_view.c
+  LIBS perftop_ui perftop_model perftop_util ARGS ${CMAKE_CURRENT_SOURCE_DIR}/ui/golden)

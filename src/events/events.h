@@ -82,6 +82,10 @@ int events_resolve(struct events_ctx *c, struct sampler_event *out, int n,
  * breakpoints) sample at the frequency instead. A period= term stays. */
 void events_use_freq(struct events_ctx *c, struct sampler_event *out, int n);
 
+/* The tracefs root (mounted when absent, as for a tracepoint), or NULL with the one-line reason in
+ * err. */
+const char *events_tracefs(struct events_ctx *c, char *err, size_t errlen);
+
 /* --list-events: every event this machine offers, grouped like perf list, each marked usable or
  * not here and why. 0, or -1 when out failed. */
 int events_list(struct events_ctx *c, FILE *out);

@@ -86,6 +86,11 @@ const char *tracefs_root(struct events_ctx *c, char *err, size_t errlen)
 	return NULL;
 }
 
+const char *events_tracefs(struct events_ctx *c, char *err, size_t errlen)
+{
+	return tracefs_root(c, err, errlen);
+}
+
 static void suggest_tracepoint(void *arg, const char *sys, const char *name)
 {
 	char full[256];

@@ -39,6 +39,10 @@ struct calltree {
 	uint32_t *table;
 	size_t table_cap; /* a power of two, at least twice n */
 	uint64_t orphan;  /* period of the samples without frames (counted in the total only) */
+	uint64_t runq_orphan; /* its run-queue part */
+	/* The nodes' run-queue parts, index for index (calltree.h); NULL until the first wait. */
+	struct ct_runq *runq;
+	size_t runq_cap;
 	uint64_t pruned_nodes, pruned_period;
 };
 
@@ -93,6 +97,8 @@ static void reset_root(struct calltree *t)
 {
 	t->n = 1;
 	t->nodes[0] = (struct ct_live){ .parent = 0 };
+	if (t->runq)
+		t->runq[0] = (struct ct_runq){ 0 };
 	memset(t->table, 0, t->table_cap * sizeof(*t->table));
 }
 
@@ -115,6 +121,7 @@ void calltree_free(struct calltree *t)
 	if (!t)
 		return;
 	free(t->nodes);
+	free(t->runq);
 	free(t->table);
 	free(t);
 }
@@ -133,6 +140,10 @@ static uint32_t child_get(struct calltree *t, uint32_t parent, const struct fram
 	xgrow((void **)&t->nodes, &t->cap, idx + 1, sizeof(*t->nodes));
 	t->nodes[idx] = (struct ct_live){ .sym = f->sym, .dso = f->dso, .parent = parent,
 					  .inlined = f->inlined, .kernel = f->kernel };
+	if (t->runq) {
+		xgrow((void **)&t->runq, &t->runq_cap, idx + 1, sizeof(*t->runq));
+		t->runq[idx] = (struct ct_runq){ 0 };
+	}
 	t->n++;
 	if (t->n * 2 > t->table_cap)
 		table_rebuild(t, t->table_cap * 2);
@@ -154,6 +165,8 @@ static void compact(struct calltree *t, const bool *keep)
 		remap[i] = (uint32_t)kept;
 		struct ct_live c = t->nodes[i];
 		c.parent = i ? remap[c.parent] : 0;
+		if (t->runq)
+			t->runq[kept] = t->runq[i];
 		t->nodes[kept++] = c;
 	}
 	free(remap);
@@ -211,13 +224,31 @@ static void prune(struct calltree *t)
 	free(keep);
 }
 
+/* The run-queue part of a sample just added, whose leaf is node leaf: up its path to the root
+ * (the parents' indices are below their children's, and the walk stops at the root). */
+static void calltree_add_runq(struct calltree *t, uint32_t leaf, uint64_t runq)
+{
+	t->runq[leaf].self += runq;
+	for (uint32_t i = leaf;; i = t->nodes[i].parent) {
+		t->runq[i].total += runq;
+		if (!i)
+			break;
+	}
+}
+
 void calltree_add(struct calltree *t, const struct sample_ctx *s)
 {
 	if (t->n > t->max_nodes)
 		prune(t);
+	uint64_t runq = profile_state_is_runq(s->state) ? s->period : 0;
 	if (s->nframes <= 0 || !s->frames) {
 		t->orphan += s->period;
+		t->runq_orphan += runq;
 		return;
+	}
+	if (runq && !t->runq) {
+		t->runq_cap = t->cap;
+		t->runq = xcalloc(t->runq_cap, sizeof(*t->runq));
 	}
 	uint32_t cur = 0;
 	t->nodes[0].total += s->period;
@@ -226,27 +257,48 @@ void calltree_add(struct calltree *t, const struct sample_ctx *s)
 		t->nodes[cur].total += s->period;
 	}
 	t->nodes[cur].self += s->period;
+	if (runq)
+		calltree_add_runq(t, cur, runq);
 }
 
+/* Decays *all and its run-queue part *part apart, as the profile does (profile.c): what is left
+ * without the part is exactly the decay of what was added without it. */
+static void decay_split(uint64_t *all, uint64_t *part)
+{
+	uint64_t p = decay_x78(*part);
+	*all = decay_x78(*all - *part) + p;
+	*part = p;
+}
+
+/* Node i's decay. */
+static void decay_node(struct calltree *t, size_t i)
+{
+	struct ct_live *c = &t->nodes[i];
+	if (!t->runq) {
+		c->total = decay_x78(c->total);
+		c->self = decay_x78(c->self);
+		return;
+	}
+	decay_split(&c->total, &t->runq[i].total);
+	decay_split(&c->self, &t->runq[i].self);
+}
 
 void calltree_end_window(struct calltree *t, bool zero)
 {
 	if (zero) {
-		t->orphan = 0;
+		t->orphan = t->runq_orphan = 0;
 		reset_root(t);
 		return;
 	}
-	t->orphan = decay_x78(t->orphan);
+	decay_split(&t->orphan, &t->runq_orphan);
 	bool *keep = xmalloc(t->n * sizeof(*keep));
 	bool any_gone = false;
 	keep[0] = true;
-	t->nodes[0].total = decay_x78(t->nodes[0].total);
-	t->nodes[0].self = decay_x78(t->nodes[0].self);
+	decay_node(t, 0);
 	uint64_t whole = calltree_total(t);
 	for (size_t i = 1; i < t->n; i++) {
 		struct ct_live *c = &t->nodes[i];
-		c->total = decay_x78(c->total);
-		c->self = decay_x78(c->self);
+		decay_node(t, i);
 		/* Decay is monotonic, so a faded node has faded children: whole subtrees go. Their
 		 * period stays in their callers' Total, as pruning leaves it. */
 		keep[i] = keep[c->parent] && !decay_faded(c->total, whole);
@@ -297,12 +349,52 @@ struct ct_snapshot *calltree_snapshot(const struct calltree *t)
 		const struct ct_live *c = &t->nodes[i];
 		s->nodes[i] = (struct ct_snode){ .parent = c->parent, .inlined = c->inlined,
 						 .kernel = c->kernel, .raw_sym = c->sym, .sym = c->sym,
-						 .dso = c->dso, .total = c->total, .self = c->self };
+						 .dso = c->dso, .total = c->total,
+						 .self = c->self };
+	}
+	if (t->runq) {
+		s->runq = xmalloc(t->n * sizeof(*s->runq));
+		memcpy(s->runq, t->runq, t->n * sizeof(*s->runq));
 	}
 	s->total = calltree_total(t);
+	s->runq_total = (t->runq ? t->runq[0].total : 0) + t->runq_orphan;
 	s->pruned_nodes = t->pruned_nodes;
 	s->pruned_period = t->pruned_period;
 	return s;
+}
+
+struct ct_snapshot *ct_snapshot_runq(const struct ct_snapshot *s, enum runq_view v)
+{
+	static const struct ct_runq none;
+	struct ct_snapshot *o = xcalloc(1, sizeof(*o));
+	size_t cap = s->n ? s->n : 1;
+	*o = *s;
+	o->nodes = xmalloc(cap * sizeof(*o->nodes));
+	/* The copy's own parts: none left when they are hidden. */
+	o->runq = s->runq && v != RUNQ_HIDE ? xmalloc(cap * sizeof(*o->runq)) : NULL;
+	o->n = 0;
+	o->total = runq_pick(v, s->total, s->runq_total);
+	o->runq_total = runq_pick_part(v, o->total, s->runq_total);
+	uint32_t *remap = xmalloc(cap * sizeof(*remap));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ct_snode *c = &s->nodes[i];
+		const struct ct_runq *q = s->runq ? &s->runq[i] : &none;
+		uint64_t total = runq_pick(v, c->total, q->total);
+		remap[i] = CT_NONE;
+		if (i && (!total || remap[c->parent] == CT_NONE))
+			continue;
+		struct ct_snode *d = &o->nodes[o->n];
+		*d = *c;
+		d->parent = i ? remap[c->parent] : 0;
+		d->total = total;
+		d->self = runq_pick(v, c->self, q->self);
+		if (o->runq)
+			o->runq[o->n] = (struct ct_runq){ runq_pick_part(v, d->total, q->total),
+							  runq_pick_part(v, d->self, q->self) };
+		remap[i] = (uint32_t)o->n++;
+	}
+	free(remap);
+	return o;
 }
 
 void ct_snapshot_free(struct ct_snapshot *s)
@@ -310,6 +402,7 @@ void ct_snapshot_free(struct ct_snapshot *s)
 	if (!s)
 		return;
 	free(s->nodes);
+	free(s->runq);
 	free(s);
 }
 

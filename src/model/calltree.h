@@ -14,6 +14,11 @@
  * is counted (nodes, period), never silently lost from the view: the pruned period stays in the
  * parent's total, so percentages keep their meaning.
  *
+ * Each node also keeps the run-queue part (states R, R+: profile.h) of its total and self, so a
+ * snapshot can be seen without the run-queue waits or with them alone (ct_snapshot_runq); in an
+ * array beside the nodes made at the first run-queue wait, so that a tree without any costs what
+ * it did.
+ *
  * The views never read the live tree. calltree_snapshot copies it into a plain, immutable
  * ct_snapshot (one array, parents before children) that travels with the table's snapshot; the
  * queries below are pure functions of it and return ct_result trees (plain structs, children
@@ -59,10 +64,17 @@ struct ct_snode {
 	uint64_t total, self;
 };
 
+/* The run-queue part of a node's total and self. */
+struct ct_runq {
+	uint64_t total, self;
+};
+
 struct ct_snapshot {
 	struct ct_snode *nodes;   /* nodes[0] is the root; a parent's index is below its children's */
 	size_t n;
 	uint64_t total;           /* every sample's period, stacks or not: the percentages' denominator */
+	uint64_t runq_total;      /* its run-queue part */
+	struct ct_runq *runq;     /* the nodes' run-queue parts, index for index; NULL: none */
 	uint64_t pruned_nodes, pruned_period;
 };
 
@@ -70,6 +82,9 @@ struct ct_snapshot {
 void calltree_move_names(struct calltree *t, frame_rename_fn rename, void *ctx);
 
 struct ct_snapshot *calltree_snapshot(const struct calltree *t);
+/* A copy of s seen through v (profile.h): every node's total and self are runq_pick's, and the
+ * nodes left with no total go (whole subtrees: a child's part never exceeds its parent's). */
+struct ct_snapshot *ct_snapshot_runq(const struct ct_snapshot *s, enum runq_view v);
 void ct_snapshot_free(struct ct_snapshot *s);
 /* Sets every node's shown name: name(ctx, raw_sym) (demangling, or raw_sym itself). */
 void ct_snapshot_rename(struct ct_snapshot *s, const char *(*name)(void *ctx, const char *raw),

@@ -16,6 +16,7 @@ struct base_row {
 	double self_pct, total_pct;
 	char *comm, *dso, *sym, *raw_sym, *srcline;
 	uint32_t pid, tid;
+	uint8_t state;
 };
 
 struct diff_base {
@@ -60,6 +61,7 @@ struct diff_base *diff_base_new(const struct snapshot *base)
 			.srcline = dup_or_null(r->srcline),
 			.pid = r->pid,
 			.tid = r->tid,
+			.state = r->state,
 		};
 		b->slots[slot_of(b, r->id)] = i + 1;
 	}
@@ -127,6 +129,7 @@ void diff_apply(const struct diff_base *b, struct snapshot *s)
 				.sym = br->sym,
 				.raw_sym = br->raw_sym,
 				.srcline = br->srcline,
+				.state = br->state,
 				.base_self = br->self_pct,
 				.delta = -br->self_pct,
 				.diff = SNAP_DIFF_GONE,

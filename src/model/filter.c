@@ -61,6 +61,7 @@ struct snapshot *snapshot_filter(const struct snapshot *full, const char *query)
 		if (filter_row_matches(&full->rows[i], query))
 			s->rows[s->nrows++] = full->rows[i];
 	s->tree_borrowed = true;
+	s->times = NULL;            /* the rows' time figures stay the original's, like the tree */
 	s->names_hold = NULL;       /* the original holds the names; it outlives its copies */
 	s->names_release = NULL;
 	return s;

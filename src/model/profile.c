@@ -10,6 +10,13 @@
  *
  * Total counts a row once per sample even when it appears several times in the chain (recursion):
  * each sample gets a new epoch number, and a row whose stamp already equals it was counted.
+ *
+ * The time modes' figures of the rows (profile.h: blocks, longest, the run-queue part of each
+ * count) live in an array of their own beside the rows, index for index, made when the first piece
+ * of an off-CPU block comes: a sampling profile never has one, and its rows cost what they did.
+ * The run-queue part decays apart from the rest, and the count is set to the sum of the two, so
+ * that "without run-queue waits" (the count minus that part) is exactly the decay of what was added
+ * outside the run queue, never off by the rounding of x7/8.
  */
 #include "model/profile.h"
 
@@ -25,6 +32,17 @@
 static const char *const key_names[SORT_KEY_COUNT] = {
 	[SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_TID] = "tid",
 	[SORT_DSO] = "dso",   [SORT_SYM] = "sym", [SORT_SRCLINE] = "srcline",
+	[SORT_STATE] = "state",
+};
+#define KNOWN_KEYS "comm, pid, tid, dso, sym, srcline, state"
+
+/* sampler/offcpu.h's offcpu_state_name, by the same numbers; 0 is an on-CPU sample. */
+static const char *const state_names[PROFILE_NSTATES] = {
+	"on-CPU", "S", "D", "R", "R+", "T", "t", "X", "Z", "P", "I", "?",
+};
+
+static const char *const mode_names[] = {
+	[PROFILE_SAMPLES] = "cpu", [PROFILE_OFFCPU] = "off-cpu", [PROFILE_WALL] = "wall",
 };
 
 /* Per-row bookkeeping kept beside the public rows so struct profile_row stays plain data. */
@@ -48,7 +66,8 @@ struct profile {
 
 	struct profile_row *rows;
 	struct row_aux *aux;
-	size_t nrows, rows_cap, aux_cap;
+	struct profile_time *time; /* beside the rows, NULL until an off-CPU piece came */
+	size_t nrows, rows_cap, aux_cap, time_cap;
 
 	struct slot *table;
 	size_t table_cap; /* a power of two, at least twice nrows */
@@ -61,11 +80,35 @@ struct profile {
 	 * faded rows still held of Self when they were dropped. */
 	uint64_t orphan_period, orphan_samples;
 	uint64_t window_samples, window_lost;
+	/* The run-queue part of total_period, and of what is held without a row. */
+	uint64_t runq_period, runq_orphan_period, runq_orphan_samples;
+	enum profile_mode mode;
+	double held_secs;  /* the windows' lengths, decayed like the rows */
+	double window_secs; /* the current window's length (profile_add_window_secs) */
 };
 
 const char *sort_key_name(enum sort_key k)
 {
 	return (unsigned)k < SORT_KEY_COUNT ? key_names[k] : "?";
+}
+
+const char *profile_state_name(unsigned state)
+{
+	return state < PROFILE_NSTATES ? state_names[state] : "?";
+}
+
+const char *profile_mode_name(enum profile_mode m)
+{
+	return (unsigned)m < ARRAY_SIZE(mode_names) ? mode_names[m] : "?";
+}
+
+const char *profile_mode_title(enum profile_mode m)
+{
+	static const char *const titles[] = {
+		[PROFILE_SAMPLES] = "samples", [PROFILE_OFFCPU] = "off-CPU",
+		[PROFILE_WALL] = "wall",
+	};
+	return (unsigned)m < ARRAY_SIZE(titles) ? titles[m] : "?";
 }
 
 int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, size_t errlen)
@@ -85,7 +128,7 @@ int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, s
 		while (len && (tok[len - 1] == ' ' || tok[len - 1] == '\t'))
 			len--;
 		if (!len) {
-			snprintf(err, errlen, "empty sort key in '%s' (known: comm, pid, tid, dso, sym, srcline)",
+			snprintf(err, errlen, "empty sort key in '%s' (known: " KNOWN_KEYS ")",
 				 spec ? spec : "");
 			return -1;
 		}
@@ -94,8 +137,7 @@ int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, s
 			if (strlen(key_names[k]) == len && strncasecmp(tok, key_names[k], len) == 0)
 				break;
 		if (k == SORT_KEY_COUNT) {
-			snprintf(err, errlen,
-				 "unknown sort key '%.*s' (known: comm, pid, tid, dso, sym, srcline)",
+			snprintf(err, errlen, "unknown sort key '%.*s' (known: " KNOWN_KEYS ")",
 				 (int)len, tok);
 			return -1;
 		}
@@ -118,7 +160,9 @@ int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, s
 /* --- hashing --------------------------------------------------------------------------------- */
 
 /* The fields spread by odd multipliers and folded, then one finalizer: a table lookup per frame
- * of every sample, where four rounds of mixing were a third of profile_add. */
+ * of every sample, where four rounds of mixing were a third of profile_add. The state key is left
+ * out: the few rows of one function in several states share a chain (same_key tells them apart),
+ * and every other lookup does not pay for it. */
 static inline uint64_t ptr_hash(const struct profile_row *k)
 {
 	uint64_t h = (uintptr_t)k->sym * 0x9e3779b97f4a7c15ULL;
@@ -144,6 +188,7 @@ static uint64_t row_id(const struct profile *p, const struct profile_row *r)
 		case SORT_DSO: h = hash_str(h, r->dso); break;
 		case SORT_SYM: h = hash_str(h, r->sym); break;
 		case SORT_SRCLINE: h = hash_str(h, r->srcline); break;
+		case SORT_STATE: h = hash_mix64(h ^ r->state); break;
 		case SORT_KEY_COUNT: break;
 		}
 	}
@@ -153,7 +198,7 @@ static uint64_t row_id(const struct profile *p, const struct profile_row *r)
 static bool same_key(const struct profile_row *a, const struct profile_row *b)
 {
 	return a->sym == b->sym && a->dso == b->dso && a->comm == b->comm && a->pid == b->pid &&
-	       a->tid == b->tid && a->srcline == b->srcline;
+	       a->tid == b->tid && a->srcline == b->srcline && a->state == b->state;
 }
 
 /* --- the table ------------------------------------------------------------------------------- */
@@ -196,8 +241,13 @@ static size_t row_get(struct profile *p, const struct profile_row *k)
 	size_t idx = p->nrows;
 	xgrow((void **)&p->rows, &p->rows_cap, idx + 1, sizeof(*p->rows));
 	xgrow((void **)&p->aux, &p->aux_cap, idx + 1, sizeof(*p->aux));
-	p->rows[idx] = *k;
-	p->rows[idx].self_period = p->rows[idx].total_period = p->rows[idx].samples = 0;
+	if (p->time) {
+		xgrow((void **)&p->time, &p->time_cap, idx + 1, sizeof(*p->time));
+		p->time[idx] = (struct profile_time){ 0 };
+	}
+	p->rows[idx] = (struct profile_row){ .comm = k->comm, .pid = k->pid, .tid = k->tid,
+					     .dso = k->dso, .sym = k->sym, .srcline = k->srcline,
+					     .state = k->state };
 	p->rows[idx].id = row_id(p, k);
 	p->aux[idx].stamp = 0;
 	p->aux[idx].votes = 0;
@@ -241,6 +291,7 @@ void profile_free(struct profile *p)
 		return;
 	free(p->rows);
 	free(p->aux);
+	free(p->time);
 	free(p->table);
 	free(p);
 }
@@ -263,23 +314,96 @@ static void vote(struct profile_row *r, struct row_aux *a, const struct sample_c
 /* A sample's share of the totals; false when it has no frames (it makes no row: see profile_add). */
 static bool count_sample(struct profile *p, const struct sample_ctx *s)
 {
+	bool runq = profile_state_is_runq(s->state);
 	p->window_samples++;
 	p->held_samples++;
 	p->total_period += s->period;
+	if (runq)
+		p->runq_period += s->period;
 	if (s->nframes <= 0 || !s->frames) {
 		p->orphan_period += s->period;
 		p->orphan_samples++;
+		if (runq) {
+			p->runq_orphan_period += s->period;
+			p->runq_orphan_samples++;
+		}
 		return false;
 	}
 	return true;
 }
 
+/* The time figures, made for the rows there are at the first piece of an off-CPU block. */
+static void time_start(struct profile *p)
+{
+	p->time_cap = p->rows_cap ? p->rows_cap : 1;
+	p->time = xcalloc(p->time_cap, sizeof(*p->time));
+}
+
+/* The time figures of a piece of an off-CPU block as Self on row idx: the block's count, length,
+ * and their run-queue part. */
+static void count_self_time(struct profile *p, size_t idx, const struct sample_ctx *s)
+{
+	struct profile_time *t = &p->time[idx];
+	t->blocks += s->block_begins;
+	if (!profile_state_is_runq(s->state))
+		return;
+	t->runq.self_period += s->period;
+	t->runq.samples++;
+	t->runq.blocks += s->block_begins;
+}
+
+/* The same in Total, and the longest block with the row anywhere on the stack (what a function
+ * that blocked has: an off-CPU stack's leaf is the scheduler). */
+static void count_total_time(struct profile *p, size_t idx, const struct sample_ctx *s)
+{
+	struct profile_time *t = &p->time[idx];
+	t->total_blocks += s->block_begins;
+	if (s->block_ns > t->longest_ns)
+		t->longest_ns = s->block_ns;
+	if (!profile_state_is_runq(s->state)) {
+		if (s->block_ns > t->runq.other_longest_ns)
+			t->runq.other_longest_ns = s->block_ns;
+		return;
+	}
+	t->runq.total_period += s->period;
+	t->runq.total_blocks += s->block_begins;
+	if (s->block_ns > t->runq.longest_ns)
+		t->runq.longest_ns = s->block_ns;
+}
+
+/* The sample's Self on row idx: period, samples (and, timed, the time figures of an off-CPU
+ * piece). timed is s->state != 0 read once by the caller: a uint8_t may alias the counts, so the
+ * compiler would read it again after every store. */
+static inline void count_self(struct profile *p, size_t idx, const struct sample_ctx *s, bool timed)
+{
+	p->rows[idx].self_period += s->period;
+	p->rows[idx].samples++;
+	if (timed)
+		count_self_time(p, idx, s);
+}
+
+/* The sample's Total on row idx of its chain, once per sample (the epoch stamp). */
+static inline void count_total(struct profile *p, size_t idx, const struct sample_ctx *s,
+			       uint64_t epoch, bool timed)
+{
+	struct row_aux *a = &p->aux[idx];
+	if (a->stamp == epoch)
+		return;
+	a->stamp = epoch;
+	p->rows[idx].total_period += s->period;
+	vote(&p->rows[idx], a, s);
+	if (timed)
+		count_total_time(p, idx, s);
+}
+
 /* profile_add; rows, when not NULL, gets the index of each row added to (nframes + 1 of them). */
 static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 {
-	uint64_t period = s->period;
+	bool timed = s->state != 0;
 	if (!count_sample(p, s))
 		return;
+	if (timed && !p->time)
+		time_start(p);
 
 	uint64_t epoch = ++p->epoch;
 	struct profile_row key = { 0 };
@@ -289,6 +413,8 @@ static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 		key.pid = s->pid;
 	if (p->use[SORT_TID])
 		key.tid = s->tid;
+	if (p->use[SORT_STATE])
+		key.state = s->state;
 
 	/* Self: the function that holds the sampled address (the leaf's first frame that is not an
 	 * inline expansion), as perf's sym rows are, with the address's own source line (frame 0's). */
@@ -305,18 +431,11 @@ static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 			key.srcline = i < 0 ? s->frames[0].srcline : f->srcline;
 
 		size_t idx = row_get(p, &key);
-		struct profile_row *r = &p->rows[idx];
 		if (rows)
 			rows[i + 1] = (uint32_t)idx;
-		if (i < 0) {
-			r->self_period += period;
-			r->samples++;
-		}
-		if (p->aux[idx].stamp != epoch) {
-			p->aux[idx].stamp = epoch;
-			r->total_period += period;
-			vote(r, &p->aux[idx], s);
-		}
+		if (i < 0)
+			count_self(p, idx, s, timed);
+		count_total(p, idx, s, epoch, timed);
 	}
 }
 
@@ -332,22 +451,24 @@ void profile_add_rows(struct profile *p, const struct sample_ctx *s, uint32_t *r
 
 void profile_add_again(struct profile *p, const struct sample_ctx *s, const uint32_t *rows)
 {
-	uint64_t period = s->period;
+	/* A chain seen again in another state (S, then R: one stack, several ways to leave the CPU)
+	 * belongs to other rows when the state is a key: found the long way (the rows stay the
+	 * caller's, right for the state they were made in). */
+	if (p->use[SORT_STATE] && s->nframes > 0 && s->frames &&
+	    p->rows[rows[0]].state != s->state) {
+		add(p, s, NULL);
+		return;
+	}
+	bool timed = s->state != 0;
 	if (!count_sample(p, s))
 		return;
+	if (timed && !p->time)
+		time_start(p);
 	uint64_t epoch = ++p->epoch;
 	for (int i = 0; i <= s->nframes; i++) {
-		size_t idx = rows[i];
-		struct profile_row *r = &p->rows[idx];
-		if (i == 0) {
-			r->self_period += period;
-			r->samples++;
-		}
-		if (p->aux[idx].stamp != epoch) {
-			p->aux[idx].stamp = epoch;
-			r->total_period += period;
-			vote(r, &p->aux[idx], s);
-		}
+		if (i == 0)
+			count_self(p, rows[i], s, timed);
+		count_total(p, rows[i], s, epoch, timed);
 	}
 }
 
@@ -361,36 +482,65 @@ void profile_add_lost(struct profile *p, uint64_t lost)
 	p->window_lost += lost;
 }
 
-void profile_end_window(struct profile *p, bool zero)
+/* Decays *all and its run-queue part *part apart (see the top): returns what *all lost. */
+static uint64_t decay_split(uint64_t *all, uint64_t *part)
 {
-	p->layout++; /* rows go (zero, faded) and the kept ones move down */
-	p->window_samples = 0;
-	p->window_lost = 0;
+	uint64_t old = *all, p = decay_x78(*part);
+	*all = decay_x78(old - *part) + p;
+	*part = p;
+	return old - *all;
+}
 
-	if (zero) {
-		p->nrows = 0;
-		p->total_period = p->held_samples = 0;
-		p->orphan_period = p->orphan_samples = 0;
-		memset(p->table, 0, p->table_cap * sizeof(*p->table));
-		return;
-	}
-
-	/* The totals lose exactly what the rows lose, so they stay the sums of the rows and of the
-	 * period held without a row. */
-	for (size_t i = 0; i < p->nrows; i++) {
-		struct profile_row *r = &p->rows[i];
+/* Row i's decay; the totals lose what its Self loses. */
+static void decay_row(struct profile *p, size_t i)
+{
+	struct profile_row *r = &p->rows[i];
+	if (!p->time) {
 		uint64_t self = decay_x78(r->self_period), samples = decay_x78(r->samples);
 		p->total_period -= r->self_period - self;
 		p->held_samples -= r->samples - samples;
 		r->self_period = self;
 		r->samples = samples;
 		r->total_period = decay_x78(r->total_period);
+		return;
 	}
-	uint64_t op = decay_x78(p->orphan_period), os = decay_x78(p->orphan_samples);
-	p->total_period -= p->orphan_period - op;
-	p->held_samples -= p->orphan_samples - os;
-	p->orphan_period = op;
-	p->orphan_samples = os;
+	struct profile_time *t = &p->time[i];
+	uint64_t runq_self = t->runq.self_period;
+	p->total_period -= decay_split(&r->self_period, &t->runq.self_period);
+	p->runq_period -= runq_self - t->runq.self_period;
+	p->held_samples -= decay_split(&r->samples, &t->runq.samples);
+	decay_split(&r->total_period, &t->runq.total_period);
+	decay_split(&t->blocks, &t->runq.blocks);
+	decay_split(&t->total_blocks, &t->runq.total_blocks);
+	t->longest_ns = t->runq.longest_ns = t->runq.other_longest_ns = 0;
+}
+
+void profile_end_window(struct profile *p, bool zero)
+{
+	p->layout++; /* rows go (zero, faded) and the kept ones move down */
+	p->window_samples = 0;
+	p->window_lost = 0;
+	p->window_secs = 0;
+
+	if (zero) {
+		p->nrows = 0;
+		p->total_period = p->held_samples = 0;
+		p->orphan_period = p->orphan_samples = 0;
+		p->runq_period = p->runq_orphan_period = p->runq_orphan_samples = 0;
+		p->held_secs = 0;
+		memset(p->table, 0, p->table_cap * sizeof(*p->table));
+		return;
+	}
+	p->held_secs = p->held_secs * 7 / 8;
+
+	/* The totals lose exactly what the rows lose, so they stay the sums of the rows and of the
+	 * period held without a row. */
+	for (size_t i = 0; i < p->nrows; i++)
+		decay_row(p, i);
+	uint64_t runq_op = p->runq_orphan_period;
+	p->total_period -= decay_split(&p->orphan_period, &p->runq_orphan_period);
+	p->runq_period -= runq_op - p->runq_orphan_period;
+	p->held_samples -= decay_split(&p->orphan_samples, &p->runq_orphan_samples);
 	uint64_t total = p->total_period;
 
 	/* A faded row goes; what it still held of Self stays in the total, held without a row, so
@@ -401,11 +551,17 @@ void profile_end_window(struct profile *p, bool zero)
 		if (decay_faded(r->total_period, total)) {
 			p->orphan_period += r->self_period;
 			p->orphan_samples += r->samples;
+			if (p->time) {
+				p->runq_orphan_period += p->time[i].runq.self_period;
+				p->runq_orphan_samples += p->time[i].runq.samples;
+			}
 			continue;
 		}
 		if (kept != i) {
 			p->rows[kept] = *r;
 			p->aux[kept] = p->aux[i];
+			if (p->time)
+				p->time[kept] = p->time[i];
 		}
 		kept++;
 	}
@@ -460,9 +616,47 @@ const struct profile_row *profile_rows(const struct profile *p)
 	return p->rows;
 }
 
+const struct profile_time *profile_times(const struct profile *p)
+{
+	return p->time;
+}
+
 uint64_t profile_total_period(const struct profile *p)
 {
 	return p->total_period;
+}
+
+uint64_t profile_runq_period(const struct profile *p)
+{
+	return p->runq_period;
+}
+
+void profile_set_mode(struct profile *p, enum profile_mode mode)
+{
+	p->mode = mode;
+}
+
+enum profile_mode profile_mode(const struct profile *p)
+{
+	return p->mode;
+}
+
+void profile_add_window_secs(struct profile *p, double secs)
+{
+	if (secs > 0) {
+		p->held_secs += secs;
+		p->window_secs += secs;
+	}
+}
+
+double profile_window_secs(const struct profile *p)
+{
+	return p->window_secs;
+}
+
+double profile_held_secs(const struct profile *p)
+{
+	return p->held_secs;
 }
 
 uint64_t profile_held_samples(const struct profile *p)

@@ -13,6 +13,14 @@
  * equal pointers); the profile keeps the pointers, never copies. Rows are found by pointer identity,
  * but a row's id hashes the string contents, so it is the same across refreshes and across runs.
  *
+ * Time modes (--off-cpu, --wall: enum profile_mode): periods are nanoseconds, and a sample may be
+ * a piece of an off-CPU block (sample_ctx.state, block_begins, block_ns). Rows then also count the
+ * blocks that begin on them and the longest one, and keep apart the part of every count that is
+ * run-queue waits (states R and R+), so that a snapshot can leave those out or show them alone
+ * (snapshot_runq) at any time, live or paused, without starting the aggregation over. The profile
+ * also keeps the decayed sum of its windows' lengths (profile_add_window_secs), the denominator of
+ * the per-second figures of the table (Time, Blocks/s).
+ *
  * A profile belongs to one thread (the one that symbolizes and draws); it takes no locks.
  *
  * The order of a refresh: profile_snapshot() first, then profile_end_window(). The snapshot reports
@@ -27,8 +35,10 @@
 
 #include "util/frame.h"
 
-enum sort_key { SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE, SORT_KEY_COUNT };
-#define PROFILE_MAX_KEYS 6
+/* SORT_STATE: how the thread left the CPU (sample_ctx.state: S, D, R+ ...; profile_state_name). */
+enum sort_key { SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE, SORT_STATE,
+		SORT_KEY_COUNT };
+#define PROFILE_MAX_KEYS 7
 #define SORT_KEYS_DEFAULT "dso,sym"
 
 /* Parses "dso,sym" / "comm" / "pid,sym" ... (case-insensitive, spaces around names allowed, a
@@ -41,6 +51,40 @@ const char *sort_key_name(enum sort_key k);
  * (--off-cpu: blocks, sampler/offcpu.h) or wall (--wall: on-CPU samples of cpu-clock, whose period
  * is nanoseconds, and off-CPU blocks in one profile). */
 enum profile_mode { PROFILE_SAMPLES, PROFILE_OFFCPU, PROFILE_WALL };
+/* "cpu", "off-cpu", "wall" (batch JSON's "mode"); "samples", "off-CPU", "wall" (the views'). */
+const char *profile_mode_name(enum profile_mode m);
+const char *profile_mode_title(enum profile_mode m);
+
+/*
+ * The states of sample_ctx.state, by the numbers of sampler/offcpu.h's enum offcpu_state (the model
+ * keeps its own table of names rather than include a sampler header: "S", "D", "R", "R+", "T",
+ * "t", "X", "Z", "P", "I", "?"), and "on-CPU" for 0, an ordinary sample (--wall's on-CPU time).
+ */
+#define PROFILE_STATE_R 3         /* OFFCPU_R: gave the CPU up, runnable */
+#define PROFILE_STATE_R_PREEMPTED 4 /* OFFCPU_R_PREEMPTED: R+ */
+#define PROFILE_NSTATES 12        /* OFFCPU_NSTATES */
+const char *profile_state_name(unsigned state);
+/* A run-queue wait (R, R+), as offcpu_state_is_runq says. */
+static inline bool profile_state_is_runq(unsigned state)
+{
+	return state == PROFILE_STATE_R || state == PROFILE_STATE_R_PREEMPTED;
+}
+
+/* What a view shows of the run-queue waits (the r key): everything, everything but them, or them
+ * alone. Applied to snapshots (snapshot_runq), never to what the profile takes in, so it switches
+ * at any time. */
+enum runq_view { RUNQ_ALL, RUNQ_HIDE, RUNQ_ONLY };
+/* A count seen through v: all of it, all minus its run-queue part, or that part. */
+static inline uint64_t runq_pick(enum runq_view v, uint64_t all, uint64_t runq)
+{
+	return v == RUNQ_ALL ? all : v == RUNQ_HIDE ? all - runq : runq;
+}
+/* The run-queue part of that count, shown being runq_pick's value (a copy seen through v keeps its
+ * counts consistent: seen through v again, it stays the same). */
+static inline uint64_t runq_pick_part(enum runq_view v, uint64_t shown, uint64_t runq)
+{
+	return v == RUNQ_ALL ? runq : v == RUNQ_HIDE ? 0 : shown;
+}
 
 struct sample_ctx {
 	const char *comm;          /* interned */
@@ -68,7 +112,35 @@ struct profile_row {
 	 * that count in Total (exact when one process has more than half, a recent heavy one
 	 * otherwise), one pid per row rather than a per-row map of processes. */
 	uint32_t main_pid;
+	uint8_t state;             /* the state key's value (0 when not a key) */
 	const char *main_comm;
+};
+
+/* The run-queue part (states R, R+) of a row's counts (see profile_time). */
+struct profile_runq {
+	uint64_t self_period, total_period, samples, blocks, total_blocks;
+	uint64_t longest_ns;       /* the longest run-queue block of the window (as Total) */
+	uint64_t other_longest_ns; /* the longest in any other state (a max does not subtract) */
+};
+
+/*
+ * What a row has beside it once off-CPU pieces come (profile_times; a sampling profile never
+ * allocates them, so its rows cost what they did):
+ *  - blocks: the blocks whose first piece (sample_ctx.block_begins) has the row as Self,
+ *    decayed like samples; total_blocks those with the row anywhere on the stack (an off-CPU
+ *    stack's leaf is the kernel's scheduler, so the functions that blocked have them in Total
+ *    unless K hides the kernel frames);
+ *  - longest_ns: the longest block (block_ns) seen with the row anywhere on the stack (as Total)
+ *    in the current window. A
+ *    max cannot decay like a sum, so it starts over at every window end (and with -z), and the
+ *    snapshot of a window reports that window's; a paused view keeps showing its snapshot's;
+ *  - runq: the part of each count (the row's self_period, total_period, samples too) that is
+ *    run-queue waits; the rest is the count minus it.
+ */
+struct profile_time {
+	uint64_t blocks, total_blocks;
+	uint64_t longest_ns;
+	struct profile_runq runq;
 };
 
 struct profile;
@@ -94,6 +166,18 @@ uint64_t profile_layout(const struct profile *p);
 /* Counts lost samples in the current window. */
 void profile_add_lost(struct profile *p, uint64_t lost);
 
+/* What the periods count (PROFILE_SAMPLES at start); the snapshots carry it to the views. */
+void profile_set_mode(struct profile *p, enum profile_mode mode);
+enum profile_mode profile_mode(const struct profile *p);
+/* The length of the window that ends now (seconds of the session's clock: wall time live, recorded
+ * time in a replay), before its snapshot. The profile holds the sum of its windows' lengths,
+ * decayed x7/8 at every window end like the rows (zeroed with them), so that a row's period over
+ * it is a rate: for a steady rate r per second the decayed period and the decayed seconds both
+ * sum the same weights, and their ratio is r. */
+void profile_add_window_secs(struct profile *p, double secs);
+double profile_held_secs(const struct profile *p);
+double profile_window_secs(const struct profile *p); /* what was given for the current window */
+
 /* End of a refresh window: decay x7/8 (or zero everything when zero is true) and reset the window
  * counters. Take the window's snapshot before calling this. The decay is integer (x * 7 / 8) per row,
  * and the total period drops by exactly what the rows' Self lost, so Self% keeps summing to 100
@@ -111,8 +195,11 @@ bool profile_has_key(const struct profile *p, enum sort_key k);
 /* The rows, in no particular order; valid until the next profile_add or profile_end_window. */
 size_t profile_nrows(const struct profile *p);
 const struct profile_row *profile_rows(const struct profile *p);
+/* Their time-mode figures, index for index; NULL until a piece of an off-CPU block came. */
+const struct profile_time *profile_times(const struct profile *p);
 
 uint64_t profile_total_period(const struct profile *p); /* the denominator of the percentages */
+uint64_t profile_runq_period(const struct profile *p);  /* the run-queue part of the total */
 uint64_t profile_held_samples(const struct profile *p); /* samples held (decayed) */
 uint64_t profile_window_samples(const struct profile *p);
 uint64_t profile_window_lost(const struct profile *p);

@@ -18,7 +18,8 @@ static const char *const col_names[COL_COUNT] = {
 	[COL_SELF] = "Self",       [COL_TOTAL] = "Total",  [COL_SAMPLES] = "Samples",
 	[COL_COMM] = "Command",    [COL_PID] = "PID",      [COL_TID] = "TID",
 	[COL_SYM] = "Symbol",      [COL_DSO] = "Shared Object", [COL_SRCLINE] = "Source:Line",
-	[COL_DELTA] = "Delta",
+	[COL_DELTA] = "Delta",      [COL_STATE] = "State",  [COL_TIME] = "Time",
+	[COL_BLOCKS] = "Blocks/s", [COL_LONGEST] = "Longest",
 };
 
 const char *snap_col_name(enum snap_col c)
@@ -54,7 +55,8 @@ static int cmp_names(const struct snap_row *a, const struct snap_row *b)
 	int c;
 	if ((c = cmp_str(a->sym, b->sym)) || (c = cmp_str(a->dso, b->dso)) ||
 	    (c = cmp_str(a->comm, b->comm)) || (c = cmp_u64_asc(a->pid, b->pid)) ||
-	    (c = cmp_u64_asc(a->tid, b->tid)) || (c = cmp_str(a->srcline, b->srcline)))
+	    (c = cmp_u64_asc(a->tid, b->tid)) || (c = cmp_str(a->srcline, b->srcline)) ||
+	    (c = cmp_u64_asc(a->state, b->state)))
 		return c;
 	return cmp_u64_asc(a->id, b->id);
 }
@@ -135,6 +137,27 @@ static int by_srcline(const void *x, const void *y)
 	return (c = cmp_str(a->srcline, b->srcline)) ? c : cmp_heat(a, b);
 }
 
+/* States in their numbers' order (on-CPU, S, D, R, R+ ...), as perf sched lists them. */
+static int by_state(const void *x, const void *y)
+{
+	ROWS(x, y);
+	return (c = cmp_u64_asc(a->state, b->state)) ? c : cmp_heat(a, b);
+}
+
+static int by_blocks(const void *x, const void *y)
+{
+	ROWS(x, y);
+	c = cmp_u64_desc(snap_row_total_blocks(a), snap_row_total_blocks(b));
+	return c ? c : cmp_heat(a, b);
+}
+
+static int by_longest(const void *x, const void *y)
+{
+	ROWS(x, y);
+	c = cmp_u64_desc(snap_row_longest_ns(a), snap_row_longest_ns(b));
+	return c ? c : cmp_heat(a, b);
+}
+
 /* The biggest change first, either way; gains before losses of the same size. The periods are
  * not comparable across the two sides, so this one compares the percentages. */
 static int by_delta(const void *x, const void *y)
@@ -152,7 +175,8 @@ static int (*const comparators[COL_COUNT])(const void *, const void *) = {
 	[COL_SELF] = by_self, [COL_TOTAL] = by_total, [COL_SAMPLES] = by_samples,
 	[COL_COMM] = by_comm, [COL_PID] = by_pid,     [COL_TID] = by_tid,
 	[COL_SYM] = by_sym,   [COL_DSO] = by_dso,     [COL_SRCLINE] = by_srcline,
-	[COL_DELTA] = by_delta,
+	[COL_DELTA] = by_delta, [COL_STATE] = by_state, [COL_TIME] = by_total,
+	[COL_BLOCKS] = by_blocks, [COL_LONGEST] = by_longest,
 };
 
 void snapshot_sort(struct snapshot *s, enum snap_col order)
@@ -187,8 +211,17 @@ struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order)
 	s->window_samples = profile_window_samples(p);
 	s->window_lost = profile_window_lost(p);
 	s->held_samples = profile_held_samples(p);
+	s->runq_period = profile_runq_period(p);
+	s->mode = profile_mode(p);
+	s->window_secs = profile_window_secs(p);
+	s->held_secs = profile_held_secs(p);
 	s->nkeys = profile_nkeys(p);
 	memcpy(s->keys, profile_keys(p), (size_t)s->nkeys * sizeof(s->keys[0]));
+	const struct profile_time *times = profile_times(p);
+	if (times) {
+		s->times = xmalloc((n ? n : 1) * sizeof(*s->times));
+		memcpy(s->times, times, n * sizeof(*s->times));
+	}
 
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_row *r = &src[i];
@@ -201,11 +234,13 @@ struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order)
 			.sym = r->sym,
 			.raw_sym = r->sym,
 			.srcline = r->srcline,
+			.state = r->state,
 			.self_pct = (double)r->self_period * scale,
 			.total_pct = (double)r->total_period * scale,
 			.samples = r->samples,
 			.self_period = r->self_period,
 			.total_period = r->total_period,
+			.time = s->times ? &s->times[i] : NULL,
 			.main_pid = r->main_pid,
 			.main_comm = r->main_comm,
 		};
@@ -223,7 +258,82 @@ void snapshot_free(struct snapshot *s)
 	if (s->names_release)
 		s->names_release(s->names_hold);
 	free(s->rows);
+	free(s->times);
 	free(s);
+}
+
+bool snapshot_is_time(const struct snapshot *s)
+{
+	return s && s->mode != PROFILE_SAMPLES;
+}
+
+double snapshot_per_sec(const struct snapshot *s, uint64_t count)
+{
+	return s && s->held_secs > 0 ? (double)count / s->held_secs : 0;
+}
+
+/* Row r seen through v, its time figures (if any) into *t; false when nothing is left of it. */
+static bool row_runq(struct snap_row *r, enum runq_view v, double scale, struct profile_time *t)
+{
+	static const struct profile_time none;
+	const struct profile_time *o = r->time ? r->time : &none;
+	const struct profile_runq *q = &o->runq;
+	uint64_t self = runq_pick(v, r->self_period, q->self_period);
+	uint64_t total = runq_pick(v, r->total_period, q->total_period);
+	if (!total && r->diff != SNAP_DIFF_GONE)
+		return false;
+	r->self_period = self;
+	r->total_period = total;
+	r->samples = runq_pick(v, r->samples, q->samples);
+	if (r->time) {
+		*t = (struct profile_time){
+			.blocks = runq_pick(v, o->blocks, q->blocks),
+			.total_blocks = runq_pick(v, o->total_blocks, q->total_blocks),
+			.longest_ns = v == RUNQ_ALL ? o->longest_ns :
+				      v == RUNQ_HIDE ? q->other_longest_ns : q->longest_ns,
+		};
+		t->runq = (struct profile_runq){
+			.self_period = runq_pick_part(v, self, q->self_period),
+			.total_period = runq_pick_part(v, total, q->total_period),
+			.samples = runq_pick_part(v, r->samples, q->samples),
+			.blocks = runq_pick_part(v, t->blocks, q->blocks),
+			.total_blocks = runq_pick_part(v, t->total_blocks, q->total_blocks),
+			.longest_ns = v == RUNQ_HIDE ? 0 : q->longest_ns,
+			.other_longest_ns = v == RUNQ_ONLY ? 0 : q->other_longest_ns,
+		};
+		r->time = t;
+	}
+	if (r->diff == SNAP_DIFF_GONE)
+		return true; /* the base's figures: nothing of it now */
+	r->self_pct = (double)self * scale;
+	r->total_pct = (double)total * scale;
+	r->delta = r->self_pct - r->base_self;
+	return true;
+}
+
+struct snapshot *snapshot_runq(const struct snapshot *full, enum runq_view v)
+{
+	struct snapshot *s = xcalloc(1, sizeof(*s));
+	size_t n = full->nrows ? full->nrows : 1;
+	*s = *full;
+	s->rows = xmalloc(n * sizeof(*s->rows));
+	s->times = full->times ? xmalloc(n * sizeof(*s->times)) : NULL;
+	s->nrows = 0;
+	s->total_period = runq_pick(v, full->total_period, full->runq_period);
+	s->runq_period = runq_pick_part(v, s->total_period, full->runq_period);
+	s->runq = v;
+	double scale = s->total_period ? 100.0 / (double)s->total_period : 0.0;
+	for (size_t i = 0; i < full->nrows; i++) {
+		s->rows[s->nrows] = full->rows[i];
+		if (row_runq(&s->rows[s->nrows], v, scale, s->times ? &s->times[s->nrows] : NULL))
+			s->nrows++;
+	}
+	s->tree = full->tree ? ct_snapshot_runq(full->tree, v) : NULL;
+	s->tree_borrowed = false;
+	s->names_hold = NULL;       /* the original holds the names; it outlives its copies */
+	s->names_release = NULL;
+	snapshot_sort(s, full->order);
+	return s;
 }
 
 static const char *move_or_null(frame_rename_fn rename, void *ctx, const char *name)

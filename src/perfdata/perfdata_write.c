@@ -25,6 +25,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "perfdata/perfdata_tracing.h"
 #include "util/hash.h"
 #include "util/util.h"
 
@@ -36,7 +37,8 @@
 #define PW_NOTE_MAX (64u << 10)
 
 enum {
-	FEAT_BUILD_ID = 2,
+	FEAT_TRACING_DATA = 1,
+	FEAT_BUILD_ID,
 	FEAT_HOSTNAME,
 	FEAT_OSRELEASE,
 	FEAT_VERSION,
@@ -1002,14 +1004,42 @@ static void feat_build(struct perfdata_writer *w, int bit, struct pw_buf *b)
 	}
 }
 
+/* HEADER_TRACING_DATA when the file has tracepoint events (perf report refuses such a file
+ * without it); false, and the file goes without it, when tracefs cannot be read. */
+static bool tracing_data(const struct perfdata_writer *w, struct pw_buf *out)
+{
+	struct perfdata_tp tp[SAMPLER_MAX_EVENTS];
+	size_t n = 0;
+	for (size_t e = 0; e < w->nev; e++)
+		if (w->ev[e].attr.type == PERF_TYPE_TRACEPOINT)
+			tp[n++] = (struct perfdata_tp){ .name = w->ev[e].name, .id = w->ev[e].attr.config };
+	if (!n)
+		return false;
+	if (!perfdata_tracing_data(NULL, tp, n, &out->p, &out->len)) {
+		warn_msg("recording to %s: tracefs unreadable, no tracing data (perf report will "
+		         "refuse its tracepoints)", w->path);
+		return false;
+	}
+	out->cap = out->len;
+	return true;
+}
+
 static int write_features(struct perfdata_writer *w, uint64_t *bits)
 {
-	const int nfeat = FEAT_LAST - FEAT_BUILD_ID;
-	struct pw_buf table = {0}, body = {0};
+	struct pw_buf table = {0}, body = {0}, trace = {0};
+	bool has_trace = tracing_data(w, &trace);
+	const int nfeat = FEAT_LAST - FEAT_BUILD_ID + has_trace;
 	uint64_t at = w->data_off + w->data_size + (uint64_t)nfeat * 16;
 	int ret;
 
+	/* the sections in bit order: tracing data (bit 1) first */
 	*bits = 0;
+	if (has_trace) {
+		buf_u64(&table, at);
+		buf_u64(&table, trace.len);
+		buf_put(&body, trace.p, trace.len);
+		*bits |= 1ull << FEAT_TRACING_DATA;
+	}
 	for (int bit = FEAT_BUILD_ID; bit < FEAT_LAST; bit++) {
 		size_t before = body.len;
 		feat_build(w, bit, &body);
@@ -1021,6 +1051,7 @@ static int write_features(struct perfdata_writer *w, uint64_t *bits)
 	ret = write_all_at(w->fd, table.p, table.len, w->data_off + w->data_size, &w->write_ns);
 	free(table.p);
 	free(body.p);
+	free(trace.p);
 	return ret;
 }
 

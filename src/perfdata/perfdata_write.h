@@ -11,9 +11,10 @@
  *
  * A write error (ENOSPC, EIO...) stops the recording, never the session: the header is left
  * covering the last complete pass and perfdata_writer_error says why. perfdata_writer_close (any
- * thread, after the writing thread is done) appends the feature sections (build-ids of the binaries
- * samples hit, hostname, OS release, version, arch, CPUs, CPU description and id, memory, command
- * line, event description) and writes the final header.
+ * thread, after the writing thread is done) appends the feature sections (the tracepoints' formats
+ * when the file has tracepoint events (perfdata_tracing.h), build-ids of the binaries samples hit,
+ * hostname, OS release, version, arch, CPUs, CPU description and id, memory, command line, event
+ * description) and writes the final header.
  *
  * Telling a finished recording from a cut one: the feature bitmap in the header stays all zero
  * until perfdata_writer_close sets it (a file perf record finished always has features too), so a

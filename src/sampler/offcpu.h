@@ -14,14 +14,19 @@
  * nanoseconds (or of a piece of it, see offcpu_flush), time = the end of that time, and
  * rec_sample.block_ns / block_state / block_begins set (record.h).
  *
+ * A switch-out record (PERF_RECORD_SWITCH with MISC_SWITCH_OUT) of a pending thread, before any
+ * piece of its block, moves the block's start to its time: it is written once the sample (and its
+ * call chain) is out, right before the switch, and the thread's own CPU clock counts the time in
+ * between as the thread's.
+ *
  * Accounting rules (the issue's "correct accounting"):
  *  - times are the records' (the kernel's clock), never the process's own; offcpu_flush takes
  *    "now" in that clock (live: CLOCK_MONOTONIC, which the sampler asks the kernel to use);
  *  - a block still open when offcpu_flush runs is emitted up to now as a piece, and goes on from
  *    there: its next piece (or its end) carries only the time since. block_begins is set on the
  *    first piece only, block_ns is the block's length so far on each;
- *  - a block shorter than min_block_ns is dropped (a piece is emitted only once the block is
- *    longer than min_block_ns, so a dropped block never had a piece);
+ *  - a block shorter than min_block_ns (or of 0 ns: nothing to charge) is dropped (a piece is
+ *    emitted only once the block is min_block_ns long, so a dropped block never had a piece);
  *  - a LOST record (or LOST_SAMPLES) may have hidden switch-ins: the blocks pending since before
  *    its time are dropped, not inflated (counted in dropped_lost);
  *  - a second switch-out of a thread whose switch-in was never seen replaces the first (dropped);
@@ -39,6 +44,9 @@
 #include <stdint.h>
 
 #include "sampler/record.h"
+
+/* The tracepoint whose samples are the switch-outs. */
+#define OFFCPU_SWITCH_EVENT "sched:sched_switch"
 
 /* How a thread left the CPU (the tracepoint's prev_state, as perf sched prints it). */
 enum offcpu_state {
@@ -104,7 +112,9 @@ void offcpu_free(struct offcpu *oc);
 void offcpu_feed(struct offcpu *oc, const struct rec *r, offcpu_emit_fn emit, void *ctx);
 /* now, in the records' clock: every block open longer than min_block_ns and piece_ns since its
  * last piece is emitted up to now. A refresh calls it so that a thread still blocked counts up to
- * the refresh. */
+ * the refresh. now should not be ahead of records still to be fed (live: the time up to which
+ * the sampler's merge has emitted, not the clock): a block whose switch-in turns out earlier
+ * than a piece's end ends there, the excess already emitted. */
 void offcpu_flush(struct offcpu *oc, uint64_t now, offcpu_emit_fn emit, void *ctx);
 /* Every pending block is dropped (the end of a replay's range, a --time jump). */
 void offcpu_reset(struct offcpu *oc);
@@ -113,5 +123,9 @@ void offcpu_get_stats(const struct offcpu *oc, struct offcpu_stats *st);
 /* Reads the layout of sched_switch's raw fields from tracefs' format file (under the tracefs
  * mount point given) into o's prev_state_* and next_pid_*; 0, or -1 (left unknown). */
 int offcpu_read_format(const char *tracefs, struct offcpu_opts *o);
+/* The same from a format file's text (len bytes, not necessarily NUL-terminated): a perf.data
+ * file's tracing data carries the recording machine's. 0 when either field was found (each found
+ * one is set, the other left as it was), -1 when neither. */
+int offcpu_parse_format(const char *text, size_t len, struct offcpu_opts *o);
 
 #endif

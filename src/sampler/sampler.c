@@ -200,6 +200,13 @@ struct sampler {
 	atomic_bool stop;
 	uint64_t last_time;
 
+	/* Off-CPU pairing (opts.offcpu): the thread's; its stats copied under offcpu_lock at the end
+	 * of each pass for sampler_get_stats. */
+	struct offcpu *offcpu;
+	struct offcpu_opts offcpu_opts;
+	pthread_mutex_t offcpu_lock;
+	struct offcpu_stats offcpu_stats;
+
 	_Atomic uint64_t st_samples, st_records, st_lost, st_overruns, st_throttled, st_bad,
 		st_out_of_order;
 	atomic_bool st_exited, st_synth_truncated;
@@ -778,6 +785,21 @@ static int setup_sampling(struct sampler *s, int e, const struct sampler_opts *o
 	 * so does stage() when there are several. */
 	if (o->tee || s->nev > 1)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+	/* A recording's tracepoint samples carry their fields, as perf record's do: perf script
+	 * prints them, and perf report's default sort for tracepoints reads them (perf 6.1 crashes
+	 * on a tracepoint sample without them). */
+	if (o->tee && a->type == PERF_TYPE_TRACEPOINT)
+		a->sample_type |= PERF_SAMPLE_RAW;
+	if (s->offcpu && (uint32_t)e == s->offcpu_opts.switch_evidx) {
+		a->sample_type |= PERF_SAMPLE_RAW;
+		/* The switch-ins come from context-switch records. Per task, the sched_switch event
+		 * fires at the task's switch-outs only. Per CPU, a sample is also the switch-in of its
+		 * next_pid, but this kernel (6.18) often does not sample the tracepoint on a switch
+		 * away from the idle task (a wakeup on an idle CPU: most of them), while the switch
+		 * records always come. The switch-out records also mark the switch more closely than
+		 * the sample's time (offcpu.h). */
+		a->context_switch = 1;
+	}
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -982,6 +1004,11 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 	s->status_fd = -1;
 	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	s->page_size = sysconf(_SC_PAGESIZE);
+	pthread_mutex_init(&s->offcpu_lock, NULL);
+	if (o->offcpu) {
+		s->offcpu_opts = *o->offcpu;
+		s->offcpu = offcpu_new(&s->offcpu_opts);
+	}
 	s->paranoid = (int)read_long_file("/proc/sys/kernel/perf_event_paranoid", 2);
 	s->mmap_pages = 1;
 	while (s->mmap_pages < pages && s->mmap_pages < (1u << 16))
@@ -1073,10 +1100,10 @@ fail:
 
 /* ---- the thread ---- */
 
-static void emit(struct sampler *s, const struct rec *r)
+/* A record to the queue: one the thread read, or a block the pairing made of them. */
+static void emit_out(void *ctx, const struct rec *r)
 {
-	if (s->pw)
-		s->tee->note(s->pw, r);
+	struct sampler *s = ctx;
 	if (r->time) {
 		if (r->time < s->last_time)
 			stat_add(&s->st_out_of_order, 1);
@@ -1092,6 +1119,29 @@ static void emit(struct sampler *s, const struct rec *r)
 		if (s->nev > 1 && r->evidx < (uint32_t)s->nev)
 			stat_add(&s->ev[r->evidx].samples, 1);
 	}
+}
+
+static void emit(struct sampler *s, const struct rec *r)
+{
+	if (s->pw)
+		s->tee->note(s->pw, r);
+	if (s->offcpu)
+		offcpu_feed(s->offcpu, r, emit_out, s);
+	else
+		emit_out(s, r);
+}
+
+/* The end of a pass: blocks still open count up to limit (the time up to which records were
+ * emitted), and the pairing's counts are published. */
+static void offcpu_pass(struct sampler *s, uint64_t limit)
+{
+	if (!s->offcpu)
+		return;
+	if (limit != UINT64_MAX)
+		offcpu_flush(s->offcpu, limit, emit_out, s);
+	pthread_mutex_lock(&s->offcpu_lock);
+	offcpu_get_stats(s->offcpu, &s->offcpu_stats);
+	pthread_mutex_unlock(&s->offcpu_lock);
 }
 
 static int emit_synth(void *ctx, const struct rec *r)
@@ -1352,6 +1402,7 @@ static void *sampler_thread(void *arg)
 		s->pushed = 0;
 		read_rings(s);
 		emit_upto(s, staged_too_much(s) ? UINT64_MAX : prev);
+		offcpu_pass(s, prev);
 		record_pass(s, true, false);
 		prev = start;
 		/* Idle: wait longer each time (staged records still wait for the next pass to order
@@ -1369,6 +1420,7 @@ static void *sampler_thread(void *arg)
 		if (target_gone(s)) {
 			read_rings(s);
 			emit_upto(s, UINT64_MAX);
+			offcpu_pass(s, UINT64_MAX);
 			record_pass(s, true, true);
 			atomic_store(&s->st_exited, true);
 			wake_consumer(s);
@@ -1377,6 +1429,7 @@ static void *sampler_thread(void *arg)
 	}
 	read_rings(s);
 	emit_upto(s, UINT64_MAX);
+	offcpu_pass(s, UINT64_MAX);
 	record_pass(s, true, true);
 	return NULL;
 }
@@ -1521,6 +1574,8 @@ void sampler_free(struct sampler *s)
 	free(s->ids);
 	free(s->cmd_name);
 	counters_free(s->counters);
+	offcpu_free(s->offcpu);
+	pthread_mutex_destroy(&s->offcpu_lock);
 	queue_free(s->q);
 	if (s->wake_fd >= 0)
 		close(s->wake_fd);
@@ -1568,6 +1623,12 @@ void sampler_get_stats(struct sampler *s, struct sampler_stats *st)
 		st->event_samples[0] = st->samples;
 	for (int e = 0; e < s->nev && s->nev > 1; e++)
 		st->event_samples[e] = atomic_load_explicit(&s->ev[e].samples, memory_order_relaxed);
+	if (s->offcpu) {
+		st->offcpu = true;
+		pthread_mutex_lock(&s->offcpu_lock);
+		st->offcpu_stats = s->offcpu_stats;
+		pthread_mutex_unlock(&s->offcpu_lock);
+	}
 }
 
 int sampler_nevents(const struct sampler *s)

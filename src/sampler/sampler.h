@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "sampler/counters.h"
+#include "sampler/offcpu.h"
 #include "sampler/queue.h"
 #include "sampler/record.h"
 
@@ -124,6 +125,12 @@ struct sampler_opts {
 	 * events then carry PERF_SAMPLE_IDENTIFIER, and with --call-graph dwarf the data mappings. */
 	const struct sampler_tee_ops *tee;
 	void *tee_arg;
+	/* --off-cpu / --wall: the event offcpu->switch_evidx is sched:sched_switch; it is sampled with
+	 * its raw fields and, where its switch-ins need them (a per-task session, or a format without
+	 * next_pid), context-switch records; the thread pairs switch-outs with switch-ins
+	 * (sampler/offcpu.h) before the queue, so only blocks reach the rest, and at the end of each
+	 * pass a block still open is handed on up to the pass's time. NULL: none. */
+	const struct offcpu_opts *offcpu;
 };
 
 #define SAMPLER_DWARF_STACK_DEFAULT 8192
@@ -150,6 +157,8 @@ struct sampler_stats {
 	uint64_t record_write_ns; /* time the sampler thread spent in write(2) for it */
 	int nevents;
 	uint64_t event_samples[SAMPLER_MAX_EVENTS]; /* samples handed to the queue, per event */
+	bool offcpu;            /* the pairing runs (opts.offcpu): its counts below */
+	struct offcpu_stats offcpu_stats;
 };
 
 struct sampler;

@@ -333,8 +333,14 @@ unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, in
 size_t keys_help(const struct view *top, bool replay, bool several, const struct keys_binding **out,
 		 size_t max)
 {
+	return keys_help_for(top, replay, several ? KEYS_SEVERAL : 0, out, max);
+}
+
+size_t keys_help_for(const struct view *top, bool replay, unsigned kind,
+		     const struct keys_binding **out, size_t max)
+{
 	size_t n = 0;
-	unsigned sev = several ? KEYS_SEVERAL : 0;
+	unsigned sev = kind & (KEYS_SEVERAL | KEYS_TIME);
 	if (!top) {
 		n = keys_table_help(view_table_keys(), replay, KEYS_IN_TABLE | sev, out, n, max);
 		return keys_table_help(&common_keys, replay, KEYS_IN_TABLE | sev, out, n, max);

@@ -61,6 +61,9 @@ const char *keys_speed_label(int step);
  * several events): the view's own keys, then those it shares. Returns the count (at most max). */
 size_t keys_help(const struct view *top, bool replay, bool several, const struct keys_binding **out,
 		 size_t max);
+/* The same with the session's kind as flags: KEYS_SEVERAL, KEYS_TIME (ui/keytab.h). */
+size_t keys_help_for(const struct view *top, bool replay, unsigned kind,
+		     const struct keys_binding **out, size_t max);
 
 /* The function-key bar along the bottom of the table (the same live and in replay: so are the
  * keys), and the key of the item at column x (KEYS_NONE). */

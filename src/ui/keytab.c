@@ -58,6 +58,8 @@ size_t keys_table_help(const struct keys_table *t, bool replay, unsigned where,
 		unsigned places = b->flags & (KEYS_IN_TABLE | KEYS_IN_VIEW);
 		if ((b->flags & KEYS_SEVERAL) && !(where & KEYS_SEVERAL))
 			continue;
+		if ((b->flags & KEYS_TIME) && !(where & KEYS_TIME))
+			continue;
 		if (b->help && for_session(b, replay) && (!places || (places & where)))
 			out[n++] = b;
 	}

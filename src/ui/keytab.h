@@ -59,6 +59,7 @@ enum keys_when { KEYS_ANY, KEYS_LIVE, KEYS_REPLAY };
 #define KEYS_IN_VIEW 2u
 #define KEYS_OVER_HELP 4u
 #define KEYS_SEVERAL 8u
+#define KEYS_TIME 16u /* the help lists it only in the time modes (--off-cpu, --wall) */
 
 #define KEYS_BIND_MAX 6
 
@@ -91,7 +92,8 @@ unsigned keys_table_run(const struct keys_table *t, struct keys_call *c, bool re
 			unsigned need, bool *handled);
 
 /* Appends t's help lines for this session and place (KEYS_IN_TABLE or KEYS_IN_VIEW, with
- * KEYS_SEVERAL in a session of several events) to out[n..max); returns the new count. */
+ * KEYS_SEVERAL in a session of several events, KEYS_TIME in a time mode) to out[n..max); returns
+ * the new count. */
 size_t keys_table_help(const struct keys_table *t, bool replay, unsigned where,
 		       const struct keys_binding **out, size_t n, size_t max);
 

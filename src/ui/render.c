@@ -250,6 +250,12 @@ static void render_mode(struct surface *s, int y, const struct snapshot *snap,
 	}
 	if (v->filter[0] && len < (int)sizeof(line))
 		len += snprintf(line + len, sizeof(line) - (size_t)len, "filter: %s   ", v->filter);
+	/* What the numbers are (off-CPU or wall time), and which run-queue waits they hold. */
+	if (snapshot_is_time(snap) && len < (int)sizeof(line))
+		len += snprintf(line + len, sizeof(line) - (size_t)len, "%s time%s   ",
+				profile_mode_title(snap->mode),
+				v->runq == RUNQ_HIDE ? ", run-queue waits hidden" :
+				v->runq == RUNQ_ONLY ? ": run-queue waits only" : "");
 	if (len >= (int)sizeof(line))
 		len = (int)sizeof(line) - 1;
 	len += snprintf(line + len, sizeof(line) - (size_t)len, "mode: %s", v->zero ? "zero" : "decay");
@@ -412,12 +418,13 @@ static void render_footer(struct surface *s, int y, const struct snapshot *snap,
 	}
 }
 
-static void render_help(struct surface *s, bool replay, bool several, const struct view *top)
+/* kind: KEYS_SEVERAL, KEYS_TIME (ui/keytab.h). */
+static void render_help(struct surface *s, bool replay, unsigned kind, const struct view *top)
 {
 	/* A drill-down view: its own keys, then those all views share; only the keys of this kind
 	 * of session (Space means something else in each). */
 	const struct keys_binding *list[64];
-	size_t n = keys_help(top, replay, several, list, ARRAY_SIZE(list));
+	size_t n = keys_help_for(top, replay, kind, list, ARRAY_SIZE(list));
 	int keyw = 0, whatw = 0;
 	for (size_t i = 0; i < n; i++) {
 		keyw = clampi(surface_text_width(list[i]->keys), keyw, 40);
@@ -542,6 +549,12 @@ static void render_info(struct surface *s, const struct view_header *h, const st
 	}
 }
 
+/* The kind of session the help lists keys for. */
+static unsigned help_kind(const struct snapshot *snap, const struct view_state *v)
+{
+	return (v->nevents > 1 ? KEYS_SEVERAL : 0) | (snapshot_is_time(snap) ? KEYS_TIME : 0);
+}
+
 void render_frame(struct surface *s, const struct snapshot *snap, const struct view_header *h,
 		  const struct view_state *v)
 {
@@ -552,7 +565,7 @@ void render_frame(struct surface *s, const struct snapshot *snap, const struct v
 	if (v->view == VIEW_INFO) {
 		render_info(s, h, v);
 		if (v->help)
-			render_help(s, replay, v->nevents > 1, NULL);
+			render_help(s, replay, help_kind(snap, v), NULL);
 		return;
 	}
 	/* The footer keeps the last line from 2 lines up; everything else stops above it. */
@@ -585,5 +598,5 @@ void render_frame(struct surface *s, const struct snapshot *snap, const struct v
 	if (footer < s->h)
 		render_footer(s, footer, snap, v, replay);
 	if (v->help)
-		render_help(s, replay, v->nevents > 1, view_top(v));
+		render_help(s, replay, help_kind(snap, v), view_top(v));
 }

@@ -5,6 +5,12 @@
  * drawing of the titles and rows. render.c draws the table with it; the table's keys (order < >,
  * the mouse) and the F2 setup ask it which columns there are and where.
  *
+ * In the time modes (--off-cpu, --wall) Samples gives way to Time (Total seconds per second of the
+ * held window: the average number of threads blocked, or blocked and running, there or below),
+ * Blocks/s and Longest (the window's longest block, ms), all with the row anywhere on the stack:
+ * an off-CPU stack's leaf is the scheduler, so a function that blocked has them as Total. Self%
+ * and Total% stay, being shares of nanoseconds.
+ *
  * Widths are computed per frame from the rows on screen (bounded), so a table of short names does
  * not waste the screen, and the Symbol column takes what is left because it is what people read.
  * Everything that does not fit is clipped by the surface.
@@ -40,6 +46,10 @@ const char *render_col_title(enum snap_col c)
 	case COL_DSO: return "Shared Object";
 	case COL_SRCLINE: return "Source:Line";
 	case COL_DELTA: return "Δ";
+	case COL_STATE: return "State";
+	case COL_TIME: return "Time";
+	case COL_BLOCKS: return "Blocks/s";
+	case COL_LONGEST: return "Longest";
 	default: return "?";
 	}
 }
@@ -47,7 +57,21 @@ const char *render_col_title(enum snap_col c)
 static bool col_numeric(enum snap_col c)
 {
 	return c == COL_SELF || c == COL_TOTAL || c == COL_SAMPLES || c == COL_PID || c == COL_TID ||
-	       c == COL_DELTA;
+	       c == COL_DELTA || c == COL_TIME || c == COL_BLOCKS || c == COL_LONGEST;
+}
+
+/* The text of a time mode's column for row r ("0.98", "12.5", "30.0ms"; "-": no block). */
+static void time_cell(const struct snapshot *snap, const struct snap_row *r, enum snap_col c,
+		      char *buf, size_t len)
+{
+	if (c == COL_TIME)
+		snprintf(buf, len, "%.2f", snapshot_per_sec(snap, r->total_period) / 1e9);
+	else if (c == COL_BLOCKS)
+		snprintf(buf, len, "%.1f", snapshot_per_sec(snap, snap_row_total_blocks(r)));
+	else if (snap_row_longest_ns(r))
+		snprintf(buf, len, "%.1fms", (double)snap_row_longest_ns(r) / 1e6);
+	else
+		snprintf(buf, len, "-");
 }
 
 static bool snap_has_key(const struct snapshot *snap, enum sort_key k)
@@ -65,7 +89,13 @@ int render_columns(const struct snapshot *snap, enum snap_col *cols)
 	cols[n++] = COL_TOTAL;
 	if (snap && snap->diff)
 		cols[n++] = COL_DELTA; /* --diff: next to the percentage it compares */
-	cols[n++] = COL_SAMPLES;
+	if (snapshot_is_time(snap)) {
+		cols[n++] = COL_TIME;
+		cols[n++] = COL_BLOCKS;
+		cols[n++] = COL_LONGEST;
+	} else {
+		cols[n++] = COL_SAMPLES;
+	}
 	/* Without keys (no snapshot yet) the default -s dso,sym layout is shown. */
 	if (!snap || snap->nkeys <= 0) {
 		cols[n++] = COL_SYM;
@@ -76,7 +106,8 @@ int render_columns(const struct snapshot *snap, enum snap_col *cols)
 		enum sort_key key;
 		enum snap_col col;
 	} map[] = { { SORT_COMM, COL_COMM }, { SORT_PID, COL_PID }, { SORT_TID, COL_TID },
-		    { SORT_SYM, COL_SYM },   { SORT_DSO, COL_DSO }, { SORT_SRCLINE, COL_SRCLINE } };
+		    { SORT_STATE, COL_STATE }, { SORT_SYM, COL_SYM },   { SORT_DSO, COL_DSO },
+		    { SORT_SRCLINE, COL_SRCLINE } };
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
 		if (snap_has_key(snap, map[i].key))
 			cols[n++] = map[i].col;
@@ -190,6 +221,19 @@ static int layout_columns(const struct snapshot *snap, struct row_span span, uns
 		case COL_DELTA:
 			w = 12; /* "-100.00 gone" */
 			break;
+		case COL_STATE:
+			w = 6; /* "on-CPU" */
+			break;
+		case COL_TIME:
+		case COL_BLOCKS:
+		case COL_LONGEST:
+			w = 0;
+			for (size_t r = span.first; snap && r < span.end; r++) {
+				char buf[48];
+				time_cell(snap, &snap->rows[r], c, buf, sizeof(buf));
+				w = (int)strlen(buf) > w ? (int)strlen(buf) : w;
+			}
+			break;
 		case COL_COMM:
 			w = clampi(max_text(snap, span, c), 0, 16);
 			break;
@@ -245,8 +289,9 @@ static bool row_is_kernel(const struct snap_row *r)
 	return r->dso && (strncmp(r->dso, "[kernel", 7) == 0 || strcmp(r->dso, "[vdso]") == 0);
 }
 
-static void render_row(struct surface *s, int y, const struct snap_row *r,
-		       const struct col_layout *lay, int n, bool selected, bool color)
+static void render_row(struct surface *s, int y, const struct snapshot *snap,
+		       const struct snap_row *r, const struct col_layout *lay, int n, bool selected,
+		       bool color)
 {
 	enum surface_role base = selected ? ROLE_SELECTED : ROLE_NORMAL;
 	if (selected)
@@ -288,6 +333,14 @@ static void render_row(struct surface *s, int y, const struct snap_row *r,
 		case COL_SRCLINE:
 			text = r->srcline ? r->srcline : "??:0";
 			break;
+		case COL_STATE:
+			text = profile_state_name(r->state);
+			break;
+		case COL_TIME:
+		case COL_BLOCKS:
+		case COL_LONGEST:
+			time_cell(snap, r, c->col, buf, sizeof(buf));
+			break;
 		case COL_DELTA:
 			/* The side a row is only on is said in words: colour alone would not survive a
 			 * text dump or NO_COLOR. */
@@ -328,13 +381,15 @@ void render_table(struct surface *s, int y, int rows, const struct snapshot *sna
 	if (rows <= 0)
 		return;
 	if (!snap || snap->nrows == 0) {
-		surface_put_text(s, LEFT_MARGIN, y, -1, snap ? "no samples in this window" :
-							       "waiting for samples…", ROLE_DIM);
+		surface_put_text(s, LEFT_MARGIN, y, -1,
+				 !snap ? "waiting for samples…" :
+				 snapshot_is_time(snap) ? "no time in this window" :
+							  "no samples in this window", ROLE_DIM);
 		return;
 	}
 	for (size_t idx = span.first; idx < span.end; idx++)
-		render_row(s, y + (int)(idx - span.first), &snap->rows[idx], lay, n, idx == v->cursor,
-			   v->color);
+		render_row(s, y + (int)(idx - span.first), snap, &snap->rows[idx], lay, n,
+			   idx == v->cursor, v->color);
 }
 
 enum snap_col render_column_at(const struct snapshot *snap, const struct view_state *v, int width,

@@ -15,9 +15,10 @@
 
 #define RENDER_LEFT_MARGIN 1 /* the blank column at the left of every line */
 
-/* The table's columns for this snapshot, left to right: Self%, Total%, Samples, then the sort keys'
- * columns (Command, PID, TID, Symbol, Shared Object, Source:Line) in that order. Returns the count
- * (at most COL_COUNT). The order keys (< and >) move among these. */
+/* The table's columns for this snapshot, left to right: Self%, Total%, (Δ), Samples (in the time
+ * modes Time, Blocks/s, Longest instead), then the sort keys' columns (Command, PID, TID, State,
+ * Symbol, Shared Object, Source:Line) in that order. Returns the count (at most COL_COUNT). The
+ * order keys (< and >) move among these. */
 int render_columns(const struct snapshot *snap, enum snap_col *cols);
 
 /* The columns render_columns gives minus those hidden (bits 1 << snap_col of hidden; the F2

@@ -79,6 +79,9 @@ struct view_state {
 	bool search_miss;       /* the text typed matches no row */
 
 	bool invert;            /* I: the order reversed (ascending numbers, descending names) */
+	/* r (time modes): the run-queue waits shown, hidden or alone. Applied by the loop to the
+	 * snapshot it holds, before the filter (model/snapshot.h snapshot_runq). */
+	enum runq_view runq;
 	unsigned hidden_cols;   /* bit 1 << snap_col per column hidden in the F2 setup */
 
 	/* Zoom (t d K U): the levels the source applies to its samples; can_zoom when it does

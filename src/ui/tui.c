@@ -19,7 +19,9 @@
  *
  * Filter (\): the loop holds the source's snapshot (full) and shows a filtered copy of it (snap)
  * while a filter is in force; both are sorted alike, and the copy is made again after every new
- * snapshot, re-sort, rename or filter change, so the filter never needs the source. Zoom keys go
+ * snapshot, re-sort, rename or filter change, so the filter never needs the source. The r key's
+ * run-queue view (time modes) is made the same way, before the filter: full, seen without (or with
+ * only) the run-queue waits, then filtered. Zoom keys go
  * to the source (set_zoom), which starts its aggregation over.
  *
  * Warnings (warn_msg) would scribble over the screen on stderr, so while the view runs they go to
@@ -107,16 +109,6 @@ static void order_snapshot(struct snapshot *s, const struct view_state *v)
 		snapshot_invert(s);
 }
 
-/* What the table shows: full itself, or its filtered copy (*shown, remade here). */
-static struct snapshot *filter_snapshot(struct snapshot *full, struct snapshot **shown,
-					const struct view_state *v)
-{
-	if (*shown && *shown != full)
-		snapshot_free(*shown);
-	*shown = full && v->filter[0] ? snapshot_filter(full, v->filter) : full;
-	return *shown;
-}
-
 /* What the loop keeps between ticks. */
 struct tui_loop {
 	const struct tui_source *src;
@@ -124,7 +116,9 @@ struct tui_loop {
 	struct view_header hdr;
 	char notice[512], was_notice[512];
 	bool was_exited;
-	struct snapshot *full, *snap; /* snap: full, or its filtered copy */
+	/* snap: what is shown: full, or its copies: seen through the run-queue view (runq, or full
+	 * itself), then filtered. */
+	struct snapshot *full, *runq, *snap;
 	uint64_t start, next_refresh, refresh_ns;
 	bool clear, force_refresh, dirty;
 	int w, h;
@@ -139,6 +133,7 @@ static void loop_init(struct tui_loop *l, const struct tui_source *src)
 	keys_state_init(v);
 	v->color = v->color && term_has_color();
 	v->zero = src->zero;
+	v->runq = src->runq;
 	v->order = src->order;
 	v->raw_names = !src->demangle;
 	v->refresh_secs = refresh_secs;
@@ -187,12 +182,35 @@ static void loop_header(struct tui_loop *l)
 	}
 }
 
+/* Frees the copies made of full (the copies before the snapshot they come from). */
+static void loop_drop_copies(struct tui_loop *l)
+{
+	if (l->snap != l->runq && l->snap != l->full)
+		snapshot_free(l->snap);
+	if (l->runq != l->full)
+		snapshot_free(l->runq);
+	l->snap = l->runq = NULL;
+}
+
+/* What the table shows, made again from full: its run-queue view, then its filtered copy. */
+static void filter_snapshot(struct tui_loop *l)
+{
+	const struct view_state *v = &l->v;
+	loop_drop_copies(l);
+	l->runq = l->full;
+	if (l->full && v->runq != RUNQ_ALL && snapshot_is_time(l->full)) {
+		l->runq = snapshot_runq(l->full, v->runq);
+		order_snapshot(l->runq, v);
+	}
+	l->snap = l->runq && v->filter[0] ? snapshot_filter(l->runq, v->filter) : l->runq;
+}
+
 /* The held snapshot changed (order, filter, names): what is shown is made again from it. */
 static void loop_reshow(struct tui_loop *l, bool resort)
 {
 	if (resort)
 		order_snapshot(l->full, &l->v);
-	filter_snapshot(l->full, &l->snap, &l->v);
+	filter_snapshot(l);
 	keys_follow(&l->v, l->snap, render_table_rows(l->h, &l->hdr));
 }
 
@@ -204,11 +222,9 @@ static void loop_take(struct tui_loop *l, struct snapshot *fresh, bool resort)
 	/* Names the views keep came from the snapshot about to go. */
 	if (l->full && src->move_name && fresh->names_gen != l->full->names_gen)
 		view_move_names(&l->v, src->move_name, src->ctx);
-	if (l->snap != l->full)
-		snapshot_free(l->snap);
+	loop_drop_copies(l);
 	snapshot_free(l->full);
 	l->full = fresh;
-	l->snap = NULL;
 	loop_reshow(l, resort);
 	l->dirty = true;
 }
@@ -217,9 +233,7 @@ static void loop_take(struct tui_loop *l, struct snapshot *fresh, bool resort)
 static void loop_switch_event(struct tui_loop *l)
 {
 	const struct tui_source *src = l->src;
-	if (l->snap != l->full)
-		snapshot_free(l->snap);
-	l->snap = NULL;
+	loop_drop_copies(l);
 	uint64_t gen = l->full ? l->full->names_gen : 0;
 	bool had = l->full != NULL;
 	struct snapshot *next = src->switch_event(src->ctx, l->v.event, l->full);
@@ -351,8 +365,7 @@ int tui_run(const struct tui_source *src)
 	util_set_warn_hook(NULL);
 	term_done();
 	keys_state_done(&l.v);
-	if (l.snap != l.full)
-		snapshot_free(l.snap);
+	loop_drop_copies(&l);
 	snapshot_free(l.full);
 	surface_free(frame);
 	surface_free(shown);

@@ -35,6 +35,8 @@ struct tui_source {
 	void (*header)(void *ctx, struct view_header *h);
 	double refresh_secs;       /* -d */
 	bool zero;                 /* -z at start; the z key toggles it */
+	/* The time modes' run-queue view at start (RUNQ_ALL: everything); the r key cycles it. */
+	enum runq_view runq;
 	enum snap_col order;       /* the order at start (COL_SELF; COL_DELTA with --diff) */
 	/* NULL for a live session. While a replay is paused, refresh is not called on its schedule,
 	 * only once after a seek or a range change. refresh may return NULL to keep the snapshot on

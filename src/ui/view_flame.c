@@ -15,6 +15,9 @@
  * Left and Right to the neighbouring frame of the same level, Enter zooms into the selected frame
  * (its subtree takes the whole width), Backspace zooms back out and, at the top zoom, pops the
  * view like Esc does.
+ *
+ * In the time modes (--off-cpu, --wall) widths are nanoseconds; the selected frame's line also
+ * says its time as threads there on average (the table's Time column).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -143,8 +146,8 @@ static void flame_render(struct view *vw, struct surface *s, int y, int rows,
 			 const struct snapshot *snap, const struct view_state *v)
 {
 	struct view_flame *vf = (struct view_flame *)vw;
-	(void)snap;
 	char buf[640];
+	bool tm = snapshot_is_time(snap);
 	int w = s->w - 2 * FLAME_MARGIN;
 	vf->last_w = w;
 	if (rows <= 0 || w <= 0)
@@ -177,15 +180,23 @@ static void flame_render(struct view *vw, struct surface *s, int y, int rows,
 	if (!r || !r->nodes[0].total) {
 		surface_put_text_cut(s, FLAME_MARGIN, y + 1, w,
 				     !vf->have_tree ? "no call stacks in this session (-g, --call-graph)" :
-						      "no samples with a stack in this window",
+				     tm ? "no time with a stack in this window" :
+					  "no samples with a stack in this window",
 				     ROLE_DIM);
 		return;
 	}
 	const struct ct_node *sn = &r->nodes[sel];
 	double scale = r->total ? 100.0 / (double)r->total : 0;
-	snprintf(buf, sizeof(buf), "▶ %s%s%s   Total %.2f%%   Self %.2f%%%s%s", node_name(sn),
-		 sn->dso ? "  " : "", sn->dso ? sn->dso : "", (double)sn->total * scale,
-		 (double)sn->self * scale, sn->inlined ? "   (inlined)" : "",
+	/* In the time modes a frame's width is time: how many threads are there, on average. */
+	char total_t[48] = "", self_t[48] = "";
+	if (tm) {
+		snprintf(total_t, sizeof(total_t), " (%.2f threads)",
+			 snapshot_per_sec(snap, sn->total) / 1e9);
+		snprintf(self_t, sizeof(self_t), " (%.2f)", snapshot_per_sec(snap, sn->self) / 1e9);
+	}
+	snprintf(buf, sizeof(buf), "▶ %s%s%s   Total %.2f%%%s   Self %.2f%%%s%s%s", node_name(sn),
+		 sn->dso ? "  " : "", sn->dso ? sn->dso : "", (double)sn->total * scale, total_t,
+		 (double)sn->self * scale, self_t, sn->inlined ? "   (inlined)" : "",
 		 sn->kernel ? "   (kernel)" : "");
 	surface_put_text_cut(s, FLAME_MARGIN, y + 1, w, buf, ROLE_NORMAL);
 

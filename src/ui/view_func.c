@@ -243,15 +243,23 @@ static void func_render(struct view *vw, struct surface *s, int y, int rows,
 			const struct snapshot *snap, const struct view_state *v)
 {
 	struct view_func *vf = (struct view_func *)vw;
-	(void)snap;
 	char buf[512];
+	bool tm = snapshot_is_time(snap);
 	if (rows <= 0)
 		return;
 	int x = surface_put_text_cut(s, 1, y, s->w - 1, vf->shown, ROLE_HEADER) + 1 + 2;
 	if (vf->f.dso && x < s->w)
 		x += surface_put_text_cut(s, x, y, s->w - x, vf->f.dso, ROLE_DIM) + 3;
 	if (vf->total_pct >= 0 && x < s->w) {
-		snprintf(buf, sizeof(buf), "Self %.2f%%   Total %.2f%%", vf->self_pct, vf->total_pct);
+		/* The time modes: the shares as threads there, on average (the table's Time). */
+		double per = tm ? snapshot_per_sec(snap, snap->total_period) / 1e9 / 100 : 0;
+		if (tm)
+			snprintf(buf, sizeof(buf),
+				 "Self %.2f%% (%.2f)   Total %.2f%% (%.2f threads)", vf->self_pct,
+				 vf->self_pct * per, vf->total_pct, vf->total_pct * per);
+		else
+			snprintf(buf, sizeof(buf), "Self %.2f%%   Total %.2f%%", vf->self_pct,
+				 vf->total_pct);
 		surface_put_text_cut(s, x, y, s->w - x, buf, ROLE_NORMAL);
 	}
 	if (rows < 2)
@@ -288,7 +296,8 @@ static void func_render(struct view *vw, struct surface *s, int y, int rows,
 			if (!vf->have_tree)
 				snprintf(buf, sizeof(buf), "no call stacks in this session (-g, --call-graph)");
 			else if (!res || !res->nodes[0].total)
-				snprintf(buf, sizeof(buf), "%s has no samples in this window", vf->shown);
+				snprintf(buf, sizeof(buf), "%s has no %s in this window", vf->shown,
+					 tm ? "time" : "samples");
 			else
 				snprintf(buf, sizeof(buf), l->tree ? "none: all its time is its own (Self)" :
 								     "none: it is where its stacks start");

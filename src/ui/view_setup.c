@@ -4,7 +4,9 @@
  * layout and the order keys read, so the choice holds across refreshes and replays.
  *
  * A column that the table cannot have in this session (Command without -s comm, Δ without --diff)
- * is listed as such rather than left out, so the user learns how to get it. Symbol is not listed:
+ * is listed as such rather than left out, so the user learns how to get it; but the columns of the
+ * other kind of session (Samples in the time modes, Time, Blocks/s and Longest when sampling) are
+ * left out, as the list must fit a small terminal. Symbol is not listed:
  * it is what the table is about. The order column can be hidden; the order stays, as htop keeps
  * sorting by a column it does not show.
  */
@@ -15,28 +17,37 @@
 #include "ui/view.h"
 #include "util/util.h"
 
-/* The columns offered, in the table's order (Δ, with --diff, between Total and Samples). */
+/* The columns offered, in the table's order (Δ, with --diff, between Total and Samples; the time
+ * modes' three where Samples is). time: offered in samples mode only (-1), in the time modes only
+ * (1), in both (0). */
 static const struct {
 	enum snap_col col;   /* COL_COUNT: not in this build of the table yet */
 	const char *name, *needs;
+	signed char time;
 } setup_cols[] = {
-	{ COL_SELF, "Self%", NULL },
-	{ COL_TOTAL, "Total%", NULL },
-	{ COL_DELTA, "Δ (change against the base)", "--diff BASE.data" },
-	{ COL_SAMPLES, "Samples", NULL },
-	{ COL_COMM, "Command", "-s comm,..." },
-	{ COL_PID, "PID", "-s pid,..." },
-	{ COL_TID, "TID", "-s tid,..." },
-	{ COL_DSO, "Shared Object (DSO)", "-s dso,..." },
-	{ COL_SRCLINE, "Source:Line (srcline)", "-s srcline,..." },
+	{ COL_SELF, "Self%", NULL, 0 },
+	{ COL_TOTAL, "Total%", NULL, 0 },
+	{ COL_DELTA, "Δ (change against the base)", "--diff BASE.data", 0 },
+	{ COL_SAMPLES, "Samples", NULL, -1 },
+	{ COL_TIME, "Time (threads there)", NULL, 1 },
+	{ COL_BLOCKS, "Blocks/s", NULL, 1 },
+	{ COL_LONGEST, "Longest block", NULL, 1 },
+	{ COL_COMM, "Command", "-s comm,...", 0 },
+	{ COL_PID, "PID", "-s pid,...", 0 },
+	{ COL_TID, "TID", "-s tid,...", 0 },
+	{ COL_STATE, "State (S, D, R+ ...)", "-s state,...", 0 },
+	{ COL_DSO, "Shared Object (DSO)", "-s dso,...", 0 },
+	{ COL_SRCLINE, "Source:Line (srcline)", "-s srcline,...", 0 },
 };
 #define SETUP_N ARRAY_SIZE(setup_cols)
 #define SETUP_HEAD 2 /* title, blank */
 
 struct view_setup {
 	struct view base;
-	size_t cursor;
-	bool have[SETUP_N]; /* the snapshot's table has this column */
+	size_t cursor;            /* in list */
+	size_t list[SETUP_N];     /* the entries of setup_cols offered in this kind of session */
+	size_t n;
+	bool have[SETUP_N];       /* the snapshot's table has this entry's column */
 };
 
 static void setup_update(struct view *vw, const struct snapshot *snap)
@@ -44,11 +55,19 @@ static void setup_update(struct view *vw, const struct snapshot *snap)
 	struct view_setup *vs = (struct view_setup *)vw;
 	enum snap_col cols[COL_COUNT];
 	int n = render_columns(snap, cols);
+	int kind = snapshot_is_time(snap) ? 1 : -1;
+	vs->n = 0;
 	for (size_t i = 0; i < SETUP_N; i++) {
-		vs->have[i] = false;
+		if (setup_cols[i].time && setup_cols[i].time != kind)
+			continue;
+		size_t at = vs->n++;
+		vs->list[at] = i;
+		vs->have[at] = false;
 		for (int k = 0; k < n; k++)
-			vs->have[i] |= cols[k] == setup_cols[i].col;
+			vs->have[at] |= cols[k] == setup_cols[i].col;
 	}
+	if (vs->cursor >= vs->n)
+		vs->cursor = vs->n ? vs->n - 1 : 0;
 }
 
 static void setup_render(struct view *vw, struct surface *s, int y, int rows,
@@ -61,15 +80,17 @@ static void setup_render(struct view *vw, struct surface *s, int y, int rows,
 	surface_fill(s, 0, y, s->w, " ", ROLE_COLHDR);
 	surface_put_text_cut(s, 1, y, s->w - 1, "Setup: columns of the table (Space shows / hides)",
 			     ROLE_COLHDR);
-	for (size_t i = 0; i < SETUP_N && (int)i + SETUP_HEAD < rows; i++) {
+	for (size_t i = 0; i < vs->n && (int)i + SETUP_HEAD < rows; i++) {
 		int ly = y + SETUP_HEAD + (int)i;
 		char line[160];
-		bool shown = vs->have[i] && !(v->hidden_cols & (1u << setup_cols[i].col));
+		size_t e = vs->list[i];
+		bool shown = vs->have[i] && !(v->hidden_cols & (1u << setup_cols[e].col));
 		if (vs->have[i])
-			snprintf(line, sizeof(line), "[%c] %s", shown ? 'x' : ' ', setup_cols[i].name);
+			snprintf(line, sizeof(line), "[%c] %s", shown ? 'x' : ' ',
+				 setup_cols[e].name);
 		else
-			snprintf(line, sizeof(line), "[-] %-24s needs %s", setup_cols[i].name,
-				 setup_cols[i].needs);
+			snprintf(line, sizeof(line), "[-] %-24s needs %s", setup_cols[e].name,
+				 setup_cols[e].needs ? setup_cols[e].needs : "?");
 		bool sel = i == vs->cursor;
 		if (sel)
 			surface_fill(s, 0, ly, s->w, " ", ROLE_SELECTED);
@@ -82,7 +103,7 @@ static void setup_render(struct view *vw, struct surface *s, int y, int rows,
 static unsigned setup_move(const struct keys_call *c)
 {
 	struct view_setup *vs = c->self;
-	if (c->arg < 0 ? vs->cursor == 0 : vs->cursor + 1 >= SETUP_N)
+	if (c->arg < 0 ? vs->cursor == 0 : vs->cursor + 1 >= vs->n)
 		return 0;
 	vs->cursor = c->arg < 0 ? vs->cursor - 1 : vs->cursor + 1;
 	return KEYS_ACT_REDRAW;
@@ -91,9 +112,9 @@ static unsigned setup_move(const struct keys_call *c)
 static unsigned setup_toggle(const struct keys_call *c)
 {
 	struct view_setup *vs = c->self;
-	if (!vs->have[vs->cursor])
+	if (vs->cursor >= vs->n || !vs->have[vs->cursor])
 		return 0;
-	c->v->hidden_cols ^= 1u << setup_cols[vs->cursor].col;
+	c->v->hidden_cols ^= 1u << setup_cols[vs->list[vs->cursor]].col;
 	return KEYS_ACT_REDRAW;
 }
 

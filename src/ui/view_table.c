@@ -10,8 +10,11 @@
  * Find and filter are htop's: / and \ turn the bottom line into a text field that takes every key
  * until Enter or Esc (so q or n typed there are text); / moves the cursor to the first match as it
  * is typed, \ hides the rows that do not match (the loop filters the snapshot it holds when told
- * KEYS_ACT_FILTER). Zoom keys push levels onto v->zoom and leave applying them to the source
- * (KEYS_ACT_ZOOM), since a zoom changes which samples are counted, not just which rows show.
+ * KEYS_ACT_FILTER). r, in the time modes, cycles what is shown of the run-queue waits (all, none,
+ * only them); the loop applies it to the snapshot it holds like the filter, so it works paused and
+ * takes no new aggregation (model/snapshot.h snapshot_runq). Zoom keys push levels onto v->zoom
+ * and leave applying them to the source (KEYS_ACT_ZOOM), since a zoom changes which samples are
+ * counted, not just which rows show.
  */
 #include <stdio.h>
 #include <string.h>
@@ -348,6 +351,17 @@ static unsigned zoom_hide(const struct keys_call *c)
 	return KEYS_ACT_ZOOM | KEYS_ACT_REDRAW;
 }
 
+/* r: all -> run-queue waits hidden -> only them -> all. Only where there are waits to tell apart
+ * (the time modes); the header says which is shown. */
+static unsigned runq_cycle(const struct keys_call *c)
+{
+	if (!snapshot_is_time(c->snap))
+		return 0;
+	struct view_state *v = c->v;
+	v->runq = v->runq == RUNQ_ALL ? RUNQ_HIDE : v->runq == RUNQ_HIDE ? RUNQ_ONLY : RUNQ_ALL;
+	return KEYS_ACT_FILTER | KEYS_ACT_REDRAW;
+}
+
 /* Esc: the filter first (it is what is on screen), then one zoom level at a time. */
 static unsigned unfilter(const struct keys_call *c)
 {
@@ -390,6 +404,8 @@ static const struct keys_binding table_bindings[] = {
 	{ .key = { 'K' }, .run = zoom_hide, .arg = ZOOM_HIDE_KERNEL, .keys = "K  U",
 	  .help = "hide kernel / user frames (again: show)" },
 	{ .key = { 'U' }, .run = zoom_hide, .arg = ZOOM_HIDE_USER },
+	{ .key = { 'r' }, .run = runq_cycle, .flags = KEYS_TIME, .keys = "r",
+	  .help = "run-queue waits (R, R+): shown / hidden / only" },
 	{ .key = { KEYS_ESC }, .run = unfilter, .keys = "Esc",
 	  .help = "clear the filter, else undo the last zoom" },
 	{ .key = { KEYS_F2 }, .run = open_setup, .keys = "F2", .help = "setup: show / hide columns",

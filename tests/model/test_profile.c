@@ -499,7 +499,7 @@ static void test_sort_keys_parse(void)
 	CHECK(k[5] == SORT_SRCLINE);
 
 	CHECK(sort_keys_parse("dso,foo", k, PROFILE_MAX_KEYS, err, sizeof(err)) == -1);
-	CHECK_STR(err, "unknown sort key 'foo' (known: comm, pid, tid, dso, sym, srcline)");
+	CHECK_STR(err, "unknown sort key 'foo' (known: comm, pid, tid, dso, sym, srcline, state)");
 	CHECK(sort_keys_parse("symbol", k, PROFILE_MAX_KEYS, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "'symbol'") != NULL);
 	CHECK(sort_keys_parse("", k, PROFILE_MAX_KEYS, err, sizeof(err)) == -1);

@@ -42,9 +42,20 @@ def attached(name, target):
         time.sleep(0.5)  # its loops are under way: threads blocked, waking, blocking again
         pt_args = ["--off-cpu", "-b", "--json", "-z", "-d", "0.5"] + target(prog.pid)
         need_perf_events(*kinds_for(pt_args))
-        pt = subprocess.Popen([perftop] + pt_args, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
-        first = pt.stdout.readline()
+        # perftop's output goes to a file: a pipe nobody reads until the program is done would
+        # fill (an -a snapshot of pid,sym rows is tens of KiB) and stop perftop's writes, and its
+        # queue would overflow meanwhile.
+        snap_path = os.path.join(d, f"{name}.snaps")
+        with open(snap_path, "w") as snap_file:
+            pt = subprocess.Popen([perftop] + pt_args, stdout=snap_file,
+                                  stderr=subprocess.PIPE, text=True)
+        first = ""
+        for _ in range(300):
+            with open(snap_path) as f:
+                first = f.readline()
+            if first.endswith("\n") or pt.poll() is not None:
+                break
+            time.sleep(0.05)
         if not first.startswith("{"):
             fail(f"perftop {' '.join(pt_args)} gave no first snapshot: {first!r}")
         check_mode([json.loads(first)], "off-cpu")
@@ -52,7 +63,10 @@ def attached(name, target):
         if prog.stdout.readline().strip() != "started":
             fail("blocker did not start its timed phase")
         prog.wait(timeout=SECS + 30)
-        rest, err = pt.communicate(timeout=SECS + 60)
+        _, err = pt.communicate(timeout=SECS + 60)
+        with open(snap_path) as f:
+            f.readline()  # the first snapshot, before the signal
+            rest = f.read()
     finally:
         for p in (pt, prog):
             if p and p.poll() is None:

@@ -3,8 +3,9 @@
  * kernel record bytes must parse back to the same record (so perf and our reader see what the
  * kernel would have sent); a written file has perf's header layout, mode 0600, the previous file
  * kept as .old, feature sections at the end, and reads back through our perf.data reader with the
- * build-id of the binary a sample hit. perf itself judges real recordings in the python tests next
- * to this.
+ * build-id of the binary a sample hit. The tracing data section, over a fake tracefs, has the
+ * layout perf reads, only the recorded events' formats, and is not made when tracefs or a format
+ * is missing. perf itself judges real recordings in the python tests next to this.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include "check.h"
 #include "sampler/parse.h"
 #include "perfdata/perfdata.h"
+#include "perfdata/perfdata_tracing.h"
 #include "perfdata/perfdata_write.h"
 
 #define ST                                                                                         \
@@ -356,10 +358,118 @@ static void test_two_events(void)
 	rmdir(dir);
 }
 
+/* ---- tracing data over a fake tracefs ---- */
+
+static void put_file(const char *root, const char *rel, const char *text)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	/* the directories on the way */
+	for (char *q = path + strlen(root) + 1; (q = strchr(q, '/')); q++) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(q - path), path);
+		mkdir(dir, 0755);
+	}
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* The next NUL-terminated string at *p (checked against want), then past it. */
+static void td_str(const unsigned char **p, const char *want)
+{
+	CHECK_STR((const char *)*p, want);
+	*p += strlen(want) + 1;
+}
+
+static uint64_t td_u(const unsigned char **p, size_t n)
+{
+	uint64_t v = 0;
+	memcpy(&v, *p, n); /* host order, little-endian here as perf writes it on x86 */
+	*p += n;
+	return v;
+}
+
+/* {size, contents}: checks the contents are want. */
+static void td_blob(const unsigned char **p, size_t nsize, const char *want)
+{
+	uint64_t n = td_u(p, nsize);
+	CHECK_EQ_U64(n, strlen(want));
+	CHECK(memcmp(*p, want, strlen(want)) == 0);
+	*p += n;
+}
+
+static void test_tracing_data(void)
+{
+	char root[] = "/tmp/perftop-tracefs-XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	put_file(root, "events/header_page", "HP");
+	put_file(root, "events/header_event", "HEV");
+	put_file(root, "events/sched/sched_switch/id", "372\n");
+	put_file(root, "events/sched/sched_switch/format", "name: sched_switch\nFMT1");
+	put_file(root, "events/sched/sched_wakeup/id", "370\n");
+	put_file(root, "events/sched/sched_wakeup/format", "name: sched_wakeup\nFMT2");
+	put_file(root, "events/irq/irq_handler_entry/id", "12\n");
+	put_file(root, "events/irq/irq_handler_entry/format", "FMT3");
+	put_file(root, "events/net/other/id", "99\n");
+	put_file(root, "events/net/other/format", "NOT RECORDED");
+	put_file(root, "printk_formats", "PK");
+	put_file(root, "saved_cmdlines", "1 init\n");
+
+	/* a name that does not lead to its id ("irq:alias") is found by the id; a duplicate goes once */
+	struct perfdata_tp tp[] = { { "sched:sched_switch", 372 }, { "irq:alias:k", 12 },
+				    { "sched:sched_wakeup/period=1/", 370 }, { "sched:sched_switch", 372 } };
+	unsigned char *out;
+	size_t len;
+	CHECK(perfdata_tracing_data(root, tp, 4, &out, &len));
+	const unsigned char *p = out;
+	CHECK(memcmp(p, "\027\010\104tracing", 10) == 0);
+	p += 10;
+	td_str(&p, "0.6");
+	CHECK_EQ_U64(td_u(&p, 1), 0);
+	CHECK_EQ_U64(td_u(&p, 1), sizeof(long));
+	CHECK_EQ_U64(td_u(&p, 4), (uint64_t)sysconf(_SC_PAGESIZE));
+	td_str(&p, "header_page");
+	td_blob(&p, 8, "HP");
+	td_str(&p, "header_event");
+	td_blob(&p, 8, "HEV");
+	CHECK_EQ_U64(td_u(&p, 4), 0); /* no ftrace events */
+	CHECK_EQ_U64(td_u(&p, 4), 2); /* sched, irq */
+	td_str(&p, "sched");
+	CHECK_EQ_U64(td_u(&p, 4), 2);
+	td_blob(&p, 8, "name: sched_switch\nFMT1");
+	td_blob(&p, 8, "name: sched_wakeup\nFMT2");
+	td_str(&p, "irq");
+	CHECK_EQ_U64(td_u(&p, 4), 1);
+	td_blob(&p, 8, "FMT3");
+	CHECK_EQ_U64(td_u(&p, 4), 0); /* kallsyms */
+	td_blob(&p, 4, "PK");
+	td_blob(&p, 8, "1 init\n");
+	CHECK_EQ_U64((uint64_t)(p - out), len);
+	free(out);
+
+	/* an id tracefs does not have, a format that cannot be read, no tracefs: no section */
+	struct perfdata_tp gone = { "sched:sched_exit", 4242 };
+	CHECK(!perfdata_tracing_data(root, &gone, 1, &out, &len) && out == NULL && len == 0);
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/events/irq/irq_handler_entry/format", root);
+	unlink(path);
+	CHECK(!perfdata_tracing_data(root, tp, 2, &out, &len) && out == NULL);
+	snprintf(path, sizeof(path), "%s/nowhere", root);
+	CHECK(!perfdata_tracing_data(path, tp, 1, &out, &len) && out == NULL);
+
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
 	test_round_trip();
 	test_file();
 	test_two_events();
+	test_tracing_data();
 	return CHECK_DONE();
 }

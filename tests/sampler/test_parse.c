@@ -252,7 +252,10 @@ static void test_sample_full(void)
 	stack = rec_at(&out.r, out.r.u.sample.stack_user_off);
 	CHECK(stack[0] == 0x11 && stack[11] == 0x22);
 	CHECK_EQ_U64(out.r.size % 8, 0);
-	CHECK_EQ_U64(out.r.size, sizeof(struct rec) + 2 * 8 + 3 * 8 + 16);
+	/* The raw fields are kept (a tracepoint's, for off-CPU states): 12 bytes, padded to 16. */
+	CHECK_EQ_U64(out.r.u.sample.raw_size, 12);
+	CHECK(((const uint8_t *)rec_raw(&out.r))[0] == 0xAA && ((const uint8_t *)rec_raw(&out.r))[11] == 0xAA);
+	CHECK_EQ_U64(out.r.size, sizeof(struct rec) + 2 * 8 + 3 * 8 + 16 + 16);
 
 	/* Every variable-length field is honoured exactly: one byte less anywhere is an error. */
 	for (size_t cut = 8; cut < b.n; cut += 8) {
@@ -575,15 +578,28 @@ static void test_other(void)
 	struct parse_cfg cfg = cfg_basic();
 	struct bb b;
 
-	/* PERF_RECORD_SWITCH (not kept): header fields and the trailer's time. */
-	begin(&b, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT);
+	/* PERF_RECORD_SWITCH: the task of the trailer switched out (or in), at the trailer's time. */
+	begin(&b, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 	trailer(&b, 1, 2, 8000, 1);
 	end(&b);
 	CHECK(parse_bb(&cfg, &b) == 0);
-	CHECK_EQ_U64(out.r.type, REC_OTHER);
+	CHECK_EQ_U64(out.r.type, REC_SWITCH);
 	CHECK_EQ_U64(out.r.perf_type, PERF_RECORD_SWITCH);
 	CHECK_EQ_U64(out.r.time, 8000);
+	CHECK_EQ_U64(out.r.tid, 2);
+	CHECK(out.r.u.sw.out && out.r.u.sw.preempt && !out.r.u.sw.cpu_wide);
 	CHECK_EQ_U64(out.r.size, sizeof(struct rec));
+
+	/* SWITCH_CPU_WIDE, a switch-in: the task on the other side follows the header. */
+	begin(&b, PERF_RECORD_SWITCH_CPU_WIDE, 0);
+	put2x32(&b, 30, 31);
+	trailer(&b, 5, 6, 9000, 1);
+	end(&b);
+	CHECK(parse_bb(&cfg, &b) == 0);
+	CHECK_EQ_U64(out.r.type, REC_SWITCH);
+	CHECK_EQ_U64(out.r.tid, 6);
+	CHECK(!out.r.u.sw.out && out.r.u.sw.cpu_wide);
+	CHECK_EQ_U64(out.r.u.sw.next_prev_tid, 31);
 
 	/* A type from the future or from user space, with a payload we cannot read. */
 	begin(&b, 70, 0);
