@@ -18,8 +18,8 @@ import os
 import signal
 import subprocess
 import time
-from offcpulib import (args, blocker_cmd, check_functions, check_mode, fail, kinds_for,
-                       load_workload, need_perf_events, passed, scratch_dir, snapshots, sum_rows,
+from offcpulib import (args, blocker_cmd, check_snapshots, check_mode, fail, kinds_for,
+                       load_workload, need_perf_events, passed, scratch_dir, snapshots,
                        sync_blocked)
 
 SECS = 3
@@ -86,12 +86,11 @@ def attached(name, target):
 
 checks = 0
 snaps, w, _ = attached("-p", lambda pid: ["-s", "sym", "-p", str(pid)])
-checks += 2 + check_functions(sum_rows(snaps, lambda r: r["sym"]), w, 0.10, "-p mid-run")
+checks += 2 + check_snapshots(snaps, w, 0.10, "-p mid-run")
 
 # -a: the whole machine, per CPU; windows enough for the phase and the program's exit after it.
 n = int((SECS + 2) / 0.5)
 snaps, w, pid = attached("-a", lambda pid: ["-a", "-n", str(n), "-s", "pid,sym"])
-rows = sum_rows(snaps, lambda r: (int(r["pid"]), r["sym"]))
-checks += 2 + check_functions({s: ns for (p, s), ns in rows.items() if p == pid}, w, 0.10,
-                              "-a mid-run, the program's rows")
+checks += 2 + check_snapshots(snaps, w, 0.10, "-a mid-run, the program's rows",
+                              lambda r: int(r["pid"]) == pid)
 passed(checks)
