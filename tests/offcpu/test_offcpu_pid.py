@@ -55,7 +55,7 @@ def attached(name, target):
                 first = f.readline()
             if first.endswith("\n") or pt.poll() is not None:
                 break
-            time.sleep(0.05)
+            time.sleep(0.01)
         if not first.startswith("{"):
             fail(f"perftop {' '.join(pt_args)} gave no first snapshot: {first!r}")
         check_mode([json.loads(first)], "off-cpu")
