@@ -10,7 +10,8 @@ inside it and is not added again). Their sum per thread is the thread's off-CPU 
 blocker's five named threads (created after the exec, so all of their waits are inside both
 profilers' view) is compared with perftop's row for its tid, summed over the windows: within 5%, or
 within 1% of the thread's run for a thread that hardly waits (the spinner, off the CPU only when
-preempted). Each thread's blocks (summed) and its longest block (the longest of any window) against
+preempted), or 3 us a block for a thread of very short blocks (see PER_SWITCH_NS). Each thread's
+blocks (summed) and its longest block (the longest of any window) against
 the number of waits and the longest wait timehist shows for it.
 
 timehist takes a task's switch-in time from the previous sched_switch event on its CPU. Some kernels
@@ -27,10 +28,11 @@ import re
 import subprocess
 import sys
 from offcpulib import (THREADS, args, blocker_cmd, check_mode, close, fail, kinds_for,
-                       load_workload, max_rows, need_perf_events, need_tool, passed, scratch_dir,
-                       skip, snapshots, sum_rows)
+                       load_workload, lost_note, max_rows, need_perf_events, need_tool, passed,
+                       scratch_dir, skip, snapshots, sum_rows)
 
 SECS = 2
+PER_SWITCH_NS = 3e3
 perftop, blocker = args()
 need_tool("perf")
 if not os.path.isdir("/sys/kernel/tracing/events") and \
@@ -74,6 +76,8 @@ tids = {w["threads"][t]["tid"]: t for t in THREADS}
 snaps = snapshots(p.stdout, "perftop under perf sched record")
 check_mode(snaps, "off-cpu")
 ours = sum_rows(snaps, lambda r: int(r["tid"]))
+print(f"perftop: {len(snaps)} snapshots, lost {sum(sn.get('lost', 0) for sn in snaps)}, dropped "
+      f"{sum(sn.get('dropped', 0) for sn in snaps)}; perf: {p.stderr.strip().splitlines()[-1:]}")
 checks = 1
 
 # The reference is sound only where sched_switch events link up on each CPU.
@@ -119,33 +123,36 @@ for line in th.stdout.splitlines():
 bad = []
 for tid, name in tids.items():
     ref = wait.get(tid, 0)
-    # Not yet the issue's 5% for a thread of very short blocks: the syncer's fdatasync waits
-    # (about 30 us here) come out 5-9% over timehist's wait times, and 8% under wait time plus
-    # sch delay; which of timehist's figures is the block is not settled (issue 14 stays open).
-    # That thread is held to 10% meanwhile; every other to 5%.
-    short = runs.get(tid, 0) > 0 and ref / runs[tid] < 100e3
-    ok, line = close(f"{name} (tid {tid})", ours.get(tid, 0), ref, 0.10 if short else 0.05,
-                     0.01 * w["threads"][name]["wall_ns"])
+    # timehist's wait time is the block (switch-out to switch-in; sch delay is a part of it, not
+    # to be added: the threads of long blocks agree with wait time alone to a few hundredths of a
+    # percent). Its ends are the sched_switch tracepoints; a per-task session's are the
+    # PERF_RECORD_SWITCH records, written after the tracepoints (the switch-in's after the context
+    # switch): about 4 us after for a switch-in and 3 us for a switch-out here, so each block comes
+    # out a microsecond or two longer. 5% (the issue's), or PER_SWITCH_NS a block for a thread of
+    # blocks so short (the syncer's fdatasync waits, some 30 us on a fast disk) that it adds up.
+    nblk = runs.get(tid, 0)
+    ok, line = close(f"{name} (tid {tid})", ours.get(tid, 0), ref, 0.05,
+                     max(0.01 * w["threads"][name]["wall_ns"], PER_SWITCH_NS * nblk))
     print(f"  {line}; the thread's own clocks: {(w['threads'][name]['wall_ns'] - w['threads'][name]['cpu_ns']) / 1e6:.1f} ms off the CPU in its loop")
     if not ok:
         bad.append(line)
     checks += 1
 
-# Blocks and the longest one, per thread: a thread's runs are timehist's lines (one per switch-out),
-# its blocks the stretches between them (its first run follows no block and its last switch-out,
-# at its exit, begins none); the longest block against timehist's longest wait.
+# Blocks and the longest one, per thread: timehist prints a line at each switch-out of a thread but
+# its last (at its exit, state X, which begins no block), so its lines are the thread's blocks; the
+# longest block against timehist's longest wait.
 blocks = sum_rows(snaps, lambda r: int(r["tid"]), "total_blocks")
 ptlong = max_rows(snaps, lambda r: int(r["tid"]))
 for tid, name in tids.items():
-    want = runs.get(tid, 0) - 1
+    want = runs.get(tid, 0)
     print(f"  {name}: {blocks.get(tid, 0)} blocks, timehist {want}; longest "
           f"{ptlong.get(tid, 0) / 1e6:.2f} ms, timehist {longest.get(tid, 0) / 1e6:.2f} ms")
-    if abs(blocks.get(tid, 0) - want) > 0.02 * want + 3:
+    if abs(blocks.get(tid, 0) - want) > 0.01 * want + 2:
         bad.append(f"{name}: {blocks.get(tid, 0)} blocks, timehist has {want}")
     ok, line = close(f"{name}'s longest block", ptlong.get(tid, 0), longest.get(tid, 0), 0.05, 2e6)
     if not ok:
         bad.append(line)
     checks += 2
 if bad:
-    fail("per thread against perf sched timehist: " + "; ".join(bad))
+    fail("per thread against perf sched timehist: " + "; ".join(bad) + lost_note(snaps))
 passed(checks)
