@@ -18,22 +18,13 @@ secs=${3:-10}
 command -v perf >/dev/null && [ -x /usr/bin/time ] || { echo "needs perf and /usr/bin/time"; exit 2; }
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 work=$(mktemp -d)
-load=
-# perf bench sched pipe forks its partner: stop both (the partner alone would wait on its pipe for
-# ever, an orphan).
-stop_load() {
-	[ -n "$load" ] || return 0
-	pkill -P "$load" 2>/dev/null
-	kill "$load" 2>/dev/null
-	wait "$load" 2>/dev/null
-	load=
-}
+. "$here/schedload.sh"
 trap 'stop_load; rm -rf "$work"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 ptc=(); pfc=(); ptl=(); pfl=()
 for r in $(seq "$rounds"); do
-	perf bench sched pipe -l 1000000000 >/dev/null 2>&1 & load=$!
+	start_load
 	sleep 0.5
 	/usr/bin/time -f '%U %S' -o "$work/pt.time" \
 		"$pt" -a --off-cpu -b --json -d "$secs" -n 1 >"$work/pt.json" 2>"$work/pt.err" &
