@@ -191,7 +191,7 @@ def check_functions(by_sym, w, tol, what, funcs=None, note=""):
     return n
 
 
-def check_snapshots(snaps, w, tol, what, keep=None):
+def check_snapshots(snaps, w, tol, what, keep=None, funcs=None):
     """check_functions on the rows of snaps (those keep(row) accepts) summed by sym, saying what
     perftop lost (a gap drops the blocks open across it) or dropped in the run."""
     rows = [r for sn in snaps for r in sn["rows"] if keep is None or keep(r)]
@@ -199,7 +199,8 @@ def check_snapshots(snaps, w, tol, what, keep=None):
     dropped = sum(sn.get("dropped", 0) for sn in snaps)
     print(f"  {what}: {len(snaps)} snapshots, lost {lost}, dropped {dropped}")
     note = f" (perftop lost {lost} and dropped {dropped} records in this run)" if lost + dropped else ""
-    return check_functions(sum_rows([{"rows": rows}], lambda r: r["sym"]), w, tol, what, note=note)
+    return check_functions(sum_rows([{"rows": rows}], lambda r: r["sym"]), w, tol, what, funcs,
+                           note=note)
 
 
 def check_states(snaps, w, what):

@@ -17,7 +17,9 @@ is timed by the program (wall time minus the thread's CPU time over it).
     longer than its longest call's wait and at least the sleep (10 ms) or the hold (30 ms; the
     locker's most of it);
   - -s state,sym: the same totals summed over states, and sleep_wait, lock_wait and hold_lock mostly
-    in S, sync_wait mostly in D (when fdatasync blocked in this run; else said why not).
+    in S, sync_wait mostly in D (when fdatasync blocked in this run; else said why not);
+  - --min-block 5: the 10 ms sleeps and 30 ms holds whole, and every function's remaining blocks
+    5 ms or more on average.
 
 usage: test_offcpu_command.py PERFTOP FIXTURE_DIR"""
 import os
@@ -69,4 +71,25 @@ check_mode(snaps, "off-cpu")
 print(f"-s state,sym: {len(snaps)} snapshots; {sync_blocked(w)[1]}")
 checks += check_snapshots(snaps, w, 0.10, "-s state,sym")
 checks += check_states(snaps, w, "-s state,sym")
+
+# --min-block 5: blocks under 5 ms are dropped. The sleeper's 10 ms sleeps and the mutex's 30 ms
+# holds stay whole (within 10%); every function's blocks that are left average at least 5 ms (a
+# fraction of fdatasync's or the spinner's short blocks slipping through would pull it far below).
+MIN_MS = 5
+out = os.path.join(d, "min.json")
+snaps, _ = run_perftop(perftop, ["--off-cpu", "-z", "-d", "1", "-s", "sym", "--min-block",
+                                 str(MIN_MS)], blocker_cmd(blocker, SECS, d, out))
+w = load_workload(out)
+check_mode(snaps, "off-cpu")
+checks += check_snapshots(snaps, w, 0.10, f"--min-block {MIN_MS}",
+                          funcs=("sleep_wait", "hold_lock"))
+total = sum_rows(snaps, lambda r: r["sym"])
+blocks = sum_rows(snaps, lambda r: r["sym"], "total_blocks")
+for fn in ("sleep_wait", "sync_wait", "lock_wait", "hold_lock", "spin_work"):
+    if blocks.get(fn, 0):
+        avg = total.get(fn, 0) / blocks[fn]
+        print(f"  --min-block {MIN_MS}: {fn}: {blocks[fn]} blocks, {avg / 1e6:.2f} ms on average")
+        if avg < 0.95 * MIN_MS * 1e6:
+            fail(f"--min-block {MIN_MS}: {fn}'s {blocks[fn]} blocks average {avg / 1e6:.2f} ms")
+    checks += 1
 passed(checks)
