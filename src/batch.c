@@ -70,6 +70,13 @@ static bool batch_emit(struct session *s, const struct cli *c, bool zero, double
 		told = true;
 		warn_msg("%s", notice);
 	}
+	/* A CPython process whose Python frames cannot be read: each new reason once. */
+	const char *py = session_python_notice(s);
+	static char py_told[256];
+	if (py && strcmp(py, py_told) != 0) {
+		snprintf(py_told, sizeof(py_told), "%s", py);
+		warn_msg("%s", py);
+	}
 	return ok;
 }
 

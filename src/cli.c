@@ -512,6 +512,11 @@ static const struct cli_option options[] = {
 	{ OPT("no-inline", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(no_inline),
 	  .help = "no inline frames at all" },
 
+	{ OPT("no-python", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(no_python),
+	  .help = "no Python functions: CPython's interpreter frames as they are",
+	  .doc = "no Python functions in CPython processes: the interpreter's own frames "
+		"(`_PyEval_EvalFrameDefault` ...) as they are (see Python frames)" },
+
 	{ OPT("no-demangle", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(no_demangle),
 	  .help = "raw C++/Rust symbol names (the m key toggles them)",
 	  .doc = "raw C++/Rust symbol names (the `m` key toggles them)" },

@@ -25,6 +25,7 @@
 #include "replay.h"
 #include "sample_memo.h"
 #include "perfdata/perfdata_write.h"
+#include "python/pystacks.h"
 #include "sampler/sampler.h"
 #include "symbolize/disasm.h"
 #include "symbolize/symbolizer.h"
@@ -117,6 +118,8 @@ struct session {
 	enum profile_mode mode;
 	struct offcpu *offcpu;
 	uint64_t offcpu_last_time;
+	/* Live: Python frames read from CPython processes (python/pystacks.h); NULL in a replay. */
+	struct pystacks *py;
 };
 
 /*
@@ -137,6 +140,8 @@ static void session_names(struct session *s, const struct cli *c, bool unwound_c
 {
 	bool inline_frames = !c->no_inline && (c->inline_frames || unwound_chains);
 	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
+	if (s->py)
+		pystacks_set_srclines(s->py, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
 	symbolizer_set_demangle(s->sym, !c->no_demangle);
 }
 
@@ -184,6 +189,9 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 		ev->config = a->config;
 		ev->prof = profile_new(c->keys, c->nkeys);
 	}
+	if (!c->no_python)
+		s->py = pystacks_new(symbolizer_name, s->sym,
+				     s->ev[0].freq ? 1000000000ull / s->ev[0].freq : 1000000ull);
 	session_mode_events(s, c);
 	session_names(s, c, false);
 	snprintf(s->target_text, sizeof(s->target_text), "%s", c->target_text);
@@ -401,6 +409,21 @@ void session_close(struct session *s)
 			PRIu64 " closed, %" PRIu64 " evicted\n", ys.name_compactions, ys.interned_bytes,
 			ys.dsos_closed, ys.dsos_evicted);
 	}
+	if (s->py && getenv("PERFTOP_PY_STATS")) {
+		/* the Python tests and bench/ read how late stacks were read */
+		struct pystacks_stats ps;
+		pystacks_get_stats(s->py, &ps);
+		fprintf(stderr, "perftop: python: %" PRIu64 " samples, %" PRIu64 " with Python frames, %"
+			PRIu64 " unreadable, %" PRIu64 " read late; gap mean %.3f ms max %.3f ms; "
+			"<0.1,0.5,1,2,5,20,50,more ms:", ps.samples, ps.with_python, ps.read_failed,
+			ps.late, ps.gap_n ? (double)ps.gap_sum_ns / (double)ps.gap_n / 1e6 : 0.0,
+			(double)ps.gap_max_ns / 1e6);
+		for (int i = 0; i < 8; i++)
+			fprintf(stderr, " %" PRIu64, ps.gap_hist[i]);
+		fprintf(stderr, "; watcher %" PRIu64 " reads, %.3f s CPU", ps.watcher_reads,
+			(double)ps.watcher_cpu_ns / 1e9);
+		fprintf(stderr, "\n");
+	}
 	if (s->sampler) {
 		sampler_stop(s->sampler);
 		sampler_free(s->sampler);
@@ -421,6 +444,7 @@ void session_close(struct session *s)
 		free(s->code[i].insns);
 	}
 	symbolizer_free(s->sym);
+	pystacks_free(s->py);
 	sample_memo_free(s->memo);
 	offcpu_free(s->offcpu);
 	free(s);
@@ -455,6 +479,9 @@ static void session_take_sample(struct session *s, const struct rec *r)
 	if (!frames) {
 		n = symbolizer_sample(s->sym, r, s->frames, SESSION_MAX_FRAMES);
 		comm = symbolizer_comm(s->sym, r->pid, r->tid);
+		if (s->py && r->pid)
+			n = pystacks_sample(s->py, r->pid, r->tid, comm, r->time, s->frames, n,
+					    SESSION_MAX_FRAMES);
 		frames = s->frames;
 		if (s->memo)
 			sample_memo_put(s->memo, r, frames, n, comm);
@@ -629,7 +656,15 @@ int session_wake_fd(struct session *s)
 
 const char *session_notice(struct session *s)
 {
-	return s->event_notice[0] ? s->event_notice : symbolizer_notice(s->sym);
+	if (s->event_notice[0])
+		return s->event_notice;
+	const char *n = symbolizer_notice(s->sym);
+	return n || !s->py ? n : pystacks_notice(s->py);
+}
+
+const char *session_python_notice(struct session *s)
+{
+	return s->py ? pystacks_notice(s->py) : NULL;
 }
 
 const char *session_event_notice(struct session *s)

@@ -1,0 +1,268 @@
+/*
+ * pyread: a thread's Python frames, read from its process's memory.
+ *
+ * The thread state is the one whose native_thread_id is the sampled tid (in the interpreter's list
+ * of thread states; the caller keeps the last one found per thread, checked again at each read).
+ * Its current frame leads along previous pointers through the _PyInterpreterFrames of every Python
+ * call of the thread. Frames the interpreter runs for its own C stack (owner FRAME_OWNED_BY_CSTACK,
+ * 3.12+) are not Python functions: they, or 3.11's is_entry flag, mark where one C call of the eval
+ * loop ends and the next one outward begins (pysplice.c uses that). Every pointer followed is read
+ * with a bounded length and checked where it can be (the code object's type is "code"), so that a
+ * torn read (the thread moved on while we read) ends the walk instead of following garbage.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "python/pyread.h"
+
+#define TS_READ 0x100       /* bytes of a PyThreadState read at once: every field we follow */
+#define FR_READ 80          /* of an _PyInterpreterFrame */
+#define CO_READ 0xd0        /* of a PyCodeObject */
+#define THREADS_MAX 4096    /* thread states walked at most */
+#define TYPE_TP_NAME 24     /* PyTypeObject.tp_name (after PyVarObject's head) */
+#define BYTES_SVAL 32       /* PyBytesObject.ob_sval (3.11 to 3.13) */
+
+static uint64_t at_u64(const uint8_t *buf, uint64_t off)
+{
+	uint64_t v;
+	memcpy(&v, buf + off, sizeof(v));
+	return v;
+}
+
+static bool fits(uint64_t off, size_t size, size_t len)
+{
+	return off != PY_NO_FIELD && off + size <= len;
+}
+
+/* Thread state at ts, read into buf, is thread tid's: then its current frame in *frame. */
+static bool py_ts_is(pid_t pid, const struct pylayout *l, uint64_t ts, uint32_t tid, uint8_t *buf,
+		    uint64_t *frame)
+{
+	if (py_read(pid, ts, buf, TS_READ) < 0 || !fits(l->ts_native_tid, 8, TS_READ))
+		return false;
+	if (at_u64(buf, l->ts_native_tid) != tid)
+		return false;
+	if (l->ts_current_frame != PY_NO_FIELD) {
+		*frame = fits(l->ts_current_frame, 8, TS_READ) ? at_u64(buf, l->ts_current_frame) : 0;
+		return true;
+	}
+	uint64_t cf = fits(l->ts_cframe, 8, TS_READ) ? at_u64(buf, l->ts_cframe) : 0;
+	*frame = 0;
+	return !cf || py_read(pid, cf + l->cf_current_frame, frame, 8) == 0;
+}
+
+int pyread_thread(pid_t pid, const struct pyproc *p, uint32_t tid, uint64_t *ts, uint64_t *frame)
+{
+	const struct pylayout *l = &p->lay;
+	uint8_t buf[TS_READ];
+	if (*ts && py_ts_is(pid, l, *ts, tid, buf, frame))
+		return 0;
+	uint64_t interp = 0, cur = 0;
+	int rc = py_read(pid, p->runtime + l->rt_interp_head, &interp, 8);
+	if (rc < 0)
+		return rc;
+	if (!interp || (rc = py_read(pid, interp + l->is_threads_head, &cur, 8)) < 0)
+		return rc < 0 ? rc : -ESRCH;
+	for (int i = 0; cur && i < THREADS_MAX; i++) {
+		if (py_ts_is(pid, l, cur, tid, buf, frame)) {
+			*ts = cur;
+			return 0;
+		}
+		if (!fits(l->ts_next, 8, TS_READ))
+			break;
+		/* py_ts_is read the whole state, next included, unless the read itself failed */
+		if (py_read(pid, cur + l->ts_next, &cur, 8) < 0)
+			break;
+	}
+	*ts = 0;
+	return -ESRCH;  /* a thread that runs no Python (or not yet) */
+}
+
+int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyraw *out, int max)
+{
+	const struct pylayout *l = &p->lay;
+	int n = 0, group = 0;
+	bool seen_py = false;
+	for (int hops = 0; frame && n < max && hops < 4 * max; hops++) {
+		uint8_t buf[FR_READ];
+		if (py_read(pid, frame, buf, sizeof(buf)) < 0 || !fits(l->fr_owner, 1, FR_READ))
+			return n > 0 ? n : -EFAULT;
+		uint8_t owner = buf[l->fr_owner];
+		uint64_t next = at_u64(buf, l->fr_previous);
+		if (owner == PY_OWNED_BY_CSTACK) {
+			/* the eval loop's entry shim: the next frame out is run by another C call */
+			if (seen_py)
+				group++;
+			seen_py = false;
+			frame = next;
+			continue;
+		}
+		out[n].code = at_u64(buf, l->fr_code);
+		out[n].instr = at_u64(buf, l->fr_instr);
+		out[n].group = group;
+		n++;
+		seen_py = true;
+		if (l->fr_is_entry != PY_NO_FIELD && buf[l->fr_is_entry]) {
+			group++;
+			seen_py = false;
+		}
+		frame = next;
+	}
+	return n;
+}
+
+/* A str object's text as UTF-8 (compact ones: every name and file name of a code object). */
+static int py_str(pid_t pid, const struct pylayout *l, uint64_t obj, char *out, size_t cap)
+{
+	uint8_t head[96];
+	if (!obj || l->u_compact_size > sizeof(head) || py_read(pid, obj, head, l->u_compact_size) < 0)
+		return -EFAULT;
+	uint32_t state;
+	memcpy(&state, head + l->u_state, sizeof(state));
+	uint64_t len = at_u64(head, l->u_length);
+	unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
+	if (!compact || (kind != 1 && kind != 2 && kind != 4))
+		return -EINVAL;
+	uint64_t data = obj + (ascii ? l->u_ascii_size : l->u_compact_size);
+	uint8_t raw[512];
+	size_t chars = len < sizeof(raw) / kind ? (size_t)len : sizeof(raw) / kind;
+	if (py_read(pid, data, raw, chars * kind) < 0)
+		return -EFAULT;
+	size_t o = 0;
+	for (size_t i = 0; i < chars; i++) {
+		uint32_t c = kind == 1 ? raw[i] : kind == 2 ? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
+			   : (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 |
+				     (uint32_t)raw[4 * i + 2] << 16 | (uint32_t)raw[4 * i + 3] << 24;
+		char enc[4];
+		size_t k;
+		if (c < 0x80) {
+			enc[0] = (char)c, k = 1;
+		} else if (c < 0x800) {
+			enc[0] = (char)(0xc0 | c >> 6), enc[1] = (char)(0x80 | (c & 0x3f)), k = 2;
+		} else if (c < 0x10000) {
+			enc[0] = (char)(0xe0 | c >> 12), enc[1] = (char)(0x80 | (c >> 6 & 0x3f));
+			enc[2] = (char)(0x80 | (c & 0x3f)), k = 3;
+		} else {
+			enc[0] = (char)(0xf0 | (c >> 18 & 7)), enc[1] = (char)(0x80 | (c >> 12 & 0x3f));
+			enc[2] = (char)(0x80 | (c >> 6 & 0x3f)), enc[3] = (char)(0x80 | (c & 0x3f)), k = 4;
+		}
+		if (o + k >= cap)
+			break;
+		memcpy(out + o, enc, k);
+		o += k;
+	}
+	out[o] = 0;
+	return 0;
+}
+
+/* Is the object at type the type named "code"? */
+static bool py_is_code_type(pid_t pid, uint64_t type)
+{
+	uint64_t name = 0;
+	char buf[5];
+	return type && py_read(pid, type + TYPE_TP_NAME, &name, 8) == 0 && name &&
+	       py_read(pid, name, buf, 5) == 0 && !memcmp(buf, "code", 5);
+}
+
+int pyread_code_head(pid_t pid, const struct pyproc *p, uint64_t code, uint64_t *code_type,
+		     struct pycode_head *h)
+{
+	const struct pylayout *l = &p->lay;
+	uint8_t buf[CO_READ];
+	if (!code || py_read(pid, code, buf, sizeof(buf)) < 0)
+		return -EFAULT;
+	uint64_t type = at_u64(buf, 8);
+	if (type != *code_type) {
+		if (!py_is_code_type(pid, type))
+			return -EINVAL;  /* not a code object: a torn read, or a layout that does not fit */
+		*code_type = type;
+	}
+	if (!fits(l->co_qualname, 8, CO_READ) || !fits(l->co_filename, 8, CO_READ) ||
+	    !fits(l->co_firstlineno, 4, CO_READ) || !fits(l->co_linetable, 8, CO_READ))
+		return -EINVAL;
+	h->qualname = at_u64(buf, l->co_qualname);
+	h->filename = at_u64(buf, l->co_filename);
+	h->linetable = at_u64(buf, l->co_linetable);
+	int32_t first;
+	memcpy(&first, buf + l->co_firstlineno, sizeof(first));
+	h->firstlineno = first;
+	return 0;
+}
+
+int pyread_names(pid_t pid, const struct pyproc *p, const struct pycode_head *h, char *qualname,
+		 size_t qcap, char *filename, size_t fcap)
+{
+	int rc = py_str(pid, &p->lay, h->qualname, qualname, qcap);
+	if (rc == 0)
+		rc = py_str(pid, &p->lay, h->filename, filename, fcap);
+	return rc;
+}
+
+int pyread_linetable(pid_t pid, const struct pyproc *p, uint64_t linetable, uint8_t *buf, size_t cap)
+{
+	(void)p;
+	uint64_t len = 0;
+	if (!linetable || py_read(pid, linetable + 16, &len, 8) < 0)
+		return -EFAULT;
+	if (len > cap)
+		len = cap;  /* the lines of the first part of a very long function only */
+	return py_read(pid, linetable + BYTES_SVAL, buf, (size_t)len) < 0 ? -EFAULT : (int)len;
+}
+
+/* Location table varints: 6 bits a byte, 0x40 says another byte follows. */
+static uint32_t lt_varint(const uint8_t *t, int len, int *i)
+{
+	uint32_t v = 0;
+	for (int shift = 0; *i < len && shift < 32; shift += 6) {
+		uint8_t b = t[(*i)++];
+		v |= (uint32_t)(b & 0x3f) << shift;
+		if (!(b & 0x40))
+			break;
+	}
+	return v;
+}
+
+static int32_t lt_svarint(const uint8_t *t, int len, int *i)
+{
+	uint32_t u = lt_varint(t, len, i);
+	return u & 1 ? -(int32_t)(u >> 1) : (int32_t)(u >> 1);
+}
+
+/*
+ * The line of code unit index unit in a 3.11+ location table (Objects/locations.md): entries of a
+ * first byte 1CCCCLLL (code C, L+1 code units) and the code's operands. Codes 0-9: same line, one
+ * column byte; 10-12: line + C-10, two column bytes; 13: line delta, no column; 14: line delta,
+ * end line delta, two columns (varints); 15: no location.
+ */
+int pyread_line(const uint8_t *t, int len, int firstlineno, uint64_t unit)
+{
+	int line = firstlineno, i = 0;
+	uint64_t at = 0;
+	while (i < len) {
+		uint8_t b = t[i++];
+		if (!(b & 0x80))
+			return -1;  /* not at an entry's first byte: a table we misread */
+		int code = (b >> 3) & 15, units = (b & 7) + 1;
+		int this_line = line;
+		if (code <= 9) {
+			i += 1;
+		} else if (code <= 12) {
+			this_line = line += code - 10;
+			i += 2;
+		} else if (code == 13) {
+			this_line = line += lt_svarint(t, len, &i);
+		} else if (code == 14) {
+			this_line = line += lt_svarint(t, len, &i);
+			lt_varint(t, len, &i);
+			lt_varint(t, len, &i);
+			lt_varint(t, len, &i);
+		} else {
+			this_line = -1;
+		}
+		if (unit < at + (uint64_t)units)
+			return this_line;
+		at += (uint64_t)units;
+	}
+	return -1;
+}

@@ -1,0 +1,40 @@
+/*
+ * pyread: a thread's Python frames read from its process (pyread.c says how). Internal to
+ * src/python.
+ */
+#ifndef PERFTOP_PYREAD_H
+#define PERFTOP_PYREAD_H
+
+#include "python/pyint.h"
+
+/* One Python frame as read: its code object, where it is in it, and its eval-loop call. */
+struct pyraw {
+	uint64_t code;
+	uint64_t instr;
+	int group;
+};
+
+/* What a code object points at. */
+struct pycode_head {
+	uint64_t qualname, filename, linetable;
+	int firstlineno;
+};
+
+/* Thread tid's thread state (*ts: the one found last, 0 when none; updated) and its current
+ * frame (0: no Python running). 0, or -errno (-ESRCH: no thread state for tid). */
+int pyread_thread(pid_t pid, const struct pyproc *p, uint32_t tid, uint64_t *ts, uint64_t *frame);
+/* The Python frames from frame outward, innermost first: count, or -errno. */
+int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyraw *out, int max);
+/* The head of code object code; *code_type is the code type's address once checked (0 at
+ * first). 0, or -errno (-EINVAL: not a code object). */
+int pyread_code_head(pid_t pid, const struct pyproc *p, uint64_t code, uint64_t *code_type,
+		     struct pycode_head *h);
+/* Its qualified name and file name as UTF-8 (cut to the capacities). */
+int pyread_names(pid_t pid, const struct pyproc *p, const struct pycode_head *h, char *qualname,
+		 size_t qcap, char *filename, size_t fcap);
+/* Its location table's bytes (at most cap): the length, or -errno. */
+int pyread_linetable(pid_t pid, const struct pyproc *p, uint64_t linetable, uint8_t *buf, size_t cap);
+/* The line of code unit index unit in a location table, or -1. */
+int pyread_line(const uint8_t *table, int len, int firstlineno, uint64_t unit);
+
+#endif

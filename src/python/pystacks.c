@@ -1,0 +1,328 @@
+/*
+ * pystacks: the processes perftop has looked at, their code objects' names, and the splice of a
+ * sample's Python frames into its native chain (pystacks.h says what, pysplice.c where).
+ *
+ * Both tables are bounded: the processes (PY_PROCS, least recently sampled replaced) and the code
+ * objects' names (direct-mapped on pid and address, a collision replaces). A code object's entry is
+ * checked against what the code object points at now (its qualname and filename objects), so an
+ * address reused by another code object is named again. A process is looked at again when its
+ * command or executable changes (exec: the pyenv shim is bash, then pyenv, then python3).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "python/pystacks.h"
+#include "python/pywatch.h"
+#include "util/util.h"
+
+#define PY_PROCS 512           /* -a: every process sampled, each looked at once */
+#define PY_THREADS 64          /* thread states remembered per process (by tid, direct-mapped) */
+#define PY_CODES 4096
+#define PY_MAX_FRAMES 256      /* Python frames of a sample at most */
+#define PY_LINETABLE_MAX 4096
+/* The watcher's period: the sampling period, within these (a read costs a few microseconds per
+ * frame: 2 kHz is the most it spends on a thread). */
+#define PY_PERIOD_MIN_NS 500000ull
+#define PY_PERIOD_MAX_NS 20000000ull
+#define PY_EXE_CHECK_NS (100 * 1000000ull)
+
+/* A thread state found for a tid. */
+struct pythread {
+	uint32_t tid;
+	uint64_t ts;
+};
+
+struct pyprocess {
+	uint32_t pid;
+	bool used;
+	int state;                 /* 1 a CPython read; 0 not one; -1 one that cannot be read */
+	uint64_t last_use;
+	char comm[32];
+	uint64_t exe_dev, exe_ino, exe_checked;
+	struct pyproc proc;
+	uint64_t code_type;
+	struct pythread threads[PY_THREADS];
+};
+
+struct pycode {
+	uint32_t pid;
+	uint64_t code;
+	struct pycode_head h;
+	char sym[280];             /* "qualname (file.py)" */
+	char file[104];            /* file's basename */
+	uint8_t *lt;               /* location table (srclines only), or NULL */
+	int ltlen;
+};
+
+struct pystacks {
+	frame_rename_fn intern;
+	void *intern_ctx;
+	bool srclines;
+	struct pywatch *watch;
+	struct pyprocess procs[PY_PROCS];
+	uint64_t clock;
+	struct pycode *codes;      /* PY_CODES */
+	struct pyraw raw[PY_MAX_FRAMES];
+	struct frame py[PY_MAX_FRAMES];
+	int group[PY_MAX_FRAMES];
+	struct frame *out;         /* the spliced chain, room for out_cap */
+	int out_cap;
+	char notice[256];
+	struct pystacks_stats st;
+};
+
+struct pystacks *pystacks_new(frame_rename_fn intern, void *intern_ctx, uint64_t period_ns)
+{
+	struct pystacks *p = xcalloc(1, sizeof(*p));
+	if (period_ns < PY_PERIOD_MIN_NS)
+		period_ns = PY_PERIOD_MIN_NS;
+	if (period_ns > PY_PERIOD_MAX_NS)
+		period_ns = PY_PERIOD_MAX_NS;
+	p->watch = pywatch_new(period_ns);
+	p->intern = intern;
+	p->intern_ctx = intern_ctx;
+	p->codes = xcalloc(PY_CODES, sizeof(*p->codes));
+	return p;
+}
+
+void pystacks_free(struct pystacks *p)
+{
+	if (!p)
+		return;
+	pywatch_free(p->watch);
+	for (int i = 0; i < PY_CODES; i++)
+		free(p->codes[i].lt);
+	free(p->codes);
+	free(p->out);
+	free(p);
+}
+
+void pystacks_set_srclines(struct pystacks *p, bool on)
+{
+	p->srclines = on;
+}
+
+const char *pystacks_notice(const struct pystacks *p)
+{
+	return p->notice[0] ? p->notice : NULL;
+}
+
+void pystacks_get_stats(const struct pystacks *p, struct pystacks_stats *st)
+{
+	*st = p->st;
+	pywatch_counts(p->watch, &st->watcher_reads, &st->watcher_cpu_ns);
+}
+
+static void exe_id(uint32_t pid, uint64_t *dev, uint64_t *ino)
+{
+	char path[48];
+	struct stat sb;
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	if (stat(path, &sb) == 0) {
+		*dev = sb.st_dev;
+		*ino = sb.st_ino;
+	} else {
+		*dev = *ino = 0;
+	}
+}
+
+/* Looks at the process (again): is it a CPython we read? */
+static void proc_probe(struct pystacks *p, struct pyprocess *e, const char *comm)
+{
+	char err[160];
+	snprintf(e->comm, sizeof(e->comm), "%s", comm ? comm : "");
+	e->code_type = 0;
+	memset(e->threads, 0, sizeof(e->threads));
+	e->state = pyproc_find((pid_t)e->pid, &e->proc, err, sizeof(err));
+	if (e->state < 0)
+		snprintf(p->notice, sizeof(p->notice), "python: pid %u (%.60s): %.150s, native frames only",
+			 e->pid, e->proc.dso, err);
+}
+
+/* The process's entry, probed when new or changed by an exec. */
+static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, const char *comm, uint64_t now)
+{
+	struct pyprocess *e = NULL, *old = &p->procs[0];
+	for (int i = 0; i < PY_PROCS && !e; i++) {
+		if (p->procs[i].used && p->procs[i].pid == pid)
+			e = &p->procs[i];
+		else if (!p->procs[i].used || (old->used && p->procs[i].last_use < old->last_use))
+			old = &p->procs[i];
+	}
+	bool probe = false;
+	if (!e) {
+		e = old;
+		memset(e, 0, sizeof(*e));
+		e->used = true;
+		e->pid = pid;
+		probe = true;
+	} else if (comm && strncmp(comm, e->comm, sizeof(e->comm) - 1) != 0) {
+		probe = true;
+	}
+	e->last_use = ++p->clock;
+	if (!probe && now - e->exe_checked > PY_EXE_CHECK_NS) {
+		uint64_t dev, ino;
+		exe_id(pid, &dev, &ino);
+		probe = dev != e->exe_dev || ino != e->exe_ino;
+	}
+	if (probe) {
+		exe_id(pid, &e->exe_dev, &e->exe_ino);
+		e->exe_checked = now;
+		proc_probe(p, e, comm);
+	}
+	return e;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* The names of code object raw->code, from the cache or read. NULL when it is not readable. */
+static struct pycode *code_names(struct pystacks *p, struct pyprocess *e, const struct pyraw *raw)
+{
+	struct pycode_head h;
+	pid_t pid = (pid_t)e->pid;
+	if (pyread_code_head(pid, &e->proc, raw->code, &e->code_type, &h) < 0)
+		return NULL;
+	uint64_t key = (raw->code >> 4) * 0x9e3779b97f4a7c15ull ^ e->pid;
+	struct pycode *c = &p->codes[(key >> 32) % PY_CODES];
+	if (c->pid == e->pid && c->code == raw->code && c->h.qualname == h.qualname &&
+	    c->h.filename == h.filename && c->h.linetable == h.linetable)
+		return c;
+	char qual[160], file[512];
+	if (pyread_names(pid, &e->proc, &h, qual, sizeof(qual), file, sizeof(file)) < 0)
+		return NULL;
+	free(c->lt);
+	memset(c, 0, sizeof(*c));
+	c->pid = e->pid;
+	c->code = raw->code;
+	c->h = h;
+	snprintf(c->file, sizeof(c->file), "%.100s", basename_of(file));
+	snprintf(c->sym, sizeof(c->sym), "%s (%s)", qual, c->file);
+	return c;
+}
+
+/* "file.py:LINE" of the frame, or NULL when the line cannot be told. */
+static const char *code_line(struct pystacks *p, struct pyprocess *e, struct pycode *c,
+			     const struct pyraw *raw, char *buf, size_t cap)
+{
+	if (!c->lt && c->ltlen == 0) {
+		uint8_t *t = xmalloc(PY_LINETABLE_MAX);
+		int len = pyread_linetable((pid_t)e->pid, &e->proc, c->h.linetable, t, PY_LINETABLE_MAX);
+		if (len <= 0) {
+			free(t);
+			c->ltlen = -1;
+		} else {
+			c->lt = t;
+			c->ltlen = len;
+		}
+	}
+	(void)p;
+	uint64_t start = c->code + e->proc.lay.co_code_adaptive;
+	if (!c->lt || raw->instr < start)
+		return NULL;
+	int line = pyread_line(c->lt, c->ltlen, c->h.firstlineno, (raw->instr - start) / 2);
+	if (line < 0)
+		return NULL;
+	snprintf(buf, cap, "%s:%d", c->file, line);
+	return buf;
+}
+
+/* How far from its sample's time a stack was read. */
+static void note_gap(struct pystacks *p, uint64_t gap)
+{
+	static const uint64_t edges_us[7] = { 100, 500, 1000, 2000, 5000, 20000, 50000 };
+	int b = 0;
+	while (b < 7 && gap >= edges_us[b] * 1000ull)
+		b++;
+	p->st.gap_hist[b]++;
+	p->st.gap_n++;
+	p->st.gap_sum_ns += gap;
+	if (gap > p->st.gap_max_ns)
+		p->st.gap_max_ns = gap;
+}
+
+/* The sampled thread's Python frames as read: the watcher's read nearest to the sample's time,
+ * else one made now (the thread's first samples, before the watcher has read it). */
+static int raw_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uint64_t time)
+{
+	pid_t pid = (pid_t)e->pid;
+	uint64_t now = now_ns(), gap = 0;
+	pywatch_note(p->watch, e->pid, tid, &e->proc, now);
+	int nraw = time ? pywatch_lookup(p->watch, e->pid, tid, time, p->raw, PY_MAX_FRAMES, &gap) : -1;
+	if (nraw >= 0) {
+		note_gap(p, gap);
+		return nraw;
+	}
+	p->st.late++;
+	struct pythread *t = &e->threads[tid % PY_THREADS];
+	uint64_t ts = t->tid == tid ? t->ts : 0, frame = 0;
+	int rc = pyread_thread(pid, &e->proc, tid, &ts, &frame);
+	t->tid = tid;
+	t->ts = ts;
+	if (rc < 0 || !frame) {
+		if (rc < 0 && rc != -ESRCH)
+			p->st.read_failed++;
+		return 0;
+	}
+	if (time && now > time)
+		note_gap(p, now - time);
+	nraw = pyread_frames(pid, &e->proc, frame, p->raw, PY_MAX_FRAMES);
+	if (nraw <= 0)
+		p->st.read_failed++;
+	return nraw > 0 ? nraw : 0;
+}
+
+/* The Python frames of the sampled thread into p->py and p->group: their count (0: none). */
+static int read_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uint64_t time)
+{
+	int nraw = raw_stack(p, e, tid, time);
+	if (nraw == 0)
+		return 0;
+	const char *dso = p->intern(p->intern_ctx, "[python]");
+	int n = 0;
+	for (int i = 0; i < nraw; i++) {
+		struct pycode *c = code_names(p, e, &p->raw[i]);
+		if (!c) {
+			p->st.read_failed++;
+			return 0;  /* a torn or misread stack: native frames rather than half of one */
+		}
+		char line[sizeof(c->file) + 16];
+		const char *src = p->srclines ? code_line(p, e, c, &p->raw[i], line, sizeof(line)) : NULL;
+		p->py[n] = (struct frame){
+			.sym = p->intern(p->intern_ctx, c->sym),
+			.dso = dso,
+			.srcline = src ? p->intern(p->intern_ctx, src) : NULL,
+			.addr = p->raw[i].code,
+		};
+		p->group[n] = p->raw[i].group;
+		n++;
+	}
+	return n;
+}
+
+int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, const char *comm, uint64_t time,
+		    struct frame *frames, int n, int max)
+{
+	struct pyprocess *e = proc_entry(p, pid, comm, time ? time : now_ns());
+	if (e->state != 1)
+		return n;
+	p->st.samples++;
+	int npy = read_stack(p, e, tid, time);
+	if (npy == 0)
+		return n;
+	p->st.with_python++;
+	if (p->out_cap < max) {
+		free(p->out);
+		p->out = xmalloc((size_t)max * sizeof(*p->out));
+		p->out_cap = max;
+	}
+	int k = pystacks_splice(frames, n, p->py, p->group, npy, e->proc.dso, p->out, max);
+	memcpy(frames, p->out, (size_t)k * sizeof(*frames));
+	return k;
+}

@@ -1,0 +1,79 @@
+/*
+ * pystacks: Python functions in the native chains of CPython processes (3.11, 3.12, 3.13).
+ *
+ * For a sample of a thread of a CPython process, the interpreter's own frame chain of that thread
+ * (PyThreadState -> _PyInterpreterFrame -> code object -> qualname, filename) is read from the
+ * process's memory with process_vm_readv and put in the place of the interpreter frames of the
+ * native chain: each _PyEval_EvalFrameDefault frame becomes the Python functions that C call of
+ * the eval loop runs, and the interpreter's call plumbing between two Python frames goes. Python
+ * frames are ordinary frames (dso "[python]", sym "alpha (pysplit.py)", srcline "pysplit.py:12"),
+ * so every view, the diff and the exports see them.
+ *
+ * The stacks are read by a thread of their own (pywatch.c: the one thread boundary besides the
+ * sampler's queue) on a clock of the sampling period, and each sample takes the read nearest to
+ * its time: the session takes samples in 10-35 ms after they were taken, too late to read then.
+ * The gap is measured per sample (pystacks_get_stats); names are read and cached on the caller's
+ * thread.
+ *
+ * Struct offsets come from the interpreter's _Py_DebugOffsets (3.13+, at the start of _PyRuntime)
+ * or from a table of the 3.11 and 3.12 layouts (the same for every x86-64 build of a minor
+ * version: taken from the DWARF of pyenv's builds; Debian's python3.11, without DWARF, has them
+ * too). Each read is checked (the code object's type is "code", the thread state's native id is
+ * the sampled tid), so a layout that does not fit gives native frames, never wrong names. A process
+ * whose layout is unknown or whose memory cannot be read keeps its native frames, and
+ * pystacks_notice says why, once per process.
+ */
+#ifndef PERFTOP_PYSTACKS_H
+#define PERFTOP_PYSTACKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/frame.h"
+
+struct pystacks;
+
+/* intern: the pooled copy of a name (frame.h: frame strings are interned by their owner);
+ * period_ns: the sampling period, the watcher's (pywatch.h) */
+struct pystacks *pystacks_new(frame_rename_fn intern, void *intern_ctx, uint64_t period_ns);
+void pystacks_free(struct pystacks *p);
+
+/*
+ * The frames of a sample of thread tid of process pid (comm: its command now; a change is an exec
+ * and the process is looked at again), taken at time (CLOCK_MONOTONIC ns, for the lag), with its
+ * Python functions put in: frames[0..n) innermost first, room for max. Returns the new count; n
+ * as it was when the process is not a CPython one or its stack cannot be read.
+ */
+int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, const char *comm, uint64_t time,
+		    struct frame *frames, int n, int max);
+
+/* Source lines ("pysplit.py:12") in the frames: off at start; costs a read of each code
+ * object's location table once. */
+void pystacks_set_srclines(struct pystacks *p, bool on);
+
+/* The last thing to tell the user ("python: pid 12 (python3.10): no known layout for CPython
+ * 3.10, native frames only"), or NULL. */
+const char *pystacks_notice(const struct pystacks *p);
+
+struct pystacks_stats {
+	uint64_t samples;        /* samples of CPython processes */
+	uint64_t with_python;    /* ... that got Python frames */
+	uint64_t read_failed;    /* ... whose stack could not be read (thread gone, torn read) */
+	uint64_t late;           /* ... read when the session took them (no read of the watcher near) */
+	uint64_t gap_n;          /* gaps measured: the sample's time to its stack's read */
+	uint64_t gap_sum_ns, gap_max_ns;
+	uint64_t gap_hist[8];    /* < 0.1, 0.5, 1, 2, 5, 20, 50 ms, more */
+	uint64_t watcher_reads, watcher_cpu_ns;
+};
+void pystacks_get_stats(const struct pystacks *p, struct pystacks_stats *st);
+
+/*
+ * The splice alone (pure, for the tests): py[0..npy) innermost first, group[i] the index of the
+ * eval-loop call (innermost 0) that runs py[i]; interp_dso the basename of the interpreter's binary
+ * (libpython3.x.so.1.0 or python3.x). Writes the chain into out (room for max) and returns its
+ * length.
+ */
+int pystacks_splice(const struct frame *native, int n, const struct frame *py, const int *group,
+		    int npy, const char *interp_dso, struct frame *out, int max);
+
+#endif
