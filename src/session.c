@@ -15,6 +15,7 @@
 #include "session.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "replay.h"
 #include "sample_memo.h"
 #include "perfdata/perfdata_write.h"
+#include "python/pyrecord.h"
 #include "python/pystacks.h"
 #include "sampler/sampler.h"
 #include "symbolize/disasm.h"
@@ -118,8 +120,11 @@ struct session {
 	enum profile_mode mode;
 	struct offcpu *offcpu;
 	uint64_t offcpu_last_time;
-	/* Live: Python frames read from CPython processes (python/pystacks.h); NULL in a replay. */
+	/* Live: Python frames read from CPython processes (python/pystacks.h), and with -o kept
+	 * beside the recording (pyrecord.h); a replay reads them back from there. */
 	struct pystacks *py;
+	struct pyrecord *pyrec;
+	struct pyreplay *pyrep;
 };
 
 /*
@@ -140,7 +145,7 @@ static void session_names(struct session *s, const struct cli *c, bool unwound_c
 {
 	bool inline_frames = !c->no_inline && (c->inline_frames || unwound_chains);
 	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
-	if (s->py)
+	if (s->py && !s->pyrec)
 		pystacks_set_srclines(s->py, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
 	symbolizer_set_demangle(s->sym, !c->no_demangle);
 }
@@ -163,6 +168,33 @@ static void session_mode_events(struct session *s, const struct cli *c)
 	ev->type = PERF_TYPE_SOFTWARE; /* time always flows: no not-fired notice */
 	ev->config = PERF_COUNT_SW_CPU_CLOCK;
 	profile_set_mode(ev->prof, c->mode);
+}
+
+/* Live: the Python frames' reader, and with -o the side file of the recording's Python frames. */
+static void session_python_open(struct session *s, const struct cli *c)
+{
+	s->py = pystacks_new(symbolizer_name, s->sym,
+			     s->ev[0].freq ? 1000000000ull / s->ev[0].freq : 1000000ull);
+	if (!c->output)
+		return;
+	char path[PATH_MAX], err[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s.python", c->output);
+	s->pyrec = pyrecord_create(path, err, sizeof(err));
+	if (!s->pyrec)
+		warn_msg("%s: the recording keeps no Python frames", err);
+	pystacks_set_srclines(s->py, true); /* a replay may ask for lines */
+}
+
+/* A replay: the Python frames perftop kept beside the recording, if any. */
+static void session_python_replay(struct session *s, const struct cli *c)
+{
+	if (c->no_python || !strcmp(c->input, "-"))
+		return;
+	char path[PATH_MAX], err[PATH_MAX + 128];
+	snprintf(path, sizeof(path), "%s.python", c->input);
+	s->pyrep = pyreplay_open(path, err, sizeof(err));
+	if (err[0])
+		warn_msg("%s", err);
 }
 
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
@@ -190,8 +222,7 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 		ev->prof = profile_new(c->keys, c->nkeys);
 	}
 	if (!c->no_python)
-		s->py = pystacks_new(symbolizer_name, s->sym,
-				     s->ev[0].freq ? 1000000000ull / s->ev[0].freq : 1000000ull);
+		session_python_open(s, c);
 	session_mode_events(s, c);
 	session_names(s, c, false);
 	snprintf(s->target_text, sizeof(s->target_text), "%s", c->target_text);
@@ -318,6 +349,7 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	}
 	session_mode_events(s, c);
 	s->cur = 0;
+	session_python_replay(s, c);
 	session_names(s, c, replay_user_stacks(s->replay));
 	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
 		 strcmp(c->input, "-") ? c->input : "stdin");
@@ -445,6 +477,11 @@ void session_close(struct session *s)
 	}
 	symbolizer_free(s->sym);
 	pystacks_free(s->py);
+	int rc = pyrecord_close(s->pyrec);
+	if (rc < 0)
+		warn_msg("%s.python: %s: the recording's Python frames are incomplete", s->output,
+			 strerror(-rc));
+	pyreplay_free(s->pyrep);
 	sample_memo_free(s->memo);
 	offcpu_free(s->offcpu);
 	free(s);
@@ -467,6 +504,19 @@ static uint64_t session_layout(const struct session *s, int e)
 	return profile_layout(s->ev[e].prof) * SAMPLER_MAX_EVENTS + (uint64_t)e;
 }
 
+/* Live: the sample's Python frames into s->frames (*n of them), kept for the recording's side
+ * file with -o. */
+static void session_python_frames(struct session *s, const struct rec *r, const char *comm, int *n)
+{
+	*n = pystacks_sample(s->py, r->pid, r->tid, comm, r->time, s->frames, *n, SESSION_MAX_FRAMES);
+	const struct frame *py;
+	const int *group;
+	const char *dso;
+	int npy = s->pyrec ? pystacks_last(s->py, &py, &group, &dso) : 0;
+	if (npy > 0)
+		pyrecord_add(s->pyrec, r->time, r->pid, r->tid, dso, py, group, npy);
+}
+
 static void session_take_sample(struct session *s, const struct rec *r)
 {
 	int e = session_event_of(s, r);
@@ -475,15 +525,19 @@ static void session_take_sample(struct session *s, const struct rec *r)
 	struct session_event *ev = &s->ev[e];
 	int n = 0;
 	const char *comm = NULL;
-	const struct frame *frames = s->memo ? sample_memo_get(s->memo, r, &n, &comm) : NULL;
+	/* A replayed sample with Python frames is named alone: the memo's key is the native chain. */
+	bool memo = s->memo && !(s->pyrep && pyreplay_has(s->pyrep, r->tid, r->time));
+	const struct frame *frames = memo ? sample_memo_get(s->memo, r, &n, &comm) : NULL;
 	if (!frames) {
 		n = symbolizer_sample(s->sym, r, s->frames, SESSION_MAX_FRAMES);
 		comm = symbolizer_comm(s->sym, r->pid, r->tid);
 		if (s->py && r->pid)
-			n = pystacks_sample(s->py, r->pid, r->tid, comm, r->time, s->frames, n,
-					    SESSION_MAX_FRAMES);
+			session_python_frames(s, r, comm, &n);
+		else if (s->pyrep && !memo)
+			n = pyreplay_sample(s->pyrep, symbolizer_name, s->sym, r->tid, r->time, s->frames,
+					    n, SESSION_MAX_FRAMES);
 		frames = s->frames;
-		if (s->memo)
+		if (memo)
 			sample_memo_put(s->memo, r, frames, n, comm);
 	}
 	struct sample_ctx ctx = {
@@ -498,7 +552,7 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		.nframes = n,
 	};
 	uint64_t *layout = NULL;
-	uint32_t *rows = s->memo ? sample_memo_rows(s->memo, &layout) : NULL;
+	uint32_t *rows = memo ? sample_memo_rows(s->memo, &layout) : NULL;
 	if (s->zoom.n) {
 		if (!zoom_apply(&s->zoom, &ctx, &ctx, s->zframes, SESSION_MAX_FRAMES))
 			return; /* outside the zoom: not counted at all, percentages are of the zoom */

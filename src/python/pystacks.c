@@ -72,6 +72,8 @@ struct pystacks {
 	int out_cap;
 	char notice[256];
 	struct pystacks_stats st;
+	int last_n;                /* pystacks_last */
+	const char *last_dso;
 };
 
 struct pystacks *pystacks_new(frame_rename_fn intern, void *intern_ctx, uint64_t period_ns)
@@ -103,6 +105,15 @@ void pystacks_free(struct pystacks *p)
 void pystacks_set_srclines(struct pystacks *p, bool on)
 {
 	p->srclines = on;
+}
+
+int pystacks_last(const struct pystacks *p, const struct frame **py, const int **group,
+		  const char **interp_dso)
+{
+	*py = p->py;
+	*group = p->group;
+	*interp_dso = p->last_dso;
+	return p->last_n;
 }
 
 const char *pystacks_notice(const struct pystacks *p)
@@ -310,6 +321,7 @@ int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, const char *
 		    struct frame *frames, int n, int max)
 {
 	struct pyprocess *e = proc_entry(p, pid, comm, time ? time : now_ns());
+	p->last_n = 0;
 	if (e->state != 1)
 		return n;
 	p->st.samples++;
@@ -317,6 +329,8 @@ int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, const char *
 	if (npy == 0)
 		return n;
 	p->st.with_python++;
+	p->last_n = npy;
+	p->last_dso = e->proc.dso;
 	if (p->out_cap < max) {
 		free(p->out);
 		p->out = xmalloc((size_t)max * sizeof(*p->out));

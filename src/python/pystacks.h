@@ -47,6 +47,12 @@ void pystacks_free(struct pystacks *p);
 int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, const char *comm, uint64_t time,
 		    struct frame *frames, int n, int max);
 
+/* The Python frames the last pystacks_sample put in (py[0..n), group[i] their eval-loop calls)
+ * and the interpreter's binary they replaced frames of: n, 0 when it put none (pyrecord.h keeps
+ * them beside a recording). */
+int pystacks_last(const struct pystacks *p, const struct frame **py, const int **group,
+		  const char **interp_dso);
+
 /* Source lines ("pysplit.py:12") in the frames: off at start; costs a read of each code
  * object's location table once. */
 void pystacks_set_srclines(struct pystacks *p, bool on);
