@@ -7,7 +7,7 @@
  * those runs (groups, innermost 0), and here group k takes the place of the k-th eval-loop frame of
  * the native chain, counted from the innermost. The interpreter's call plumbing (vectorcall,
  * _PyEval_Vector ...) inside the replaced part goes too: it is the how of a Python call, which the
- * Python frames now say. Everything else stays where it is (kernel, libc, a C extension, a
+ * Python frames now say; so do -X perf's trampolines (py::NAME:FILE) anywhere in the chain. Everything else stays where it is (kernel, libc, a C extension, a
  * builtin such as sum), so a chain reads kernel -> native -> Python -> native -> Python -> main.
  *
  * Chains in frame-pointer mode through an interpreter built without frame pointers (most are) stop
@@ -40,6 +40,13 @@ static bool is_plumbing(const struct frame *f, const char *interp_dso)
 	const char *s = f->sym;
 	return strstr(s, "call") || strstr(s, "Call") || !strncmp(s, "_PyEval_", 8) ||
 	       !strncmp(s, "_PyFunction_", 12);
+}
+
+/* A perf trampoline of 3.12+'s -X perf ("py::alpha:/path/file.py", in the JIT map): the same
+ * Python call again, in another form. */
+static bool is_trampoline(const struct frame *f)
+{
+	return !f->kernel && !strncmp(f->sym, "py::", 4);
 }
 
 /* Where the Python frames go when no eval-loop frame is in the chain: after the first run of
@@ -88,7 +95,8 @@ int pystacks_splice(const struct frame *native, int n, const struct frame *py, c
 			k = put(out, k, max, &native[i]);
 		k = put_groups(out, k, max, py, group, npy, 0, ngroups);
 		for (int i = at; i < n; i++)
-			k = put(out, k, max, &native[i]);
+			if (!is_trampoline(&native[i]))
+				k = put(out, k, max, &native[i]);
 		return k;
 	}
 	/* The eval-loop frames that take a group: the first ngroups of them, the last of which takes
@@ -103,7 +111,7 @@ int pystacks_splice(const struct frame *native, int n, const struct frame *py, c
 			e++;
 			continue;
 		}
-		if (i < last && is_plumbing(&native[i], interp_dso))
+		if ((i < last && is_plumbing(&native[i], interp_dso)) || is_trampoline(&native[i]))
 			continue;
 		k = put(out, k, max, &native[i]);
 	}

@@ -84,6 +84,19 @@ static void test_no_eval(void)
 	CHECK(n == 2);
 }
 
+static void test_trampolines(void)
+{
+	/* 3.12 -X perf, DWARF mode: the walk stopped at the first trampoline */
+	struct frame native[] = { nat("long_mul", LIB), nat("_PyEval_EvalFrameDefault", LIB),
+				  nat("py::inner:/t/pysplit.py", "[JIT] tid 7"),
+				  nat("[no unwind info: [JIT] tid 7]", "[unknown]") };
+	struct frame py[] = { pyf("inner"), pyf("alpha") };
+	int group[] = { 0, 1 };
+	struct frame out[32];
+	int n = pystacks_splice(native, 4, py, group, 2, LIB, out, 32);
+	CHECK_STR(names(out, n), "long_mul inner alpha [no unwind info: [JIT] tid 7]");
+}
+
 static void test_more_evals_than_groups(void)
 {
 	/* a stale read: one group for two eval-loop frames; the outer one stays native */
@@ -125,6 +138,7 @@ int main(void)
 	test_fewer_evals();
 	test_no_eval();
 	test_more_evals_than_groups();
+	test_trampolines();
 	test_linetable();
 	return CHECK_DONE();
 }

@@ -2,8 +2,8 @@
 """Issue 17, live with a command: perftop -- PYTHON pysplit.py, frame pointers, for pyenv's 3.11,
 3.12 and 3.13 and Debian's /usr/bin/python3.11 (each skipped with a message when not installed):
 alpha's share of alpha+beta Total is 0.70 +- 0.06 (the script's own 7:3 of work units), alpha and
-beta cover 70% of the samples, inner shows under both, native rows are still there. Also
--s srcline names inner's lines, and --no-python keeps the interpreter's frames as they were."""
+beta cover 70% of the samples, inner shows under both, native rows are still there; the same
+with --call-graph dwarf for the first of them and Debian's. Also -s srcline names inner's lines, and --no-python keeps the interpreter's frames as they were."""
 import os
 import sys
 
@@ -20,6 +20,13 @@ for label, exe in found:
                           env=dict(os.environ, PERFTOP_PY_STATS="1"))
     checks += check_split(snaps, label)
     print(" ", [l for l in err.splitlines() if "python:" in l][-1:])
+
+# --call-graph dwarf: the native chains unwound through the interpreter (pyenv's builds keep
+# their CFI), the Python frames in them all the same
+for label, exe in found[:1] + [f for f in found[1:] if f[0].startswith("debian")]:
+    snaps, err = run_json(["-z", "-n", "4", "-d", "1", "--call-graph", "dwarf", "--", exe, PYSPLIT,
+                           "4"])
+    checks += check_split(snaps, f"{label} --call-graph dwarf")
 
 label, exe = found[0]
 snaps, _ = run_json(["-z", "-n", "2", "-d", "1", "-s", "sym,srcline", "--", exe, PYSPLIT, "2"])
