@@ -79,14 +79,42 @@ int pyread_thread(pid_t pid, const struct pyproc *p, uint32_t tid, uint64_t *ts,
 	return -ESRCH;  /* a thread that runs no Python (or not yet) */
 }
 
+/* The frame at addr: from the page of it read last (frames of one thread lie together in its
+ * data stack: one read brings the frames of a page, all of them for most stacks), else read with
+ * the rest of its page below it. */
+struct frame_pages {
+	uint8_t buf[4096 + FR_READ];
+	uint64_t lo, hi;   /* remote addresses held in buf */
+};
+
+static const uint8_t *frame_at(pid_t pid, struct frame_pages *pg, uint64_t addr)
+{
+	if (addr >= pg->lo && addr + FR_READ <= pg->hi)
+		return pg->buf + (addr - pg->lo);
+	uint64_t lo = addr & ~(uint64_t)4095, hi = addr + FR_READ;
+	if (py_read(pid, lo, pg->buf, hi - lo) < 0) {
+		lo = addr;  /* the page start may lie in another mapping: the frame alone */
+		if (py_read(pid, lo, pg->buf, FR_READ) < 0)
+			return NULL;
+	}
+	pg->lo = lo;
+	pg->hi = hi;
+	return pg->buf + (addr - lo);
+}
+
 int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyraw *out, int max)
 {
 	const struct pylayout *l = &p->lay;
 	int n = 0, group = 0;
 	bool seen_py = false;
+	struct frame_pages pg;
+	pg.lo = pg.hi = 0;
+	if (!fits(l->fr_owner, 1, FR_READ) || !fits(l->fr_previous, 8, FR_READ) ||
+	    !fits(l->fr_code, 8, FR_READ) || !fits(l->fr_instr, 8, FR_READ))
+		return -EINVAL;
 	for (int hops = 0; frame && n < max && hops < 4 * max; hops++) {
-		uint8_t buf[FR_READ];
-		if (py_read(pid, frame, buf, sizeof(buf)) < 0 || !fits(l->fr_owner, 1, FR_READ))
+		const uint8_t *buf = frame_at(pid, &pg, frame);
+		if (!buf)
 			return n > 0 ? n : -EFAULT;
 		uint8_t owner = buf[l->fr_owner];
 		uint64_t next = at_u64(buf, l->fr_previous);

@@ -4,8 +4,8 @@
  *
  * Both tables are bounded: the processes (PY_PROCS, least recently sampled replaced) and the code
  * objects' names (direct-mapped on pid and address, a collision replaces). A code object's entry is
- * checked against what the code object points at now (its qualname and filename objects), so an
- * address reused by another code object is named again. A process is looked at again when its
+ * checked every PY_CODE_TRUST_NS against what the code object points at then (its qualname,
+ * filename and line table objects), so an address reused by another code object is named again. A process is looked at again when its
  * command or executable changes (exec: the pyenv shim is bash, then pyenv, then python3).
  */
 #include <errno.h>
@@ -27,6 +27,10 @@
  * frame: 2 kHz is the most it spends on a thread). */
 #define PY_PERIOD_MIN_NS 500000ull
 #define PY_PERIOD_MAX_NS 20000000ull
+/* A code object's names are read again after this long: in between, a code object freed and
+ * another made at its address (rare: code objects live as long as their functions) would keep the
+ * old names. Reading them at every sample was most of the cost. */
+#define PY_CODE_TRUST_NS (1000 * 1000000ull)
 #define PY_EXE_CHECK_NS (100 * 1000000ull)
 
 /* A thread state found for a tid. */
@@ -50,6 +54,7 @@ struct pyprocess {
 struct pycode {
 	uint32_t pid;
 	uint64_t code;
+	uint64_t checked;          /* when its head was last read and found the same */
 	struct pycode_head h;
 	char sym[280];             /* "qualname (file.py)" */
 	char file[104];            /* file's basename */
@@ -194,17 +199,23 @@ static const char *basename_of(const char *path)
 }
 
 /* The names of code object raw->code, from the cache or read. NULL when it is not readable. */
-static struct pycode *code_names(struct pystacks *p, struct pyprocess *e, const struct pyraw *raw)
+static struct pycode *code_names(struct pystacks *p, struct pyprocess *e, const struct pyraw *raw,
+				 uint64_t now)
 {
 	struct pycode_head h;
 	pid_t pid = (pid_t)e->pid;
-	if (pyread_code_head(pid, &e->proc, raw->code, &e->code_type, &h) < 0)
-		return NULL;
 	uint64_t key = (raw->code >> 4) * 0x9e3779b97f4a7c15ull ^ e->pid;
 	struct pycode *c = &p->codes[(key >> 32) % PY_CODES];
-	if (c->pid == e->pid && c->code == raw->code && c->h.qualname == h.qualname &&
-	    c->h.filename == h.filename && c->h.linetable == h.linetable)
+	bool same = c->pid == e->pid && c->code == raw->code;
+	if (same && now - c->checked < PY_CODE_TRUST_NS)
 		return c;
+	if (pyread_code_head(pid, &e->proc, raw->code, &e->code_type, &h) < 0)
+		return NULL;
+	if (same && c->h.qualname == h.qualname && c->h.filename == h.filename &&
+	    c->h.linetable == h.linetable) {
+		c->checked = now;
+		return c;
+	}
 	char qual[160], file[512];
 	if (pyread_names(pid, &e->proc, &h, qual, sizeof(qual), file, sizeof(file)) < 0)
 		return NULL;
@@ -212,6 +223,7 @@ static struct pycode *code_names(struct pystacks *p, struct pyprocess *e, const 
 	memset(c, 0, sizeof(*c));
 	c->pid = e->pid;
 	c->code = raw->code;
+	c->checked = now;
 	c->h = h;
 	snprintf(c->file, sizeof(c->file), "%.100s", basename_of(file));
 	snprintf(c->sym, sizeof(c->sym), "%s (%s)", qual, c->file);
@@ -296,9 +308,10 @@ static int read_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uin
 	if (nraw == 0)
 		return 0;
 	const char *dso = p->intern(p->intern_ctx, "[python]");
+	uint64_t now = now_ns();
 	int n = 0;
 	for (int i = 0; i < nraw; i++) {
-		struct pycode *c = code_names(p, e, &p->raw[i]);
+		struct pycode *c = code_names(p, e, &p->raw[i], now);
 		if (!c) {
 			p->st.read_failed++;
 			return 0;  /* a torn or misread stack: native frames rather than half of one */

@@ -1,0 +1,48 @@
+#!/bin/bash
+# Python frames (issue 17): (1) perftop's CPU on a CPython process with and without them: perftop
+# -b -- PYTHON tests/python/pysplit.py SECONDS, then the same with --no-python, taking turns,
+# perftop's own CPU (all its threads, the watcher's too; not the command's) as a share of one CPU,
+# medians of ROUNDS; the issue's bar is 2x. (2) Staleness: perftop -o records bench/pyphases.py (phases of
+# 10 ms and 2 ms), and bench/python_staleness.py counts the samples whose Python stack names the
+# other phase than the one the program's own clock says ran at the sample's time; perftop's own
+# figures of the distance between samples and reads (PERFTOP_PY_STATS) beside it.
+# Not a test: the figures depend on the machine.
+#
+# usage: bench/python.sh [PERFTOP] [PYTHON] [ROUNDS] [SECONDS]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+pt=${1:-$here/../build/perftop}
+py=${2:-$(command -v python3)}
+rounds=${3:-5}
+secs=${4:-8}
+[ -x "$pt" ] || { echo "no perftop at $pt (make build)"; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+cpu() { # perftop's own CPU (its "cpu" counter: getrusage of its threads, not the command's), as a
+	# share of one CPU, averaged over the windows after the first
+	"$pt" -b --json -d 1 -n "$secs" "$@" 2>/dev/null |
+		python3 -c 'import json, sys
+c = [json.loads(l)["counters"]["cpu"] for l in sys.stdin if l.startswith("{")][1:]
+print(f"{sum(c) / max(1, len(c)):.3f}")'
+}
+with=(); without=()
+for r in $(seq "$rounds"); do
+	if (( r % 2 )); then
+		with+=("$(cpu -- "$py" "$here/../tests/python/pysplit.py" "$secs")")
+		without+=("$(cpu --no-python -- "$py" "$here/../tests/python/pysplit.py" "$secs")")
+	else
+		without+=("$(cpu --no-python -- "$py" "$here/../tests/python/pysplit.py" "$secs")")
+		with+=("$(cpu -- "$py" "$here/../tests/python/pysplit.py" "$secs")")
+	fi
+	echo "round $r: with Python frames ${with[-1]}% of a CPU, without ${without[-1]}%"
+done
+w=$(printf '%s\n' "${with[@]}" | median); wo=$(printf '%s\n' "${without[@]}" | median)
+echo "medians of $rounds rounds of ${secs}s ($py): with $w%, without $wo%, ratio" \
+	"$(echo "scale=2; $w / $wo" | bc)"
+for phase in 10 2; do
+	PERFTOP_PY_STATS=1 "$pt" -b -d 1 -o "$tmp/ph.data" -- "$py" "$here/pyphases.py" "$secs" "$phase" \
+		"$tmp/log" 2>"$tmp/err" >/dev/null
+	echo "phases of $phase ms: $(python3 "$here/python_staleness.py" "$tmp/ph.data.python" "$tmp/log")"
+	grep -o "gap mean.*" "$tmp/err" | sed 's/^/  perftop: /'
+done
