@@ -30,7 +30,10 @@
 #define SNAP_RING 256
 #define ARENA 4096
 #define READ_MAX 256                 /* frames of one read at most */
-#define WATCH_IDLE_NS (1000000000ull) /* a thread not sampled for this long is not read */
+/* A thread not sampled for this long is not read: what is read follows what runs (the session
+ * notes a thread with each burst of its samples, every 15-35 ms), so -a on a machine of many
+ * idle interpreters reads only the few on a CPU. */
+#define WATCH_IDLE_NS (200 * 1000000ull)
 
 struct snap {
 	uint64_t time;
