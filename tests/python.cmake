@@ -3,7 +3,7 @@
 # missing one is skipped with a message. test_pysplice: the splice and the location-table decoder.
 perftop_unit_test(test_pysplice SOURCES python/test_pysplice.c LIBS perftop_python perftop_util)
 
-foreach(t test_python_live test_python_pid test_python_replay)
+foreach(t test_python_live test_python_pid test_python_replay test_python_xperf)
   add_test(NAME python_${t}
     COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/${t}.py $<TARGET_FILE:perftop>
             ${CMAKE_BINARY_DIR}/fixtures)

@@ -148,6 +148,58 @@ static bool walk_regs(struct walk *w, const struct rec *r)
 	return (w->have & need) == need;
 }
 
+/*
+ * libunwind stopped at JIT code (w->jit_stop): a -X perf trampoline is stepped here
+ * (walk_jit_step) from the registers libunwind has for it, and libunwind starts again from the
+ * caller; other JIT code ends the walk. Returns 1 to go on, 0 at the end (res set when early).
+ */
+static int jit_resume(struct walk *w, unw_cursor_t *c, unw_addr_space_t as, uint64_t *ips, int *n,
+		      uint64_t *prev_ip, uint64_t *prev_sp, struct unwind_result *res)
+{
+	w->jit_stop = false;
+	w->why = UNWIND_END;
+	w->why_dso = NULL;
+	uint64_t regs[17];
+	uint32_t have = 0;
+	for (int r = 0; r <= UNW_X86_64_RIP; r++) {
+		unw_word_t v;
+		if (unw_get_reg(c, r, &v) == 0) {
+			regs[r] = v;
+			have |= 1u << r;
+		}
+	}
+	uint64_t ra = 0, nbp = 0, sp = 0;
+	int k = (have & (1u << UNW_X86_64_RBP))
+			? walk_jit_step(w, regs[UNW_X86_64_RIP], regs[UNW_X86_64_RSP], regs[UNW_X86_64_RBP],
+					&ra, &nbp, &sp)
+			: -1;
+	if (k <= 0) {
+		res->stop = k == 0 ? UNWIND_SHORT_STACK : UNWIND_UNMAPPED;
+		return 0;
+	}
+	if (ra == 0)
+		return 0;
+	if (ra == *prev_ip && sp == *prev_sp) {
+		res->stop = UNWIND_ERROR;
+		return 0;
+	}
+	*prev_ip = ra;
+	*prev_sp = sp;
+	ips[(*n)++] = ra - 1;
+	memcpy(w->regs, regs, sizeof(w->regs));
+	w->have = have;
+	w->regs[UNW_X86_64_RSP] = sp;
+	w->regs[UNW_X86_64_RBP] = nbp;
+	w->regs[UNW_X86_64_RIP] = ra - 1; /* the call instruction's row, as libunwind looks callers up */
+	w->why = UNWIND_END;
+	w->why_dso = NULL;
+	if (unw_init_remote(c, as, w) < 0) {
+		res->stop = UNWIND_ERROR;
+		return 0;
+	}
+	return 1;
+}
+
 /* The walk by libunwind: what the fast path cannot do. */
 static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, uint64_t *ips, int max,
 		       struct unwind_result *res)
@@ -173,6 +225,11 @@ static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, u
 		int st = unw_step(&c);
 		if (st == -UNW_ESTOPUNWIND && w.dbg_row) {
 			if (dbg_resume(u, &w, &c, as, ips, &n, &prev_ip, &prev_sp, res))
+				continue;
+			break;
+		}
+		if (st == -UNW_ESTOPUNWIND && w.jit_stop) {
+			if (jit_resume(&w, &c, as, ips, &n, &prev_ip, &prev_sp, res))
 				continue;
 			break;
 		}

@@ -55,11 +55,46 @@ struct touched *walk_touch(struct walk *w, uint64_t addr)
 	return t;
 }
 
+bool walk_in_jit(struct walk *w, uint64_t addr)
+{
+	const struct map *m = maps_find(w->u->maps, w->pid, addr);
+	return m && m->kind == MAP_KIND_ANON;
+}
+
+/*
+ * CPython's -X perf trampolines (perf map names "py::FUNC:FILE") are `sub $8,%rsp; call *%rcx;
+ * add $8,%rsp; ret` in 3.12.1 and `push %rbp; mov %rsp,%rbp; call *%rcx; pop %rbp; ret` in later
+ * releases: either way the caller's return address is 8 bytes above the trampoline's SP and its
+ * SP 16 above; the second form (found by RBP == SP at the call's return) saved RBP below it.
+ */
+int walk_jit_step(struct walk *w, uint64_t ip, uint64_t sp, uint64_t bp, uint64_t *ra, uint64_t *nbp,
+		  uint64_t *cfa)
+{
+	const char *sym = NULL;
+	uint64_t start = 0;
+	if (!maps_jit_lookup(w->u->maps, w->pid, ip, &sym, &start) || !sym || strncmp(sym, "py::", 4))
+		return -1;
+	if (!walk_read(w, sp + 8, ra, 8))
+		return 0;
+	*nbp = bp;
+	if (bp == sp && !walk_read(w, sp, nbp, 8))
+		return 0;
+	*cfa = sp + 16;
+	w->why = UNWIND_END;
+	w->why_dso = NULL;
+	return 1;
+}
+
 static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 			      int need_unwind_info, void *arg)
 {
 	struct walk *w = arg;
 	struct touched *t = walk_touch(w, ip);
+	if (!t && walk_in_jit(w, ip)) {
+		/* stepped by unwind_slow (walk_jit_step), else the end */
+		w->jit_stop = true;
+		return -UNW_ESTOPUNWIND;
+	}
 	if (!t)
 		return -UNW_ENOINFO;
 	int r = -UNW_ENOINFO;

@@ -527,38 +527,48 @@ int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res)
 			return n;
 		}
 		struct touched *t = walk_touch(w, ip);
-		if (!t)
-			return -1;
-		const struct fast_row *r = fast_row(w->u, t->img, ip - t->bias, first);
-		if (!r->ok || (r->cfa_reg == DW_RBP && !have_bp))
-			return -1;
-		if (r->ra_rule == RULE_UNDEF)
-			return n;  /* the outermost frame (_start, clone3): the end, as libunwind says */
-		uint64_t cfa = (r->cfa_reg == DW_RSP ? sp : bp) + (uint64_t)(int64_t)r->cfa_off;
-		uint64_t ra, nbp = bp;
-		int k = fast_load(w, cfa + (uint64_t)(int64_t)r->ra_off, &ra);
-		if (k == 0) {
-			res->stop = UNWIND_SHORT_STACK;
-			return n;
-		}
-		if (k < 0)
-			return -1;
-		if (r->bp_rule == RULE_OFFSET) {
-			uint64_t at = cfa + (uint64_t)(int64_t)r->bp_off;
-			k = fast_load(w, at, &nbp);
+		uint64_t cfa, ra, nbp = bp;
+		if (!t) {
+			/* JIT code has no unwind tables; -X perf's trampolines have known frames */
+			int k = walk_jit_step(w, ip, sp, bp, &ra, &nbp, &cfa);
 			if (k == 0) {
 				res->stop = UNWIND_SHORT_STACK;
 				return n;
 			}
-			if (k < 0 && at < w->sp) {
-				/* A slot below the sample's SP: an epilogue already popped it (gcc does not say
-				 * so in the CFI). The caller's RBP is unknown here, as to libunwind, which fails
-				 * only if a later frame needs it: so does this walk (the CFA test above). */
-				have_bp = false;
-			} else if (k < 0) {
+			if (k < 0)
 				return -1;
-			} else {
-				have_bp = true;
+		} else {
+			const struct fast_row *r = fast_row(w->u, t->img, ip - t->bias, first);
+			if (!r->ok || (r->cfa_reg == DW_RBP && !have_bp))
+				return -1;
+			if (r->ra_rule == RULE_UNDEF)
+				return n;  /* the outermost frame (_start, clone3): the end, as libunwind says */
+			cfa = (r->cfa_reg == DW_RSP ? sp : bp) + (uint64_t)(int64_t)r->cfa_off;
+			int k = fast_load(w, cfa + (uint64_t)(int64_t)r->ra_off, &ra);
+			if (k == 0) {
+				res->stop = UNWIND_SHORT_STACK;
+				return n;
+			}
+			if (k < 0)
+				return -1;
+			if (r->bp_rule == RULE_OFFSET) {
+				uint64_t at = cfa + (uint64_t)(int64_t)r->bp_off;
+				k = fast_load(w, at, &nbp);
+				if (k == 0) {
+					res->stop = UNWIND_SHORT_STACK;
+					return n;
+				}
+				if (k < 0 && at < w->sp) {
+					/* A slot below the sample's SP: an epilogue already popped it (gcc does
+					 * not say so in the CFI). The caller's RBP is unknown here, as to
+					 * libunwind, which fails only if a later frame needs it: so does this
+					 * walk (the CFA test above). */
+					have_bp = false;
+				} else if (k < 0) {
+					return -1;
+				} else {
+					have_bp = true;
+				}
 			}
 		}
 		ip = ra;

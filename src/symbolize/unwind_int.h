@@ -100,6 +100,8 @@ struct walk {
 	const char *why_dso;
 	/* find_proc_info stopped libunwind at code only .debug_frame describes: that row (malloc'd) */
 	Dwarf_Frame *dbg_row;
+	/* ... or at JIT code, perhaps a -X perf trampoline (walk_jit_step) */
+	bool jit_stop;
 };
 
 struct unwind {
@@ -142,6 +144,13 @@ unw_accessors_t acc_table(void);
 /* The image and bias for the executable mapping holding addr, remembered for this walk; NULL (and
  * w->why says why) when there is none. */
 struct touched *walk_touch(struct walk *w, uint64_t addr);
+/* Whether addr is in anonymous executable memory (JIT code: no unwind tables). */
+bool walk_in_jit(struct walk *w, uint64_t addr);
+/* A step out of JIT code at ip (SP sp, RBP bp) when it is one of CPython's -X perf trampolines,
+ * whose two forms are known: 1 with the caller's return address, RBP and CFA (its SP); 0 when the
+ * stack copy is too short; -1 when it is no such trampoline. */
+int walk_jit_step(struct walk *w, uint64_t ip, uint64_t sp, uint64_t bp, uint64_t *ra, uint64_t *nbp,
+		  uint64_t *cfa);
 /* n bytes at addr of the walk's memory: the stack copy, else the binaries' files. Notes why not. */
 bool walk_read(struct walk *w, uint64_t addr, void *out, size_t n);
 

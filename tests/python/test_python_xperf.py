@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Issue 17, 3.12's -X perf: pyenv 3.12 pysplit.py started with -X perf (trampolines named
+py::FUNC:FILE in /tmp/perf-PID.map), --call-graph dwarf: with --no-python, the chains walk through
+the trampolines (they have no unwind tables) to _start, and the py:: functions' Totals hold
+alpha:beta at 7:3; with Python frames, the trampolines leave the chains and the acceptance checks
+hold as without -X perf."""
+import sys
+
+from e2elib import SKIP, fail, passed, run_json
+from pylib import PYSPLIT, SHARE, SHARE_TOL, check_split, pythons, sums
+
+found = pythons(["pyenv 3.12"])
+if not found:
+    print("skip: pyenv's 3.12 is not installed")
+    sys.exit(SKIP)
+label, exe = found[0]
+checks = 0
+cmd = ["--", exe, "-X", "perf", PYSPLIT, "4"]
+snaps, _ = run_json(["-z", "-n", "4", "-d", "1", "--call-graph", "dwarf", "--no-python"] + cmd)
+total, n = sums(snaps)
+by_sym = {}
+for (dso, sym), v in total.items():
+    by_sym[sym] = by_sym.get(sym, 0.0) + v
+a = sum(v for s, v in by_sym.items() if s.startswith("py::alpha:"))
+b = sum(v for s, v in by_sym.items() if s.startswith("py::beta:"))
+start = by_sym.get("_start", 0.0)
+print(f"{label} -X perf --no-python: py::alpha {a:.0f} py::beta {b:.0f} _start {start:.0f} of {n}")
+if a + b <= 0 or abs(a / (a + b) - SHARE) > SHARE_TOL or (a + b) / n < 0.70:
+    fail(f"-X perf: py::alpha {a:.0f} and py::beta {b:.0f} of {n} samples: not 7:3 over 70%")
+if start < 0.90 * n:
+    fail(f"-X perf: only {start:.0f} of {n} chains reach _start through the trampolines")
+checks += 2
+snaps, _ = run_json(["-z", "-n", "4", "-d", "1", "--call-graph", "dwarf"] + cmd)
+checks += check_split(snaps, f"{label} -X perf, Python frames")
+if any(k[1].startswith("py::") for k in sums(snaps)[0]):
+    fail("-X perf with Python frames: py:: trampolines left in the chains")
+checks += 1
+passed(checks)
