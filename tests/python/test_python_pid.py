@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Issue 17, attached: perftop -p PID to a pyenv 3.11 pysplit.py that was started without perftop
-(no restart, no -X perf): the same acceptance checks as live with a command. And failure is visible:
+(no restart, no -X perf): the same acceptance checks as live with a command; and with -a, the whole
+machine, alpha's share and inner under both (the machine's other work is in the samples too). And
+failure is visible:
 a CPython whose layout perftop does not know (pyenv's 3.10, when installed) keeps its native frames
 (_PyEval_EvalFrameDefault) and perftop says why on stderr, once."""
 import subprocess
@@ -11,11 +13,11 @@ from e2elib import SKIP, fail, passed, run_json
 from pylib import PYSPLIT, check_split, pythons
 
 
-def attached(exe, args, secs=8):
+def attached(exe, args, secs=8, whole_machine=False):
     p = subprocess.Popen([exe, PYSPLIT, str(secs)], stdout=subprocess.DEVNULL)
     try:
         time.sleep(1.0)  # well inside its loop: perftop attaches to a running interpreter
-        return run_json(["-p", str(p.pid)] + args)
+        return run_json(([] if whole_machine else ["-p", str(p.pid)]) + args)
     finally:
         p.kill()
         p.wait()
@@ -26,6 +28,8 @@ found = pythons(["pyenv 3.11"])
 for label, exe in found:
     snaps, _ = attached(exe, ["-z", "-n", "4", "-d", "1"])
     checks += check_split(snaps, f"{label} -p")
+    snaps, _ = attached(exe, ["-a", "-z", "-n", "4", "-d", "1"], whole_machine=True)
+    checks += check_split(snaps, f"{label} -a", whole=False)
 
 old = pythons(["pyenv 3.10"])
 for label, exe in old:
