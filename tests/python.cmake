@@ -1,7 +1,9 @@
 # Python functions in native profiles (issue 17): CPython 3.11-3.13 processes sampled live (a
 # command, -p), their Python frames in the chains; the Pythons are found when the tests run and a
-# missing one is skipped with a message. test_pysplice: the splice and the location-table decoder.
+# missing one is skipped with a message. test_pysplice: the splice and the location-table decoder;
+# test_pyread: the reader on a fake interpreter in its own memory, and the watcher thread (TSan).
 perftop_unit_test(test_pysplice SOURCES python/test_pysplice.c LIBS perftop_python perftop_util)
+perftop_unit_test(test_pyread SOURCES python/test_pyread.c LIBS perftop_python perftop_util TSAN)
 
 foreach(t test_python_live test_python_pid test_python_replay test_python_xperf)
   add_test(NAME python_${t}
