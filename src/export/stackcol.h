@@ -56,6 +56,7 @@ typedef void (*stackcol_describe_fn)(void *ctx, uint32_t pid, const struct frame
 
 struct stackcol_frame {
 	uint32_t sym, display, dso, file;  /* string ids: raw name, demangled, dso, source file */
+	uint32_t srcline;                   /* string id of the whole "file:line" */
 	uint32_t line;                      /* source line; 0 unknown */
 	uint32_t map;                       /* mapping index */
 	uint64_t addr;
@@ -110,6 +111,7 @@ void stackcol_add(struct stackcol *c, int event, uint64_t time, const struct sam
 
 /* Reading (the encoders): tables by index; strings by id (0: ""). */
 const char *stackcol_string(const struct stackcol *c, uint32_t id);
+size_t stackcol_nstrings(const struct stackcol *c);
 size_t stackcol_nframes(const struct stackcol *c);
 const struct stackcol_frame *stackcol_frames(const struct stackcol *c);
 size_t stackcol_nmaps(const struct stackcol *c);
