@@ -123,6 +123,8 @@ struct session {
 	 * (wall clock, ns since the epoch; live only) and the first and last sample times. */
 	struct stackcol *col;
 	uint64_t export_start, export_first, export_last;
+	char export_name[1024];    /* session_describe_frame's answer, copied by the collector */
+	bool inline_frames;        /* session_names' choice */
 };
 
 /*
@@ -142,6 +144,7 @@ struct session {
 static void session_names(struct session *s, const struct cli *c, bool unwound_chains)
 {
 	bool inline_frames = !c->no_inline && (c->inline_frames || unwound_chains);
+	s->inline_frames = inline_frames;
 	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
 	symbolizer_set_demangle(s->sym, !c->no_demangle);
 }
@@ -985,6 +988,16 @@ static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *
 {
 	struct session *s = ctx;
 	out->display = symbolizer_display_name(s->sym, f->sym);
+	/* An inline frame's name carries perf's " (inlined)" mark; pprof says it with its lines
+	 * instead, and its readers group by the function's own name. */
+	static const char mark[] = " (inlined)";
+	size_t n = strlen(out->display), m_len = sizeof(mark) - 1;
+	if (f->inlined && n > m_len && strcmp(out->display + n - m_len, mark) == 0 &&
+	    n - m_len < sizeof(s->export_name)) {
+		memcpy(s->export_name, out->display, n - m_len);
+		s->export_name[n - m_len] = '\0';
+		out->display = s->export_name;
+	}
 	struct symbolizer_mapping m;
 	if (f->kernel || !symbolizer_mapping(s->sym, pid, f->addr, &m))
 		return;
@@ -1007,6 +1020,8 @@ int session_enable_export(struct session *s, char *err, size_t errlen)
 		return -1;
 	}
 	stackcol_set_describe(s->col, session_describe_frame, s);
+	/* pprof's lines and speedscope's files want the source lines of the addresses */
+	symbolizer_set_names(s->sym, s->inline_frames, true);
 	session_export_reset(s);
 	return 0;
 }

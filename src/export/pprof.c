@@ -330,7 +330,10 @@ static uint64_t pp_function(struct pp *pp, struct pp_tables *t, const struct sta
 	if (added) {
 		if (!pp_grow((void **)&t->fns, &t->capfns, pp->nfns, sizeof(*t->fns)))
 			return 0;
-		t->fns[pp->nfns++] = (struct pp_fn){ f->display, f->sym, f->file };
+		/* an inline frame's raw name has perf's " (inlined)" mark: its system name is the
+		 * function's own */
+		t->fns[pp->nfns++] = (struct pp_fn){ f->display, f->inlined ? f->display : f->sym,
+						      f->file };
 	}
 	return id;
 }
