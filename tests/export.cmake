@@ -6,3 +6,9 @@ set(EXPORT_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/export)
 perftop_unit_test(test_export
   SOURCES ${EXPORT_TEST_DIR}/test_export.c
   LIBS perftop_export perftop_model perftop_util)
+# Replays exported and read back (test_export_replay.py says what is compared).
+add_test(NAME export_test_export_replay
+  COMMAND ${TEST_PYTHON} ${EXPORT_TEST_DIR}/test_export_replay.py $<TARGET_FILE:perftop>
+    $<TARGET_FILE:perftop_asan> ${CMAKE_BINARY_DIR}/fixtures)
+set_tests_properties(export_test_export_replay PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${EXPORT_TEST_DIR}")
