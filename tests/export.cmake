@@ -12,3 +12,9 @@ add_test(NAME export_test_export_replay
     $<TARGET_FILE:perftop_asan> ${CMAKE_BINARY_DIR}/fixtures)
 set_tests_properties(export_test_export_replay PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${EXPORT_TEST_DIR}")
+# Live batch sessions exported at their end, and an off-CPU replay in nanoseconds.
+add_test(NAME export_test_export_live
+  COMMAND ${TEST_PYTHON} ${EXPORT_TEST_DIR}/test_export_live.py $<TARGET_FILE:perftop>
+    ${CMAKE_BINARY_DIR}/fixtures)
+set_tests_properties(export_test_export_live PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${EXPORT_TEST_DIR}")
