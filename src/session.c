@@ -24,6 +24,7 @@
 #include "export/export.h"
 #include "model/annotate.h"
 #include "model/diff.h"
+#include "model/filter.h"
 #include "replay.h"
 #include "sample_memo.h"
 #include "perfdata/perfdata_write.h"
@@ -123,6 +124,10 @@ struct session {
 	 * (wall clock, ns since the epoch; live only) and the first and last sample times. */
 	struct stackcol *col;
 	uint64_t export_start, export_first, export_last;
+	/* The view's w key (session_export_windows): the collection of the last window ended,
+	 * swapped with col at every refresh, and its times. */
+	struct stackcol *col_shown;
+	uint64_t shown_start, shown_first, shown_last, shown_duration;
 	char export_name[1024];    /* session_describe_frame's answer, copied by the collector */
 	bool inline_frames;        /* session_names' choice */
 };
@@ -234,6 +239,9 @@ static void session_zero_events(struct session *s)
 		if (ev->annot)
 			annotate_end_window(ev->annot, true);
 	}
+	/* the view's window export starts over with them; --export's whole session does not */
+	if (s->col_shown)
+		session_export_reset(s);
 }
 
 /* A seek starts the aggregation over; the address spaces stay (the side-band is fed again). */
@@ -421,6 +429,7 @@ void session_close(struct session *s)
 	}
 	symbolizer_free(s->sym);
 	stackcol_free(s->col);
+	stackcol_free(s->col_shown);
 	sample_memo_free(s->memo);
 	offcpu_free(s->offcpu);
 	free(s);
@@ -793,6 +802,8 @@ static void session_end_windows(struct session *s, enum snap_col order, bool zer
 	}
 }
 
+static void session_export_window_end(struct session *s);
+
 int session_refresh_all(struct session *s, enum snap_col order, bool zero, struct snapshot **snaps)
 {
 	if (symbolizer_names_due(s->sym))
@@ -811,6 +822,7 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 		from = rstart > from ? rstart : from;
 		to = rend >= 0 && rend < to ? rend : to;
 		session_end_windows(s, order, zero, snaps, to > from ? to - from : 0);
+		session_export_window_end(s);
 		s->last_window_secs = pos - s->window_start_pos;
 		s->window_start_pos = pos;
 		return s->nev;
@@ -819,6 +831,7 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 	uint64_t dropped = queue_dropped(sampler_queue(s->sampler));
 	uint64_t from = s->zoomed_ns > s->window_start_ns ? s->zoomed_ns : s->window_start_ns;
 	session_end_windows(s, order, zero, snaps, (double)(now - from) / 1e9);
+	session_export_window_end(s);
 	s->last_window_secs = (double)(now - s->window_start_ns) / 1e9;
 	s->window_start_ns = now;
 	session_counters_window(s, s->last_window_secs);
@@ -1071,4 +1084,88 @@ int session_export_write(struct session *s, const char *path, char *err, size_t 
 		return -1;
 	}
 	return export_write_file(&p, path, err, errlen);
+}
+
+/* --- the view's exports: the window on screen --- */
+
+int session_export_windows(struct session *s, char *err, size_t errlen)
+{
+	if (s->col_shown)
+		return 0;
+	if (session_enable_export(s, err, errlen) < 0)
+		return -1;
+	s->col_shown = stackcol_new(NULL);
+	if (!s->col_shown) {
+		snprintf(err, errlen, "out of memory for the export's stacks");
+		return -1;
+	}
+	stackcol_set_describe(s->col_shown, session_describe_frame, s);
+	return 0;
+}
+
+/* A window ended: what was collected in it is the one shown; the other starts over. */
+static void session_export_window_end(struct session *s)
+{
+	if (!s->col_shown)
+		return;
+	struct stackcol *t = s->col_shown;
+	s->col_shown = s->col;
+	s->col = t;
+	struct export_profile p;
+	session_export_profile(s, &p);
+	s->shown_start = p.time_ns;
+	s->shown_duration = p.duration_ns;
+	s->shown_first = s->export_first;
+	s->shown_last = s->export_last;
+	session_export_reset(s);
+}
+
+/* The view's filter over a collected stack: its command, its frames' names and dsos. */
+static bool session_export_keep(void *ctx, const struct stackcol *c, const struct stackcol_key *k)
+{
+	const char *query = ctx;
+	const char *comm = stackcol_string(c, k->comm);
+	if (filter_names_match(query, &comm, 1))
+		return true;
+	size_t n;
+	const uint32_t *ids = stackcol_stack(c, k->stack, &n);
+	const struct stackcol_frame *fr = stackcol_frames(c);
+	for (size_t i = 0; i < n; i++) {
+		const char *names[2] = { stackcol_string(c, fr[ids[i]].display),
+					 stackcol_string(c, fr[ids[i]].dso) };
+		if (filter_names_match(query, names, 2))
+			return true;
+	}
+	return false;
+}
+
+int session_export_window(struct session *s, const char *path, const char *filter, char *msg,
+			  size_t len)
+{
+	struct export_profile p;
+	if (!session_export_profile(s, &p)) {
+		snprintf(msg, len, "this session collects no stacks to write");
+		return -1;
+	}
+	if (s->col_shown) {
+		p.col = s->col_shown;
+		p.time_ns = s->shown_start;
+		p.duration_ns = s->shown_duration;
+		p.start_clock_ns = s->shown_first;
+	}
+	if (filter && *filter) {
+		p.keep = session_export_keep;
+		p.keep_ctx = (void *)filter;
+	}
+	/* the view owns the terminal: the encoders' warnings go to the message instead */
+	char err[512];
+	if (export_write_file(&p, path, err, sizeof(err)) < 0) {
+		snprintf(msg, len, "%s", err);
+		return -1;
+	}
+	struct stackcol_stats st;
+	stackcol_get_stats(p.col, &st);
+	snprintf(msg, len, "wrote %s (of the window's %" PRIu64 " samples%s%s)", path, st.samples,
+		 filter && *filter ? ", those matching " : "", filter && *filter ? filter : "");
+	return 0;
 }
