@@ -18,3 +18,7 @@ add_test(NAME export_test_export_live
     ${CMAKE_BINARY_DIR}/fixtures)
 set_tests_properties(export_test_export_live PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${EXPORT_TEST_DIR}")
+# The view's w key through tmux: the prompt, a pprof window export, a filtered folded one.
+add_test(NAME export_tmux
+  COMMAND bash ${EXPORT_TEST_DIR}/test_export_tui.sh $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+set_tests_properties(export_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
