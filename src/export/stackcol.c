@@ -476,8 +476,8 @@ struct stackcol *stackcol_new(const struct stackcol_limits *lim)
 	if (!c)
 		return NULL;
 	static const struct stackcol_limits def = {
-		.string_bytes = 64u << 20, .frames = 1u << 20, .stacks = 1u << 20,
-		.stack_frames = 32u << 20, .keys = 2u << 20, .log = 8u << 20,
+		.string_bytes = 16u << 20, .frames = 256u << 10, .stacks = 256u << 10,
+		.stack_frames = 8u << 20, .keys = 512u << 10, .log = 2u << 20,
 	};
 	c->lim = lim ? *lim : def;
 	/* id 0 is "" (pprof's string 0); the tables need room for the overflow stack */

@@ -33,12 +33,12 @@
 #define STACKCOL_NO_STRING 0u /* string id 0 is "" */
 
 struct stackcol_limits {
-	size_t string_bytes;  /* the strings' bytes (default 64 MiB) */
-	size_t frames;        /* distinct frames (default 1M) */
-	size_t stacks;        /* distinct stacks (default 1M) */
-	size_t stack_frames;  /* frame ids of all stacks together (default 32M) */
-	size_t keys;          /* distinct (stack, pid, tid, comm, event) (default 2M) */
-	size_t log;           /* time-ordered samples (default 8M) */
+	size_t string_bytes;  /* the strings' bytes (default 16 MiB) */
+	size_t frames;        /* distinct frames (default 256K) */
+	size_t stacks;        /* distinct stacks (default 256K) */
+	size_t stack_frames;  /* frame ids of all stacks together (default 8M) */
+	size_t keys;          /* distinct (stack, pid, tid, comm, event) (default 512K) */
+	size_t log;           /* time-ordered samples (default 2M) */
 };
 
 /* What the session knows of a frame, asked once when the frame is first seen. Strings are copied. */
