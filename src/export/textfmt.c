@@ -261,7 +261,8 @@ static void ss_profile(const struct export_profile *p, struct export_buf *out, c
 {
 	const struct stackcol_key *keys = stackcol_keys(p->col);
 	const struct stackcol_sample *log = stackcol_log(p->col);
-	const struct stackcol_key *k0 = &keys[logged ? log[refs[from].pos].key : refs[from].pos];
+	/* named by its last sample's command: a thread that exec'd is named by the program it became */
+	const struct stackcol_key *k0 = &keys[logged ? log[refs[to - 1].pos].key : refs[to - 1].pos];
 	char name[256];
 	snprintf(name, sizeof(name), "%s (pid %u, tid %u)%s%s", stackcol_string(p->col, k0->comm),
 		 k0->pid, k0->tid, p->nevents > 1 ? " " : "",
