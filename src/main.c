@@ -206,6 +206,11 @@ static int glue_export(void *ctx, const char *path, const char *filter, char *ms
 	return session_export_window(g->session, path, filter, msg, len);
 }
 
+static void glue_hold(void *ctx, bool hold)
+{
+	session_export_hold(((struct tui_glue *)ctx)->session, hold);
+}
+
 static const struct tui_replay glue_replay_ops = {
 	.duration = glue_r_duration,
 	.position = glue_r_position,
@@ -322,6 +327,7 @@ int main(int argc, char **argv)
 			.event = session_event(s),
 			.switch_event = glue_switch_event,
 			.export_window = glue_export,
+			.hold_window = glue_hold,
 		};
 		if (cli.input) {
 			src.replay = &glue_replay_ops;

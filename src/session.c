@@ -128,6 +128,7 @@ struct session {
 	 * swapped with col at every refresh, and its times. */
 	struct stackcol *col_shown;
 	uint64_t shown_start, shown_first, shown_last, shown_duration;
+	bool export_hold;          /* a paused view: col_shown stays the window on screen */
 	char export_name[1024];    /* session_describe_frame's answer, copied by the collector */
 	bool inline_frames;        /* session_names' choice */
 };
@@ -1108,6 +1109,10 @@ static void session_export_window_end(struct session *s)
 {
 	if (!s->col_shown)
 		return;
+	if (s->export_hold) {
+		session_export_reset(s); /* a window the paused screen never shows */
+		return;
+	}
 	struct stackcol *t = s->col_shown;
 	s->col_shown = s->col;
 	s->col = t;
@@ -1168,4 +1173,9 @@ int session_export_window(struct session *s, const char *path, const char *filte
 	snprintf(msg, len, "wrote %s (of the window's %" PRIu64 " samples%s%s)", path, st.samples,
 		 filter && *filter ? ", those matching " : "", filter && *filter ? filter : "");
 	return 0;
+}
+
+void session_export_hold(struct session *s, bool hold)
+{
+	s->export_hold = hold;
 }

@@ -140,6 +140,8 @@ int session_export_windows(struct session *s, char *err, size_t errlen);
  * all); msg says what was written, or the error. 0, or -1. */
 int session_export_window(struct session *s, const char *path, const char *filter, char *msg,
 			  size_t len);
+/* A paused view (hold true): the window on screen stays session_export_window's until resumed. */
+void session_export_hold(struct session *s, bool hold);
 
 /* Feeds the annotate histogram (model/annotate.h) next to the profile, for the a key; prefixes
  * ("OLD=NEW", --prefix) remap the source files' build paths and must outlive the session. */

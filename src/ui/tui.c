@@ -301,6 +301,8 @@ static void loop_key(struct tui_loop *l, int key)
 	}
 	if ((act & KEYS_ACT_PAUSE) && !v->paused)
 		l->next_refresh = 0;
+	if ((act & KEYS_ACT_PAUSE) && !src->replay && src->hold_window)
+		src->hold_window(src->ctx, v->paused);
 	if (act & KEYS_ACT_CLEAR)
 		l->clear = true;
 	if (act & KEYS_ACT_REFRESH)

@@ -77,6 +77,9 @@ struct tui_source {
 	 * filter matches: model/filter.h) to path, in the format its name says (export/export.h);
 	 * writes what happened in msg ("wrote ...", or the error). NULL: the key says it cannot. */
 	int (*export_window)(void *ctx, const char *path, const char *filter, char *msg, size_t len);
+	/* A live view paused (hold true) or resumed: its windows go on ending, but the one on screen
+	 * stays what w writes until the resume. NULL: nothing to hold. */
+	void (*hold_window)(void *ctx, bool hold);
 };
 
 /* Runs the view until q (or Ctrl-C, SIGTERM). The terminal is restored on every exit path.
