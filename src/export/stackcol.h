@@ -66,6 +66,7 @@ struct stackcol_frame {
 struct stackcol_map {
 	uint64_t start, limit, offset;
 	uint32_t file;                      /* string id */
+	uint32_t build_id_hex;              /* string id of the build-id in hex (0: none) */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 	bool fake;                          /* made from the dso name alone */
