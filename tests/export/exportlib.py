@@ -133,6 +133,39 @@ def perf_script_folded(data):
     return out
 
 
+def perf_script_leaves(data):
+    """{tid: [leaf symbol of each sample, in perf script's (time) order]}."""
+    p = subprocess.run(["perf", "script", "-i", data, "-F", "tid,ip,sym"], capture_output=True,
+                       text=True, timeout=300)
+    if p.returncode != 0:
+        fail(f"perf script -i {data}: {p.stderr.strip()[:300]}")
+    out, tid, first = {}, None, False
+    for line in p.stdout.splitlines():
+        if not line.strip():
+            tid = None
+        elif not line.startswith("\t"):
+            tid, first = int(line.split()[0]), True
+        elif tid is not None and first:
+            parts = line.split(None, 1)
+            out.setdefault(tid, []).append(re.sub(r"\+0x[0-9a-f]+$", "", parts[1].strip())
+                                           if len(parts) > 1 else "[unknown]")
+            first = False
+    return out
+
+
+def speedscope_leaves(doc):
+    """{tid: [leaf frame name of each sample, in the file's order]} of a speedscope file whose
+    profiles are named "comm (pid P, tid T)"."""
+    frames = doc["shared"]["frames"]
+    out = {}
+    for p in doc["profiles"]:
+        m = re.search(r"tid (\d+)\)", p["name"])
+        if not m:
+            fail(f"speedscope profile name {p['name']!r} has no tid")
+        out[int(m.group(1))] = [frames[s[-1]]["name"] if s else "" for s in p["samples"]]
+    return out
+
+
 def leaf_counts(folded):
     """{leaf function: count} of a folded dict."""
     out = {}

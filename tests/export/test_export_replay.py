@@ -6,8 +6,8 @@ JSON of the same replay and against perf script on the same recording:
   0.5 points, by pprofcheck.go and by `go tool pprof -top`; its sample count is perftop's; the
   sample types are samples/count and cpu/nanoseconds; the program's mapping carries its build-id
   (the binary's own, as readelf -n reads it); labels pid, tid, comm on every sample;
-- the speedscope export validates against speedscope's schema, has one profile per thread, and
-  holds as many samples as perftop counted;
+- the speedscope export validates against speedscope's schema, has one profile per thread, holds
+  as many samples as perftop counted, each thread's in perf script's order (time order);
 - the folded export: its counts sum to the sample count, and its leaf counts of the workload's
   functions are perf script's (collapsed in the test);
 - --time START,END: the exports hold the range's samples only;
@@ -23,8 +23,8 @@ import subprocess
 import sys
 
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "replay"))
-from exportlib import (fail, folded_read, leaf_counts, perf_script_folded, pprof_check,  # noqa: E402
-                       pprof_top, speedscope_check)
+from exportlib import (fail, folded_read, leaf_counts, perf_script_folded, perf_script_leaves,  # noqa: E402
+                       pprof_check, pprof_top, speedscope_check, speedscope_leaves)
 from replaylib import perf_record, replay_json, run_perftop, tmpdir  # noqa: E402
 
 perftop, perftop_asan, fixtures = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -100,6 +100,16 @@ for p in doc["profiles"]:
         fail(f"speedscope profile {p['name']}: unit {p['unit']}, {len(p['weights'])} weights")
     if p["endValue"] != sum(p["weights"]):
         fail(f"speedscope profile {p['name']}: endValue {p['endValue']} != its weights' sum")
+# time order: each thread's samples of the workload's functions come in perf script's order
+ours_seq, perf_seq = speedscope_leaves(doc), perf_script_leaves(data)
+for tid, seq in perf_seq.items():
+    a = [x for x in seq if x in WORK]
+    b = [x for x in ours_seq.get(tid, []) if x in WORK]
+    if a != b:
+        at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        fail(f"tid {tid}: speedscope's samples are not in perf script's order (from sample {at}: "
+             f"{b[at:at + 5]} vs {a[at:at + 5]}; {len(b)} vs {len(a)})")
+print(f"speedscope: {len(doc['profiles'])} profiles, samples in perf script's order")
 
 # folded
 folded = folded_read(files["folded"])
