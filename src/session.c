@@ -1024,7 +1024,7 @@ static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *
 	memcpy(out->build_id, m.build_id, out->build_id_size);
 }
 
-int session_enable_export(struct session *s, char *err, size_t errlen)
+static int session_collect_start(struct session *s, char *err, size_t errlen)
 {
 	if (s->col)
 		return 0;
@@ -1034,9 +1034,16 @@ int session_enable_export(struct session *s, char *err, size_t errlen)
 		return -1;
 	}
 	stackcol_set_describe(s->col, session_describe_frame, s);
+	session_export_reset(s);
+	return 0;
+}
+
+int session_enable_export(struct session *s, char *err, size_t errlen)
+{
+	if (session_collect_start(s, err, errlen) < 0)
+		return -1;
 	/* pprof's lines and speedscope's files want the source lines of the addresses */
 	symbolizer_set_names(s->sym, s->inline_frames, true);
-	session_export_reset(s);
 	return 0;
 }
 
@@ -1093,7 +1100,9 @@ int session_export_windows(struct session *s, char *err, size_t errlen)
 {
 	if (s->col_shown)
 		return 0;
-	if (session_enable_export(s, err, errlen) < 0)
+	/* No source lines asked for: the view pays for them only when one of its views needs them
+	 * (the w key's files then have lines from that point on). */
+	if (session_collect_start(s, err, errlen) < 0)
 		return -1;
 	s->col_shown = stackcol_new(NULL);
 	if (!s->col_shown) {

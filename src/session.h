@@ -132,8 +132,9 @@ void session_export_reset(struct session *s);
 bool session_export_profile(struct session *s, struct export_profile *out);
 /* Writes it in path's format (export_write_file). 0, or -1 with a one-line message. */
 int session_export_write(struct session *s, const char *path, char *err, size_t errlen);
-/* The view's w key: collects as session_enable_export does, but the collection starts over at
- * every refresh, the one of the window that ended kept for session_export_window. */
+/* The view's w key: collects as session_enable_export does (without asking for source lines), but
+ * the collection starts over at every refresh, the one of the window that ended kept for
+ * session_export_window. */
 int session_export_windows(struct session *s, char *err, size_t errlen);
 /* Writes the last window's collection (all of it without session_export_windows) to path, only
  * the stacks whose command, function names or dsos match filter (model/filter.h; NULL or "":
