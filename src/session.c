@@ -1013,7 +1013,14 @@ static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *
 		out->display = s->export_name;
 	}
 	struct symbolizer_mapping m;
-	if (f->kernel || !symbolizer_mapping(s->sym, pid, f->addr, &m))
+	if (f->kernel) {
+		/* no range, but the running kernel's build-id, which symbol servers key vmlinux by */
+		out->build_id_size = (uint8_t)symbolizer_kernel_build_id(s->sym, out->build_id,
+									  sizeof(out->build_id));
+		out->have_map = out->build_id_size > 0;
+		return;
+	}
+	if (!symbolizer_mapping(s->sym, pid, f->addr, &m))
 		return;
 	out->have_map = true;
 	out->map_start = m.start;

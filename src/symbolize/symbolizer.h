@@ -82,6 +82,9 @@ struct symbolizer_mapping {
 };
 bool symbolizer_mapping(struct symbolizer *s, uint32_t pid, uint64_t addr,
 			struct symbolizer_mapping *out);
+/* The running kernel's build-id into out (at most max bytes): its size, 0 when unknown or when
+ * replaying (the recording's kernel may be another). */
+size_t symbolizer_kernel_build_id(const struct symbolizer *s, uint8_t *out, size_t max);
 
 /*
  * The command name of a thread (interned), from COMM records (the thread's, else its process's, else

@@ -4,7 +4,8 @@
   diff_work ...`: the pprof export is valid (pprof's Go package: Parse, CheckValid), holds the
   program's hot functions and as many samples as the two windows counted, its time is the
   session's (between the test's clock readings around the run) and its duration about the
-  session's; speedscope validates against its schema with that many samples; folded sums to it;
+  session's; a kernel mapping (kernel frames in the samples) has the running kernel's build-id
+  (perf buildid-list -k); speedscope validates against its schema with that many samples; folded sums to it;
 - an off-CPU replay (`perf record -e sched:sched_switch --switch-events -g` of blocker, replayed with
   --off-cpu): pprof's sample types samples/count and off-cpu/nanoseconds, its nanoseconds are
   perftop's total, its flat shares perftop's Self within 0.5 points; the folded counts are
@@ -51,6 +52,13 @@ if not t0 <= r["time_nanos"] <= t1:
     fail(f"time_nanos {r['time_nanos']} is not within the run [{t0}, {t1}]")
 if not 1.5e9 <= r["duration_nanos"] <= (t1 - t0):
     fail(f"duration {r['duration_nanos']} ns for a session of 2 windows of 1 s")
+kmaps = [m for m in r["mappings"] if m["file"] == "[kernel.kallsyms]"]
+if kmaps:
+    need_tool("perf")
+    kbid = subprocess.run(["perf", "buildid-list", "-k"], capture_output=True, text=True).stdout.strip()
+    print(f"kernel mapping build-id {kmaps[0]['build_id']}, perf buildid-list -k {kbid}")
+    if kmaps[0]["build_id"] != kbid:
+        fail("the kernel mapping's build-id is not the running kernel's")
 doc = speedscope_check(ss)
 if sum(len(x["samples"]) for x in doc["profiles"]) != total:
     fail("the speedscope export does not hold the session's samples")
