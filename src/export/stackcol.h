@@ -13,8 +13,9 @@
  *  - log: (time, key, weight) in arrival order, for speedscope's time-ordered samples.
  * Bounds: when the string, frame or stack tables are full a sample's stack becomes the one frame
  * "[perftop: export tables full]" (so totals stay whole); when the key table is full the sample
- * goes to that stack's key of pid 0 tid 0; when the log is full it stops (log_dropped counts the
- * samples past it; the aggregated keys still hold them). Everything is counted in stackcol_stats.
+ * goes to that overflow stack's key of pid 0, tid 0 (room for one per event is kept); when the log
+ * is full it stops (log_dropped counts the samples past it; the aggregated keys still hold them).
+ * Everything is counted in stackcol_stats.
  *
  * Only a session that exports (or pushes) makes one: the others pay nothing.
  * A collector belongs to one thread (the session's); it takes no locks.
