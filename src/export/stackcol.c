@@ -255,7 +255,7 @@ static bool sc_frame_eq(const struct stackcol *c, uint32_t id, const void *key)
 	       f->srcline == k->src && f->inlined == k->inlined && f->kernel == k->kernel;
 }
 
-/* srcline "path/file.c:123" -> file and line ids ("file.c:123" without a number: all of it). */
+/* srcline "path/file.c:123" -> file and line ids; anything else (no line number) says no file. */
 static void sc_srcline(struct stackcol *c, const char *srcline, uint32_t *file, uint32_t *line)
 {
 	*file = 0;
@@ -265,11 +265,12 @@ static void sc_srcline(struct stackcol *c, const char *srcline, uint32_t *file, 
 	const char *colon = strrchr(srcline, ':');
 	char *end = NULL;
 	unsigned long n = colon ? strtoul(colon + 1, &end, 10) : 0;
+	if (colon && colon - srcline == 2 && strncmp(srcline, "??", 2) == 0)
+		return; /* addr2line's "unknown" */
+	/* only "file:line": perf's fallback when no line is known is "sym+0x12", no file */
 	if (colon && end && end != colon + 1 && *end == '\0') {
 		*file = sc_string_n(c, srcline, (size_t)(colon - srcline));
 		*line = (uint32_t)n;
-	} else {
-		*file = sc_string(c, srcline);
 	}
 }
 
@@ -335,7 +336,8 @@ static uint32_t sc_frame(struct stackcol *c, uint32_t pid, const struct frame *f
 	f->addr = fr->addr;
 	f->inlined = fr->inlined;
 	f->kernel = fr->kernel;
-	sc_srcline(c, fr->srcline, &f->file, &f->line);
+	/* a kernel frame's "srcline" is perf's SYM+OFFSET fallback, not a file */
+	sc_srcline(c, fr->kernel ? NULL : fr->srcline, &f->file, &f->line);
 	if (f->file == UINT32_MAX || !sc_frame_describe(c, pid, fr, f))
 		return UINT32_MAX;
 	sc_index_put(&c->fidx, j, h, (uint32_t)c->nframes);

@@ -389,6 +389,28 @@ static void test_bounds(void)
 	stackcol_free(c);
 }
 
+/* Source lines: "file:line" gives both; perf's "sym+off" fallback and kernel frames give none. */
+static void test_srclines(void)
+{
+	struct stackcol *c = stackcol_new(NULL);
+	struct frame f[] = { fr("a", "prog", 0x10, false), fr("b", "prog", 0x20, false),
+			     fr("c", "prog", 0x30, false), fr("k", "[kernel.kallsyms]", 0x40, false) };
+	f[0].srcline = "src/a.c:12";
+	f[1].srcline = "b+0x10";
+	f[2].srcline = "??:0";
+	f[3].srcline = "k+64";
+	f[3].kernel = true;
+	add(c, 0, 1, 1, "cmd", f, 4, 1);
+	const struct stackcol_frame *sf = stackcol_frames(c);
+	size_t n = stackcol_nframes(c);
+	CHECK_EQ_U64(n, 5); /* with the overflow frame */
+	CHECK_STR(stackcol_string(c, sf[1].file), "src/a.c");
+	CHECK_EQ_U64(sf[1].line, 12);
+	for (size_t i = 2; i < n; i++)
+		CHECK(sf[i].file == 0 && sf[i].line == 0);
+	stackcol_free(c);
+}
+
 static void test_format_names(void)
 {
 	CHECK(export_format_of("a.pb.gz") == EXPORT_PPROF);
@@ -404,6 +426,7 @@ int main(void)
 	test_collector_and_pprof();
 	test_names_move();
 	test_bounds();
+	test_srclines();
 	test_format_names();
 	return CHECK_DONE();
 }
