@@ -291,11 +291,14 @@ struct pp_tables {
 	size_t capfns;
 };
 
+/* Room for index n (so n + 1 elements) in *arr. */
 static bool pp_grow(void **arr, size_t *cap, size_t n, size_t sz)
 {
 	if (n < *cap)
 		return true;
 	size_t ncap = *cap ? *cap * 2 : 1024;
+	while (ncap <= n)
+		ncap *= 2;
 	void *p = realloc(*arr, ncap * sz);
 	if (!p)
 		return false;
