@@ -240,8 +240,8 @@ static void session_zero_events(struct session *s)
 		if (ev->annot)
 			annotate_end_window(ev->annot, true);
 	}
-	/* the view's window export starts over with them; --export's whole session does not */
-	if (s->col_shown)
+	/* the stacks collected start over with them (a seek feeds the samples again) */
+	if (s->col)
 		session_export_reset(s);
 }
 
