@@ -130,6 +130,8 @@ struct session {
 	uint64_t shown_start, shown_first, shown_last, shown_duration;
 	bool export_hold;          /* a paused view: col_shown stays the window on screen */
 	char export_name[1024];    /* session_describe_frame's answer, copied by the collector */
+	uint8_t kernel_bid[20];    /* the running kernel's build-id (live), read once */
+	uint8_t kernel_bid_size;
 	bool inline_frames;        /* session_names' choice */
 };
 
@@ -1015,8 +1017,8 @@ static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *
 	struct symbolizer_mapping m;
 	if (f->kernel) {
 		/* no range, but the running kernel's build-id, which symbol servers key vmlinux by */
-		out->build_id_size = (uint8_t)symbolizer_kernel_build_id(s->sym, out->build_id,
-									  sizeof(out->build_id));
+		out->build_id_size = s->kernel_bid_size;
+		memcpy(out->build_id, s->kernel_bid, s->kernel_bid_size);
 		out->have_map = out->build_id_size > 0;
 		return;
 	}
@@ -1041,6 +1043,8 @@ static int session_collect_start(struct session *s, char *err, size_t errlen)
 		return -1;
 	}
 	stackcol_set_describe(s->col, session_describe_frame, s);
+	s->kernel_bid_size = (uint8_t)symbolizer_kernel_build_id(s->sym, s->kernel_bid,
+								  sizeof(s->kernel_bid));
 	session_export_reset(s);
 	return 0;
 }
