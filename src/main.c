@@ -200,6 +200,17 @@ static const char *const *glue_info(void *ctx, size_t *n)
 	return (const char *const *)replay_header_lines(glue_replay(ctx), n);
 }
 
+static int glue_export(void *ctx, const char *path, const char *filter, char *msg, size_t len)
+{
+	struct tui_glue *g = ctx;
+	return session_export_window(g->session, path, filter, msg, len);
+}
+
+static void glue_hold(void *ctx, bool hold)
+{
+	session_export_hold(((struct tui_glue *)ctx)->session, hold);
+}
+
 static const struct tui_replay glue_replay_ops = {
 	.duration = glue_r_duration,
 	.position = glue_r_position,
@@ -275,6 +286,11 @@ int main(int argc, char **argv)
 		if (cli.batch)
 			fprintf(stderr, "perftop: %s\n", notice);
 	}
+	if (cli.nexports && session_enable_export(s, err, sizeof(err)) < 0) {
+		fprintf(stderr, "perftop: %s\n", err);
+		session_close(s);
+		return 1;
+	}
 	if (session_start(s, err, sizeof(err)) < 0) {
 		fprintf(stderr, "perftop: %s\n", err);
 		session_close(s);
@@ -288,6 +304,9 @@ int main(int argc, char **argv)
 		struct tui_glue g = {.session = s};
 		session_enable_calltree(s);
 		session_enable_annotate(s, cli.prefixes, (size_t)cli.nprefixes);
+		/* w writes the window on screen; --export the whole session at the end */
+		if (!cli.nexports && session_export_windows(s, err, sizeof(err)) < 0)
+			warn_msg("%s", err);
 		snprintf(g.notice, sizeof(g.notice), "%s", notice);
 		struct tui_source src = {
 			.ctx = &g,
@@ -307,12 +326,21 @@ int main(int argc, char **argv)
 			.nevents = session_nevents(s),
 			.event = session_event(s),
 			.switch_event = glue_switch_event,
+			.export_window = glue_export,
+			.hold_window = glue_hold,
 		};
 		if (cli.input) {
 			src.replay = &glue_replay_ops;
 			src.info = glue_info;
 		}
 		rc = tui_run(&src);
+	}
+	/* --export: the whole session (batch, or what the view ran), written once at its end */
+	for (int i = 0; i < cli.nexports; i++) {
+		if (session_export_write(s, cli.exports[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "perftop: %s\n", err);
+			rc = 1;
+		}
 	}
 	session_close(s);
 	return rc;

@@ -19,9 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
+#include "export/export.h"
 #include "model/annotate.h"
 #include "model/diff.h"
+#include "model/filter.h"
 #include "replay.h"
 #include "sample_memo.h"
 #include "perfdata/perfdata_write.h"
@@ -117,6 +120,19 @@ struct session {
 	enum profile_mode mode;
 	struct offcpu *offcpu;
 	uint64_t offcpu_last_time;
+	/* Exports (--export, the view's key, a push): the stacks collected since export_start
+	 * (wall clock, ns since the epoch; live only) and the first and last sample times. */
+	struct stackcol *col;
+	uint64_t export_start, export_first, export_last;
+	/* The view's w key (session_export_windows): the collection of the last window ended,
+	 * swapped with col at every refresh, and its times. */
+	struct stackcol *col_shown;
+	uint64_t shown_start, shown_first, shown_last, shown_duration;
+	bool export_hold;          /* a paused view: col_shown stays the window on screen */
+	char export_name[1024];    /* session_describe_frame's answer, copied by the collector */
+	uint8_t kernel_bid[20];    /* the running kernel's build-id (live), read once */
+	uint8_t kernel_bid_size;
+	bool inline_frames;        /* session_names' choice */
 };
 
 /*
@@ -136,6 +152,7 @@ struct session {
 static void session_names(struct session *s, const struct cli *c, bool unwound_chains)
 {
 	bool inline_frames = !c->no_inline && (c->inline_frames || unwound_chains);
+	s->inline_frames = inline_frames;
 	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
 	symbolizer_set_demangle(s->sym, !c->no_demangle);
 }
@@ -225,6 +242,9 @@ static void session_zero_events(struct session *s)
 		if (ev->annot)
 			annotate_end_window(ev->annot, true);
 	}
+	/* the stacks collected start over with them (a seek feeds the samples again) */
+	if (s->col)
+		session_export_reset(s);
 }
 
 /* A seek starts the aggregation over; the address spaces stay (the side-band is fed again). */
@@ -421,6 +441,8 @@ void session_close(struct session *s)
 		free(s->code[i].insns);
 	}
 	symbolizer_free(s->sym);
+	stackcol_free(s->col);
+	stackcol_free(s->col_shown);
 	sample_memo_free(s->memo);
 	offcpu_free(s->offcpu);
 	free(s);
@@ -441,6 +463,15 @@ static int session_event_of(const struct session *s, const struct rec *r)
 static uint64_t session_layout(const struct session *s, int e)
 {
 	return profile_layout(s->ev[e].prof) * SAMPLER_MAX_EVENTS + (uint64_t)e;
+}
+
+static void session_collect(struct session *s, int e, uint64_t time, const struct sample_ctx *ctx)
+{
+	stackcol_add(s->col, e, time, ctx);
+	if (time && (!s->export_first || time < s->export_first))
+		s->export_first = time;
+	if (time > s->export_last)
+		s->export_last = time;
 }
 
 static void session_take_sample(struct session *s, const struct rec *r)
@@ -489,6 +520,8 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		calltree_add(ev->tree, &ctx);
 	if (ev->annot)
 		annotate_add(ev->annot, &ctx);
+	if (s->col)
+		session_collect(s, e, r->time, &ctx);
 }
 
 static void session_take(struct session *s, const struct rec *r)
@@ -713,6 +746,8 @@ static void session_compact_names(struct session *s)
 		ev->annot_snap = NULL;
 	}
 	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
+	if (s->col)
+		stackcol_forget_names(s->col); /* its names are copies: only its pointer cache goes */
 	if (s->memo)
 		sample_memo_forget_all(s->memo); /* its names are the old generation's */
 	for (int i = 0; i < SESSION_CODE_CACHE; i++)
@@ -780,6 +815,8 @@ static void session_end_windows(struct session *s, enum snap_col order, bool zer
 	}
 }
 
+static void session_export_window_end(struct session *s);
+
 int session_refresh_all(struct session *s, enum snap_col order, bool zero, struct snapshot **snaps)
 {
 	if (symbolizer_names_due(s->sym))
@@ -798,6 +835,7 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 		from = rstart > from ? rstart : from;
 		to = rend >= 0 && rend < to ? rend : to;
 		session_end_windows(s, order, zero, snaps, to > from ? to - from : 0);
+		session_export_window_end(s);
 		s->last_window_secs = pos - s->window_start_pos;
 		s->window_start_pos = pos;
 		return s->nev;
@@ -806,6 +844,7 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 	uint64_t dropped = queue_dropped(sampler_queue(s->sampler));
 	uint64_t from = s->zoomed_ns > s->window_start_ns ? s->zoomed_ns : s->window_start_ns;
 	session_end_windows(s, order, zero, snaps, (double)(now - from) / 1e9);
+	session_export_window_end(s);
 	s->last_window_secs = (double)(now - s->window_start_ns) / 1e9;
 	s->window_start_ns = now;
 	session_counters_window(s, s->last_window_secs);
@@ -965,4 +1004,208 @@ struct an_doc *session_annotate(struct session *s, const char *raw_sym, const ch
 	struct an_doc *doc = annotate_doc(&code, counts, n, ev->annot_snap ? ev->annot_snap->total : 0);
 	free(counts);
 	return doc;
+}
+
+/* --- exports (export/export.h) --- */
+
+/* What the collector asks of a frame it sees first: its demangled name and its mapping. */
+static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *f,
+				   struct stackcol_desc *out)
+{
+	struct session *s = ctx;
+	out->display = symbolizer_display_name(s->sym, f->sym);
+	/* An inline frame's name carries perf's " (inlined)" mark; pprof says it with its lines
+	 * instead, and its readers group by the function's own name. */
+	static const char mark[] = " (inlined)";
+	size_t n = strlen(out->display), m_len = sizeof(mark) - 1;
+	if (f->inlined && n > m_len && strcmp(out->display + n - m_len, mark) == 0 &&
+	    n - m_len < sizeof(s->export_name)) {
+		memcpy(s->export_name, out->display, n - m_len);
+		s->export_name[n - m_len] = '\0';
+		out->display = s->export_name;
+	}
+	struct symbolizer_mapping m;
+	if (f->kernel) {
+		/* no range, but the running kernel's build-id, which symbol servers key vmlinux by */
+		out->build_id_size = s->kernel_bid_size;
+		memcpy(out->build_id, s->kernel_bid, s->kernel_bid_size);
+		out->have_map = out->build_id_size > 0;
+		return;
+	}
+	if (!symbolizer_mapping(s->sym, pid, f->addr, &m))
+		return;
+	out->have_map = true;
+	out->map_start = m.start;
+	out->map_limit = m.limit;
+	out->map_offset = m.offset;
+	out->map_file = m.path;
+	out->build_id_size = m.build_id_size <= sizeof(out->build_id) ? (uint8_t)m.build_id_size : 0;
+	memcpy(out->build_id, m.build_id, out->build_id_size);
+}
+
+static int session_collect_start(struct session *s, char *err, size_t errlen)
+{
+	if (s->col)
+		return 0;
+	s->col = stackcol_new(NULL);
+	if (!s->col) {
+		snprintf(err, errlen, "out of memory for the export's stacks");
+		return -1;
+	}
+	stackcol_set_describe(s->col, session_describe_frame, s);
+	s->kernel_bid_size = (uint8_t)symbolizer_kernel_build_id(s->sym, s->kernel_bid,
+								  sizeof(s->kernel_bid));
+	session_export_reset(s);
+	return 0;
+}
+
+int session_enable_export(struct session *s, char *err, size_t errlen)
+{
+	if (session_collect_start(s, err, errlen) < 0)
+		return -1;
+	/* pprof's lines and speedscope's files want the source lines of the addresses */
+	symbolizer_set_names(s->sym, s->inline_frames, true);
+	return 0;
+}
+
+void session_export_reset(struct session *s)
+{
+	if (!s->col)
+		return;
+	stackcol_reset(s->col);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->export_start = s->replay ? 0 : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	s->export_first = s->export_last = 0;
+}
+
+bool session_export_profile(struct session *s, struct export_profile *out)
+{
+	if (!s->col)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->col = s->col;
+	out->mode = s->mode;
+	out->nevents = s->nev < STACKCOL_MAX_EVENTS ? s->nev : STACKCOL_MAX_EVENTS;
+	for (int e = 0; e < out->nevents; e++) {
+		out->events[e].name = s->ev[e].name;
+		out->events[e].period = s->ev[e].freq ? 0 : s->ev[e].period;
+		out->events[e].freq = s->ev[e].freq;
+	}
+	out->time_ns = s->export_start;
+	if (s->export_start) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		out->duration_ns = now > s->export_start ? now - s->export_start : 0;
+	} else {
+		out->duration_ns = s->export_last - s->export_first;
+	}
+	out->start_clock_ns = s->export_first;
+	return true;
+}
+
+int session_export_write(struct session *s, const char *path, char *err, size_t errlen)
+{
+	struct export_profile p;
+	if (!session_export_profile(s, &p)) {
+		snprintf(err, errlen, "--export %s: nothing was collected", path);
+		return -1;
+	}
+	return export_write_file(&p, path, err, errlen);
+}
+
+/* --- the view's exports: the window on screen --- */
+
+int session_export_windows(struct session *s, char *err, size_t errlen)
+{
+	if (s->col_shown)
+		return 0;
+	/* No source lines asked for: the view pays for them only when one of its views needs them
+	 * (the w key's files then have lines from that point on). */
+	if (session_collect_start(s, err, errlen) < 0)
+		return -1;
+	s->col_shown = stackcol_new(NULL);
+	if (!s->col_shown) {
+		snprintf(err, errlen, "out of memory for the export's stacks");
+		return -1;
+	}
+	stackcol_set_describe(s->col_shown, session_describe_frame, s);
+	return 0;
+}
+
+/* A window ended: what was collected in it is the one shown; the other starts over. */
+static void session_export_window_end(struct session *s)
+{
+	if (!s->col_shown)
+		return;
+	if (s->export_hold) {
+		session_export_reset(s); /* a window the paused screen never shows */
+		return;
+	}
+	struct stackcol *t = s->col_shown;
+	s->col_shown = s->col;
+	s->col = t;
+	struct export_profile p;
+	session_export_profile(s, &p);
+	s->shown_start = p.time_ns;
+	s->shown_duration = p.duration_ns;
+	s->shown_first = s->export_first;
+	s->shown_last = s->export_last;
+	session_export_reset(s);
+}
+
+/* The view's filter over a collected stack: its command, its frames' names and dsos. */
+static bool session_export_keep(void *ctx, const struct stackcol *c, const struct stackcol_key *k)
+{
+	const char *query = ctx;
+	const char *comm = stackcol_string(c, k->comm);
+	if (filter_names_match(query, &comm, 1))
+		return true;
+	size_t n;
+	const uint32_t *ids = stackcol_stack(c, k->stack, &n);
+	const struct stackcol_frame *fr = stackcol_frames(c);
+	for (size_t i = 0; i < n; i++) {
+		const char *names[2] = { stackcol_string(c, fr[ids[i]].display),
+					 stackcol_string(c, fr[ids[i]].dso) };
+		if (filter_names_match(query, names, 2))
+			return true;
+	}
+	return false;
+}
+
+int session_export_window(struct session *s, const char *path, const char *filter, char *msg,
+			  size_t len)
+{
+	struct export_profile p;
+	if (!session_export_profile(s, &p)) {
+		snprintf(msg, len, "this session collects no stacks to write");
+		return -1;
+	}
+	if (s->col_shown) {
+		p.col = s->col_shown;
+		p.time_ns = s->shown_start;
+		p.duration_ns = s->shown_duration;
+		p.start_clock_ns = s->shown_first;
+	}
+	if (filter && *filter) {
+		p.keep = session_export_keep;
+		p.keep_ctx = (void *)filter;
+	}
+	/* the view owns the terminal: the encoders' warnings go to the message instead */
+	char err[512];
+	if (export_write_file(&p, path, err, sizeof(err)) < 0) {
+		snprintf(msg, len, "%s", err);
+		return -1;
+	}
+	struct stackcol_stats st;
+	stackcol_get_stats(p.col, &st);
+	snprintf(msg, len, "wrote %s (of the window's %" PRIu64 " samples%s%s)", path, st.samples,
+		 filter && *filter ? ", those matching " : "", filter && *filter ? filter : "");
+	return 0;
+}
+
+void session_export_hold(struct session *s, bool hold)
+{
+	s->export_hold = hold;
 }
