@@ -272,7 +272,7 @@ int main(int argc, char **argv)
 	if (st.event_fell_back) {
 		snprintf(notice, sizeof(notice), "no hardware PMU on this machine: sampling %s instead of cycles",
 			 st.event);
-		if (cli.batch)
+		if (cli.batch && !cli.quiet)
 			fprintf(stderr, "perftop: %s\n", notice);
 	}
 	if (session_start(s, err, sizeof(err)) < 0) {

@@ -25,6 +25,8 @@
 #include "replay.h"
 #include "sample_memo.h"
 #include "perfdata/perfdata_write.h"
+#include "push_standin.h"
+#include "pusher.h"
 #include "sampler/sampler.h"
 #include "symbolize/disasm.h"
 #include "symbolize/symbolizer.h"
@@ -117,6 +119,9 @@ struct session {
 	enum profile_mode mode;
 	struct offcpu *offcpu;
 	uint64_t offcpu_last_time;
+	/* --push: the push of each window (pusher.h), and what the window's body is made of. */
+	struct pusher *pusher;
+	uint64_t push_samples;
 };
 
 /*
@@ -190,6 +195,10 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 	if (c->sampler.target == TARGET_COMMAND)
 		s->command_name = c->sampler.argv[0];
 	s->output = c->output;
+	if (c->push_url && !(s->pusher = pusher_open(c, err, errlen))) {
+		session_close(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -376,7 +385,38 @@ int session_start(struct session *s, char *err, size_t errlen)
 	int rc = sampler_start(s->sampler, err, errlen);
 	s->start_ns = s->window_start_ns = now_ns();
 	session_counters_window(s, 0);
+	if (s->pusher) {
+		int64_t from, until;
+		pusher_due(s->pusher, false, &from, &until); /* the first window starts */
+	}
 	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * The body of the push window [from_ns, until_ns) (Unix ns): the one place where a window's
+ * profile is encoded for --push. Today a stand-in (push_standin.h: the window's sample count);
+ * the pprof encoder of src/export goes here, on the samples taken since the last push.
+ */
+static void *session_push_body(struct session *s, int64_t from_ns, int64_t until_ns, size_t *len)
+{
+	const struct session_event *ev = &s->ev[0];
+	uint64_t period = ev->freq ? 1000000000ull / ev->freq : ev->period;
+	void *body = push_standin_body(s->push_samples, from_ns, until_ns, period, len);
+	s->push_samples = 0;
+	return body;
+}
+
+/* When a push window ends (or final: the session closes), its body goes to the push thread. */
+static void session_push_window(struct session *s, bool final)
+{
+	int64_t from, until;
+	if (!pusher_due(s->pusher, final, &from, &until))
+		return;
+	size_t len = 0;
+	void *body = session_push_body(s, from, until, &len);
+	if (body)
+		pusher_submit(s->pusher, body, len, from, until,
+			      (unsigned)(s->ev[0].freq ? s->ev[0].freq : 100));
 }
 
 void session_close(struct session *s)
@@ -391,6 +431,9 @@ void session_close(struct session *s)
 			PRIu64 " closed, %" PRIu64 " evicted\n", ys.name_compactions, ys.interned_bytes,
 			ys.dsos_closed, ys.dsos_evicted);
 	}
+	if (s->pusher && s->start_ns)
+		session_push_window(s, true);
+	pusher_close(s->pusher); /* flushes for a few seconds at most */
 	if (s->sampler) {
 		sampler_stop(s->sampler);
 		sampler_free(s->sampler);
@@ -438,6 +481,7 @@ static void session_take_sample(struct session *s, const struct rec *r)
 	int e = session_event_of(s, r);
 	if (e < 0)
 		return;
+	s->push_samples++;
 	struct session_event *ev = &s->ev[e];
 	int n = 0;
 	const char *comm = NULL;
@@ -529,6 +573,8 @@ long session_poll(struct session *s)
 			warn_msg("recording to %s stopped: %s", s->output, strerror(-ss.record_error));
 		}
 	}
+	if (s->pusher)
+		session_push_window(s, false);
 	return taken;
 }
 
@@ -853,6 +899,10 @@ void session_get_status_of(struct session *s, int e, struct session_status *st)
 		st->samples_per_sec = (double)ev->last_window_samples / s->last_window_secs;
 	st->target_text = s->target_text;
 	st->unwound = session_unwound(s);
+	if (s->pusher) {
+		st->pushing = true;
+		pusher_get_stats(s->pusher, &st->push);
+	}
 	if (s->replay) {
 		st->elapsed = replay_position(s->replay);
 		st->lost = s->replay_lost;
