@@ -126,6 +126,10 @@ static void glue_header(void *ctx, struct view_header *h)
 	h->unwound = st.unwound;
 	h->elapsed = st.elapsed;
 	glue_counters(h, &st.counters);
+	h->push = st.pushing;
+	h->push_sent = st.push.sent;
+	h->push_failed = st.push.failed;
+	h->push_dropped = st.push.dropped;
 	h->notice = g->notice[0] ? g->notice : session_notice(g->session);
 	h->target_exited = st.target_exited;
 	if (st.target_exited) {
