@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "events/events.h"
+#include "export/export.h"
 #include "push/push.h"
 #include "util/util.h"
 
@@ -330,6 +331,18 @@ static enum cli_result set_prefix(struct cli_parsing *p, const struct cli_option
 	return CLI_OK;
 }
 
+static enum cli_result set_export(struct cli_parsing *p, const struct cli_option *o,
+				  const char *arg)
+{
+	(void)o;
+	if (export_format_of(arg) == EXPORT_NONE)
+		return fail(p, "--export %s: the format goes by the name: %s", arg, export_formats_text());
+	if (p->c->nexports == CLI_MAX_EXPORTS)
+		return fail(p, "at most %d --export options", CLI_MAX_EXPORTS);
+	p->c->exports[p->c->nexports++] = arg;
+	return CLI_OK;
+}
+
 static enum cli_result set_fp(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
 	(void)o;
@@ -455,6 +468,14 @@ static const struct cli_option options[] = {
 	  .help = "replay a recording (perftop's or perf record's; - = stdin)",
 	  .doc = "replay a recording (perftop's or `perf record`'s; `-` = stdin) instead of "
 		"sampling (see Replay)" },
+
+	{ OPT("export", 0, "FILE", CLI_RECORDING), .set = set_export,
+	  .help = "at the end of a batch session or replay, write the profile to FILE:\n"
+		"pprof (*.pb.gz, *.pprof), speedscope (*.speedscope.json) or folded\n"
+		"stacks (*.folded), by the name; repeatable",
+	  .doc = "at the end of a batch session (`-b`) or a replay, write the whole profile to FILE, "
+		"in the format its name says: pprof (`*.pb.gz`, `*.pprof`), speedscope "
+		"(`*.speedscope.json`) or folded stacks (`*.folded`); repeatable (see Exports)" },
 
 	{ OPT("time", 0, "START,END", CLI_RECORDING), .set = set_time,
 	  .help = "replay: aggregate only this range (seconds from the start)" },

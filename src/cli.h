@@ -20,6 +20,7 @@
 
 #define CLI_MAX_IDS 1024
 #define CLI_MAX_PREFIXES 16
+#define CLI_MAX_EXPORTS 8
 
 struct cli {
 	struct sampler_opts sampler;
@@ -42,6 +43,8 @@ struct cli {
 	double time_start, time_end;
 	bool header_only;     /* --header: print the recording's header info and exit */
 	const char *event_select; /* --event NAME: which event of a multi-event file */
+	const char *exports[CLI_MAX_EXPORTS]; /* --export FILE: written at the end (issue 15) */
+	int nexports;
 	bool delay_given;     /* -d was on the command line (replay: one snapshot per -d of recorded time) */
 	/* Names (issue 4). */
 	bool no_inline;       /* --no-inline: no inline frames from DWARF */

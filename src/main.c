@@ -279,6 +279,11 @@ int main(int argc, char **argv)
 		if (cli.batch && !cli.quiet)
 			fprintf(stderr, "perftop: %s\n", notice);
 	}
+	if (cli.nexports && session_enable_export(s, err, sizeof(err)) < 0) {
+		fprintf(stderr, "perftop: %s\n", err);
+		session_close(s);
+		return 1;
+	}
 	if (session_start(s, err, sizeof(err)) < 0) {
 		fprintf(stderr, "perftop: %s\n", err);
 		session_close(s);
@@ -317,6 +322,13 @@ int main(int argc, char **argv)
 			src.info = glue_info;
 		}
 		rc = tui_run(&src);
+	}
+	/* --export: the whole session (batch, or what the view ran), written once at its end */
+	for (int i = 0; i < cli.nexports; i++) {
+		if (session_export_write(s, cli.exports[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "perftop: %s\n", err);
+			rc = 1;
+		}
 	}
 	session_close(s);
 	return rc;

@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
+#include "export/export.h"
 #include "model/annotate.h"
 #include "model/diff.h"
 #include "replay.h"
@@ -119,6 +121,10 @@ struct session {
 	enum profile_mode mode;
 	struct offcpu *offcpu;
 	uint64_t offcpu_last_time;
+	/* Exports (--export, the view's key, a push): the stacks collected since export_start
+	 * (wall clock, ns since the epoch; live only) and the first and last sample times. */
+	struct stackcol *col;
+	uint64_t export_start, export_first, export_last;
 	/* --push: the push of each window (pusher.h), and what the window's body is made of. */
 	struct pusher *pusher;
 	uint64_t push_samples;
@@ -454,6 +460,7 @@ void session_close(struct session *s)
 		free(s->code[i].insns);
 	}
 	symbolizer_free(s->sym);
+	stackcol_free(s->col);
 	sample_memo_free(s->memo);
 	offcpu_free(s->offcpu);
 	free(s);
@@ -474,6 +481,15 @@ static int session_event_of(const struct session *s, const struct rec *r)
 static uint64_t session_layout(const struct session *s, int e)
 {
 	return profile_layout(s->ev[e].prof) * SAMPLER_MAX_EVENTS + (uint64_t)e;
+}
+
+static void session_collect(struct session *s, int e, uint64_t time, const struct sample_ctx *ctx)
+{
+	stackcol_add(s->col, e, time, ctx);
+	if (time && (!s->export_first || time < s->export_first))
+		s->export_first = time;
+	if (time > s->export_last)
+		s->export_last = time;
 }
 
 static void session_take_sample(struct session *s, const struct rec *r)
@@ -523,6 +539,8 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		calltree_add(ev->tree, &ctx);
 	if (ev->annot)
 		annotate_add(ev->annot, &ctx);
+	if (s->col)
+		session_collect(s, e, r->time, &ctx);
 }
 
 static void session_take(struct session *s, const struct rec *r)
@@ -749,6 +767,8 @@ static void session_compact_names(struct session *s)
 		ev->annot_snap = NULL;
 	}
 	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
+	if (s->col)
+		stackcol_forget_names(s->col); /* its names are copies: only its pointer cache goes */
 	if (s->memo)
 		sample_memo_forget_all(s->memo); /* its names are the old generation's */
 	for (int i = 0; i < SESSION_CODE_CACHE; i++)
@@ -1005,4 +1025,85 @@ struct an_doc *session_annotate(struct session *s, const char *raw_sym, const ch
 	struct an_doc *doc = annotate_doc(&code, counts, n, ev->annot_snap ? ev->annot_snap->total : 0);
 	free(counts);
 	return doc;
+}
+
+/* --- exports (export/export.h) --- */
+
+/* What the collector asks of a frame it sees first: its demangled name and its mapping. */
+static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *f,
+				   struct stackcol_desc *out)
+{
+	struct session *s = ctx;
+	out->display = symbolizer_display_name(s->sym, f->sym);
+	struct symbolizer_mapping m;
+	if (f->kernel || !symbolizer_mapping(s->sym, pid, f->addr, &m))
+		return;
+	out->have_map = true;
+	out->map_start = m.start;
+	out->map_limit = m.limit;
+	out->map_offset = m.offset;
+	out->map_file = m.path;
+	out->build_id_size = m.build_id_size <= sizeof(out->build_id) ? (uint8_t)m.build_id_size : 0;
+	memcpy(out->build_id, m.build_id, out->build_id_size);
+}
+
+int session_enable_export(struct session *s, char *err, size_t errlen)
+{
+	if (s->col)
+		return 0;
+	s->col = stackcol_new(NULL);
+	if (!s->col) {
+		snprintf(err, errlen, "out of memory for the export's stacks");
+		return -1;
+	}
+	stackcol_set_describe(s->col, session_describe_frame, s);
+	session_export_reset(s);
+	return 0;
+}
+
+void session_export_reset(struct session *s)
+{
+	if (!s->col)
+		return;
+	stackcol_reset(s->col);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->export_start = s->replay ? 0 : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	s->export_first = s->export_last = 0;
+}
+
+bool session_export_profile(struct session *s, struct export_profile *out)
+{
+	if (!s->col)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->col = s->col;
+	out->mode = s->mode;
+	out->nevents = s->nev < STACKCOL_MAX_EVENTS ? s->nev : STACKCOL_MAX_EVENTS;
+	for (int e = 0; e < out->nevents; e++) {
+		out->events[e].name = s->ev[e].name;
+		out->events[e].period = s->ev[e].freq ? 0 : s->ev[e].period;
+		out->events[e].freq = s->ev[e].freq;
+	}
+	out->time_ns = s->export_start;
+	if (s->export_start) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		out->duration_ns = now > s->export_start ? now - s->export_start : 0;
+	} else {
+		out->duration_ns = s->export_last - s->export_first;
+	}
+	out->start_clock_ns = s->export_first;
+	return true;
+}
+
+int session_export_write(struct session *s, const char *path, char *err, size_t errlen)
+{
+	struct export_profile p;
+	if (!session_export_profile(s, &p)) {
+		snprintf(err, errlen, "--export %s: nothing was collected", path);
+		return -1;
+	}
+	return export_write_file(&p, path, err, errlen);
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "export/export.h"
 #include "model/annotate.h"
 #include "model/snapshot.h"
 #include "model/zoom.h"
@@ -121,6 +122,21 @@ enum runq_view session_runq(const struct session *s);
 /* The view's zoom (t d K U): only what z keeps is aggregated from now on (model/zoom.h). The
  * profile and call tree start over; a replay must then be re-read up to its position (a seek). */
 void session_set_zoom(struct session *s, const struct sample_zoom *z);
+/*
+ * Exports (--export, the view's export key, a push): from now on every sample the profiles take
+ * (after the zoom) is also collected whole (export/stackcol.h: bounded); off by default, so that a
+ * session that exports nothing pays nothing. 0, or -1 with a message.
+ */
+int session_enable_export(struct session *s, char *err, size_t errlen);
+/* Starts the collection over (a new window: a push's interval). */
+void session_export_reset(struct session *s);
+/* What was collected since the start (or the last reset), described for the encoders (the events,
+ * the mode, the wall-clock start and duration; a replay: the recorded samples' span, no start). It
+ * points into the session: valid until the next poll. False when exports are not enabled. */
+bool session_export_profile(struct session *s, struct export_profile *out);
+/* Writes it in path's format (export_write_file). 0, or -1 with a one-line message. */
+int session_export_write(struct session *s, const char *path, char *err, size_t errlen);
+
 /* Feeds the annotate histogram (model/annotate.h) next to the profile, for the a key; prefixes
  * ("OLD=NEW", --prefix) remap the source files' build paths and must outlive the session. */
 void session_enable_annotate(struct session *s, const char *const *prefixes, size_t nprefixes);

@@ -245,6 +245,20 @@ static void frame_unresolved_in(struct symbolizer *s, struct frame *f, uint64_t 
 	frame_unresolved_as(s, f, addr, in_file ? addr - m->start + m->pgoff : addr, dname, false);
 }
 
+bool symbolizer_mapping(struct symbolizer *s, uint32_t pid, uint64_t addr,
+			struct symbolizer_mapping *out)
+{
+	const struct map *m = maps_find(s->maps, pid, addr);
+	if (!m || m->kind == MAP_KIND_ANON || m->kind == MAP_KIND_OTHER || !m->dso)
+		return false;
+	out->start = m->start;
+	out->limit = m->end;
+	out->offset = m->pgoff;
+	out->path = dso_path(m->dso);
+	out->build_id = dso_build_id(m->dso, &out->build_id_size);
+	return true;
+}
+
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
 		      struct frame *out, int max)
 {
