@@ -874,6 +874,9 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 			    "--push-queue go with --push URL");
 	if (c->push_url && c->input)
 		return fail(p, "--push is for live sessions: a replay has no window to push");
+	if (c->push_url && c->nexports)
+		return fail(p, "--push and --export together: not yet (a push starts the collected "
+			    "stacks over at each window)");
 	if (p->have_pids)
 		o->target = TARGET_PIDS;
 	else if (p->have_tids)

@@ -3,8 +3,9 @@
  *
  * Windows are cut on the monotonic clock (the session's) and dated on the real-time clock (the
  * server's). The interval is jittered by up to 10% each way at every window, so that a fleet of
- * agents started together does not push in step. Pyroscope dates a window in whole seconds: from
- * is rounded down and until up, so until > from even for the short last window.
+ * agents started together does not push in step. Pyroscope dates a window in whole seconds: both
+ * ends are rounded down, so that a window's from is the last one's until, and a window shorter
+ * than a second (the last) is given one (until > from: the server refuses an empty range).
  *
  * The default application name: the command's name for a command, the process's name for -p, and
  * the host name for the whole system (-a, -C) and for -t; a label hostname=HOST is added unless
@@ -121,7 +122,7 @@ bool pusher_due(struct pusher *pp, bool final, int64_t *from_ns, int64_t *until_
 void pusher_submit(struct pusher *pp, void *body, size_t len, int64_t from_ns, int64_t until_ns,
 		   unsigned hz)
 {
-	int64_t from = from_ns / 1000000000, until = (until_ns + 999999999) / 1000000000;
+	int64_t from = from_ns / 1000000000, until = until_ns / 1000000000;
 	if (until <= from)
 		until = from + 1;
 	push_submit(pp->push, body, len, from, until, hz);

@@ -27,7 +27,6 @@
 #include "replay.h"
 #include "sample_memo.h"
 #include "perfdata/perfdata_write.h"
-#include "push_standin.h"
 #include "pusher.h"
 #include "sampler/sampler.h"
 #include "symbolize/disasm.h"
@@ -127,7 +126,6 @@ struct session {
 	uint64_t export_start, export_first, export_last;
 	/* --push: the push of each window (pusher.h), and what the window's body is made of. */
 	struct pusher *pusher;
-	uint64_t push_samples;
 };
 
 /*
@@ -201,7 +199,8 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 	if (c->sampler.target == TARGET_COMMAND)
 		s->command_name = c->sampler.argv[0];
 	s->output = c->output;
-	if (c->push_url && !(s->pusher = pusher_open(c, err, errlen))) {
+	if (c->push_url && (!(s->pusher = pusher_open(c, err, errlen)) ||
+			    session_enable_export(s, err, errlen) < 0)) {
 		session_close(s);
 		return NULL;
 	}
@@ -399,17 +398,32 @@ int session_start(struct session *s, char *err, size_t errlen)
 }
 
 /*
- * The body of the push window [from_ns, until_ns) (Unix ns): the one place where a window's
- * profile is encoded for --push. Today a stand-in (push_standin.h: the window's sample count);
- * the pprof encoder of src/export goes here, on the samples taken since the last push.
+ * The body of the push window [from_ns, until_ns) (Unix ns): the collector's stacks since the last
+ * push (session_enable_export, started with the pusher) as a gzipped pprof dated with the window,
+ * then the collection starts over. Encoding is on this thread (the collector is the session's);
+ * only the sending is the push thread's. NULL when the encoder fails (said once).
  */
 static void *session_push_body(struct session *s, int64_t from_ns, int64_t until_ns, size_t *len)
 {
-	const struct session_event *ev = &s->ev[0];
-	uint64_t period = ev->freq ? 1000000000ull / ev->freq : ev->period;
-	void *body = push_standin_body(s->push_samples, from_ns, until_ns, period, len);
-	s->push_samples = 0;
-	return body;
+	struct export_profile p;
+	if (!session_export_profile(s, &p))
+		return NULL;
+	p.time_ns = (uint64_t)from_ns;
+	p.duration_ns = until_ns > from_ns ? (uint64_t)(until_ns - from_ns) : 0;
+	struct export_buf b = { 0 };
+	char err[256];
+	int rc = pprof_encode_gz(&p, &b, err, sizeof(err));
+	session_export_reset(s);
+	if (rc < 0 || b.failed) {
+		static bool told;
+		if (!told)
+			warn_msg("push: %s", rc < 0 ? err : "out of memory for the profile");
+		told = true;
+		export_buf_free(&b);
+		return NULL;
+	}
+	*len = b.len;
+	return b.data;
 }
 
 /* When a push window ends (or final: the session closes), its body goes to the push thread. */
@@ -497,7 +511,6 @@ static void session_take_sample(struct session *s, const struct rec *r)
 	int e = session_event_of(s, r);
 	if (e < 0)
 		return;
-	s->push_samples++;
 	struct session_event *ev = &s->ev[e];
 	int n = 0;
 	const char *comm = NULL;

@@ -8,8 +8,9 @@
     --push-header ... -b --json -n 5 -d 1 -- spinner: at least 4 requests; the first, answered 500,
     is sent again (same window); every request is POST /ingest with name APP{env=test,hostname=H},
     from < until in Unix seconds around the run, format=pprof, sampleRate=999, spyName=perftop,
-    basic auth, the custom header, and a gzipped pprof body holding samples; the windows follow
-    each other; the JSON's last "push" says what the server saw; exit 0;
+    basic auth, the custom header, and a gzipped pprof body (samples/count first); the windows
+    follow each other, and the accepted ones hold samples and the spinner's hot function; the
+    JSON's last "push" says what the server saw; exit 0;
   - rejected: a server that answers 400 gets each window once (no retry), and the JSON says failed
     and dropped with the server's answer in last_error;
   - down: nothing listening on the port: the session's snapshots are whole (5, with the spinner's
@@ -89,6 +90,7 @@ check((q1(reqs[0], "from"), q1(reqs[0], "until")) == (q1(reqs[1], "from"), q1(re
 auth = "Basic " + base64.b64encode(b"alice:s3cret").decode()
 prev_until = None
 total = 0
+functions = set()
 for i, r in enumerate(reqs):
     w = f"accepted: request {i}"
     check(r.method == "POST" and r.path == "/ingest", f"{w}: {r.method} {r.path}")
@@ -111,7 +113,10 @@ for i, r in enumerate(reqs):
             check(prev_until - 1 <= f <= prev_until, f"{w}: from {f} after until {prev_until}")
         prev_until = u
         total += sum(v[0] for v in prof["sample_values"] if v)
+        functions |= set(prof["function_names"])
 check(total > 0, "accepted: no samples in the pushed profiles")
+check("spinner_work" in functions, f"accepted: the spinner's hot function is in no pushed profile: "
+      f"{sorted(functions)[:20]}")
 push = snaps[-1].get("push") if snaps else None
 check(push is not None and push["failed"] >= 1 and push["sent"] >= 2,
       f"accepted: last snapshot's push {push}")
