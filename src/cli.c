@@ -634,11 +634,12 @@ static const struct cli_option options[] = {
 
 	{ OPT("push", 0, "URL", CLI_PUSH), .set = set_push,
 	  .help = "every --push-interval, send the window's profile (pprof) to the\n"
-		"Pyroscope server at URL: http[s]://[USER:PASSWORD@]HOST[:PORT][/PREFIX]",
+		"Pyroscope server at URL: http[s]://[USER:PASSWORD@]HOST[:PORT][/PREFIX],\n"
+		"or to Parca: parca[s]://HOST:PORT",
 	  .doc = "every `--push-interval`, send the window's profile (gzipped pprof) to the "
 		"Pyroscope server at URL, `http[s]://[USER:PASSWORD@]HOST[:PORT][/PREFIX]` "
-		"(`POST URL/ingest`; USER:PASSWORD gives basic auth), from its own thread (see "
-		"Continuous profiling)" },
+		"(`POST URL/ingest`; USER:PASSWORD gives basic auth), or to the Parca server at "
+		"`parca[s]://HOST:PORT`, from a thread of its own (see Continuous profiling)" },
 
 	{ OPT("push-interval", 0, "SECS", CLI_PUSH), .set = set_push,
 	  .help = "seconds between pushes (default 10, jittered by up to 10%)" },

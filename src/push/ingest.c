@@ -1,6 +1,6 @@
 /*
  * ingest: what a push request looks like, as pure functions: the checks of --push, --push-name,
- * --push-label and --push-header, and Pyroscope's ingest URL.
+ * --push-label and --push-header, Pyroscope's ingest URL and Parca's WriteRaw body.
  *
  * Pyroscope's POST /ingest takes the series in its name parameter, "app{key=value,key=value}",
  * percent-encoded like every query value, and the window as from/until in Unix seconds. Its parser
@@ -17,6 +17,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/util.h"
+
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -29,15 +31,27 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-static bool url_scheme(const char *url, size_t *skip)
+/* The scheme: its length with "://", the server it means and whether over TLS. */
+static bool url_scheme(const char *url, size_t *skip, enum push_kind *kind, bool *tls)
 {
-	if (!strncasecmp(url, "http://", 7))
-		*skip = 7;
-	else if (!strncasecmp(url, "https://", 8))
-		*skip = 8;
-	else
-		return false;
-	return true;
+	static const struct {
+		const char *prefix;
+		enum push_kind kind;
+		bool tls;
+	} schemes[] = {
+		{ "http://", PUSH_PYROSCOPE, false }, { "https://", PUSH_PYROSCOPE, true },
+		{ "parca://", PUSH_PARCA, false }, { "parcas://", PUSH_PARCA, true },
+	};
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+		size_t n = strlen(schemes[i].prefix);
+		if (!strncasecmp(url, schemes[i].prefix, n)) {
+			*skip = n;
+			*kind = schemes[i].kind;
+			*tls = schemes[i].tls;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* host[:port] (or [v6]:port), with the port in 1..65535 when given. */
@@ -75,8 +89,11 @@ static bool host_port_ok(const char *h, size_t n)
 int push_check_url(const char *url, char *err, size_t errlen)
 {
 	size_t skip;
-	if (!url_scheme(url, &skip))
-		return fail(err, errlen, "--push wants an http:// or https:// URL, not '%s'", url);
+	enum push_kind kind;
+	bool tls;
+	if (!url_scheme(url, &skip, &kind, &tls))
+		return fail(err, errlen, "--push wants an http[s]:// (Pyroscope) or parca[s]:// URL, not "
+			    "'%s'", url);
 	const char *auth = url + skip;
 	size_t alen = strcspn(auth, "/?#");
 	if (auth[alen] == '?' || auth[alen] == '#' || strpbrk(auth, "?#"))
@@ -120,9 +137,12 @@ static void pct_decode(char *out, size_t cap, const char *s, size_t n)
 int push_split_url(const char *url, struct push_target *t)
 {
 	size_t skip;
-	if (push_check_url(url, NULL, 0) || !url_scheme(url, &skip))
+	enum push_kind kind;
+	bool tls;
+	if (push_check_url(url, NULL, 0) || !url_scheme(url, &skip, &kind, &tls))
 		return -1;
 	memset(t, 0, sizeof(*t));
+	t->kind = kind;
 	const char *auth = url + skip;
 	size_t alen = strcspn(auth, "/");
 	const char *at = memrchr(auth, '@', alen);
@@ -136,7 +156,7 @@ int push_split_url(const char *url, struct push_target *t)
 		t->auth = true;
 		rest = at + 1;
 	}
-	int n = snprintf(t->base, sizeof(t->base), "%.*s%s", (int)skip, url, rest);
+	int n = snprintf(t->base, sizeof(t->base), "%s%s", tls ? "https://" : "http://", rest);
 	if (n < 0 || (size_t)n >= sizeof(t->base))
 		return -1;
 	while (n > 0 && t->base[n - 1] == '/')
@@ -175,8 +195,8 @@ int push_check_label(const char *label, char *err, size_t errlen)
 	if (!isalpha((unsigned char)label[0]) && label[0] != '_')
 		return fail(err, errlen, "--push-label: '%s': a key starts with a letter or '_'", label);
 	for (const char *c = label; c < eq; c++)
-		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.')
-			return fail(err, errlen, "--push-label: '%s': a key is letters, digits, '_' and '.'",
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			return fail(err, errlen, "--push-label: '%s': a key is letters, digits and '_'",
 				    label);
 	for (const char *c = eq + 1; *c; c++)
 		if (!series_char_ok((unsigned char)*c))
@@ -244,4 +264,48 @@ int push_ingest_url(char *out, size_t cap, const char *base, const char *app,
 			   "&format=pprof&sampleRate=%u&spyName=perftop",
 			   base, enc, from, until, hz);
 	return len < 0 || (size_t)len >= cap ? -1 : len;
+}
+
+/* RFC 4648 base64 of the len bytes at p into out (room for 4 * ((len + 2) / 3) + 1). */
+static size_t base64(char *out, const unsigned char *p, size_t len)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16;
+		if (i + 1 < len)
+			v |= (uint32_t)p[i + 1] << 8;
+		if (i + 2 < len)
+			v |= p[i + 2];
+		out[o++] = abc[v >> 18 & 63];
+		out[o++] = abc[v >> 12 & 63];
+		out[o++] = i + 1 < len ? abc[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < len ? abc[v & 63] : '=';
+	}
+	out[o] = '\0';
+	return o;
+}
+
+char *push_parca_body(const void *data, size_t len, const char *app,
+		      const char *const *labels, int nlabels, size_t *outlen)
+{
+	/* The names and values were checked (push_check_name, push_check_label): no quote,
+	 * backslash or control character, so they go into the JSON as they are. */
+	size_t cap = 4 * ((len + 2) / 3) + 512 + strlen(app);
+	for (int i = 0; i < nlabels; i++)
+		cap += strlen(labels[i]) + 32;
+	char *out = xmalloc(cap);
+	size_t n = (size_t)snprintf(out, cap, "{\"series\": [{\"labels\": {\"labels\": ["
+				   "{\"name\": \"__name__\", \"value\": \"perftop\"}, "
+				   "{\"name\": \"job\", \"value\": \"%s\"}", app);
+	for (int i = 0; i < nlabels; i++) {
+		const char *eq = strchr(labels[i], '=');
+		n += (size_t)snprintf(out + n, cap - n, ", {\"name\": \"%.*s\", \"value\": \"%s\"}",
+				      (int)(eq - labels[i]), labels[i], eq + 1);
+	}
+	n += (size_t)snprintf(out + n, cap - n, "]}, \"samples\": [{\"rawProfile\": \"");
+	n += base64(out + n, data, len);
+	n += (size_t)snprintf(out + n, cap - n, "\"}]}]}");
+	*outlen = n;
+	return out;
 }

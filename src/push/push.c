@@ -99,8 +99,16 @@ static long push_send(struct push *p, CURL *curl, const struct push_item *it, ch
 		      size_t errlen)
 {
 	char url[sizeof(p->t.base) + 16384];
-	if (push_ingest_url(url, sizeof(url), p->t.base, p->app, (const char *const *)p->labels,
-			    p->nlabels, it->from, it->until, it->hz) < 0) {
+	const void *body = it->data;
+	size_t body_len = it->len;
+	char *json = NULL;
+	if (p->t.kind == PUSH_PARCA) {
+		snprintf(url, sizeof(url), "%s/api/profiles/writeraw", p->t.base);
+		body = json = push_parca_body(it->data, it->len, p->app, (const char *const *)p->labels,
+					      p->nlabels, &body_len);
+	} else if (push_ingest_url(url, sizeof(url), p->t.base, p->app,
+				   (const char *const *)p->labels, p->nlabels, it->from, it->until,
+				   it->hz) < 0) {
 		snprintf(err, errlen, "the ingest URL is too long");
 		return 400; /* it will not get shorter: given up */
 	}
@@ -111,8 +119,8 @@ static long push_send(struct push *p, CURL *curl, const struct push_item *it, ch
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(curl, CURLOPT_USERAGENT, "perftop");
 	curl_easy_setopt(curl, CURLOPT_POST, 1L);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, it->data);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)it->len);
+	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
 	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, p->headers);
 	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, p->connect_ms);
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, p->timeout_ms);
@@ -130,6 +138,7 @@ static long push_send(struct push *p, CURL *curl, const struct push_item *it, ch
 	p->reply_len = 0;
 	p->reply[0] = '\0';
 	CURLcode rc = curl_easy_perform(curl);
+	free(json);
 	if (rc != CURLE_OK) {
 		snprintf(err, errlen, "%s", cerr[0] ? cerr : curl_easy_strerror(rc));
 		return 0;
@@ -242,9 +251,12 @@ static int push_configure(struct push *p, const struct push_opts *o, char *err, 
 			return -1;
 		p->labels[p->nlabels++] = xstrdup(o->labels[i]);
 	}
-	/* The body is a gzipped pprof file as it is (no Content-Encoding: the server unpacks it as
-	 * pprof files are); "Expect:" off, so curl does not wait for a 100 Continue. */
-	p->headers = curl_slist_append(p->headers, "Content-Type: application/octet-stream");
+	/* Pyroscope's body is a gzipped pprof file as it is (no Content-Encoding: the server unpacks
+	 * it as pprof files are), Parca's the JSON of a WriteRawRequest; "Expect:" off, so curl does
+	 * not wait for a 100 Continue. */
+	p->headers = curl_slist_append(p->headers, p->t.kind == PUSH_PARCA
+							   ? "Content-Type: application/json"
+							   : "Content-Type: application/octet-stream");
 	p->headers = curl_slist_append(p->headers, "Expect:");
 	for (int i = 0; i < o->nheaders; i++) {
 		if (push_check_header(o->headers[i], err, errlen))

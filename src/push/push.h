@@ -29,8 +29,13 @@
 #define PUSH_QUEUE_DEFAULT 16        /* profiles waiting */
 #define PUSH_QUEUE_MAX 4096
 
+/* The server: Pyroscope (http[s]://: POST BASE/ingest?name=..., the pprof as the body) or Parca
+ * (parca[s]://: POST BASE/api/profiles/writeraw, the JSON route of its profilestore WriteRaw, the
+ * pprof in base64 under the series' labels, __name__ "perftop" and job APP). */
+enum push_kind { PUSH_PYROSCOPE, PUSH_PARCA };
+
 struct push_opts {
-	const char *url;             /* http[s]://[user:password@]host[:port][/prefix] */
+	const char *url;             /* {http,https,parca,parcas}://[user:password@]host[:port][/prefix] */
 	const char *app;             /* the application name (push_check_name) */
 	const char *labels[PUSH_MAX_LABELS]; /* "key=value" (push_check_label) */
 	int nlabels;
@@ -110,6 +115,11 @@ enum push_verdict push_verdict_of(long status);
 int push_ingest_url(char *out, size_t cap, const char *base, const char *app,
 		    const char *const *labels, int nlabels, int64_t from, int64_t until,
 		    unsigned hz);
+/* Parca's WriteRaw request as JSON (grpc-gateway's mapping of WriteRawRequest) for the pprof at
+ * data: one series, labels __name__=perftop, job=app and the "k=v" labels, one raw sample.
+ * malloc'd, *outlen bytes. */
+char *push_parca_body(const void *data, size_t len, const char *app,
+		      const char *const *labels, int nlabels, size_t *outlen);
 /* Percent-encodes s (all but RFC 3986's unreserved characters) into out; -1 when too small. */
 int push_urlencode(char *out, size_t cap, const char *s);
 

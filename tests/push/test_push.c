@@ -101,13 +101,33 @@ static void test_url(void)
 	CHECK(t.auth);
 	CHECK_STR(t.user, "u@x");
 	CHECK_STR(t.password, "p:w");
+	CHECK(t.kind == PUSH_PYROSCOPE);
 	CHECK(push_split_url("http://127.0.0.1:4040", &t) == 0);
 	CHECK(!t.auth);
 	CHECK_STR(t.base, "http://127.0.0.1:4040");
+	CHECK(push_split_url("parca://127.0.0.1:7070/", &t) == 0);
+	CHECK(t.kind == PUSH_PARCA);
+	CHECK_STR(t.base, "http://127.0.0.1:7070");
+	CHECK(push_split_url("parcas://k:s@p.example", &t) == 0);
+	CHECK(t.kind == PUSH_PARCA && t.auth);
+	CHECK_STR(t.base, "https://p.example");
+
+	size_t blen;
+	const char *pl[] = { "env=test" };
+	char *body = push_parca_body("\x1f\x8b\x08xyz", 6, "app", pl, 1, &blen);
+	CHECK_STR(body, "{\"series\": [{\"labels\": {\"labels\": [{\"name\": \"__name__\", "
+			"\"value\": \"perftop\"}, {\"name\": \"job\", \"value\": \"app\"}, "
+			"{\"name\": \"env\", \"value\": \"test\"}]}, \"samples\": [{\"rawProfile\": "
+			"\"H4sIeHl6\"}]}]}");
+	CHECK_EQ_U64(blen, strlen(body));
+	free(body);
+	body = push_parca_body("ab", 2, "a", NULL, 0, &blen); /* base64 padding */
+	CHECK(strstr(body, "\"YWI=\"") != NULL);
+	free(body);
 
 	char err[256];
 	const char *good[] = { "http://h", "http://h:1", "https://a.b-c:65535/x/y", "http://[::1]:80",
-			       "http://u:p@h" };
+			       "http://u:p@h", "parca://h:7070", "PARCAS://u:p@h/prefix" };
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
 		CHECK(push_check_url(good[i], err, sizeof(err)) == 0);
 	const char *bad[] = { "ftp://h", "h:80", "http://", "http://h:0", "http://h:70000",
@@ -119,8 +139,9 @@ static void test_url(void)
 		CHECK(err[0] && !strchr(err, '\n'));
 	}
 	CHECK(push_check_label("env=prod", err, sizeof(err)) == 0);
-	CHECK(push_check_label("k.x_1=v-2:3/4", err, sizeof(err)) == 0);
-	const char *badl[] = { "env", "=v", "env=", "1k=v", "k-x=v", "k=a,b", "k=a}", "k=a b", "k=a=b" };
+	CHECK(push_check_label("k_1=v-2:3/4.5", err, sizeof(err)) == 0);
+	const char *badl[] = { "env", "=v", "env=", "1k=v", "k-x=v", "k.x=v", "k=a,b", "k=a}", "k=a b",
+			       "k=a=b", "k=a\"b" };
 	for (size_t i = 0; i < ARRAY_SIZE(badl); i++)
 		CHECK(push_check_label(badl[i], err, sizeof(err)) == -1);
 	CHECK(push_check_header("Authorization: Bearer abc", err, sizeof(err)) == 0);
@@ -210,10 +231,10 @@ static int local_socket(bool listening, int *port)
 	return fd;
 }
 
-static struct push *open_push(int port, int queue_max, const char *user)
+static struct push *open_push_url(const char *scheme, int port, int queue_max, const char *user)
 {
 	char url[128], err[256];
-	snprintf(url, sizeof(url), "http://%s127.0.0.1:%d", user ? user : "", port);
+	snprintf(url, sizeof(url), "%s://%s127.0.0.1:%d", scheme, user ? user : "", port);
 	struct push_opts o = { .url = url, .app = "testapp", .labels = { "env=test" }, .nlabels = 1,
 			       .headers = { "X-Scope-OrgID: tenant-7" }, .nheaders = 1,
 			       .queue_max = queue_max, .connect_timeout = 2, .timeout = 5,
@@ -222,6 +243,11 @@ static struct push *open_push(int port, int queue_max, const char *user)
 	if (!p)
 		fprintf(stderr, "push_new: %s\n", err);
 	return p;
+}
+
+static struct push *open_push(int port, int queue_max, const char *user)
+{
+	return open_push_url("http", port, queue_max, user);
 }
 
 static void submit(struct push *p, int tag)
@@ -298,6 +324,28 @@ static void test_rejected(void)
 	CHECK_EQ_U64(r.served, 2);
 }
 
+static void test_parca(void)
+{
+	static const int statuses[] = { 200 };
+	struct responder r = { .statuses = statuses, .nstatuses = 1 };
+	r.fd = local_socket(true, &r.port);
+	pthread_t t;
+	pthread_create(&t, NULL, responder_main, &r);
+	struct push *p = open_push_url("parca", r.port, 4, NULL);
+	if (!p)
+		return;
+	submit(p, 1);
+	struct push_stats st;
+	wait_settled(p, 1, &st);
+	CHECK_EQ_U64(st.sent, 1);
+	push_close(p, 1, NULL);
+	pthread_join(t, NULL);
+	close(r.fd);
+	const char *q = r.first_request;
+	CHECK(strncmp(q, "POST /api/profiles/writeraw HTTP/1.1\r\n", 38) == 0);
+	CHECK(strcasestr(q, "\r\nContent-Type: application/json\r\n") != NULL);
+}
+
 static void test_down(void)
 {
 	int port;
@@ -333,6 +381,7 @@ int main(void)
 	test_url();
 	test_retry_then_sent();
 	test_rejected();
+	test_parca();
 	test_down();
 	return CHECK_DONE();
 }

@@ -16,11 +16,14 @@
   - down: nothing listening on the port: the session's snapshots are whole (5, with the spinner's
     function), push sent 0, failed and dropped counted with --push-queue 1, stderr says the pushes
     failed, exit 0 within its bounded flush;
+  - Parca: parca://127.0.0.1:PORT posts to /api/profiles/writeraw the JSON of a WriteRawRequest
+    (labels __name__=perftop, job=APP, the --push-label ones, hostname) around the same pprof;
   - agent: -a --push URL -b -n 0 -q runs until SIGINT, prints nothing (a server that accepts),
     pushes under the host name, and exits 0.
 
 usage: test_push_e2e.py PERFTOP FIXTURE_DIR"""
 import base64
+import json
 import os
 import signal
 import socket
@@ -156,6 +159,31 @@ check(push["sent"] == 0 and push["failed"] >= 1 and push["dropped"] >= 1 and pus
       f"down: push {push}")
 check("push:" in p.stderr and "not sent" in p.stderr, f"down: stderr {p.stderr!r}")
 check(took < 5 + 8, f"down: took {took:.1f}s for 5 refreshes of 1 s")
+
+# Parca: parca://HOST:PORT posts the JSON of a WriteRawRequest to /api/profiles/writeraw
+with IngestServer(statuses=(200,), max_requests=40) as srv:
+    p, snaps = run(["--push", f"parca://127.0.0.1:{srv.port}", "--push-interval", "1",
+                    "--push-label", "env=test", "-b", "--json", "-n", "2", "-d", "1", "--", spinner, "4"])
+    reqs = list(srv.requests)
+check(p.returncode == 0, f"parca: exit {p.returncode}: {p.stderr.strip()}")
+check(len(reqs) >= 2, f"parca: {len(reqs)} requests")
+functions = set()
+for i, r in enumerate(reqs):
+    w = f"parca: request {i}"
+    check(r.method == "POST" and r.path == "/api/profiles/writeraw" and not r.query, f"{w}: {r.path}")
+    check(r.headers.get("Content-Type") == "application/json", f"{w}: Content-Type")
+    try:
+        req = json.loads(r.body)
+        series = req["series"]
+        labels = {l["name"]: l["value"] for l in series[0]["labels"]["labels"]}
+        prof = read_pprof(base64.b64decode(series[0]["samples"][0]["rawProfile"]))
+    except Exception as e:  # noqa: BLE001
+        fail(f"{w}: not a WriteRawRequest holding a gzipped pprof: {e}: {r.body[:200]!r}")
+    check(len(series) == 1 and labels == {"__name__": "perftop", "job": "spinner", "env": "test",
+                                          "hostname": host}, f"{w}: labels {labels}")
+    functions |= set(prof["function_names"])
+check("spinner_work" in functions, "parca: the spinner's hot function is in no pushed profile")
+check(snaps[-1]["push"]["sent"] >= 1, f"parca: push {snaps[-1]['push']}")
 
 # the headless agent: -a -b -n 0 -q until SIGINT
 need_perf_events(*kinds_for(["-a"]))
