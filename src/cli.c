@@ -609,7 +609,7 @@ static const struct cli_option options[] = {
 	  .doc = "plain text every refresh, like `top -b`" },
 
 	{ OPT("iterations", 'n', "N", CLI_VIEW), .set = set_iterations,
-	  .help = "stop after N refreshes" },
+	  .help = "stop after N refreshes (0: run until SIGINT or SIGTERM)" },
 
 	{ OPT("json", 0, NULL, CLI_VIEW), .set = set_flag, .field = FIELD(json),
 	  .help = "with -b: each refresh is one JSON object on its own line",
