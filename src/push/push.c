@@ -8,7 +8,8 @@
  * puts it back at the front and waits a backoff, on the condition variable so that a close wakes
  * it; a 4xx, or the fifth failure, gives it up. Closing sets a deadline: queued profiles get one
  * try each until then (no more backoff), and the transfer in flight is aborted at it by curl's
- * progress callback, so a dead or hanging server delays an exit by at most the flush time.
+ * progress callback (which curl calls about once a second on an idle transfer), so a dead or
+ * hanging server delays an exit by at most the flush time and a second.
  */
 #include "push/push.h"
 

@@ -73,8 +73,9 @@ struct push *push_new(const struct push_opts *o, char *err, size_t errlen);
 void push_submit(struct push *p, void *data, size_t len, int64_t from, int64_t until,
 		 unsigned hz);
 void push_get_stats(struct push *p, struct push_stats *st);
-/* Sends what is queued for at most flush_secs more, stops the thread and frees everything; what is
- * left is dropped (counted in the stats given back in st, when st is not NULL). */
+/* Sends what is queued for at most flush_secs more (and about a second: an idle transfer is
+ * aborted at curl's next progress call), stops the thread and frees everything; what is left is
+ * dropped (counted in the stats given back in st, when st is not NULL). */
 void push_close(struct push *p, double flush_secs, struct push_stats *st);
 
 /* --- the pure parts --- */

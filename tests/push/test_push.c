@@ -3,7 +3,8 @@
  * backoff and the verdicts, the ingest URL and the option checks as pure functions; then the thread
  * against a small HTTP responder on 127.0.0.1 in this program (a port of its own, no other
  * address): 500 then 200 (retried, then sent), 400 (given up at once), nothing listening
- * (failures counted, a queue of 2 dropping its oldest, a close that ends within its flush time).
+ * (failures counted, a queue of 2 dropping its oldest, a close that ends within its flush time),
+ * a server that never answers (the close aborts the transfer at its deadline).
  * Its TSan twin checks the main thread's submit and stats against the push thread.
  */
 #include <arpa/inet.h>
@@ -374,6 +375,32 @@ static void test_down(void)
 	CHECK(st.last_error[0] != '\0');
 }
 
+/* A server that takes the connection and never answers: the close still ends at its deadline (the
+ * transfer in flight is aborted by the progress callback, which an idle transfer calls about once
+ * a second), before the request's own 5 s timeout. */
+static void test_hanging(void)
+{
+	int port;
+	int fd = local_socket(true, &port); /* listening, never accepting: the kernel completes the
+					     * handshake, nobody reads */
+	struct push *p = open_push(port, 4, NULL);
+	if (!p)
+		return;
+	submit(p, 1);
+	submit(p, 2);
+	usleep(200000);
+	struct push_stats st;
+	push_get_stats(p, &st);
+	CHECK_EQ_U64(st.queued, 2); /* one in flight, one waiting */
+	uint64_t t0 = now_ns();
+	push_close(p, 0.3, &st);
+	double secs = (double)(now_ns() - t0) / 1e9;
+	CHECK(secs < 2.5);
+	CHECK_EQ_U64(st.dropped, 2);
+	CHECK_EQ_U64(st.sent, 0);
+	close(fd);
+}
+
 int main(void)
 {
 	test_queue();
@@ -383,5 +410,6 @@ int main(void)
 	test_rejected();
 	test_parca();
 	test_down();
+	test_hanging();
 	return CHECK_DONE();
 }
