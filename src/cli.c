@@ -470,10 +470,10 @@ static const struct cli_option options[] = {
 		"sampling (see Replay)" },
 
 	{ OPT("export", 0, "FILE", CLI_RECORDING), .set = set_export,
-	  .help = "at the end of a batch session or replay, write the profile to FILE:\n"
-		"pprof (*.pb.gz, *.pprof), speedscope (*.speedscope.json) or folded\n"
-		"stacks (*.folded), by the name; repeatable",
-	  .doc = "at the end of a batch session (`-b`) or a replay, write the whole profile to FILE, "
+	  .help = "at the end of the session or replay, write its whole profile to\n"
+		"FILE: pprof (*.pb.gz, *.pprof), speedscope (*.speedscope.json) or\n"
+		"folded stacks (*.folded), by the name; repeatable",
+	  .doc = "at the end of the session (`-b`, or when the view quits) or of a replay, write its whole profile to FILE, "
 		"in the format its name says: pprof (`*.pb.gz`, `*.pprof`), speedscope "
 		"(`*.speedscope.json`) or folded stacks (`*.folded`); repeatable (see Exports)" },
 
@@ -875,9 +875,6 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 			    "--push-queue go with --push URL");
 	if (c->push_url && c->input)
 		return fail(p, "--push is for live sessions: a replay has no window to push");
-	if (c->push_url && c->nexports)
-		return fail(p, "--push and --export together: not yet (a push starts the collected "
-			    "stacks over at each window)");
 	if (p->have_pids)
 		o->target = TARGET_PIDS;
 	else if (p->have_tids)

@@ -204,6 +204,17 @@ static const char *const *glue_info(void *ctx, size_t *n)
 	return (const char *const *)replay_header_lines(glue_replay(ctx), n);
 }
 
+static int glue_export(void *ctx, const char *path, const char *filter, char *msg, size_t len)
+{
+	struct tui_glue *g = ctx;
+	return session_export_window(g->session, path, filter, msg, len);
+}
+
+static void glue_hold(void *ctx, bool hold)
+{
+	session_export_hold(((struct tui_glue *)ctx)->session, hold);
+}
+
 static const struct tui_replay glue_replay_ops = {
 	.duration = glue_r_duration,
 	.position = glue_r_position,
@@ -297,6 +308,9 @@ int main(int argc, char **argv)
 		struct tui_glue g = {.session = s};
 		session_enable_calltree(s);
 		session_enable_annotate(s, cli.prefixes, (size_t)cli.nprefixes);
+		/* w writes the window on screen; --export the whole session at the end */
+		if (!cli.nexports && session_export_windows(s, err, sizeof(err)) < 0)
+			warn_msg("%s", err);
 		snprintf(g.notice, sizeof(g.notice), "%s", notice);
 		struct tui_source src = {
 			.ctx = &g,
@@ -316,6 +330,8 @@ int main(int argc, char **argv)
 			.nevents = session_nevents(s),
 			.event = session_event(s),
 			.switch_event = glue_switch_event,
+			.export_window = glue_export,
+			.hold_window = glue_hold,
 		};
 		if (cli.input) {
 			src.replay = &glue_replay_ops;

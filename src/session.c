@@ -24,6 +24,7 @@
 #include "export/export.h"
 #include "model/annotate.h"
 #include "model/diff.h"
+#include "model/filter.h"
 #include "replay.h"
 #include "sample_memo.h"
 #include "perfdata/perfdata_write.h"
@@ -124,8 +125,18 @@ struct session {
 	 * (wall clock, ns since the epoch; live only) and the first and last sample times. */
 	struct stackcol *col;
 	uint64_t export_start, export_first, export_last;
-	/* --push: the push of each window (pusher.h), and what the window's body is made of. */
+	/* The view's w key (session_export_windows): the collection of the last window ended,
+	 * swapped with col at every refresh, and its times. */
+	struct stackcol *col_shown;
+	uint64_t shown_start, shown_first, shown_last, shown_duration;
+	bool export_hold;          /* a paused view: col_shown stays the window on screen */
+	char export_name[1024];    /* session_describe_frame's answer, copied by the collector */
+	bool inline_frames;        /* session_names' choice */
+	/* --push: the push of each window (pusher.h), and the stacks collected since the last push
+	 * (a collector of its own: the view's w key swaps col at every refresh, --export keeps the
+	 * whole session). */
 	struct pusher *pusher;
+	struct stackcol *col_push;
 };
 
 /*
@@ -145,6 +156,7 @@ struct session {
 static void session_names(struct session *s, const struct cli *c, bool unwound_chains)
 {
 	bool inline_frames = !c->no_inline && (c->inline_frames || unwound_chains);
+	s->inline_frames = inline_frames;
 	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
 	symbolizer_set_demangle(s->sym, !c->no_demangle);
 }
@@ -168,6 +180,9 @@ static void session_mode_events(struct session *s, const struct cli *c)
 	ev->config = PERF_COUNT_SW_CPU_CLOCK;
 	profile_set_mode(ev->prof, c->mode);
 }
+
+static int session_enable_push(struct session *s, char *err, size_t errlen);
+static void session_push_window(struct session *s, bool final);
 
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
 {
@@ -200,7 +215,7 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 		s->command_name = c->sampler.argv[0];
 	s->output = c->output;
 	if (c->push_url && (!(s->pusher = pusher_open(c, err, errlen)) ||
-			    session_enable_export(s, err, errlen) < 0)) {
+			    session_enable_push(s, err, errlen) < 0)) {
 		session_close(s);
 		return NULL;
 	}
@@ -239,6 +254,9 @@ static void session_zero_events(struct session *s)
 		if (ev->annot)
 			annotate_end_window(ev->annot, true);
 	}
+	/* the view's window export starts over with them; --export's whole session does not */
+	if (s->col_shown)
+		session_export_reset(s);
 }
 
 /* A seek starts the aggregation over; the address spaces stay (the side-band is fed again). */
@@ -397,48 +415,6 @@ int session_start(struct session *s, char *err, size_t errlen)
 	return rc < 0 ? -1 : 0;
 }
 
-/*
- * The body of the push window [from_ns, until_ns) (Unix ns): the collector's stacks since the last
- * push (session_enable_export, started with the pusher) as a gzipped pprof dated with the window,
- * then the collection starts over. Encoding is on this thread (the collector is the session's);
- * only the sending is the push thread's. NULL when the encoder fails (said once).
- */
-static void *session_push_body(struct session *s, int64_t from_ns, int64_t until_ns, size_t *len)
-{
-	struct export_profile p;
-	if (!session_export_profile(s, &p))
-		return NULL;
-	p.time_ns = (uint64_t)from_ns;
-	p.duration_ns = until_ns > from_ns ? (uint64_t)(until_ns - from_ns) : 0;
-	struct export_buf b = { 0 };
-	char err[256];
-	int rc = pprof_encode_gz(&p, &b, err, sizeof(err));
-	session_export_reset(s);
-	if (rc < 0 || b.failed) {
-		static bool told;
-		if (!told)
-			warn_msg("push: %s", rc < 0 ? err : "out of memory for the profile");
-		told = true;
-		export_buf_free(&b);
-		return NULL;
-	}
-	*len = b.len;
-	return b.data;
-}
-
-/* When a push window ends (or final: the session closes), its body goes to the push thread. */
-static void session_push_window(struct session *s, bool final)
-{
-	int64_t from, until;
-	if (!pusher_due(s->pusher, final, &from, &until))
-		return;
-	size_t len = 0;
-	void *body = session_push_body(s, from, until, &len);
-	if (body)
-		pusher_submit(s->pusher, body, len, from, until,
-			      (unsigned)(s->ev[0].freq ? s->ev[0].freq : 100));
-}
-
 void session_close(struct session *s)
 {
 	if (!s)
@@ -475,6 +451,8 @@ void session_close(struct session *s)
 	}
 	symbolizer_free(s->sym);
 	stackcol_free(s->col);
+	stackcol_free(s->col_shown);
+	stackcol_free(s->col_push);
 	sample_memo_free(s->memo);
 	offcpu_free(s->offcpu);
 	free(s);
@@ -554,6 +532,8 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		annotate_add(ev->annot, &ctx);
 	if (s->col)
 		session_collect(s, e, r->time, &ctx);
+	if (s->col_push)
+		stackcol_add(s->col_push, e, r->time, &ctx);
 }
 
 static void session_take(struct session *s, const struct rec *r)
@@ -782,6 +762,8 @@ static void session_compact_names(struct session *s)
 	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
 	if (s->col)
 		stackcol_forget_names(s->col); /* its names are copies: only its pointer cache goes */
+	if (s->col_push)
+		stackcol_forget_names(s->col_push);
 	if (s->memo)
 		sample_memo_forget_all(s->memo); /* its names are the old generation's */
 	for (int i = 0; i < SESSION_CODE_CACHE; i++)
@@ -849,6 +831,8 @@ static void session_end_windows(struct session *s, enum snap_col order, bool zer
 	}
 }
 
+static void session_export_window_end(struct session *s);
+
 int session_refresh_all(struct session *s, enum snap_col order, bool zero, struct snapshot **snaps)
 {
 	if (symbolizer_names_due(s->sym))
@@ -867,6 +851,7 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 		from = rstart > from ? rstart : from;
 		to = rend >= 0 && rend < to ? rend : to;
 		session_end_windows(s, order, zero, snaps, to > from ? to - from : 0);
+		session_export_window_end(s);
 		s->last_window_secs = pos - s->window_start_pos;
 		s->window_start_pos = pos;
 		return s->nev;
@@ -875,6 +860,7 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 	uint64_t dropped = queue_dropped(sampler_queue(s->sampler));
 	uint64_t from = s->zoomed_ns > s->window_start_ns ? s->zoomed_ns : s->window_start_ns;
 	session_end_windows(s, order, zero, snaps, (double)(now - from) / 1e9);
+	session_export_window_end(s);
 	s->last_window_secs = (double)(now - s->window_start_ns) / 1e9;
 	s->window_start_ns = now;
 	session_counters_window(s, s->last_window_secs);
@@ -1048,6 +1034,16 @@ static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *
 {
 	struct session *s = ctx;
 	out->display = symbolizer_display_name(s->sym, f->sym);
+	/* An inline frame's name carries perf's " (inlined)" mark; pprof says it with its lines
+	 * instead, and its readers group by the function's own name. */
+	static const char mark[] = " (inlined)";
+	size_t n = strlen(out->display), m_len = sizeof(mark) - 1;
+	if (f->inlined && n > m_len && strcmp(out->display + n - m_len, mark) == 0 &&
+	    n - m_len < sizeof(s->export_name)) {
+		memcpy(s->export_name, out->display, n - m_len);
+		s->export_name[n - m_len] = '\0';
+		out->display = s->export_name;
+	}
 	struct symbolizer_mapping m;
 	if (f->kernel || !symbolizer_mapping(s->sym, pid, f->addr, &m))
 		return;
@@ -1070,6 +1066,8 @@ int session_enable_export(struct session *s, char *err, size_t errlen)
 		return -1;
 	}
 	stackcol_set_describe(s->col, session_describe_frame, s);
+	/* pprof's lines and speedscope's files want the source lines of the addresses */
+	symbolizer_set_names(s->sym, s->inline_frames, true);
 	session_export_reset(s);
 	return 0;
 }
@@ -1085,12 +1083,9 @@ void session_export_reset(struct session *s)
 	s->export_first = s->export_last = 0;
 }
 
-bool session_export_profile(struct session *s, struct export_profile *out)
+/* What every export of the session says of its events and mode. */
+static void session_export_events(const struct session *s, struct export_profile *out)
 {
-	if (!s->col)
-		return false;
-	memset(out, 0, sizeof(*out));
-	out->col = s->col;
 	out->mode = s->mode;
 	out->nevents = s->nev < STACKCOL_MAX_EVENTS ? s->nev : STACKCOL_MAX_EVENTS;
 	for (int e = 0; e < out->nevents; e++) {
@@ -1098,6 +1093,15 @@ bool session_export_profile(struct session *s, struct export_profile *out)
 		out->events[e].period = s->ev[e].freq ? 0 : s->ev[e].period;
 		out->events[e].freq = s->ev[e].freq;
 	}
+}
+
+bool session_export_profile(struct session *s, struct export_profile *out)
+{
+	if (!s->col)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->col = s->col;
+	session_export_events(s, out);
 	out->time_ns = s->export_start;
 	if (s->export_start) {
 		struct timespec ts;
@@ -1119,4 +1123,156 @@ int session_export_write(struct session *s, const char *path, char *err, size_t 
 		return -1;
 	}
 	return export_write_file(&p, path, err, errlen);
+}
+
+/* --- the view's exports: the window on screen --- */
+
+int session_export_windows(struct session *s, char *err, size_t errlen)
+{
+	if (s->col_shown)
+		return 0;
+	if (session_enable_export(s, err, errlen) < 0)
+		return -1;
+	s->col_shown = stackcol_new(NULL);
+	if (!s->col_shown) {
+		snprintf(err, errlen, "out of memory for the export's stacks");
+		return -1;
+	}
+	stackcol_set_describe(s->col_shown, session_describe_frame, s);
+	return 0;
+}
+
+/* A window ended: what was collected in it is the one shown; the other starts over. */
+static void session_export_window_end(struct session *s)
+{
+	if (!s->col_shown)
+		return;
+	if (s->export_hold) {
+		session_export_reset(s); /* a window the paused screen never shows */
+		return;
+	}
+	struct stackcol *t = s->col_shown;
+	s->col_shown = s->col;
+	s->col = t;
+	struct export_profile p;
+	session_export_profile(s, &p);
+	s->shown_start = p.time_ns;
+	s->shown_duration = p.duration_ns;
+	s->shown_first = s->export_first;
+	s->shown_last = s->export_last;
+	session_export_reset(s);
+}
+
+/* The view's filter over a collected stack: its command, its frames' names and dsos. */
+static bool session_export_keep(void *ctx, const struct stackcol *c, const struct stackcol_key *k)
+{
+	const char *query = ctx;
+	const char *comm = stackcol_string(c, k->comm);
+	if (filter_names_match(query, &comm, 1))
+		return true;
+	size_t n;
+	const uint32_t *ids = stackcol_stack(c, k->stack, &n);
+	const struct stackcol_frame *fr = stackcol_frames(c);
+	for (size_t i = 0; i < n; i++) {
+		const char *names[2] = { stackcol_string(c, fr[ids[i]].display),
+					 stackcol_string(c, fr[ids[i]].dso) };
+		if (filter_names_match(query, names, 2))
+			return true;
+	}
+	return false;
+}
+
+int session_export_window(struct session *s, const char *path, const char *filter, char *msg,
+			  size_t len)
+{
+	struct export_profile p;
+	if (!session_export_profile(s, &p)) {
+		snprintf(msg, len, "this session collects no stacks to write");
+		return -1;
+	}
+	if (s->col_shown) {
+		p.col = s->col_shown;
+		p.time_ns = s->shown_start;
+		p.duration_ns = s->shown_duration;
+		p.start_clock_ns = s->shown_first;
+	}
+	if (filter && *filter) {
+		p.keep = session_export_keep;
+		p.keep_ctx = (void *)filter;
+	}
+	/* the view owns the terminal: the encoders' warnings go to the message instead */
+	char err[512];
+	if (export_write_file(&p, path, err, sizeof(err)) < 0) {
+		snprintf(msg, len, "%s", err);
+		return -1;
+	}
+	struct stackcol_stats st;
+	stackcol_get_stats(p.col, &st);
+	snprintf(msg, len, "wrote %s (of the window's %" PRIu64 " samples%s%s)", path, st.samples,
+		 filter && *filter ? ", those matching " : "", filter && *filter ? filter : "");
+	return 0;
+}
+
+void session_export_hold(struct session *s, bool hold)
+{
+	s->export_hold = hold;
+}
+
+/* --- push (pusher.h) --- */
+
+/* The push's collector (session_open with --push); 0, or -1 with a message. */
+static int session_enable_push(struct session *s, char *err, size_t errlen)
+{
+	s->col_push = stackcol_new(NULL);
+	if (!s->col_push) {
+		snprintf(err, errlen, "out of memory for the push's stacks");
+		return -1;
+	}
+	stackcol_set_describe(s->col_push, session_describe_frame, s);
+	/* pprof's lines want the source lines of the addresses, as an export's do */
+	symbolizer_set_names(s->sym, s->inline_frames, true);
+	return 0;
+}
+
+/*
+ * The body of the push window [from_ns, until_ns) (Unix ns): the push collector's stacks since the
+ * last push as a gzipped pprof dated with the window, then the collection starts over. Encoding is
+ * on this thread (the collector is the session's); only the sending is the push thread's. NULL
+ * when the encoder fails (said once).
+ */
+static void *session_push_body(struct session *s, int64_t from_ns, int64_t until_ns, size_t *len)
+{
+	struct export_profile p;
+	memset(&p, 0, sizeof(p));
+	session_export_events(s, &p);
+	p.col = s->col_push;
+	p.time_ns = (uint64_t)from_ns;
+	p.duration_ns = until_ns > from_ns ? (uint64_t)(until_ns - from_ns) : 0;
+	struct export_buf b = { 0 };
+	char err[256];
+	int rc = pprof_encode_gz(&p, &b, err, sizeof(err));
+	stackcol_reset(s->col_push);
+	if (rc < 0 || b.failed) {
+		static bool told;
+		if (!told)
+			warn_msg("push: %s", rc < 0 ? err : "out of memory for the profile");
+		told = true;
+		export_buf_free(&b);
+		return NULL;
+	}
+	*len = b.len;
+	return b.data;
+}
+
+/* When a push window ends (or final: the session closes), its body goes to the push thread. */
+static void session_push_window(struct session *s, bool final)
+{
+	int64_t from, until;
+	if (!pusher_due(s->pusher, final, &from, &until))
+		return;
+	size_t len = 0;
+	void *body = session_push_body(s, from, until, &len);
+	if (body)
+		pusher_submit(s->pusher, body, len, from, until,
+			      (unsigned)(s->ev[0].freq ? s->ev[0].freq : 100));
 }

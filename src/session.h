@@ -136,6 +136,16 @@ void session_export_reset(struct session *s);
 bool session_export_profile(struct session *s, struct export_profile *out);
 /* Writes it in path's format (export_write_file). 0, or -1 with a one-line message. */
 int session_export_write(struct session *s, const char *path, char *err, size_t errlen);
+/* The view's w key: collects as session_enable_export does, but the collection starts over at
+ * every refresh, the one of the window that ended kept for session_export_window. */
+int session_export_windows(struct session *s, char *err, size_t errlen);
+/* Writes the last window's collection (all of it without session_export_windows) to path, only
+ * the stacks whose command, function names or dsos match filter (model/filter.h; NULL or "":
+ * all); msg says what was written, or the error. 0, or -1. */
+int session_export_window(struct session *s, const char *path, const char *filter, char *msg,
+			  size_t len);
+/* A paused view (hold true): the window on screen stays session_export_window's until resumed. */
+void session_export_hold(struct session *s, bool hold);
 
 /* Feeds the annotate histogram (model/annotate.h) next to the profile, for the a key; prefixes
  * ("OLD=NEW", --prefix) remap the source files' build paths and must outlive the session. */

@@ -9,9 +9,9 @@
  * lines (varints, length-delimited submessages) and needs no generated code in the build.
  *
  * What goes where:
- *  - string table: the collector's strings as they are (id 0 is ""), then the few the encoder adds
- *    (sample types, label keys, build-ids in hex), so every string id of the collector is its
- *    pprof index;
+ *  - string table: the collector's strings as they are (id 0 is "", build-ids are there in hex),
+ *    then the few the encoder adds (sample types, label keys, comments), so every string id of
+ *    the collector is its pprof index;
  *  - mappings: the collector's, id = index + 1 (a frame without one has a fake one per dso name,
  *    so that every location has a mapping);
  *  - functions: (demangled name, raw name, file) -> id, dense from 1;
@@ -330,7 +330,10 @@ static uint64_t pp_function(struct pp *pp, struct pp_tables *t, const struct sta
 	if (added) {
 		if (!pp_grow((void **)&t->fns, &t->capfns, pp->nfns, sizeof(*t->fns)))
 			return 0;
-		t->fns[pp->nfns++] = (struct pp_fn){ f->display, f->sym, f->file };
+		/* an inline frame's raw name has perf's " (inlined)" mark: its system name is the
+		 * function's own */
+		t->fns[pp->nfns++] = (struct pp_fn){ f->display, f->inlined ? f->display : f->sym,
+						      f->file };
 	}
 	return id;
 }
@@ -455,12 +458,7 @@ static void pp_mappings(struct pp *pp, const uint8_t *mapflags)
 		pb_uint(&pp->sub, PB_MAP_LIMIT, m[i].limit);
 		pb_uint(&pp->sub, PB_MAP_OFFSET, m[i].offset);
 		pb_uint(&pp->sub, PB_MAP_FILE, m[i].file);
-		if (m[i].build_id_size) {
-			char hex[41];
-			for (int b = 0; b < m[i].build_id_size; b++)
-				snprintf(hex + 2 * b, 3, "%02x", m[i].build_id[b]);
-			pb_uint(&pp->sub, PB_MAP_BUILD_ID, pp_string(pp, hex));
-		}
+		pb_uint(&pp->sub, PB_MAP_BUILD_ID, m[i].build_id_hex);
 		pb_uint(&pp->sub, PB_MAP_HAS_FUNCTIONS, mapflags[i] & 1);
 		pb_uint(&pp->sub, PB_MAP_HAS_FILENAMES, !!(mapflags[i] & 2));
 		pb_uint(&pp->sub, PB_MAP_HAS_LINES, !!(mapflags[i] & 4));

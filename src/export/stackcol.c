@@ -291,11 +291,17 @@ static bool sc_frame_describe(struct stackcol *c, uint32_t pid, const struct fra
 		m.file = d.map_file ? sc_string(c, d.map_file) : f->dso;
 		m.build_id_size = d.build_id_size <= 20 ? d.build_id_size : 20;
 		memcpy(m.build_id, d.build_id, m.build_id_size);
+		char hex[41];
+		for (int b = 0; b < m.build_id_size; b++) {
+			hex[2 * b] = "0123456789abcdef"[m.build_id[b] >> 4];
+			hex[2 * b + 1] = "0123456789abcdef"[m.build_id[b] & 15];
+		}
+		m.build_id_hex = sc_string_n(c, hex, 2u * m.build_id_size);
 	} else {
 		m.file = f->dso;
 		m.fake = true;
 	}
-	if (f->display == UINT32_MAX || m.file == UINT32_MAX)
+	if (f->display == UINT32_MAX || m.file == UINT32_MAX || m.build_id_hex == UINT32_MAX)
 		return false;
 	f->map = sc_map(c, &m);
 	return f->map != UINT32_MAX;
@@ -382,7 +388,10 @@ static uint32_t sc_stack(struct stackcol *c, const uint32_t *ids, uint32_t n)
 static void sc_make_overflow(struct stackcol *c)
 {
 	struct frame fr = { .sym = SC_OVERFLOW_NAME, .dso = "[perftop]" };
+	stackcol_describe_fn describe = c->describe;
+	c->describe = NULL; /* nothing for the session to say of a frame of ours */
 	uint32_t fid = sc_frame(c, 0, &fr);
+	c->describe = describe;
 	uint32_t sid = fid == UINT32_MAX ? UINT32_MAX : sc_stack(c, &fid, 1);
 	c->overflow_stack = sid == UINT32_MAX ? 0 : sid + 1;
 }
@@ -476,8 +485,8 @@ struct stackcol *stackcol_new(const struct stackcol_limits *lim)
 	if (!c)
 		return NULL;
 	static const struct stackcol_limits def = {
-		.string_bytes = 64u << 20, .frames = 1u << 20, .stacks = 1u << 20,
-		.stack_frames = 32u << 20, .keys = 2u << 20, .log = 8u << 20,
+		.string_bytes = 16u << 20, .frames = 256u << 10, .stacks = 256u << 10,
+		.stack_frames = 8u << 20, .keys = 512u << 10, .log = 2u << 20,
 	};
 	c->lim = lim ? *lim : def;
 	/* id 0 is "" (pprof's string 0); the tables need room for the overflow stack */

@@ -33,12 +33,12 @@
 #define STACKCOL_NO_STRING 0u /* string id 0 is "" */
 
 struct stackcol_limits {
-	size_t string_bytes;  /* the strings' bytes (default 64 MiB) */
-	size_t frames;        /* distinct frames (default 1M) */
-	size_t stacks;        /* distinct stacks (default 1M) */
-	size_t stack_frames;  /* frame ids of all stacks together (default 32M) */
-	size_t keys;          /* distinct (stack, pid, tid, comm, event) (default 2M) */
-	size_t log;           /* time-ordered samples (default 8M) */
+	size_t string_bytes;  /* the strings' bytes (default 16 MiB) */
+	size_t frames;        /* distinct frames (default 256K) */
+	size_t stacks;        /* distinct stacks (default 256K) */
+	size_t stack_frames;  /* frame ids of all stacks together (default 8M) */
+	size_t keys;          /* distinct (stack, pid, tid, comm, event) (default 512K) */
+	size_t log;           /* time-ordered samples (default 2M) */
 };
 
 /* What the session knows of a frame, asked once when the frame is first seen. Strings are copied. */
@@ -66,6 +66,7 @@ struct stackcol_frame {
 struct stackcol_map {
 	uint64_t start, limit, offset;
 	uint32_t file;                      /* string id */
+	uint32_t build_id_hex;              /* string id of the build-id in hex (0: none) */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 	bool fake;                          /* made from the dso name alone */

@@ -63,6 +63,21 @@ static void buf_fmt(struct export_buf *b, const char *fmt, ...)
 		buf_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
+/* A number, with a separator before it when sep: the speedscope arrays' many numbers, without
+ * vsnprintf's cost per number. */
+static void buf_u64(struct export_buf *b, uint64_t v, char sep)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (sep)
+		tmp[--i] = sep;
+	buf_add(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
 /* A JSON string literal. */
 static void buf_json(struct export_buf *b, const char *s)
 {
@@ -246,7 +261,8 @@ static void ss_profile(const struct export_profile *p, struct export_buf *out, c
 {
 	const struct stackcol_key *keys = stackcol_keys(p->col);
 	const struct stackcol_sample *log = stackcol_log(p->col);
-	const struct stackcol_key *k0 = &keys[logged ? log[refs[from].pos].key : refs[from].pos];
+	/* named by its last sample's command: a thread that exec'd is named by the program it became */
+	const struct stackcol_key *k0 = &keys[logged ? log[refs[to - 1].pos].key : refs[to - 1].pos];
 	char name[256];
 	snprintf(name, sizeof(name), "%s (pid %u, tid %u)%s%s", stackcol_string(p->col, k0->comm),
 		 k0->pid, k0->tid, p->nevents > 1 ? " " : "",
@@ -261,14 +277,14 @@ static void ss_profile(const struct export_profile *p, struct export_buf *out, c
 		const uint32_t *ids = stackcol_stack(p->col, k->stack, &n);
 		buf_str(out, i > from ? ",[" : "[");
 		for (size_t f = n; f-- > 0;) /* root first */
-			buf_fmt(out, f + 1 < n ? ",%u" : "%u", fmap[ids[f]]);
+			buf_u64(out, fmap[ids[f]], f + 1 < n ? ',' : 0);
 		buf_add(out, "]", 1);
 	}
 	buf_str(out, "],\"weights\":[");
 	for (size_t i = from; i < to; i++) {
 		uint64_t w = logged ? log[refs[i].pos].weight : keys[refs[i].pos].weight;
 		total += w;
-		buf_fmt(out, i > from ? ",%" PRIu64 : "%" PRIu64, w);
+		buf_u64(out, w, i > from ? ',' : 0);
 	}
 	buf_fmt(out, "],\"endValue\":%" PRIu64 "}", total);
 }

@@ -393,12 +393,14 @@ static int render_key_bar(struct surface *s, int y)
 static int render_input(struct surface *s, int y, const struct view_state *v)
 {
 	char line[KEYS_TEXT_MAX + 96];
-	bool search = v->input == KEYS_INPUT_SEARCH;
-	snprintf(line, sizeof(line), "%s %s_", search ? "Search:" : "Filter:", v->input_text);
+	bool search = v->input == KEYS_INPUT_SEARCH, export = v->input == KEYS_INPUT_EXPORT;
+	snprintf(line, sizeof(line), "%s %s_", search ? "Search:" : export ? "Write to:" : "Filter:",
+		 v->input_text);
 	int used = LEFT_MARGIN + surface_put_text(s, LEFT_MARGIN, y, s->w - LEFT_MARGIN, line,
 						  ROLE_STATUS);
 	const char *tail = search ? (v->search_miss ? "   no match   Enter done  Esc cancel" :
 							"   Enter done  Esc cancel  F3 next") :
+			   export ? "   Enter write  Esc cancel  (.pb.gz .speedscope.json .folded)" :
 				    "   Enter done  Esc clear  a|b either";
 	if (used < s->w)
 		used += surface_put_text(s, used, y, s->w - used, tail,
@@ -415,7 +417,14 @@ static void render_footer(struct surface *s, int y, const struct snapshot *snap,
 		return;
 	}
 	(void)replay; /* the bar is the same in a replay: so are the keys (? lists the replay's) */
-	int used = v->input != KEYS_INPUT_NONE ? render_input(s, y, v) : render_key_bar(s, y);
+	int used;
+	if (v->input != KEYS_INPUT_NONE)
+		used = render_input(s, y, v);
+	else if (v->message[0]) /* what w's writing said, until the next key */
+		used = LEFT_MARGIN + surface_put_text(s, LEFT_MARGIN, y, s->w - LEFT_MARGIN, v->message,
+						      ROLE_STATUS);
+	else
+		used = render_key_bar(s, y);
 	if (snap && snap->nrows) {
 		char pos[48];
 		int n = snprintf(pos, sizeof(pos), "%zu/%zu", v->cursor + 1, snap->nrows);

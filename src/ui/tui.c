@@ -301,12 +301,21 @@ static void loop_key(struct tui_loop *l, int key)
 	}
 	if ((act & KEYS_ACT_PAUSE) && !v->paused)
 		l->next_refresh = 0;
+	if ((act & KEYS_ACT_PAUSE) && !src->replay && src->hold_window)
+		src->hold_window(src->ctx, v->paused);
 	if (act & KEYS_ACT_CLEAR)
 		l->clear = true;
 	if (act & KEYS_ACT_REFRESH)
 		l->force_refresh = true;
 	if ((act & KEYS_ACT_EVENT) && src->switch_event)
 		loop_switch_event(l);
+	if (act & KEYS_ACT_EXPORT) {
+		if (src->export_window)
+			src->export_window(src->ctx, v->export_path, v->filter, v->message,
+					   sizeof(v->message));
+		else
+			snprintf(v->message, sizeof(v->message), "this session cannot write exports");
+	}
 	if ((act & KEYS_ACT_NAMES) && src->rename) {
 		/* rename may bring full into the names' current generation (tui.h) */
 		if (src->move_name)

@@ -73,6 +73,13 @@ struct tui_source {
 	int nevents;
 	int event;
 	struct snapshot *(*switch_event)(void *ctx, int ev, struct snapshot *shown);
+	/* The w key: write the window on screen (the last refresh's, its zoom, and only the stacks
+	 * filter matches: model/filter.h) to path, in the format its name says (export/export.h);
+	 * writes what happened in msg ("wrote ...", or the error). NULL: the key says it cannot. */
+	int (*export_window)(void *ctx, const char *path, const char *filter, char *msg, size_t len);
+	/* A live view paused (hold true) or resumed: its windows go on ending, but the one on screen
+	 * stays what w writes until the resume. NULL: nothing to hold. */
+	void (*hold_window)(void *ctx, bool hold);
 };
 
 /* Runs the view until q (or Ctrl-C, SIGTERM). The terminal is restored on every exit path.

@@ -9,7 +9,8 @@
     is sent again (same window); every request is POST /ingest with name APP{env=test,hostname=H},
     from < until in Unix seconds around the run, format=pprof, sampleRate=999, spyName=perftop,
     basic auth, the custom header, and a gzipped pprof body (samples/count first); the windows
-    follow each other, and the accepted ones hold samples and the spinner's hot function; the
+    follow each other, and the accepted ones hold samples and the spinner's hot function, and are
+    accepted by pprof's own Go package (Parse, CheckValid: tests/export/pprofcheck.go); the
     JSON's last "push" says what the server saw; exit 0;
   - rejected: a server that answers 400 gets each window once (no retry), and the JSON says failed
     and dropped with the server's answer in last_error;
@@ -29,11 +30,14 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "e2e"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "export"))
 from e2elib import fail, kinds_for, need_perf_events, parse_snapshots, passed, perftop_path  # noqa: E402
+from exportlib import pprof_check  # noqa: E402
 from ingest_server import IngestServer, read_pprof, wait_for  # noqa: E402
 
 perftop = perftop_path()
@@ -120,6 +124,18 @@ for i, r in enumerate(reqs):
 check(total > 0, "accepted: no samples in the pushed profiles")
 check("spinner_work" in functions, f"accepted: the spinner's hot function is in no pushed profile: "
       f"{sorted(functions)[:20]}")
+# every accepted body read by pprof's own Go package (Parse and CheckValid: tests/export)
+with tempfile.TemporaryDirectory() as tmp:
+    paths = []
+    for i, r in enumerate(reqs):
+        if r.status == 200:
+            paths.append(os.path.join(tmp, f"push{i}.pb.gz"))
+            with open(paths[-1], "wb") as f:
+                f.write(r.body)
+    summary = pprof_check(tmp, *paths)
+check(len(summary) == len(paths), f"accepted: pprof read {len(summary)} of {len(paths)} bodies")
+check(any("spinner_work" in r.get("flat", {}) for r in summary.values()),
+      "accepted: pprof finds spinner_work in no pushed profile")
 push = snaps[-1].get("push") if snaps else None
 check(push is not None and push["failed"] >= 1 and push["sent"] >= 2,
       f"accepted: last snapshot's push {push}")
