@@ -511,6 +511,9 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		.frames = frames,
 		.nframes = n,
 	};
+	/* The push sends what was sampled, whatever the view zooms into. */
+	if (s->col_push)
+		stackcol_add(s->col_push, e, r->time, &ctx);
 	uint64_t *layout = NULL;
 	uint32_t *rows = s->memo ? sample_memo_rows(s->memo, &layout) : NULL;
 	if (s->zoom.n) {
@@ -532,8 +535,6 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		annotate_add(ev->annot, &ctx);
 	if (s->col)
 		session_collect(s, e, r->time, &ctx);
-	if (s->col_push)
-		stackcol_add(s->col_push, e, r->time, &ctx);
 }
 
 static void session_take(struct session *s, const struct rec *r)
