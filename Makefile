@@ -9,7 +9,7 @@ JOBS      ?= $(shell nproc)
 PACKAGES  := cmake make gcc pkg-config libdw-dev libelf-dev libncurses-dev libunwind-dev \
              libzstd-dev libcapstone-dev tmux python3 linux-perf procps bc \
              libiberty-dev libdebuginfod-dev elfutils g++ binutils time nodejs util-linux libc6-dbg \
-             zlib1g-dev golang-go golang-github-google-pprof-dev python3-jsonschema
+             libcurl4-openssl-dev zlib1g-dev golang-go golang-github-google-pprof-dev python3-jsonschema
 # npm packages the tests read (installed globally when missing, with the npm that comes with
 # nodejs): speedscope's published file-format
 # schema, which the export tests validate against.

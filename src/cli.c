@@ -20,6 +20,7 @@
 
 #include "events/events.h"
 #include "export/export.h"
+#include "push/push.h"
 #include "util/util.h"
 
 #define PERFTOP_VERSION "0.1"
@@ -29,6 +30,7 @@ struct cli_parsing {
 	const char *sort_spec;
 	bool have_pids, have_tids, have_all;
 	bool freq_given;      /* -F: it wins over the every-hit default of tracepoints and probes */
+	bool push_given;      /* one of the --push options */
 	char *err;
 	size_t errlen;
 };
@@ -284,9 +286,9 @@ static enum cli_result set_iterations(struct cli_parsing *p, const struct cli_op
 				      const char *arg)
 {
 	(void)o;
-	uint64_t n;
-	if (parse_u64(arg, &n) || n > 1000000000)
-		return fail(p, "-n wants a positive number of refreshes, not '%s'", arg);
+	uint64_t n = 0;
+	if (strcmp(arg, "0") && (parse_u64(arg, &n) || n > 1000000000))
+		return fail(p, "-n wants a number of refreshes (0: until stopped), not '%s'", arg);
 	p->c->iterations = (long)n;
 	return CLI_OK;
 }
@@ -373,6 +375,46 @@ static enum cli_result set_call_graph(struct cli_parsing *p, const struct cli_op
 			    SAMPLER_DWARF_STACK_MAX, arg + 6);
 	so->callchain = true;
 	so->dwarf_stack = (unsigned)size;
+	return CLI_OK;
+}
+
+/* --push URL and its companions: each value is checked here, so a mistake is one line at start. */
+static enum cli_result set_push(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	struct cli *c = p->c;
+	const char *n = o->name;
+	if (!strcmp(n, "push")) {
+		if (push_check_url(arg, p->err, p->errlen))
+			return CLI_ERROR;
+		c->push_url = arg;
+	} else if (!strcmp(n, "push-name")) {
+		if (push_check_name(arg, p->err, p->errlen))
+			return CLI_ERROR;
+		c->push_name = arg;
+	} else if (!strcmp(n, "push-label")) {
+		if (push_check_label(arg, p->err, p->errlen))
+			return CLI_ERROR;
+		if (c->npush_labels == PUSH_MAX_LABELS - 1) /* one left for hostname= */
+			return fail(p, "at most %d --push-label options", PUSH_MAX_LABELS - 1);
+		c->push_labels[c->npush_labels++] = arg;
+	} else if (!strcmp(n, "push-header")) {
+		if (push_check_header(arg, p->err, p->errlen))
+			return CLI_ERROR;
+		if (c->npush_headers == PUSH_MAX_HEADERS)
+			return fail(p, "at most %d --push-header options", PUSH_MAX_HEADERS);
+		c->push_headers[c->npush_headers++] = arg;
+	} else if (!strcmp(n, "push-interval")) {
+		if (parse_positive(arg, &c->push_interval) || c->push_interval < 1 ||
+		    c->push_interval > 3600)
+			return fail(p, "--push-interval wants seconds from 1 to 3600, not '%s'", arg);
+	} else {
+		uint64_t q;
+		if (parse_u64(arg, &q) || q > PUSH_QUEUE_MAX)
+			return fail(p, "--push-queue wants a number of profiles from 1 to %d, not '%s'",
+				    PUSH_QUEUE_MAX, arg);
+		c->push_queue = (int)q;
+	}
+	p->push_given = true;
 	return CLI_OK;
 }
 
@@ -567,11 +609,17 @@ static const struct cli_option options[] = {
 	  .doc = "plain text every refresh, like `top -b`" },
 
 	{ OPT("iterations", 'n', "N", CLI_VIEW), .set = set_iterations,
-	  .help = "stop after N refreshes" },
+	  .help = "stop after N refreshes (0: run until SIGINT or SIGTERM)" },
 
 	{ OPT("json", 0, NULL, CLI_VIEW), .set = set_flag, .field = FIELD(json),
 	  .help = "with -b: each refresh is one JSON object on its own line",
 	  .doc = "with `-b`: one JSON object per refresh, on a line of its own" },
+
+	{ OPT("quiet", 'q', NULL, CLI_VIEW), .set = set_flag, .field = FIELD(quiet),
+	  .help = "batch mode without its tables: only errors are printed (an agent\n"
+		"that pushes: -a --push URL -q -n 0)",
+	  .doc = "batch mode (`-b`) that prints no tables, only errors: a headless agent with "
+		"`--push` (see Continuous profiling)" },
 
 	{ OPT("help", 'h', NULL, CLI_VIEW), .set = show,
 	  .help = "this text",
@@ -583,6 +631,39 @@ static const struct cli_option options[] = {
 
 	{ OPT("markdown-options", 0, NULL, CLI_VIEW), .set = show, .flags = CLI_HIDDEN,
 	  .help = "the README's option table" },
+
+	{ OPT("push", 0, "URL", CLI_PUSH), .set = set_push,
+	  .help = "every --push-interval, send the window's profile (pprof) to the\n"
+		"Pyroscope server at URL: http[s]://[USER:PASSWORD@]HOST[:PORT][/PREFIX],\n"
+		"or to Parca: parca[s]://HOST:PORT",
+	  .doc = "every `--push-interval`, send the window's profile (gzipped pprof) to the "
+		"Pyroscope server at URL, `http[s]://[USER:PASSWORD@]HOST[:PORT][/PREFIX]` "
+		"(`POST URL/ingest`; USER:PASSWORD gives basic auth), or to the Parca server at "
+		"`parca[s]://HOST:PORT`, from a thread of its own (see Continuous profiling)" },
+
+	{ OPT("push-interval", 0, "SECS", CLI_PUSH), .set = set_push,
+	  .help = "seconds between pushes (default 10, jittered by up to 10%)" },
+
+	{ OPT("push-name", 0, "APP", CLI_PUSH), .set = set_push,
+	  .help = "the application's name (default: the command's, -p's process's,\n"
+		"else the host name)",
+	  .doc = "the application's name on the server (default: the command's name, the "
+		"process's with `-p`, else the host name)" },
+
+	{ OPT("push-label", 0, "KEY=VALUE", CLI_PUSH), .set = set_push,
+	  .help = "a label of the pushed series (repeatable; hostname=HOST is added)",
+	  .doc = "a label of the pushed series, e.g. `env=prod` (repeatable; `hostname=HOST` is "
+		"added unless given)" },
+
+	{ OPT("push-header", 0, "'NAME: VALUE'", CLI_PUSH), .set = set_push,
+	  .help = "an HTTP header of every push (repeatable): a bearer token,\n"
+		"X-Scope-OrgID for a multi-tenant server",
+	  .doc = "an HTTP header of every push (repeatable): `'Authorization: Bearer TOKEN'`, "
+		"`'X-Scope-OrgID: TENANT'` for a multi-tenant server" },
+
+	{ OPT("push-queue", 0, "N", CLI_PUSH), .set = set_push,
+	  .help = "profiles kept while the server is slow or down (default 16;\n"
+		"the oldest is dropped first)" },
 };
 
 const struct cli_option *cli_options(size_t *n)
@@ -596,6 +677,7 @@ const char *cli_section_title(enum cli_section s, bool long_form)
 	static const char *const titles[CLI_SECTIONS] = {
 		[CLI_TARGETS] = "Targets", [CLI_RECORDING] = "Recording and replay",
 		[CLI_SAMPLING] = "Sampling", [CLI_NAMES] = "Names", [CLI_VIEW] = "View",
+		[CLI_PUSH] = "Continuous profiling",
 	};
 	if (long_form && s == CLI_TARGETS)
 		return "Targets (no target and no command = the whole system, like -a)";
@@ -786,8 +868,13 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 		return fail(p, "--time and --header are for replays: add -i FILE");
 	if (c->input && c->output)
 		return fail(p, "-i and -o together: replaying a recording does not record it again");
-	if (c->json && !c->batch)
-		c->batch = true; /* --json only makes sense as batch output */
+	if ((c->json || c->quiet) && !c->batch)
+		c->batch = true; /* --json and -q only make sense as batch output */
+	if (p->push_given && !c->push_url)
+		return fail(p, "--push-interval, --push-name, --push-label, --push-header and "
+			    "--push-queue go with --push URL");
+	if (c->push_url && c->input)
+		return fail(p, "--push is for live sessions: a replay has no window to push");
 	if (p->have_pids)
 		o->target = TARGET_PIDS;
 	else if (p->have_tids)

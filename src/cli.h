@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "model/profile.h"
+#include "push/push.h"
 #include "sampler/sampler.h"
 
 #define CLI_MAX_IDS 1024
@@ -59,12 +60,23 @@ struct cli {
 	enum profile_mode mode; /* --off-cpu: PROFILE_OFFCPU, --wall: PROFILE_WALL */
 	uint64_t min_block_ns;  /* --min-block MS */
 	struct offcpu_opts offcpu; /* live in those modes: sampler.offcpu points here */
+	bool quiet;           /* -q: batch prints no snapshots, only errors */
+	/* --push URL (issue 15): the window's profile to a Pyroscope server (pusher.h). */
+	const char *push_url;
+	const char *push_name;
+	const char *push_labels[PUSH_MAX_LABELS]; /* "key=value" */
+	int npush_labels;
+	const char *push_headers[PUSH_MAX_HEADERS]; /* "Name: value" */
+	int npush_headers;
+	double push_interval; /* seconds; 10 by default */
+	int push_queue;       /* profiles waiting; 0: push.h's default */
 };
 
 enum cli_result { CLI_OK, CLI_EXIT_OK, CLI_ERROR };
 
 /* The groups of --help, in its order. */
-enum cli_section { CLI_TARGETS, CLI_RECORDING, CLI_SAMPLING, CLI_NAMES, CLI_VIEW, CLI_SECTIONS };
+enum cli_section { CLI_TARGETS, CLI_RECORDING, CLI_SAMPLING, CLI_NAMES, CLI_VIEW, CLI_PUSH,
+		   CLI_SECTIONS };
 
 /* What the parser keeps while it reads argv (cli.c); an option's set function changes it. */
 struct cli_parsing;

@@ -126,6 +126,10 @@ static void glue_header(void *ctx, struct view_header *h)
 	h->unwound = st.unwound;
 	h->elapsed = st.elapsed;
 	glue_counters(h, &st.counters);
+	h->push = st.pushing;
+	h->push_sent = st.push.sent;
+	h->push_failed = st.push.failed;
+	h->push_dropped = st.push.dropped;
 	h->notice = g->notice[0] ? g->notice : session_notice(g->session);
 	h->target_exited = st.target_exited;
 	if (st.target_exited) {
@@ -283,7 +287,7 @@ int main(int argc, char **argv)
 	if (st.event_fell_back) {
 		snprintf(notice, sizeof(notice), "no hardware PMU on this machine: sampling %s instead of cycles",
 			 st.event);
-		if (cli.batch)
+		if (cli.batch && !cli.quiet)
 			fprintf(stderr, "perftop: %s\n", notice);
 	}
 	if (cli.nexports && session_enable_export(s, err, sizeof(err)) < 0) {

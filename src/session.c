@@ -28,6 +28,7 @@
 #include "replay.h"
 #include "sample_memo.h"
 #include "perfdata/perfdata_write.h"
+#include "pusher.h"
 #include "sampler/sampler.h"
 #include "symbolize/disasm.h"
 #include "symbolize/symbolizer.h"
@@ -133,6 +134,11 @@ struct session {
 	uint8_t kernel_bid[20];    /* the running kernel's build-id (live), read once */
 	uint8_t kernel_bid_size;
 	bool inline_frames;        /* session_names' choice */
+	/* --push: the push of each window (pusher.h), and the stacks collected since the last push
+	 * (a collector of its own: the view's w key swaps col at every refresh, --export keeps the
+	 * whole session). */
+	struct pusher *pusher;
+	struct stackcol *col_push;
 };
 
 /*
@@ -177,6 +183,9 @@ static void session_mode_events(struct session *s, const struct cli *c)
 	profile_set_mode(ev->prof, c->mode);
 }
 
+static int session_enable_push(struct session *s, char *err, size_t errlen);
+static void session_push_window(struct session *s, bool final);
+
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
 {
 	struct sampler_opts so = c->sampler;
@@ -207,6 +216,11 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 	if (c->sampler.target == TARGET_COMMAND)
 		s->command_name = c->sampler.argv[0];
 	s->output = c->output;
+	if (c->push_url && (!(s->pusher = pusher_open(c, err, errlen)) ||
+			    session_enable_push(s, err, errlen) < 0)) {
+		session_close(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -406,6 +420,10 @@ int session_start(struct session *s, char *err, size_t errlen)
 	int rc = sampler_start(s->sampler, err, errlen);
 	s->start_ns = s->window_start_ns = now_ns();
 	session_counters_window(s, 0);
+	if (s->pusher) {
+		int64_t from, until;
+		pusher_due(s->pusher, false, &from, &until); /* the first window starts */
+	}
 	return rc < 0 ? -1 : 0;
 }
 
@@ -421,6 +439,9 @@ void session_close(struct session *s)
 			PRIu64 " closed, %" PRIu64 " evicted\n", ys.name_compactions, ys.interned_bytes,
 			ys.dsos_closed, ys.dsos_evicted);
 	}
+	if (s->pusher && s->start_ns)
+		session_push_window(s, true);
+	pusher_close(s->pusher); /* flushes for a few seconds at most */
 	if (s->sampler) {
 		sampler_stop(s->sampler);
 		sampler_free(s->sampler);
@@ -443,6 +464,7 @@ void session_close(struct session *s)
 	symbolizer_free(s->sym);
 	stackcol_free(s->col);
 	stackcol_free(s->col_shown);
+	stackcol_free(s->col_push);
 	sample_memo_free(s->memo);
 	offcpu_free(s->offcpu);
 	free(s);
@@ -501,6 +523,9 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		.frames = frames,
 		.nframes = n,
 	};
+	/* The push sends what was sampled, whatever the view zooms into. */
+	if (s->col_push)
+		stackcol_add(s->col_push, e, r->time, &ctx);
 	uint64_t *layout = NULL;
 	uint32_t *rows = s->memo ? sample_memo_rows(s->memo, &layout) : NULL;
 	if (s->zoom.n) {
@@ -572,6 +597,8 @@ long session_poll(struct session *s)
 			warn_msg("recording to %s stopped: %s", s->output, strerror(-ss.record_error));
 		}
 	}
+	if (s->pusher)
+		session_push_window(s, false);
 	return taken;
 }
 
@@ -748,6 +775,8 @@ static void session_compact_names(struct session *s)
 	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
 	if (s->col)
 		stackcol_forget_names(s->col); /* its names are copies: only its pointer cache goes */
+	if (s->col_push)
+		stackcol_forget_names(s->col_push);
 	if (s->memo)
 		sample_memo_forget_all(s->memo); /* its names are the old generation's */
 	for (int i = 0; i < SESSION_CODE_CACHE; i++)
@@ -902,6 +931,10 @@ void session_get_status_of(struct session *s, int e, struct session_status *st)
 		st->samples_per_sec = (double)ev->last_window_samples / s->last_window_secs;
 	st->target_text = s->target_text;
 	st->unwound = session_unwound(s);
+	if (s->pusher) {
+		st->pushing = true;
+		pusher_get_stats(s->pusher, &st->push);
+	}
 	if (s->replay) {
 		st->elapsed = replay_position(s->replay);
 		st->lost = s->replay_lost;
@@ -1079,12 +1112,9 @@ void session_export_reset(struct session *s)
 	s->export_first = s->export_last = 0;
 }
 
-bool session_export_profile(struct session *s, struct export_profile *out)
+/* What every export of the session says of its events and mode. */
+static void session_export_events(const struct session *s, struct export_profile *out)
 {
-	if (!s->col)
-		return false;
-	memset(out, 0, sizeof(*out));
-	out->col = s->col;
 	out->mode = s->mode;
 	out->nevents = s->nev < STACKCOL_MAX_EVENTS ? s->nev : STACKCOL_MAX_EVENTS;
 	for (int e = 0; e < out->nevents; e++) {
@@ -1092,6 +1122,15 @@ bool session_export_profile(struct session *s, struct export_profile *out)
 		out->events[e].period = s->ev[e].freq ? 0 : s->ev[e].period;
 		out->events[e].freq = s->ev[e].freq;
 	}
+}
+
+bool session_export_profile(struct session *s, struct export_profile *out)
+{
+	if (!s->col)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->col = s->col;
+	session_export_events(s, out);
 	out->time_ns = s->export_start;
 	if (s->export_start) {
 		struct timespec ts;
@@ -1208,4 +1247,63 @@ int session_export_window(struct session *s, const char *path, const char *filte
 void session_export_hold(struct session *s, bool hold)
 {
 	s->export_hold = hold;
+}
+
+/* --- push (pusher.h) --- */
+
+/* The push's collector (session_open with --push); 0, or -1 with a message. */
+static int session_enable_push(struct session *s, char *err, size_t errlen)
+{
+	s->col_push = stackcol_new(NULL);
+	if (!s->col_push) {
+		snprintf(err, errlen, "out of memory for the push's stacks");
+		return -1;
+	}
+	stackcol_set_describe(s->col_push, session_describe_frame, s);
+	/* pprof's lines want the source lines of the addresses, as an export's do */
+	symbolizer_set_names(s->sym, s->inline_frames, true);
+	return 0;
+}
+
+/*
+ * The body of the push window [from_ns, until_ns) (Unix ns): the push collector's stacks since the
+ * last push as a gzipped pprof dated with the window, then the collection starts over. Encoding is
+ * on this thread (the collector is the session's); only the sending is the push thread's. NULL
+ * when the encoder fails (said once).
+ */
+static void *session_push_body(struct session *s, int64_t from_ns, int64_t until_ns, size_t *len)
+{
+	struct export_profile p;
+	memset(&p, 0, sizeof(p));
+	session_export_events(s, &p);
+	p.col = s->col_push;
+	p.time_ns = (uint64_t)from_ns;
+	p.duration_ns = until_ns > from_ns ? (uint64_t)(until_ns - from_ns) : 0;
+	struct export_buf b = { 0 };
+	char err[256];
+	int rc = pprof_encode_gz(&p, &b, err, sizeof(err));
+	stackcol_reset(s->col_push);
+	if (rc < 0 || b.failed) {
+		static bool told;
+		if (!told)
+			warn_msg("push: %s", rc < 0 ? err : "out of memory for the profile");
+		told = true;
+		export_buf_free(&b);
+		return NULL;
+	}
+	*len = b.len;
+	return b.data;
+}
+
+/* When a push window ends (or final: the session closes), its body goes to the push thread. */
+static void session_push_window(struct session *s, bool final)
+{
+	int64_t from, until;
+	if (!pusher_due(s->pusher, final, &from, &until))
+		return;
+	size_t len = 0;
+	void *body = session_push_body(s, from, until, &len);
+	if (body)
+		pusher_submit(s->pusher, body, len, from, until,
+			      (unsigned)(s->ev[0].freq ? s->ev[0].freq : 100));
 }

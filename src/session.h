@@ -20,6 +20,7 @@
 #include "model/annotate.h"
 #include "model/snapshot.h"
 #include "model/zoom.h"
+#include "push/push.h"
 #include "sampler/counters.h"
 
 struct session;
@@ -94,6 +95,9 @@ struct session_status {
 	 * thread's root (_start, clone3 ...), over the session; < 0 when no sample had a stack. */
 	double unwound;
 	struct session_counters counters;
+	/* --push: the push's figures (push.h says what each counts). */
+	bool pushing;
+	struct push_stats push;
 };
 /* The current event's status, or event ev's (its name, rate and samples per second; the rest is
  * the session's). */

@@ -182,7 +182,7 @@ static void cut_text(char *text, size_t cap, int w)
 
 static void render_summary(struct surface *s, int y, const struct view_header *h)
 {
-	struct segment seg[5];
+	struct segment seg[6];
 	int n = 0;
 	snprintf(seg[n].text, sizeof(seg[n].text), "perftop — %s", h && h->target ? h->target : "");
 	seg[n++].prio = 100;
@@ -218,6 +218,13 @@ static void render_summary(struct surface *s, int y, const struct view_header *h
 		snprintf(seg[n].text, sizeof(seg[n].text), "%llus",
 			 (unsigned long long)(h->elapsed > 0 ? h->elapsed : 0));
 		seg[n++].prio = 30;
+		if (h->push) {
+			/* A push that loses profiles matters more than one that works. */
+			snprintf(seg[n].text, sizeof(seg[n].text),
+				 "push: %" PRIu64 " sent  %" PRIu64 " failed  %" PRIu64 " dropped",
+				 h->push_sent, h->push_failed, h->push_dropped);
+			seg[n++].prio = h->push_dropped ? 55 : 25;
+		}
 	}
 	render_segments(s, y, seg, n, ROLE_HEADER);
 }

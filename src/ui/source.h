@@ -34,6 +34,10 @@ struct view_header {
 	bool multiplexed;          /* the hardware values are estimates (scaled) */
 	uint64_t throttled;
 	double self_cpu;           /* perftop's own CPU%, < 0: unknown */
+	/* --push: the push's totals (sent and dropped profiles, failed requests), shown when push
+	 * is set. */
+	bool push;
+	uint64_t push_sent, push_failed, push_dropped;
 
 	/* Filled by tui_run (not by the source's header callback) from tui_source.replay and .info. */
 	bool replay;               /* a recording is played: position, sparkline, replay keys */
