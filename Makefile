@@ -10,9 +10,9 @@ PACKAGES  := cmake make gcc pkg-config libdw-dev libelf-dev libncurses-dev libun
              libzstd-dev libcapstone-dev tmux python3 linux-perf procps bc \
              libiberty-dev libdebuginfod-dev elfutils g++ binutils time nodejs util-linux libc6-dbg \
              libcurl4-openssl-dev zlib1g-dev golang-go golang-github-google-pprof-dev python3-jsonschema
-# npm packages the tests read (installed globally when missing, with the npm that comes with
-# nodejs): speedscope's published file-format
-# schema, which the export tests validate against.
+# npm packages the tests read (installed globally when missing, with the machine's npm, or
+# Debian's where there is none): speedscope's published file-format schema, which the export
+# tests validate against.
 NPM_PACKAGES := speedscope@1.25.0
 
 .PHONY: all deps build run test clean bench
@@ -26,6 +26,7 @@ deps:
 	  if [ "$$(id -u)" != 0 ]; then echo "error: missing packages:$$missing (run as root, or install them)"; exit 1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@command -v npm >/dev/null || { echo "installing: npm"; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
 	@root=$$(npm root -g 2>/dev/null); for p in $(NPM_PACKAGES); do \
 	  [ -d "$$root/$${p%@*}" ] || { echo "npm installing: $$p"; npm install -g -s $$p >/dev/null || exit 1; }; \
 	done
