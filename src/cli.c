@@ -20,8 +20,7 @@
 
 #include "events/events.h"
 #include "util/util.h"
-
-#define PERFTOP_VERSION "0.1"
+#include "version.h"
 
 struct cli_parsing {
 	struct cli *c;
@@ -369,7 +368,7 @@ static enum cli_result show(struct cli_parsing *p, const struct cli_option *o, c
 	(void)p;
 	(void)arg;
 	if (o->letter == 'V')
-		printf("perftop %s\n", PERFTOP_VERSION);
+		printf("perftop %s (git %s)\n", perftop_version, perftop_git_rev);
 	else if (o->letter == 'h')
 		cli_usage(stdout);
 	else
