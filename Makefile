@@ -8,7 +8,8 @@ BUILD_TYPE ?= Release
 JOBS      ?= $(shell nproc)
 PACKAGES  := cmake make gcc pkg-config libdw-dev libelf-dev libncurses-dev libunwind-dev \
              libzstd-dev libcapstone-dev tmux python3 linux-perf procps bc \
-             libiberty-dev libdebuginfod-dev elfutils g++ binutils time nodejs util-linux libc6-dbg
+             libiberty-dev libdebuginfod-dev elfutils g++ binutils time nodejs util-linux libc6-dbg \
+             bash-completion man-db groff-base dpkg-dev file gzip
 
 .PHONY: all deps build run test clean bench
 

@@ -3,3 +3,10 @@
 add_test(NAME install_version
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install/version.sh $<TARGET_FILE:perftop> ${PROJECT_VERSION}
           ${CMAKE_SOURCE_DIR})
+add_test(NAME install_manpage
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install/manpage.sh $<TARGET_FILE:perftop>
+          ${CMAKE_BINARY_DIR}/doc/perftop.1)
+set_tests_properties(install_manpage PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME install_bash_completion
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install/bashcomp.sh ${CMAKE_BINARY_DIR}/doc/perftop.bash)
+set_tests_properties(install_bash_completion PROPERTIES SKIP_RETURN_CODE 77)
