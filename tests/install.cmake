@@ -10,3 +10,9 @@ set_tests_properties(install_manpage PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME install_bash_completion
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install/bashcomp.sh ${CMAKE_BINARY_DIR}/doc/perftop.bash)
 set_tests_properties(install_bash_completion PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME install_destdir
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install/destdir.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+# Installs and removes a package on this machine: alone, and skipped (77) when not root.
+add_test(NAME install_deb
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install/deb.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+set_tests_properties(install_deb PROPERTIES RUN_SERIAL TRUE SKIP_RETURN_CODE 77 TIMEOUT 280)
