@@ -16,3 +16,7 @@ add_test(NAME install_destdir
 add_test(NAME install_deb
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install/deb.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 set_tests_properties(install_deb PROPERTIES RUN_SERIAL TRUE SKIP_RETURN_CODE 77 TIMEOUT 280)
+# The view's settings kept in $XDG_CONFIG_HOME/perftop/perftoprc across runs (live, in tmux).
+add_test(NAME install_settings_tmux
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/settings_tmux.sh $<TARGET_FILE:perftop>)
+set_tests_properties(install_settings_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)

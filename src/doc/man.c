@@ -274,12 +274,19 @@ void doc_man(FILE *out, const char *version)
 	man_options(out);
 	man_keys(out);
 	fputs(".SH SETTINGS\n", out);
-	roff_line(out, "The view's settings (order, decay or zero, refresh interval, hidden columns, "
-		       "flame graph orientation, mouse) are saved at quit to the settings file (see "
-		       "FILES) and read at start, as key=value lines. An option on the command line wins "
-		       "for that run and is not saved unless the setting is changed in the view. A file "
-		       "that does not parse gives a one-line warning and the defaults, and is left as it "
-		       "is until a setting is changed.");
+	roff_line(out, "The full-screen view keeps its settings in the settings file (see FILES), "
+		       "as htop keeps htoprc: read at start, and at quit the settings changed with keys "
+		       "are written back. It is a small text file of key=value lines, which may be "
+		       "edited: `order=` a column title in lower case (`self`, `total`, `samples`, "
+		       "`shared-object` ...), `invert=yes|no`, `mode=decay|zero`, `refresh=`SECONDS, "
+		       "`hidden=`columns, `flame=flame|icicle`, `mouse=yes|no`, "
+		       "`names=demangled|raw`; `#` starts a comment.");
+	fputs(".PP\n", out);
+	roff_line(out, "An option on the command line (`-z`, `-d`, `--no-mouse`, `--no-demangle`, "
+		       "`--diff`) wins for that run and is not saved; a setting changed in the view is. "
+		       "A file that does not parse (an unknown key, a bad value, over 64 KiB) gives a "
+		       "one-line warning and the defaults, and is left as it is until a setting is "
+		       "changed in the view. Batch mode (`-b`) neither reads nor writes it.");
 	man_environment(out);
 	man_files(out);
 	fputs(".SH EXIT STATUS\n", out);
