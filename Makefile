@@ -15,7 +15,7 @@ INSTALLED ?= $(BUILD)/installed.txt
 PACKAGES  := cmake make gcc pkg-config libdw-dev libelf-dev libncurses-dev libunwind-dev \
              libzstd-dev libcapstone-dev tmux python3 linux-perf procps bc \
              libiberty-dev libdebuginfod-dev elfutils g++ binutils time nodejs util-linux libc6-dbg \
-             bash-completion man-db groff-base dpkg-dev file gzip
+             bash-completion zsh man-db groff-base dpkg-dev file gzip
 
 .PHONY: all deps build run test clean bench install uninstall deb install-built deb-built
 

@@ -20,3 +20,6 @@ set_tests_properties(install_deb PROPERTIES RUN_SERIAL TRUE SKIP_RETURN_CODE 77 
 add_test(NAME install_settings_tmux
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/settings_tmux.sh $<TARGET_FILE:perftop>)
 set_tests_properties(install_settings_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+add_test(NAME install_zsh_completion
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install/zshcomp.sh ${CMAKE_BINARY_DIR}/doc/_perftop)
+set_tests_properties(install_zsh_completion PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
