@@ -405,8 +405,11 @@ static const struct cli_option options[] = {
 	  .doc = "start COMMAND and profile it, its threads and children (enabled at exec)" },
 
 	{ OPT("output", 'o', "FILE", CLI_RECORDING), .set = set_text, .field = FIELD(output),
-	  .help = "record the session as a perf.data file (perf report reads it)",
-	  .doc = "also record the session to FILE as perf.data (see Recording)" },
+	  .help = "record the session as a perf.data file (perf report reads it;\n"
+		"- = a stream on stdout: the view on /dev/tty, -b text on stderr)",
+	  .doc = "also record the session to FILE as perf.data (see Recording); `-`: perf's stream "
+		"form on standard output (`perftop -o - | perftop -i -`), the view then on the "
+		"terminal (/dev/tty), `-b` text on standard error" },
 
 	{ OPT("input", 'i', "FILE", CLI_RECORDING), .set = set_text, .field = FIELD(input),
 	  .help = "replay a recording (perftop's or perf record's; - = stdin)",

@@ -36,6 +36,7 @@ struct cli {
 	char target_text[256];
 	/* Recording and replay (perf.data in and out). */
 	const char *output;   /* -o FILE: record the session */
+	int output_fd;        /* -o -: the stream's descriptor (main.c's copy of standard output) */
 	const char *input;    /* -i FILE ("-" = stdin): replay a recording instead of sampling */
 	bool have_time;       /* --time START,END (seconds from the start of the recording) */
 	double time_start, time_end;

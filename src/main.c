@@ -5,11 +5,14 @@
  * hands it to one of two front ends: the batch printer (-b) or the full-screen view. Errors a user
  * can cause end here as one line on stderr and a non-zero exit, before any terminal state changes.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "batch.h"
 #include "cli.h"
@@ -315,6 +318,30 @@ static void settings_finish(struct kept_settings *k)
 	free(k->path);
 }
 
+/* -o -: the stream goes to standard output as it was; what perftop and the profiled command would
+ * print there goes elsewhere: batch text to standard error, the view to the terminal (/dev/tty).
+ * Done before the session opens, so that the command starts with that standard output. */
+static int stream_to_stdout(struct cli *cli, char *err, size_t errlen)
+{
+	if (isatty(STDOUT_FILENO)) {
+		snprintf(err, errlen, "-o -: standard output is a terminal; send the stream to a pipe or a "
+			 "file (perftop -o - ... | perftop -i -)");
+		return -1;
+	}
+	int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	int to = cli->batch ? dup(STDERR_FILENO) : open("/dev/tty", O_RDWR | O_CLOEXEC);
+	if (fd < 0 || to < 0) {
+		snprintf(err, errlen, fd < 0 ? "-o -: %s" : "-o -: the view needs a terminal (/dev/tty: %s); "
+			 "-b prints text on standard error instead", strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	dup2(to, STDOUT_FILENO);
+	close(to);
+	cli->output_fd = fd;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli;
@@ -338,6 +365,11 @@ int main(int argc, char **argv)
 		break;
 	}
 
+	if (cli.output && !strcmp(cli.output, "-") && stream_to_stdout(&cli, err, sizeof(err)) < 0) {
+		fprintf(stderr, "perftop: %s\n", err);
+		free(urls);
+		return 1;
+	}
 	symbolizer_configure_debuginfo(cli.symfs, urls);
 	free(urls);
 	if (cli.input && cli.header_only)

@@ -18,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "model/annotate.h"
 #include "model/diff.h"
@@ -163,7 +166,11 @@ static void session_mode_events(struct session *s, const struct cli *c)
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
 {
 	struct sampler_opts so = c->sampler;
-	if (c->output) {              /* -o: the sampler thread tees the rings into the file */
+	if (c->output && !strcmp(c->output, "-")) { /* -o -: the stream form to standard output */
+		so.tee = perfdata_tee_fd();
+		so.tee_arg = (void *)(intptr_t)(c->output_fd > 2 ? c->output_fd
+					: fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3));
+	} else if (c->output) {       /* -o: the sampler thread tees the rings into the file */
 		so.tee = perfdata_tee();
 		so.tee_arg = (void *)c->output;
 	}

@@ -120,6 +120,9 @@ struct perfdata_reader {
 	bool own_f;
 	bool pipe_format;          /* the 16-byte pipe header: attrs and features come inline */
 	bool seekable;
+	/* A pipe or FIFO (-i -): read(2) takes what has arrived, so a live stream is followed as it
+	 * comes instead of in buffers' worth (stdio's fread waits for a whole one). */
+	bool follow;
 	bool swapped;
 	char path[256];
 
@@ -415,7 +418,15 @@ static size_t in_fill(struct perfdata_reader *r, size_t need)
 			r->eof = true;
 			break;
 		}
-		size_t got = fread(r->own_buf + r->blen, 1, want, r->f);
+		size_t got;
+		if (r->follow) {
+			ssize_t k = read(fileno(r->f), r->own_buf + r->blen, want);
+			if (k < 0 && errno == EINTR)
+				continue;
+			got = k > 0 ? (size_t)k : 0;
+		} else {
+			got = fread(r->own_buf + r->blen, 1, want, r->f);
+		}
 		r->blen += got;
 		r->file_pos += got;
 		if (got == 0)
@@ -928,6 +939,11 @@ static struct perfdata_reader *open_stream(FILE *f, bool own, const char *path, 
 					   size_t errlen)
 {
 	struct perfdata_reader *r = reader_new(f, own, path);
+	struct stat st;
+	/* Unbuffered before its first read, so that stdio holds nothing back from read(2). */
+	if (!mem && fstat(fileno(f), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) &&
+	    setvbuf(f, NULL, _IONBF, 0) == 0)
+		r->follow = true;
 	r->mem = mem;
 	r->mem_len = mem_len;
 	r->mapped = mapped;
