@@ -25,6 +25,7 @@
  * field read here is swapped, and parse_cfg.swapped makes parse_record do the same for records.
  */
 #include "perfdata/perfdata.h"
+#include "perfdata/perfdata_dir.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -994,8 +995,19 @@ static struct perfdata_reader *open_stream(FILE *f, bool own, const char *path, 
 struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
-	FILE *f = is_stdin ? stdin : fopen(path, "rb");
-	if (!f) {
+	struct stat dst;
+	FILE *f;
+	if (!is_stdin && stat(path, &dst) == 0 && S_ISDIR(dst.st_mode)) {
+		/* perf record --threads: the directory's pieces as one file (perfdata_dir.h) */
+		int fd = perfdata_dir_open(path, err, errlen);
+		if (fd < 0)
+			return NULL;
+		if (!(f = fdopen(fd, "rb"))) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			close(fd);
+			return NULL;
+		}
+	} else if (!(f = is_stdin ? stdin : fopen(path, "rb"))) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}

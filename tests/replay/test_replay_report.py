@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Acceptance: perftop -i F -b --json agrees with perf report on files made here by perf record:
 fp callchains (python, and the spinner fixture), -a -g with two programs running, -z (zstd), pipe
-mode (perf record -o - | perftop -i -), and --call-graph dwarf (IP-level Self% only: unwinding the
+mode (perf record -o - | perftop -i -), the directory of perf record --threads, and --call-graph dwarf (IP-level Self% only: unwinding the
 user stack is a later issue). Top 10 resolved rows: Self% (--no-children) within 0.5 points, and
 with fp callchains Total% (--children) too.
 
@@ -11,7 +11,8 @@ import os
 import subprocess
 import sys
 import time
-from replaylib import (compare, fail, perf_record, perf_report, python_busy, replay_json, tmpdir)
+from replaylib import (compare, fail, perf_record, perf_report, python_busy, replay_json,
+                       script_counts, tmpdir)
 
 perftop, fixtures = sys.argv[1], sys.argv[2]
 spinner = os.path.join(fixtures, "spinner")
@@ -80,6 +81,19 @@ for key in ("self", "total"):
     if not ok:
         fail(f"pipe: {text}")
     checks += 1
+
+# perf record --threads: a directory (data, then data.0, data.1 ... of perf's writer threads), which
+# perftop puts together (perfdata_dir.c); and as many samples as perf script shows
+thr = perf_record(["--threads", "-g", "-F", "999"], os.path.join(d, "thr.data"), python_busy(2))
+if not os.path.isdir(thr) or not os.path.exists(os.path.join(thr, "data.0")):
+    fail(f"perf record --threads made no directory of pieces: {os.listdir(d)}")
+check("--threads", thr, ["self", "total"])
+snaps, _ = replay_json(perftop, thr)
+want = sum(script_counts(thr).values())
+if snaps[-1]["samples"] != want:
+    fail(f"--threads: perftop counts {snaps[-1]['samples']} samples, perf script {want}")
+print(f"--threads: {want} samples, as perf script")
+checks += 1
 
 # --call-graph dwarf: the IP-level rows
 dw = perf_record(["--call-graph", "dwarf", "-F", "499"], os.path.join(d, "dw.data"), python_busy(1))
