@@ -118,6 +118,8 @@ static void glue_header(void *ctx, struct view_header *h)
 	session_get_status(g->session, &st);
 	memset(h, 0, sizeof(*h));
 	h->target = st.target_text;
+	struct replay *rp = session_replay(g->session);
+	h->stream = rp && replay_is_stream(rp) && !replay_at_end(rp);
 	h->event = st.event;
 	h->event_index = session_event(g->session);
 	h->nevents = session_nevents(g->session);

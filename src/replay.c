@@ -271,6 +271,11 @@ bool replay_at_end(const struct replay *rp)
 	return rp->at_end;
 }
 
+bool replay_is_stream(const struct replay *rp)
+{
+	return perfdata_is_stream(rp->rd);
+}
+
 void replay_set_range(struct replay *rp, double start, double end)
 {
 	rp->range_start = start > 0 ? start : 0;

@@ -68,6 +68,9 @@ const uint64_t *replay_histogram(const struct replay *rp, size_t *nsecs);
 double replay_position(const struct replay *rp);
 /* True once every record has been fed. */
 bool replay_at_end(const struct replay *rp);
+/* True when the input is a pipe followed as it arrives (perfdata_is_stream): its end so far is
+ * not the end. */
+bool replay_is_stream(const struct replay *rp);
 
 /* Samples outside [start, end) (seconds) are not fed; start < 0: from the start, end < 0: to the end
  * (TUI_RANGE_NONE). */

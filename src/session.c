@@ -308,7 +308,8 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	session_mode_events(s, c);
 	s->cur = 0;
 	session_names(s, c, replay_user_stacks(s->replay));
-	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
+	snprintf(s->target_text, sizeof(s->target_text), "%s %s",
+		 replay_is_stream(s->replay) ? "stream on" : "replay of",
 		 strcmp(c->input, "-") ? c->input : "stdin");
 	return s;
 }

@@ -35,3 +35,8 @@ foreach(t test_record_live test_record_live_asan test_record_live_tsan)
     set_tests_properties(${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 RESOURCE_LOCK perf)
   endif()
 endforeach()
+
+# A live stream (perftop -o -) piped into the view (perftop -i -), in tmux.
+add_test(NAME record_test_stream_tmux
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/record/test_stream_tmux.sh $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+set_tests_properties(record_test_stream_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)

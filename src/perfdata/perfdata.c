@@ -1638,6 +1638,11 @@ bool perfdata_in_memory(const struct perfdata_reader *r)
 	return r->mem != NULL;
 }
 
+bool perfdata_is_stream(const struct perfdata_reader *r)
+{
+	return r->follow;
+}
+
 void perfdata_get_stats(const struct perfdata_reader *r, struct perfdata_stats *st)
 {
 	*st = r->stats;

@@ -94,6 +94,8 @@ int perfdata_next_into(struct perfdata_reader *r, void *buf, size_t cap);
 /* True when the records are read from memory (a mapped file, perfdata_open_mem): reading never
  * waits for input. */
 bool perfdata_in_memory(const struct perfdata_reader *r);
+/* True when the input is a pipe or FIFO followed as it arrives (-i -): it may be a live stream. */
+bool perfdata_is_stream(const struct perfdata_reader *r);
 
 /* Starts again from the first record (not for pipe mode: -ESPIPE). */
 int perfdata_rewind(struct perfdata_reader *r);
