@@ -315,6 +315,18 @@ static enum cli_result set_header(struct cli_parsing *p, const struct cli_option
 	return CLI_OK;
 }
 
+/* -i FILE, repeatable: the files of one session, played in order (perfdata_open_files). */
+static enum cli_result set_input(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	struct cli *c = p->c;
+	if (c->ninputs == CLI_MAX_INPUTS)
+		return fail(p, "at most %d -i files", CLI_MAX_INPUTS);
+	c->inputs[c->ninputs++] = arg;
+	c->input = c->inputs[0];
+	return CLI_OK;
+}
+
 static enum cli_result set_prefix(struct cli_parsing *p, const struct cli_option *o,
 				  const char *arg)
 {
@@ -411,10 +423,12 @@ static const struct cli_option options[] = {
 		"form on standard output (`perftop -o - | perftop -i -`), the view then on the "
 		"terminal (/dev/tty), `-b` text on standard error" },
 
-	{ OPT("input", 'i', "FILE", CLI_RECORDING), .set = set_text, .field = FIELD(input),
-	  .help = "replay a recording (perftop's or perf record's; - = stdin)",
-	  .doc = "replay a recording (perftop's or `perf record`'s; `-` = stdin) instead of "
-		"sampling (see Replay)" },
+	{ OPT("input", 'i', "FILE", CLI_RECORDING), .set = set_input,
+	  .help = "replay a recording (perftop's or perf record's; - = stdin;\n"
+		"a directory of --threads; repeated: one session's files in order)",
+	  .doc = "replay a recording (perftop's or `perf record`'s; `-` = stdin; the directory of "
+		"`perf record --threads`; repeated, the files of one `--switch-output` session, "
+		"played in order) instead of sampling (see Replay)" },
 
 	{ OPT("time", 0, "START,END", CLI_RECORDING), .set = set_time,
 	  .help = "replay: aggregate only this range (seconds from the start)" },

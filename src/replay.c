@@ -138,7 +138,8 @@ static void replay_no_event(struct replay *rp, const char *want, char *err, size
 struct replay *replay_open(const struct replay_opts *o, const struct replay_sink *sink, char *err,
 			   size_t errlen)
 {
-	struct perfdata_reader *rd = perfdata_open(o->path, err, errlen);
+	struct perfdata_reader *rd = o->npaths > 1 ? perfdata_open_files(o->paths, o->npaths, err, errlen)
+						 : perfdata_open(o->path, err, errlen);
 	if (!rd)
 		return NULL;
 	struct replay *rp = xcalloc(1, sizeof(*rp));

@@ -30,6 +30,10 @@ struct replay_sink {
 
 struct replay_opts {
 	const char *path;          /* "-" = stdin (pipe mode) */
+	/* Several files of one session (-i A -i B: perf record --switch-output's), played as one in
+	 * this order; npaths 0 or 1: path alone. */
+	const char *const *paths;
+	size_t npaths;
 	const char *event;         /* --select-event NAME, or NULL: every event with samples */
 	bool scan;                 /* read the file once at open for the duration and the histogram */
 	bool no_histogram;         /* nothing reads the histogram (batch): it is not kept */

@@ -274,7 +274,8 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
 	struct replay_opts o = {.path = c->input, .event = c->event_select, .scan = !c->batch,
-				.no_histogram = c->batch};
+				.no_histogram = c->batch, .paths = c->inputs,
+				.npaths = (size_t)c->ninputs};
 	/* Off-CPU time is made of the switches alone; wall takes every event (cpu-clock's too). */
 	if (c->mode == PROFILE_OFFCPU && !o.event)
 		o.event = OFFCPU_SWITCH_EVENT;
@@ -308,9 +309,12 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	session_mode_events(s, c);
 	s->cur = 0;
 	session_names(s, c, replay_user_stacks(s->replay));
-	snprintf(s->target_text, sizeof(s->target_text), "%s %s",
-		 replay_is_stream(s->replay) ? "stream on" : "replay of",
-		 strcmp(c->input, "-") ? c->input : "stdin");
+	int n = snprintf(s->target_text, sizeof(s->target_text), "%s %s",
+			 replay_is_stream(s->replay) ? "stream on" : "replay of",
+			 strcmp(c->input, "-") ? c->input : "stdin");
+	if (c->ninputs > 1 && n > 0 && (size_t)n < sizeof(s->target_text))
+		snprintf(s->target_text + n, sizeof(s->target_text) - (size_t)n, " and %d more file%s",
+			 c->ninputs - 1, c->ninputs > 2 ? "s" : "");
 	return s;
 }
 

@@ -992,27 +992,11 @@ static struct perfdata_reader *open_stream(FILE *f, bool own, const char *path, 
 	return r;
 }
 
-struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen)
+/* A file (or memory file) opened as f: a regular one is mapped, its size the one at open (a file
+ * still being written is read up to there, as far as a read would have got at that moment). */
+static struct perfdata_reader *open_file(FILE *f, const char *path, bool is_stdin, char *err,
+					 size_t errlen)
 {
-	bool is_stdin = strcmp(path, "-") == 0;
-	struct stat dst;
-	FILE *f;
-	if (!is_stdin && stat(path, &dst) == 0 && S_ISDIR(dst.st_mode)) {
-		/* perf record --threads: the directory's pieces as one file (perfdata_dir.h) */
-		int fd = perfdata_dir_open(path, err, errlen);
-		if (fd < 0)
-			return NULL;
-		if (!(f = fdopen(fd, "rb"))) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			close(fd);
-			return NULL;
-		}
-	} else if (!(f = is_stdin ? stdin : fopen(path, "rb"))) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	/* A regular file is mapped; the size is the one at open (a file still being written is
-	 * read up to there, as far as a read would have got at that moment). */
 	struct stat stt;
 	void *mem = NULL;
 	size_t mem_len = 0;
@@ -1027,6 +1011,46 @@ struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen
 	}
 	return open_stream(f, !is_stdin, is_stdin ? "stdin" : path, is_stdin, mem, mem_len, mem != NULL,
 			   err, errlen);
+}
+
+/* A memory file put together by perfdata_dir.c (fd, or -1 with err set). */
+static struct perfdata_reader *open_pieces(int fd, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+	if (fd >= 0 && !f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f ? open_file(f, path, false, err, errlen) : NULL;
+}
+
+struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	struct stat dst;
+	/* perf record --threads: the directory's pieces as one file (perfdata_dir.h) */
+	if (!is_stdin && stat(path, &dst) == 0 && S_ISDIR(dst.st_mode))
+		return open_pieces(perfdata_dir_open(path, err, errlen), path, err, errlen);
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	return open_file(f, path, is_stdin, err, errlen);
+}
+
+struct perfdata_reader *perfdata_open_files(const char *const *paths, size_t n, char *err,
+					    size_t errlen)
+{
+	if (n == 1)
+		return perfdata_open(paths[0], err, errlen);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "-")) {
+			snprintf(err, errlen, "-i -: a stream is read alone, not with other files");
+			return NULL;
+		}
+	}
+	return open_pieces(perfdata_files_open(paths, n, err, errlen), paths[0], err, errlen);
 }
 
 struct perfdata_reader *perfdata_open_mem(const void *buf, size_t len, char *err, size_t errlen)

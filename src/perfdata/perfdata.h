@@ -65,6 +65,10 @@ struct perfdata_reader;
 /* Opens path ("-" = stdin, pipe mode). NULL with a one-line message in err on failure ("not a
  * perf.data file", "cannot open ...: No such file or directory", ...). */
 struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen);
+/* Several files of one session played as one, in the order given (perf record --switch-output's
+ * files; perfdata_dir.h); one file: perfdata_open. */
+struct perfdata_reader *perfdata_open_files(const char *const *paths, size_t n, char *err,
+					    size_t errlen);
 /* The same from a memory buffer (the fuzzers, tests); buf must outlive the reader. */
 struct perfdata_reader *perfdata_open_mem(const void *buf, size_t len, char *err, size_t errlen);
 void perfdata_close(struct perfdata_reader *r);
