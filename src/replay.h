@@ -37,6 +37,9 @@ struct replay_opts {
 	const char *event;         /* --select-event NAME, or NULL: every event with samples */
 	bool scan;                 /* read the file once at open for the duration and the histogram */
 	bool no_histogram;         /* nothing reads the histogram (batch): it is not kept */
+	/* A stream (-i -) is read on a thread and a tick feeds what has come, never waiting for the
+	 * producer (the view must stay live); without, reading waits for the records (batch). */
+	bool nowait;
 };
 
 struct replay;

@@ -274,7 +274,7 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
 	struct replay_opts o = {.path = c->input, .event = c->event_select, .scan = !c->batch,
-				.no_histogram = c->batch, .paths = c->inputs,
+				.no_histogram = c->batch, .nowait = !c->batch, .paths = c->inputs,
 				.npaths = (size_t)c->ninputs};
 	/* Off-CPU time is made of the switches alone; wall takes every event (cpu-clock's too). */
 	if (c->mode == PROFILE_OFFCPU && !o.event)

@@ -29,7 +29,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +126,7 @@ struct perfdata_reader {
 	/* A pipe or FIFO (-i -): read(2) takes what has arrived, so a live stream is followed as it
 	 * comes instead of in buffers' worth (stdio's fread waits for a whole one). */
 	bool follow;
+	atomic_bool interrupted;   /* perfdata_interrupt: a followed stream reads no more */
 	bool swapped;
 	char path[256];
 
@@ -421,8 +424,16 @@ static size_t in_fill(struct perfdata_reader *r, size_t need)
 		}
 		size_t got;
 		if (r->follow) {
+			/* waits in slices, so that perfdata_interrupt (another thread) ends the wait */
+			struct pollfd pf = { .fd = fileno(r->f), .events = POLLIN };
+			if (atomic_load(&r->interrupted)) {
+				r->eof = true;
+				break;
+			}
+			if (poll(&pf, 1, 100) == 0 || (pf.revents == 0))
+				continue;
 			ssize_t k = read(fileno(r->f), r->own_buf + r->blen, want);
-			if (k < 0 && errno == EINTR)
+			if (k < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
 			got = k > 0 ? (size_t)k : 0;
 		} else {
@@ -1665,6 +1676,27 @@ bool perfdata_in_memory(const struct perfdata_reader *r)
 bool perfdata_is_stream(const struct perfdata_reader *r)
 {
 	return r->follow;
+}
+
+void perfdata_interrupt(struct perfdata_reader *r)
+{
+	atomic_store(&r->interrupted, true);
+}
+
+bool perfdata_would_block(const struct perfdata_reader *r)
+{
+	if (!r->follow || r->eof || r->next_ent < r->ready || (r->zd && r->zout_pos < r->zout_len))
+		return false;
+	size_t have = r->blen - r->bpos;
+	if (have >= 8) {
+		uint16_t size;
+		memcpy(&size, r->buf + r->bpos + 6, 2);
+		size = sw16(r, size);
+		if (have >= size)
+			return false;
+	}
+	struct pollfd p = { .fd = fileno(r->f), .events = POLLIN };
+	return poll(&p, 1, 0) == 0;
 }
 
 void perfdata_get_stats(const struct perfdata_reader *r, struct perfdata_stats *st)

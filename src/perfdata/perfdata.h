@@ -100,6 +100,13 @@ int perfdata_next_into(struct perfdata_reader *r, void *buf, size_t cap);
 bool perfdata_in_memory(const struct perfdata_reader *r);
 /* True when the input is a pipe or FIFO followed as it arrives (-i -): it may be a live stream. */
 bool perfdata_is_stream(const struct perfdata_reader *r);
+/* A stream with no record to hand out now: none ready in the order queue, no whole record
+ * buffered and nothing to read on the pipe, so the next perfdata_next* would wait for the
+ * producer. False for files (which never wait) and when unsure. */
+bool perfdata_would_block(const struct perfdata_reader *r);
+/* From another thread: a followed stream's reading stops (its wait for the producer ends, as at
+ * the end of the stream). For closing a stream read on perfdata_ahead's thread. */
+void perfdata_interrupt(struct perfdata_reader *r);
 
 /* Starts again from the first record (not for pipe mode: -ESPIPE). */
 int perfdata_rewind(struct perfdata_reader *r);
