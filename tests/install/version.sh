@@ -10,9 +10,14 @@ case $out in
 "perftop $version (git "*")") ;;
 *) echo "FAIL: expected 'perftop $version (git REV)'"; exit 1 ;;
 esac
+# In a checkout, the revision is a commit of it (the one the binary was built from: a commit made
+# since, without a rebuild, is not it, so it is not compared with the HEAD of now).
 if [ -e "$src/.git" ] && command -v git >/dev/null; then
-	rev=$(git -C "$src" describe --always --dirty)
-	[ "$out" = "perftop $version (git $rev)" ] || { echo "FAIL: git describe says $rev"; exit 1; }
+	rev=${out#*(git }
+	rev=${rev%)}
+	rev=${rev%-dirty}
+	git -C "$src" cat-file -e "${rev##*-g}^{commit}" 2>/dev/null ||
+		{ echo "FAIL: '$rev' is not a commit of $src"; exit 1; }
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
