@@ -37,15 +37,15 @@ for r in $(seq "$rounds"); do
 	stop_load
 	read -r u s < <(tail -1 "$work/pt.time"); c1=$(echo "$u + $s" | bc -l)
 	read -r u s < <(tail -1 "$work/pf.time"); c2=$(echo "$u + $s" | bc -l)
-	read -r n1 l1 < <(python3 -c 'import json, sys
+	read -r n1 l1 lk dr < <(python3 -c 'import json, sys
 d = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]
-print(d.get("samples", 0), d.get("lost", 0) + d.get("dropped", 0))' "$work/pt.json" 2>/dev/null || echo "? ?")
+print(d.get("samples", 0), d.get("lost", 0) + d.get("dropped", 0), d.get("lost", 0), d.get("dropped", 0))' "$work/pt.json" 2>/dev/null || echo "? ? ? ?")
 	stats=$(perf report --stats -i "$work/perf.data" 2>/dev/null)
 	n2=$(echo "$stats" | awk '/^sched:sched_switch stats:/ {s = 1; next} /stats:$/ {s = 0} s && /SAMPLE events/ && !/LOST/ {print $3}')
 	l2=$(echo "$stats" | awk '/^sched:sched_switch stats:/ {s = 1; next} /stats:$/ {s = 0} s && /LOST_SAMPLES events/ {print $3}')
 	ptc+=("$c1"); pfc+=("$c2"); ptl+=("${l1:-0}"); pfl+=("${l2:-0}")
-	printf 'round %d: perftop CPU %.2f s, %s samples, lost+dropped %s; perf record CPU %.2f s, %s samples, lost %s\n' \
-		"$r" "$c1" "$n1" "$l1" "$c2" "${n2:-0}" "${l2:-0}"
+	printf 'round %d: perftop CPU %.2f s, %s samples, lost %s + dropped %s; perf record CPU %.2f s, %s samples, lost %s\n' \
+		"$r" "$c1" "$n1" "$lk" "$dr" "$c2" "${n2:-0}" "${l2:-0}"
 	[ -s "$work/pt.err" ] && sed 's/^/  perftop: /' "$work/pt.err" | head -3
 	rm -f "$work/perf.data"
 done

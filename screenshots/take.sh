@@ -2,7 +2,8 @@
 # Takes the README's screenshots of the real perftop. Workloads are recorded first (perftop -o), then
 # replayed in tmux, so the pictures come out the same from run to run: the main table, the function
 # view (Enter), annotate (a), the flame graph (f), a replay with its timeline and a range, a diff
-# against a baseline (--diff), several events (Tab), and one live view for the counters line (a recording holds none).
+# against a baseline (--diff), several events (Tab), off-CPU time by state and its flame graph, and
+# one live view for the counters line (a recording holds none).
 # Each pane is captured with its colours (capture-pane -e) and drawn as PNG by ansilove.
 #
 # ansilove reads CP437 and knows neither UTF-8 nor the "default colour" codes, so a capture goes
@@ -12,7 +13,7 @@
 # other blank (ansilove would skip it).
 #
 # usage: screenshots/take.sh [PERFTOP]   (as root; needs tmux, ansilove and the build's fixtures:
-#        PERFTOP's directory holds fixtures/drill_fixture and fixtures/diff_work)
+#        PERFTOP's directory holds fixtures/drill_fixture, diff_work and blocker)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 pt=$(realpath "${1:-$here/../build/perftop}")
@@ -25,7 +26,7 @@ tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 export LANG=C.UTF-8
 unset LC_ALL NO_COLOR
-for f in drill_fixture diff_work; do
+for f in drill_fixture diff_work blocker; do
 	[ -x "$fx/$f" ] || { echo "take.sh: $fx/$f is missing (build the tests first)" >&2; exit 1; }
 done
 
@@ -165,6 +166,20 @@ tm send-keys -t s Tab
 wait_for 'event 2/2'
 sleep 0.5
 shot events
+
+# --- off-CPU time: blocker's threads waiting (sleep, fdatasync, a mutex) by state, and their flame
+# graph; recorded live with --off-cpu, replayed with it (the switches are paired again) ---
+io=$(mktemp -d /var/tmp/perftop-shot-io.XXXXXX)
+"$pt" --off-cpu -o "$tmp/offcpu.data" -b -d 60 -- "$fx/blocker" 3 --dir "$io" --out "$tmp/blocker.json" >/dev/null
+rm -rf "$io"
+start -i "$tmp/offcpu.data" --off-cpu -s state,sym -d 0.5
+to_end
+cursor_to sync_wait
+shot offcpu
+tm send-keys -t s f
+wait_for 'lock_wait'
+sleep 0.5
+shot offcpu-flame
 
 # --- live: the counters line under the mode line (context switches, migrations, page faults,
 # perftop's own CPU; cycles, instructions and IPC where the machine has a PMU) ---

@@ -8,7 +8,8 @@
  * time is seconds since the session started; samples and lost count this snapshot's window; rows are
  * in the view's order; comm/pid/tid appear in rows when they are sort keys.
  *
- * With --diff BASE.data rows also have "delta" (Self% now minus Self% in BASE) and "base_self", and
+ * With --diff BASE.data rows also have "delta" (Self% now minus Self% in BASE; Total% in the time
+ * modes) and "base_self" (BASE's figure), and
  * "diff": "new" (not in BASE) or "gone" (only in BASE, listed with self 0); rows are then ordered
  * by the size of delta.
  *

@@ -230,6 +230,12 @@ void replay_event_rate(const struct replay *rp, size_t k, uint64_t *freq, uint64
 	*period = a->freq ? 0 : a->sample_period;
 }
 
+const char *replay_switch_format(const struct replay *rp)
+{
+	const char *f = perfdata_info(rp->rd)->switch_format;
+	return f[0] ? f : NULL;
+}
+
 bool replay_user_stacks(const struct replay *rp)
 {
 	bool any = false;

@@ -62,6 +62,8 @@ void replay_event_rate(const struct replay *rp, size_t k, uint64_t *freq, uint64
  * come from unwinding. */
 bool replay_user_stacks(const struct replay *rp);
 const char *replay_path(const struct replay *rp);
+/* The recording machine's sched:sched_switch format file (perfdata_info.switch_format), or NULL. */
+const char *replay_switch_format(const struct replay *rp);
 bool replay_seekable(const struct replay *rp);
 
 /* Seconds from the first to the last sample; known after the scan, else once the end is reached

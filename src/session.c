@@ -262,7 +262,17 @@ static int session_replay_offcpu(struct session *s, const struct cli *c, char *e
 			 OFFCPU_SWITCH_EVENT, OFFCPU_SWITCH_EVENT);
 		return -1;
 	}
+	/* The raw fields' layout of the machine that recorded them, when the file says it; else
+	 * this machine's (cli read it from tracefs). */
 	struct offcpu_opts o = c->offcpu;
+	const char *format = replay_switch_format(s->replay);
+	struct offcpu_opts from_file = { 0 };
+	if (format && offcpu_parse_format(format, strlen(format), &from_file) == 0) {
+		o.prev_state_off = from_file.prev_state_off;
+		o.prev_state_size = from_file.prev_state_size;
+		o.next_pid_off = from_file.next_pid_off;
+		o.next_pid_size = from_file.next_pid_size;
+	}
 	o.switch_evidx = file_ev;
 	o.min_block_ns = c->min_block_ns;
 	o.piece_ns = 0;   /* a refresh charges every open block up to the last record */

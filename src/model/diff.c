@@ -94,6 +94,9 @@ void diff_apply(const struct diff_base *b, struct snapshot *s)
 {
 	if (!b || !s)
 		return;
+	/* In the time modes the table's figures are Total's (an off-CPU stack's Self is always the
+	 * scheduler's): so is the change. */
+	bool by_total = snapshot_is_time(s);
 	/* Which base rows found a counterpart: those left over are the gone rows. */
 	unsigned char *seen = xcalloc(b->nrows ? b->nrows : 1, 1);
 	size_t gone = b->nrows;
@@ -102,7 +105,7 @@ void diff_apply(const struct diff_base *b, struct snapshot *s)
 		size_t slot = b->slots[slot_of(b, r->id)];
 		if (slot) {
 			const struct base_row *br = &b->rows[slot - 1];
-			r->base_self = br->self_pct;
+			r->base_self = by_total ? br->total_pct : br->self_pct;
 			r->diff = SNAP_DIFF_BOTH;
 			if (!seen[slot - 1]) {
 				seen[slot - 1] = 1;
@@ -112,7 +115,7 @@ void diff_apply(const struct diff_base *b, struct snapshot *s)
 			r->base_self = 0;
 			r->diff = SNAP_DIFF_NEW;
 		}
-		r->delta = r->self_pct - r->base_self;
+		r->delta = (by_total ? r->total_pct : r->self_pct) - r->base_self;
 	}
 	if (gone) {
 		s->rows = xrealloc(s->rows, (s->nrows + gone) * sizeof(*s->rows));
@@ -130,8 +133,8 @@ void diff_apply(const struct diff_base *b, struct snapshot *s)
 				.raw_sym = br->raw_sym,
 				.srcline = br->srcline,
 				.state = br->state,
-				.base_self = br->self_pct,
-				.delta = -br->self_pct,
+				.base_self = by_total ? br->total_pct : br->self_pct,
+				.delta = by_total ? -br->total_pct : -br->self_pct,
 				.diff = SNAP_DIFF_GONE,
 			};
 		}

@@ -4,7 +4,8 @@
  * the same row when its stable id (a hash of the key values) is the same.
  *
  * Each row of a snapshot then gets base_self (its Self% in the base) and delta (Self% now minus
- * Self% in the base, the sense perf diff prints); rows the base does not have are marked new, and
+ * Self% in the base, the sense perf diff prints; in the time modes, --off-cpu and --wall, Total%
+ * instead, as their table's figures are); rows the base does not have are marked new, and
  * the base's rows that have no counterpart now are appended, marked gone, with Self 0, so that
  * what disappeared is seen too. Ordered by COL_DELTA, the biggest changes either way come first.
  */

@@ -26,6 +26,7 @@
  */
 #include "perfdata/perfdata.h"
 #include "perfdata/perfdata_dir.h"
+#include "perfdata/perfdata_tracing.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -643,6 +644,17 @@ static void feature_parse(struct perfdata_reader *r, unsigned feat, const unsign
 	char s[4096];
 
 	switch (feat) {
+	case FEAT_TRACING_DATA: {
+		const unsigned char *text;
+		size_t tlen;
+		if (perfdata_tracing_format(p, len, "sched", "sched_switch", &text, &tlen)) {
+			if (tlen >= sizeof(in->switch_format))
+				tlen = sizeof(in->switch_format) - 1;
+			memcpy(in->switch_format, text, tlen);
+			in->switch_format[tlen] = 0;
+		}
+		break;
+	}
 	case FEAT_HOSTNAME:
 		fstr(&c, in->hostname, sizeof(in->hostname));
 		break;
@@ -781,8 +793,11 @@ static void features_read(struct perfdata_reader *r, const uint64_t bits[4])
 			continue;
 		uint64_t off = sw64(r, secs[2 * k]), size = sw64(r, secs[2 * k + 1]);
 		k++;
-		if (bit == FEAT_TRACING_DATA || bit == FEAT_BRANCH_STACK)
+		if (bit == FEAT_BRANCH_STACK)
 			continue;
+		/* The tracing data's event formats come before its (big) kallsyms: a prefix will do. */
+		if (bit == FEAT_TRACING_DATA && size > PD_MAX_FEATURE)
+			size = PD_MAX_FEATURE;
 		if (size > PD_MAX_FEATURE || fseeko(r->f, (off_t)off, SEEK_SET) != 0)
 			continue;
 		unsigned char *p = xmalloc(size ? (size_t)size : 1);

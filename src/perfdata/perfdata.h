@@ -47,6 +47,10 @@ struct perfdata_info {
 	bool swapped;              /* written on a machine of the other byte order */
 	uint64_t data_offset, data_size;
 	uint64_t first_time, last_time; /* sample time range (ns), when known */
+	/* sched:sched_switch's format file on the recording machine (from TRACING_DATA), "" when the
+	 * file has none: an off-CPU replay decodes prev_state and next_pid by it. Cut at the size,
+	 * which only the print fmt at its end can pass. */
+	char switch_format[4096];
 };
 
 struct perfdata_stats {

@@ -302,3 +302,104 @@ done:
 	}
 	return ok;
 }
+
+/* ---- reading a section ---- */
+
+/* A bounded cursor over a section; bad once anything would read past its end. */
+struct td_cur {
+	const unsigned char *p, *end;
+	bool big;     /* written big-endian */
+	bool bad;
+};
+
+static uint64_t td_num(struct td_cur *c, unsigned size)
+{
+	if (c->bad || (size_t)(c->end - c->p) < size) {
+		c->bad = true;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)c->p[i] << (8 * (c->big ? size - 1 - i : i));
+	c->p += size;
+	return v;
+}
+
+/* A NUL-terminated string; NULL (and bad) when it does not end inside the section. */
+static const char *td_str(struct td_cur *c)
+{
+	if (c->bad)
+		return NULL;
+	const unsigned char *nul = memchr(c->p, 0, (size_t)(c->end - c->p));
+	if (!nul) {
+		c->bad = true;
+		return NULL;
+	}
+	const char *s = (const char *)c->p;
+	c->p = nul + 1;
+	return s;
+}
+
+/* Skips {u64 size, bytes}; returns the bytes (and their size) or NULL. */
+static const unsigned char *td_blob(struct td_cur *c, uint64_t *size)
+{
+	*size = td_num(c, 8);
+	if (c->bad || *size > (uint64_t)(c->end - c->p)) {
+		c->bad = true;
+		return NULL;
+	}
+	const unsigned char *b = c->p;
+	c->p += *size;
+	return b;
+}
+
+/* The "name: X" line of a format file is X. */
+static bool td_format_named(const unsigned char *f, uint64_t size, const char *name)
+{
+	size_t n = strlen(name);
+	const unsigned char *end = f + size;
+	for (const unsigned char *l = f; l < end;) {
+		const unsigned char *nl = memchr(l, '\n', (size_t)(end - l));
+		const unsigned char *le = nl ? nl : end;
+		if ((size_t)(le - l) >= 6 + n && !memcmp(l, "name: ", 6))
+			return (size_t)(le - l) == 6 + n && !memcmp(l + 6, name, n);
+		l = le + 1;
+	}
+	return false;
+}
+
+bool perfdata_tracing_format(const unsigned char *p, size_t len, const char *system,
+                             const char *name, const unsigned char **text, size_t *tlen)
+{
+	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	struct td_cur c = { p, p + len, false, false };
+	if (len < sizeof(magic) || memcmp(p, magic, sizeof(magic)))
+		return false;
+	c.p += sizeof(magic);
+	td_str(&c);                     /* the version */
+	c.big = td_num(&c, 1) != 0;
+	td_num(&c, 1);                  /* sizeof(long) */
+	td_num(&c, 4);                  /* page size */
+	uint64_t size;
+	for (int h = 0; h < 2 && !c.bad; h++) {
+		td_str(&c);             /* "header_page", "header_event" */
+		td_blob(&c, &size);
+	}
+	uint64_t nftrace = td_num(&c, 4);
+	for (uint64_t i = 0; i < nftrace && !c.bad; i++)
+		td_blob(&c, &size);
+	uint64_t nsys = td_num(&c, 4);
+	for (uint64_t i = 0; i < nsys && !c.bad; i++) {
+		const char *sys = td_str(&c);
+		uint64_t nev = td_num(&c, 4);
+		for (uint64_t e = 0; e < nev && !c.bad; e++) {
+			const unsigned char *f = td_blob(&c, &size);
+			if (f && sys && !strcmp(sys, system) && td_format_named(f, size, name)) {
+				*text = f;
+				*tlen = (size_t)size;
+				return true;
+			}
+		}
+	}
+	return false;
+}

@@ -6,6 +6,9 @@
  * recording's tracepoints, in the layout perf record writes (trace-cmd's "tracing data", version
  * 0.6). It reads an already mounted tracefs itself, so that the writer needs nothing of the event
  * parser: recording a tracepoint means the event's opener found (or mounted) tracefs already.
+ *
+ * It also finds one event's format in such a section, as perf record and perftop write it, so that
+ * a replay decodes raw fields with the layout of the machine that recorded them.
  */
 #ifndef PERFTOP_PERFDATA_TRACING_H
 #define PERFTOP_PERFDATA_TRACING_H
@@ -30,5 +33,12 @@ struct perfdata_tp {
  */
 bool perfdata_tracing_data(const char *root, const struct perfdata_tp *tp, size_t n,
                            unsigned char **out, size_t *len);
+
+/*
+ * The format text of the event system:name in a section of len bytes at p (either byte order):
+ * *text points into p, *tlen its length. False when the section is malformed or lacks the event.
+ */
+bool perfdata_tracing_format(const unsigned char *p, size_t len, const char *system,
+                             const char *name, const unsigned char **text, size_t *tlen);
 
 #endif

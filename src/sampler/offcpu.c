@@ -27,8 +27,10 @@
 
 struct pend {
 	struct pend *prev, *next; /* switch-out order: head is the oldest */
-	uint64_t out_time;        /* the switch-out */
-	uint64_t mark;            /* where the time not yet emitted starts: out_time, or the last piece's end */
+	uint64_t out_time;        /* the switch-out sample (the tracepoint's time) */
+	uint64_t rec_out;         /* the switch-out record's time, 0 before it comes */
+	uint64_t start;           /* the block's start, once its first part is out (pend_begin) */
+	uint64_t mark;            /* where the time not yet emitted starts: the start, or the last piece's end */
 	size_t bytes;             /* what this allocation counts in oc->bytes */
 	uint32_t tid;
 	uint8_t state;            /* enum offcpu_state */
@@ -165,6 +167,22 @@ static void pend_drop(struct offcpu *oc, struct pend *p, uint64_t *counter)
 	pend_free(oc, p);
 }
 
+/* Fixes the block's start before its first part goes out. Its two ends are taken from marks of
+ * the same kind, so that what each mark lags the switch by cancels out: the switch-out sample
+ * (the tracepoint, before its call chain is taken) when the end is a sched_switch sample naming
+ * the thread as next_pid, as perf sched timehist pairs them; else the switch-out record, written
+ * once the sample is out and right before the switch, when the end is a switch-in record (written
+ * after the switch, once the thread's events are scheduled in), an exit or a refresh. */
+static void pend_begin(struct pend *p, bool sample_end, uint64_t end)
+{
+	if (p->emitted)
+		return;
+	p->start = p->out_time;
+	if (!sample_end && p->rec_out && p->rec_out <= end)
+		p->start = p->rec_out;
+	p->mark = p->start;
+}
+
 /* Emits the time from p->mark to end as one record: a piece, or the block's last part. */
 static void emit_part(struct offcpu *oc, struct pend *p, uint64_t end, offcpu_emit_fn emit, void *ctx)
 {
@@ -172,7 +190,7 @@ static void emit_part(struct offcpu *oc, struct pend *p, uint64_t end, offcpu_em
 	(void)oc;
 	r->time = end;
 	r->u.sample.period = end - p->mark;
-	r->u.sample.block_ns = end - p->out_time;
+	r->u.sample.block_ns = end - p->start;
 	r->u.sample.block_state = p->state;
 	r->u.sample.block_begins = !p->emitted;
 	p->emitted = 1;
@@ -183,11 +201,13 @@ static void emit_part(struct offcpu *oc, struct pend *p, uint64_t end, offcpu_em
 /* The block ends at t (a switch-in, an exit): its last part out, or dropped when too short. A time
  * before the last piece's end (a flush ran ahead of records still to come) ends it there: what was
  * emitted cannot be taken back. */
-static void pend_close(struct offcpu *oc, struct pend *p, uint64_t t, offcpu_emit_fn emit, void *ctx)
+static void pend_close(struct offcpu *oc, struct pend *p, uint64_t t, bool sample_end,
+		       offcpu_emit_fn emit, void *ctx)
 {
+	pend_begin(p, sample_end, t);
 	if (t < p->mark)
 		t = p->mark;
-	uint64_t total = t - p->out_time;
+	uint64_t total = t - p->start;
 	if (!p->emitted && (total == 0 || total < oc->o.min_block_ns)) {
 		pend_drop(oc, p, &oc->st.dropped_short);
 		return;
@@ -198,11 +218,12 @@ static void pend_close(struct offcpu *oc, struct pend *p, uint64_t t, offcpu_emi
 	pend_free(oc, p);
 }
 
-static void switch_in(struct offcpu *oc, uint32_t tid, uint64_t t, offcpu_emit_fn emit, void *ctx)
+static void switch_in(struct offcpu *oc, uint32_t tid, uint64_t t, bool sample_end,
+		      offcpu_emit_fn emit, void *ctx)
 {
 	struct pend *p = table_find(oc, tid);
 	if (p)
-		pend_close(oc, p, t, emit, ctx);
+		pend_close(oc, p, t, sample_end, emit, ctx);
 }
 
 /* Bytes of r worth keeping: all but its raw fields when they are the trailing data's last part. */
@@ -285,7 +306,7 @@ static void switch_out(struct offcpu *oc, const struct rec *r, offcpu_emit_fn em
 		return;
 	/* The same switch brings next_pid in: its block ends here. */
 	if (raw_field(r, oc->o.next_pid_off, oc->o.next_pid_size, &v) && v > 0 && v <= UINT32_MAX)
-		switch_in(oc, (uint32_t)v, r->time, emit, ctx);
+		switch_in(oc, (uint32_t)v, r->time, true, emit, ctx);
 	if (r->tid == 0)
 		return;
 	struct pend *old = table_find(oc, r->tid);
@@ -301,21 +322,17 @@ static void switch_out(struct offcpu *oc, const struct rec *r, offcpu_emit_fn em
 static void switch_rec(struct offcpu *oc, const struct rec *r, offcpu_emit_fn emit, void *ctx)
 {
 	if (!r->u.sw.out) {
-		switch_in(oc, r->tid, r->time, emit, ctx);
+		switch_in(oc, r->tid, r->time, false, emit, ctx);
 		return;
 	}
 	/* The switch-out record follows its sched_switch sample: where the raw state is unknown, it
-	 * tells a preemption from a sleep. It is also written later, once the sample (its call chain
-	 * taken) is out and the switch is about to happen: the block starts there. The thread's own
-	 * CPU clock counts the time in between as the thread's; a sample's time would charge it to the
-	 * block, some microseconds a switch (15% of the 30 us fdatasync waits of a VM's disk). */
+	 * tells a preemption from a sleep; its time is the start of a block that a switch-in record
+	 * ends (pend_begin). */
 	struct pend *p = table_find(oc, r->tid);
 	if (p && !p->state_known && r->u.sw.preempt)
 		p->state = OFFCPU_R_PREEMPTED;
-	if (p && !p->emitted && r->time > p->out_time && r->time >= p->mark) {
-		p->out_time = r->time;
-		p->mark = r->time;
-	}
+	if (p && !p->emitted && !p->rec_out && r->time >= p->out_time)
+		p->rec_out = r->time;
 }
 
 /* A lost-records gap may have hidden the switch-ins of every block pending since before it. */
@@ -372,7 +389,7 @@ void offcpu_feed(struct offcpu *oc, const struct rec *r, offcpu_emit_fn emit, vo
 		switch_rec(oc, r, emit, ctx);
 		return;
 	case REC_EXIT:
-		switch_in(oc, r->tid, r->time, emit, ctx);
+		switch_in(oc, r->tid, r->time, false, emit, ctx);
 		break;
 	case REC_LOST:
 	case REC_LOST_SAMPLES:
@@ -387,7 +404,8 @@ void offcpu_feed(struct offcpu *oc, const struct rec *r, offcpu_emit_fn emit, vo
 void offcpu_flush(struct offcpu *oc, uint64_t now, offcpu_emit_fn emit, void *ctx)
 {
 	for (struct pend *p = oc->head; p; p = p->next) {
-		if (now <= p->mark || now - p->out_time < oc->o.min_block_ns ||
+		pend_begin(p, false, now);
+		if (now <= p->mark || now - p->start < oc->o.min_block_ns ||
 		    now - p->mark < oc->o.piece_ns)
 			continue;
 		emit_part(oc, p, now, emit, ctx);

@@ -14,10 +14,14 @@
  * nanoseconds (or of a piece of it, see offcpu_flush), time = the end of that time, and
  * rec_sample.block_ns / block_state / block_begins set (record.h).
  *
- * A switch-out record (PERF_RECORD_SWITCH with MISC_SWITCH_OUT) of a pending thread, before any
- * piece of its block, moves the block's start to its time: it is written once the sample (and its
- * call chain) is out, right before the switch, and the thread's own CPU clock counts the time in
- * between as the thread's.
+ * A block's two ends are marks of the same kind, so that what each lags the switch by cancels out:
+ * a block that a sched_switch sample ends (per CPU: the sample naming the thread as next_pid)
+ * starts at the switch-out sample, tracepoint to tracepoint as perf sched timehist measures; one
+ * that a switch-in record ends (per task, where the kernel gives no tracepoint at the switch-in;
+ * or a switch away from an idle CPU) starts at the switch-out record (PERF_RECORD_SWITCH with
+ * MISC_SWITCH_OUT), record to record. Each record comes some microseconds after its tracepoint
+ * (the sample's call chain is taken in between, and at the switch-in the thread's events are
+ * scheduled in first).
  *
  * Accounting rules (the issue's "correct accounting"):
  *  - times are the records' (the kernel's clock), never the process's own; offcpu_flush takes

@@ -90,6 +90,11 @@
 /* The rate assumed for an event sampled by period whose rate cannot be told from it (cpu-clock
  * and task-clock count nanoseconds; page-faults -c 1000 could be anything). */
 #define SAMPLER_ASSUMED_RATE 4000u
+/* The switch rate a CPU's ring is sized for in the off-CPU modes: a busy server switches some
+ * tens of thousands of times a second per CPU (perf bench sched pipe: 50-100k on one), and every
+ * switch brings a sample with its chain and raw fields and two context-switch records. */
+#define SAMPLER_SWITCH_RATE 30000u
+#define SAMPLER_SWITCH_RECORD_BYTES 112u
 #define SAMPLER_POLL_MS 15
 /* A pass that found nothing doubles the wait before the next, up to this: an idle session (a -p
  * target that sleeps) wakes a few times a second, not 66 (the rings wake us anyway when they fill
@@ -162,6 +167,7 @@ struct sampler {
 	bool callchain;
 	bool synthesize;
 	unsigned mmap_pages;
+	bool rings_shrunk;        /* map_ring took smaller rings (the locked-memory limit) */
 	long page_size;
 
 	struct sampler_ev ev[SAMPLER_MAX_EVENTS];
@@ -409,15 +415,30 @@ static void open_error(struct sampler *s, const struct sampler_ev *ev, int e, pi
 	}
 }
 
-/* Maps the ring of rings[ri] from fd. */
+/* Maps the ring of rings[ri] from fd. Over the locked-memory limit (kernel.perf_event_mlock_kb
+ * and RLIMIT_MEMLOCK, for a user without CAP_IPC_LOCK) it takes smaller rings, this one and the
+ * next ones, down to SAMPLER_RING_MIN_PAGES, and says so once: a smaller ring may lose records
+ * under a burst, no ring loses them all. */
 static int map_ring(struct sampler *s, int ri, int fd, char *err, size_t errlen)
 {
 	struct sampler_ring *r = &s->rings[ri];
 	size_t len = (size_t)(s->mmap_pages + 1) * (size_t)s->page_size;
 	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int e = errno;
 
+	while (m == MAP_FAILED && e == EPERM && s->mmap_pages > SAMPLER_RING_MIN_PAGES) {
+		s->mmap_pages >>= 1;
+		len = (size_t)(s->mmap_pages + 1) * (size_t)s->page_size;
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		e = errno;
+		if (m != MAP_FAILED && !s->rings_shrunk) {
+			s->rings_shrunk = true;
+			warn_msg("ring buffers of %zu KiB (more is over the locked-memory limit; raise "
+				 "kernel.perf_event_mlock_kb or use -m): records may be lost under load",
+				 (len - (size_t)s->page_size) / 1024);
+		}
+	}
 	if (m == MAP_FAILED) {
-		int e = errno;
 		seterr(err, errlen,
 		       "cannot map the %zu KiB ring buffer of CPU %d: %s; try fewer pages (-m) or "
 		       "raise kernel.perf_event_mlock_kb",
@@ -968,12 +989,21 @@ static double event_rate(const struct sampler_opts *o, const struct sampler_even
 void sampler_sizes(const struct sampler_opts *o, int ncpus, long page_size, struct sampler_sizes *out)
 {
 	double rate = o->nevents > 0 ? 0 : event_rate(o, NULL);
-	for (int e = 0; e < o->nevents; e++)
-		rate += event_rate(o, &o->events[e]);
 	double sample = SAMPLER_SAMPLE_BYTES + (o->callchain ? 8.0 * SAMPLER_EST_FRAMES : 0);
 	if (o->dwarf_stack)
 		sample += o->dwarf_stack + 8.0 * 17 + 16;
-	double ring = SAMPLER_RING_SECS * rate * sample + SAMPLER_SIDEBAND_BYTES;
+	double bytes_per_sec = 0;
+	for (int e = 0; e < o->nevents; e++) {
+		if (o->offcpu && (uint32_t)e == o->offcpu->switch_evidx) {
+			/* A block reaches the queue at every switch-in: the switch rate, as samples. */
+			bytes_per_sec += SAMPLER_SWITCH_RATE * SAMPLER_SWITCH_RECORD_BYTES;
+			rate += SAMPLER_SWITCH_RATE;
+			continue;
+		}
+		rate += event_rate(o, &o->events[e]);
+	}
+	bytes_per_sec += rate * sample;
+	double ring = SAMPLER_RING_SECS * bytes_per_sec + SAMPLER_SIDEBAND_BYTES;
 	if (ring > SAMPLER_RINGS_MAX_BYTES / ncpus)
 		ring = SAMPLER_RINGS_MAX_BYTES / ncpus;
 	unsigned pages = SAMPLER_RING_MIN_PAGES;

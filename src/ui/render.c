@@ -195,9 +195,11 @@ static void render_summary(struct surface *s, int y, const struct view_header *h
 		if (h->freq)
 			snprintf(seg[n].text, sizeof(seg[n].text), "event%s: %s @ %" PRIu64 " Hz", which,
 				 ev, h->freq);
-		else
+		else if (h->period)
 			snprintf(seg[n].text, sizeof(seg[n].text), "event%s: %s (period %" PRIu64 ")",
 				 which, ev, h->period);
+		else /* --off-cpu: every switch, no rate or period to speak of */
+			snprintf(seg[n].text, sizeof(seg[n].text), "event%s: %s", which, ev);
 		/* Several events: which one is shown matters more than the whole command line. */
 		if (h->nevents > 1)
 			cut_text(seg[0].text, sizeof(seg[0].text),

@@ -5,7 +5,7 @@
  * windows (decay, the reset at each window end, -z), the run-queue part of every count seen
  * through snapshot_runq and ct_snapshot_runq (exact across decays, percentages of what is left),
  * and the held seconds behind the per-second figures (a steady rate reads as itself over decayed
- * windows).
+ * windows), and --diff's change in Total% (Self is the scheduler's in every off-CPU stack).
  *
  * State numbers are sampler/offcpu.h's (1 S, 2 D, 3 R, 4 R+): the model keeps its own table of
  * their names, which this test pins down.
@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "model/calltree.h"
+#include "model/diff.h"
 #include "model/profile.h"
 #include "model/snapshot.h"
 
@@ -409,8 +410,41 @@ static void test_held_seconds(void)
 	profile_free(p);
 }
 
+/* --diff in a time mode: the change of each row's Total%, the base's Total% beside it (an off-CPU
+ * stack's leaf is the scheduler: Self% would never move anywhere else). Base: 3 s of sleeps, 1 s of
+ * fdatasync; now 1 s and 3 s. */
+static void test_diff_by_total(void)
+{
+	struct frame sl[] = { fr(s_sched, s_k), fr(s_sleep, s_libc), fr(s_main, s_app) };
+	struct frame sy[] = { fr(s_sched, s_k), fr(s_sync, s_libc), fr(s_main, s_app) };
+	struct snapshot *snap[2];
+	for (int k = 0; k < 2; k++) {
+		struct profile *p = profile_new(NULL, 0);
+		profile_set_mode(p, PROFILE_OFFCPU);
+		add(p, NULL, piece(ST_S, k ? 1000000000 : 3000000000, true, 1000, sl, 3));
+		add(p, NULL, piece(ST_D, k ? 3000000000 : 1000000000, true, 1000, sy, 3));
+		snap[k] = profile_snapshot(p, COL_SELF);
+		profile_free(p);
+	}
+	struct diff_base *b = diff_base_new(snap[0]);
+	diff_apply(b, snap[1]);
+	const struct snap_row *sleep = row_of(snap[1], "nanosleep", -1);
+	const struct snap_row *sync = row_of(snap[1], "fdatasync", -1);
+	const struct snap_row *sched = row_of(snap[1], "__schedule", -1);
+	CHECK(sleep && sync && sched);
+	if (sleep && sync && sched) {
+		CHECK(fabs(sleep->base_self - 75.0) < 1e-9 && fabs(sleep->delta + 50.0) < 1e-9);
+		CHECK(fabs(sync->base_self - 25.0) < 1e-9 && fabs(sync->delta - 50.0) < 1e-9);
+		CHECK(fabs(sched->delta) < 1e-9);
+	}
+	diff_base_free(b);
+	snapshot_free(snap[0]);
+	snapshot_free(snap[1]);
+}
+
 int main(void)
 {
+	test_diff_by_total();
 	test_state_names_and_parse();
 	test_state_key_rows();
 	test_add_again_other_state();

@@ -14,7 +14,9 @@
  * thread spent off the CPU there; getrusage(RUSAGE_THREAD)'s voluntary switches over it tell whether
  * it blocked at all (on tmpfs fdatasync never does). At exit it prints one JSON object: per function
  * its summed off_ns, wall_ns, cpu_ns, calls, blocked_calls and the longest off-CPU time of one call
- * (max_off_ns); per thread name its tid and the wall_ns and cpu_ns of its timed phase.
+ * (max_off_ns); per thread name its tid and the wall_ns and cpu_ns of its timed phase, and the
+ * kernel's figure of its run-queue waits over it (run_delay_ns, schedstat; 0 without SCHED_INFO)
+ * and of its context switches (switches: voluntary and involuntary, getrusage).
  *
  *   blocker SECONDS [--dir DIR] [--out FILE] [--wait-signal]
  *
@@ -64,6 +66,8 @@ static const char *const tname[NT] = {"sleeper", "syncer", "locker", "holder", "
 static struct tstat {
 	long tid;
 	uint64_t t0, c0, t1, c1; /* monotonic and thread CPU clocks at the timed phase's ends */
+	uint64_t d0, d1;         /* the kernel's run-queue wait of the thread (schedstat) there */
+	long s0, s1;             /* its context switches, voluntary and not (getrusage) there */
 	int started;
 } tst[NT];
 
@@ -79,11 +83,34 @@ static uint64_t clock_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The kernel's count of the time this thread waited on a run queue (the second field of
+ * /proc/thread-self/schedstat, CONFIG_SCHED_INFO), 0 where there is none. The thread's CPU clock
+ * leaves out time a hypervisor stole from its virtual CPU (paravirtual steal accounting), so on a
+ * loaded VM wall minus CPU time overstates a spinner's waits; this does not. */
+static uint64_t run_delay_ns(void)
+{
+	unsigned long long run = 0, delay = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	if (f) {
+		if (fscanf(f, "%llu %llu", &run, &delay) != 2)
+			delay = 0;
+		fclose(f);
+	}
+	return delay;
+}
+
 static long voluntary_switches(void)
 {
 	struct rusage ru;
 	getrusage(RUSAGE_THREAD, &ru);
 	return ru.ru_nvcsw;
+}
+
+static long all_switches(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
 /*
@@ -160,6 +187,8 @@ static int enter(int t)
 	int ph = atomic_load(&phase);
 	if (ph != PH_WARMUP && !tst[t].started) {
 		tst[t].started = 1;
+		tst[t].s0 = all_switches();
+		tst[t].d0 = run_delay_ns();
 		tst[t].t0 = clock_ns(CLOCK_MONOTONIC);
 		tst[t].c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	}
@@ -170,11 +199,15 @@ static void leave(int t)
 {
 	if (!tst[t].started) { /* stopped before it ever saw the timed phase */
 		tst[t].started = 1;
+		tst[t].s0 = all_switches();
+		tst[t].d0 = run_delay_ns();
 		tst[t].t0 = clock_ns(CLOCK_MONOTONIC);
 		tst[t].c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	}
 	tst[t].t1 = clock_ns(CLOCK_MONOTONIC);
 	tst[t].c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	tst[t].d1 = run_delay_ns();
+	tst[t].s1 = all_switches();
 }
 
 /* Calls fn (timed when the phase is the timed one). */
@@ -286,9 +319,11 @@ static void print_json(FILE *o, double secs, const char *dir, uint64_t phase_ns)
 		       (unsigned long long)fst[f].max_off_ns);
 	fprintf(o, "}, \"threads\": {");
 	for (int t = 0; t < NT; t++)
-		fprintf(o, "%s\"%s\": {\"tid\": %ld, \"wall_ns\": %llu, \"cpu_ns\": %llu}", t ? ", " : "",
+		fprintf(o, "%s\"%s\": {\"tid\": %ld, \"wall_ns\": %llu, \"cpu_ns\": %llu, "
+			"\"run_delay_ns\": %llu, \"switches\": %ld}", t ? ", " : "",
 		       tname[t], tst[t].tid, (unsigned long long)(tst[t].t1 - tst[t].t0),
-		       (unsigned long long)(tst[t].c1 - tst[t].c0));
+		       (unsigned long long)(tst[t].c1 - tst[t].c0),
+		       (unsigned long long)(tst[t].d1 - tst[t].d0), tst[t].s1 - tst[t].s0);
 	fprintf(o, "}}\n");
 }
 

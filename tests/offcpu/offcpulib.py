@@ -170,28 +170,55 @@ def close(name, ours, ref, tol, slack=0):
     return ok, line
 
 
-def check_functions(by_sym, w, tol, what, funcs=None):
+def check_functions(by_sym, w, tol, what, funcs=None, note="", blocks=None):
     """Each blocking function's perftop total against the workload's off-CPU time within tol
-    (sync_wait only when fdatasync blocked; otherwise, and for spin_work, within 1% of the run);
-    returns the number of checks."""
+    (sync_wait only when fdatasync blocked; otherwise within tol or 1% of the run); returns the
+    number of checks.
+
+    spin_work (off the CPU only when preempted) is printed, not compared: its waits are thousands
+    of preemptions of some tens of microseconds, and there a few microseconds a switch between the
+    marks perftop pairs (tracepoint samples and switch records) and the points where the kernel
+    stops and starts the thread's clocks add up. Beside the spinner's own clocks the line gives the
+    kernel's figures for it (its run-queue wait, schedstat; its switches, getrusage) and perftop's
+    blocks. Quiet, perftop came within 1-5% of them; with other sched_switch handlers on the
+    machine (other profilers' sessions) 5-25% short, with every switch seen: each handler's cost
+    moves the marks."""
     blocked, _ = sync_blocked(w)
     n = 0
     bad = []
-    # spin_work's off-CPU time (preemptions, R+) is not compared: on a loaded machine (the suite's
-    # other tests beside it) perftop came out 12-21% short of the spinner's own clocks, a gap not
-    # yet understood (issue 14's note); the issue's figures are the blocking functions'.
-    for fn in funcs or BLOCKING:
+    for fn in funcs or BLOCKING + ("spin_work",):
         ref = w["functions"][fn]["off_ns"]
         big = fn in BLOCKING and (fn != "sync_wait" or blocked)
         ok, line = close(fn, by_sym.get(fn, 0), ref, tol if big else 0, 0 if big else
                          max(tol * ref, 0.01 * w["phase_ns"]))
+        if fn == "spin_work":
+            spinner = w["threads"]["spinner"]
+            if spinner.get("run_delay_ns"):
+                line += f"; the kernel's run-queue wait of the spinner {spinner['run_delay_ns'] / 1e6:.1f} ms"
+            if blocks is not None and "switches" in spinner:
+                line += f"; {blocks.get(fn, 0)} blocks for its {spinner['switches']} switches"
+            print(f"  {what}: {line} (not compared)")
+            continue
         print(f"  {what}: {line}")
         if not ok:
             bad.append(line)
         n += 1
     if bad:
-        fail(f"{what}: " + "; ".join(bad))
+        fail(f"{what}: " + "; ".join(bad) + note)
     return n
+
+
+def check_snapshots(snaps, w, tol, what, keep=None, funcs=None):
+    """check_functions on the rows of snaps (those keep(row) accepts) summed by sym, saying what
+    perftop lost (a gap drops the blocks open across it) or dropped in the run."""
+    rows = [r for sn in snaps for r in sn["rows"] if keep is None or keep(r)]
+    lost = sum(sn.get("lost", 0) for sn in snaps)
+    dropped = sum(sn.get("dropped", 0) for sn in snaps)
+    print(f"  {what}: {len(snaps)} snapshots, lost {lost}, dropped {dropped}")
+    note = f" (perftop lost {lost} and dropped {dropped} records in this run)" if lost + dropped else ""
+    return check_functions(sum_rows([{"rows": rows}], lambda r: r["sym"]), w, tol, what, funcs,
+                           note=note, blocks=sum_rows([{"rows": rows}], lambda r: r["sym"],
+                                                      "total_blocks"))
 
 
 def check_states(snaps, w, what):

@@ -523,6 +523,16 @@ static void test_next_pid(void)
 	offcpu_feed(oc, mk_switch(&b, 71, 4001, false, false, true), collect, &s);
 	CHECK_EQ_U64(s.n, 2);
 	sink_clear(&s);
+
+	/* like marks: a block that a next_pid sample ends starts at its switch-out sample (1000), not
+	 * at its switch-out record (1010), tracepoint to tracepoint as perf sched timehist pairs */
+	offcpu_feed(oc, mk_out(&b, 74, 5000, 0x1, 0, 0xc500), collect, &s);
+	offcpu_feed(oc, mk_switch(&b, 74, 5010, true, false, false), collect, &s);
+	offcpu_feed(oc, mk_out(&b, 75, 7000, 0x1, 74, 0xc600), collect, &s);
+	CHECK_EQ_U64(s.n, 1);
+	if (s.n == 1)
+		check_block(s.r[0], 74, 0xc500, 2000, 7000, 2000, OFFCPU_S, true);
+	sink_clear(&s);
 	offcpu_free(oc);
 
 	/* the layout unknown: next_pid is not read */

@@ -2,15 +2,16 @@
 """Acceptance (issue 14): perftop --off-cpu attached to a program already running (its threads
 already blocked and waking in their loops) charges each blocking function with the off-CPU time the
 program measured itself over the part compared, within 10%: with -p PID (per-task events: the
-switch-ins from context-switch records), and with -a (per-CPU events; the program's rows by pid).
+switch-ins from context-switch records), with -t on two of its threads (their functions only), with
+-a and with -C listing every CPU (per-CPU events; the program's rows by pid).
 
 blocker --wait-signal runs its threads' loops untimed until SIGUSR1. The test lets it run, attaches
 `perftop --off-cpu -b --json -z -d 0.5`, waits for perftop's first snapshot (it is attached then),
 sends SIGUSR1 (the program's timed phase of SECS seconds starts), and sums perftop's windows printed
 after the signal: they cover the timed phase, plus the moments between that first snapshot and the
 signal and the rest of the calls under way at the signal (at most a 30 ms wait per thread, about 1%
-of the phase). With -p perftop ends when the program has exited; with -a the test stops it with -n
-(windows enough to cover the phase) and sums the windows up to the program's exit.
+of the phase). With -p and -t perftop ends when the program has exited; with -a and -C the test
+stops it with -n (windows enough to cover the phase) and sums the windows up to the program's exit.
 
 usage: test_offcpu_pid.py PERFTOP FIXTURE_DIR"""
 import json
@@ -18,8 +19,8 @@ import os
 import signal
 import subprocess
 import time
-from offcpulib import (args, blocker_cmd, check_functions, check_mode, fail, kinds_for,
-                       load_workload, need_perf_events, passed, scratch_dir, snapshots, sum_rows,
+from offcpulib import (args, blocker_cmd, check_snapshots, check_mode, fail, kinds_for,
+                       load_workload, need_perf_events, passed, scratch_dir, snapshots,
                        sync_blocked)
 
 SECS = 3
@@ -55,7 +56,7 @@ def attached(name, target):
                 first = f.readline()
             if first.endswith("\n") or pt.poll() is not None:
                 break
-            time.sleep(0.05)
+            time.sleep(0.01)
         if not first.startswith("{"):
             fail(f"perftop {' '.join(pt_args)} gave no first snapshot: {first!r}")
         check_mode([json.loads(first)], "off-cpu")
@@ -86,12 +87,43 @@ def attached(name, target):
 
 checks = 0
 snaps, w, _ = attached("-p", lambda pid: ["-s", "sym", "-p", str(pid)])
-checks += 2 + check_functions(sum_rows(snaps, lambda r: r["sym"]), w, 0.10, "-p mid-run")
+checks += 2 + check_snapshots(snaps, w, 0.10, "-p mid-run")
 
 # -a: the whole machine, per CPU; windows enough for the phase and the program's exit after it.
 n = int((SECS + 2) / 0.5)
 snaps, w, pid = attached("-a", lambda pid: ["-a", "-n", str(n), "-s", "pid,sym"])
-rows = sum_rows(snaps, lambda r: (int(r["pid"]), r["sym"]))
-checks += 2 + check_functions({s: ns for (p, s), ns in rows.items() if p == pid}, w, 0.10,
-                              "-a mid-run, the program's rows")
+checks += 2 + check_snapshots(snaps, w, 0.10, "-a mid-run, the program's rows",
+                              lambda r: int(r["pid"]) == pid)
+
+
+def tids_named(pid, names):
+    """The tids of pid's threads of those names (blocker names its threads at their start)."""
+    out = []
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{t}/comm") as f:
+                if f.read().strip() in names:
+                    out.append(t)
+        except OSError:
+            pass
+    if len(out) != len(names):
+        fail(f"blocker's threads {names} not found in /proc/{pid}/task: {out}")
+    return out
+
+
+# -t: two of its threads only (per-task events on each, without inheritance): the sleeper's and
+# the syncer's functions within 10%, and no row of the functions where the other threads wait.
+snaps, w, _ = attached("-t", lambda pid: ["-s", "sym", "-t",
+                                          ",".join(tids_named(pid, ("sleeper", "syncer")))])
+checks += 2 + check_snapshots(snaps, w, 0.10, "-t sleeper,syncer", funcs=("sleep_wait", "sync_wait"))
+others = {r["sym"] for sn in snaps for r in sn["rows"]} & {"lock_wait", "hold_lock", "spin_work"}
+if others:
+    fail(f"-t sleeper,syncer: rows of other threads' functions: {sorted(others)}")
+checks += 1
+
+# -C with every CPU this test may use: per-CPU events on a list, the program's rows by pid.
+cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+snaps, w, pid = attached("-C", lambda pid: ["-C", cpus, "-n", str(n), "-s", "pid,sym"])
+checks += 2 + check_snapshots(snaps, w, 0.10, f"-C {cpus} mid-run, the program's rows",
+                              lambda r: int(r["pid"]) == pid)
 passed(checks)

@@ -16,14 +16,19 @@ the test skips only when that cannot be done.
 usage: test_offcpu_replay.py PERFTOP FIXTURE_DIR"""
 import os
 import subprocess
-from offcpulib import (args, need_tracefs, blocker_cmd, check_functions, check_mode, check_states, fail,
+from offcpulib import (args, blocker_cmd, check_snapshots, check_mode, check_states, fail,
                        kinds_for, load_workload, need_perf_events, need_tool, passed, run_perftop,
-                       scratch_dir, skip, snapshots, sum_rows, sync_blocked)
+                       scratch_dir, skip, snapshots, sync_blocked)
 
 SECS = 3
 perftop, blocker = args()
 need_tool("perf")
-need_tracefs()
+if not os.path.isdir("/sys/kernel/tracing/events") and \
+        not os.path.isdir("/sys/kernel/debug/tracing/events"):
+    m = subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"],
+                       capture_output=True, text=True)
+    if m.returncode != 0 or not os.path.isdir("/sys/kernel/tracing/events"):
+        skip(f"tracefs is not mounted and cannot be: {m.stderr.strip()}")
 d, where = scratch_dir()
 print(f"fdatasync's file in {where}")
 checks = 0
@@ -44,12 +49,11 @@ def check_replays(path, w, what):
     check_mode(whole, "off-cpu")
     if len(whole) != 1:
         fail(f"{what}: a replay without -d gave {len(whole)} snapshots, want one")
-    n += 2 + check_functions(sum_rows(whole, lambda r: r["sym"]), w, 0.10, f"{what}, whole file")
+    n += 2 + check_snapshots(whole, w, 0.10, f"{what}, whole file")
     windows = replay(path, ["-d", "0.5", "-s", "state,sym"])
     check_mode(windows, "off-cpu")
     print(f"  {what}: {len(windows)} windows of 0.5 s")
-    n += 1 + check_functions(sum_rows(windows, lambda r: r["sym"]), w, 0.10,
-                             f"{what}, windows summed")
+    n += 1 + check_snapshots(windows, w, 0.10, f"{what}, windows summed")
     n += check_states(windows, w, f"{what}, windows")
     return n
 
@@ -76,6 +80,6 @@ snaps, _ = run_perftop(perftop, ["--off-cpu", "-z", "-d", "1", "-s", "sym", "-o"
 w = load_workload(out)
 print(f"perftop -o: {sync_blocked(w)[1]}")
 check_mode(snaps, "off-cpu")
-checks += 1 + check_functions(sum_rows(snaps, lambda r: r["sym"]), w, 0.10, "perftop -o, live")
+checks += 1 + check_snapshots(snaps, w, 0.10, "perftop -o, live")
 checks += check_replays(rec, w, "perftop -o")
 passed(checks)

@@ -3,7 +3,8 @@
 # (threads waiting in sleep_wait, sync_wait, lock_wait and hold_lock, blocker.c): the header says
 # off-CPU, the table has rows for the blocking functions with their state (sleep_wait's S, and
 # sync_wait's D when fdatasync blocks in the directory used: a short run of blocker first says
-# whether it does), f draws the flame graph of the window with the blocking functions in it, q goes
+# whether it does), r hides the run-queue waits, shows them alone, then all again, f draws the
+# flame graph of the window with the blocking functions in it, q goes
 # back to the table and q again exits 0. Exit 77 (skip) only when tmux is missing or the kernel
 # refuses the perf events perftop needs.
 set -u
@@ -46,6 +47,31 @@ if [ "$want_d" = 1 ]; then
 	has_state sync_wait D || fail "no sync_wait row in state D"
 	ok
 fi
+
+# r: the run-queue waits (R, R+) hidden, then alone, then all again; the mode line says which.
+# Hidden: no R or R+ row is left and sleep_wait's S row stays. Alone: only R and R+ rows.
+states_shown() { # the State column's values of the table's rows
+	screen | awk '/State/ && /Symbol/ { t = 1; next } t && NF >= 7 && $1 ~ /%$/ { print $6 }' | sort -u | tr '\n' ' '
+}
+tm send-keys -t t r
+wait_for 'run-queue waits hidden' 30 || fail "r did not hide the run-queue waits"
+sleep 1.2
+case " $(states_shown)" in *" R "* | *" R+ "*) fail "R rows shown with the run-queue waits hidden: $(states_shown)" ;; esac
+has_state sleep_wait S || fail "sleep_wait's S row went with the run-queue waits"
+echo "run-queue waits hidden: states $(states_shown)"
+ok
+tm send-keys -t t r
+wait_for 'run-queue waits only' 30 || fail "r again did not show the run-queue waits alone"
+sleep 1.2
+for st in $(states_shown); do
+	case "$st" in R | R+) ;; *) fail "a $st row shown with the run-queue waits alone: $(states_shown)" ;; esac
+done
+echo "run-queue waits alone: states $(states_shown)"
+ok
+tm send-keys -t t r
+for _ in $(seq 30); do screen | grep -q 'run-queue waits' || break; sleep 0.1; done
+screen | grep -q 'run-queue waits' && fail "r a third time did not show everything again"
+ok
 
 # f: the flame graph with the blocking functions (names that fit their frames).
 tm send-keys -t t f

@@ -448,6 +448,28 @@ static void test_tracing_data(void)
 	td_blob(&p, 4, "PK");
 	td_blob(&p, 8, "1 init\n");
 	CHECK_EQ_U64((uint64_t)(p - out), len);
+
+	/* a replay finds one event's format in it by system and name; not a prefix of a name, not
+	 * another system's, not past a cut */
+	const unsigned char *text;
+	size_t tlen;
+	CHECK(perfdata_tracing_format(out, len, "sched", "sched_wakeup", &text, &tlen));
+	CHECK(tlen == strlen("name: sched_wakeup\nFMT2") && !memcmp(text, "name: sched_wakeup\nFMT2", tlen));
+	CHECK(perfdata_tracing_format(out, len, "sched", "sched_switch", &text, &tlen));
+	CHECK(tlen == strlen("name: sched_switch\nFMT1"));
+	CHECK(!perfdata_tracing_format(out, len, "sched", "sched_s", &text, &tlen));
+	CHECK(!perfdata_tracing_format(out, len, "irq", "sched_switch", &text, &tlen));
+	for (size_t cut = 0; cut < len; cut += 7) /* never past the cut, never a crash */
+		if (perfdata_tracing_format(out, cut, "sched", "sched_wakeup", &text, &tlen))
+			CHECK(text + tlen <= out + cut);
+	/* written big-endian: the sizes are read in that order */
+	unsigned char be[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g', '0', '.', '6', 0,
+			       1, 8, 0, 0, 0x10, 0,
+			       'h', 'e', 'a', 'd', 'e', 'r', '_', 'p', 'a', 'g', 'e', 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			       'h', 'e', 'a', 'd', 'e', 'r', '_', 'e', 'v', 'e', 'n', 't', 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			       0, 0, 0, 0, 0, 0, 0, 1, 's', 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 7,
+			       'n', 'a', 'm', 'e', ':', ' ', 'e' };
+	CHECK(perfdata_tracing_format(be, sizeof(be), "s", "e", &text, &tlen) && tlen == 7);
 	free(out);
 
 	/* an id tracefs does not have, a format that cannot be read, no tracefs: no section */

@@ -48,6 +48,21 @@ int main(void)
 	struct sampler_sizes both, fp8k = sizes(8000, 0, NULL, 0, 2);
 	sampler_sizes(&o2, 2, 4096, &both);
 	CHECK(both.ring_pages == fp8k.ring_pages && both.queue_bytes == fp8k.queue_bytes);
+	/* Off-CPU: the sched_switch event's ring holds 200 ms of a busy CPU's switches (each a sample
+	 * and two context-switch records: 30k/s), not of a tracepoint's assumed 4000 a second. */
+	struct sampler_event sw = { .leader = -1 };
+	sw.attr.type = PERF_TYPE_TRACEPOINT;
+	sw.attr.sample_period = 1;
+	struct offcpu_opts oc = { .switch_evidx = 0 };
+	struct sampler_opts osw = { .callchain = true, .events = &sw, .nevents = 1 };
+	struct sampler_sizes tp, offcpu;
+	sampler_sizes(&osw, 2, 4096, &tp);
+	osw.offcpu = &oc;
+	sampler_sizes(&osw, 2, 4096, &offcpu);
+	CHECK(offcpu.ring_pages >= 4 * tp.ring_pages);
+	CHECK((uint64_t)offcpu.ring_pages * 4096 >= 30000ull * 320 / 5);
+	printf("sched_switch rings: %u KiB as a tracepoint, %u KiB for --off-cpu\n", tp.ring_pages * 4,
+	       offcpu.ring_pages * 4);
 	/* The queue follows the CPUs (each one's samples) ... */
 	struct sampler_sizes fp64 = sizes(999, 0, NULL, 0, 64), fp128 = sizes(999, 0, NULL, 0, 128);
 	CHECK(fp64.ring_pages == fp1k.ring_pages);     /* a ring is per CPU: same rate, same ring */
