@@ -55,6 +55,7 @@
 #define PD_MAX_FEATURE (16u << 20)   /* one feature section */
 #define PD_MAX_LINES 4096
 #define PD_BUF_SIZE (1u << 20)       /* input buffer: a record is at most 64 KiB */
+#define PD_TRACING_PREFIX (512u << 10) /* of a stream's tracing data: where its formats are */
 #define PD_ZOUT_SIZE (1u << 20)      /* decompressed bytes not yet consumed */
 #define PD_REORDER_CAP (64u << 20)   /* parsed records waiting for their round */
 #define PD_REC_MAX (sizeof(struct rec) + 65536 + 64) /* largest parsed form of one record */
@@ -1517,9 +1518,14 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 		}
 		break;
 	case PD_HEADER_TRACING_DATA:
-		/* u32 size; the tracing data itself follows the record, padded to 8 */
+		/* u32 size; the tracing data itself follows the record, padded to 8. As in a file's
+		 * TRACING_DATA feature, its event formats come before its (big) kallsyms: a prefix of
+		 * it gives sched_switch's. */
 		if (size >= 12 && !from_z) {
 			uint64_t n = ((uint64_t)ld32(r, p + 8) + 7) & ~(uint64_t)7;
+			size_t prefix = n < PD_TRACING_PREFIX ? (size_t)n : PD_TRACING_PREFIX;
+			if (!r->attrs_frozen && in_fill(r, prefix) >= prefix)
+				feature_parse(r, FEAT_TRACING_DATA, r->buf + r->bpos, prefix);
 			if (!in_skip(r, n))
 				stop_cut_short(r);
 		}
