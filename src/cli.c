@@ -22,8 +22,7 @@
 #include "export/export.h"
 #include "push/push.h"
 #include "util/util.h"
-
-#define PERFTOP_VERSION "0.1"
+#include "version.h"
 
 struct cli_parsing {
 	struct cli *c;
@@ -319,6 +318,18 @@ static enum cli_result set_header(struct cli_parsing *p, const struct cli_option
 	return CLI_OK;
 }
 
+/* -i FILE, repeatable: the files of one session, played in order (perfdata_open_files). */
+static enum cli_result set_input(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	struct cli *c = p->c;
+	if (c->ninputs == CLI_MAX_INPUTS)
+		return fail(p, "at most %d -i files", CLI_MAX_INPUTS);
+	c->inputs[c->ninputs++] = arg;
+	c->input = c->inputs[0];
+	return CLI_OK;
+}
+
 static enum cli_result set_prefix(struct cli_parsing *p, const struct cli_option *o,
 				  const char *arg)
 {
@@ -424,7 +435,7 @@ static enum cli_result show(struct cli_parsing *p, const struct cli_option *o, c
 	(void)p;
 	(void)arg;
 	if (o->letter == 'V')
-		printf("perftop %s\n", PERFTOP_VERSION);
+		printf("perftop %s (git %s)\n", perftop_version, perftop_git_rev);
 	else if (o->letter == 'h')
 		cli_usage(stdout);
 	else
@@ -461,13 +472,18 @@ static const struct cli_option options[] = {
 	  .doc = "start COMMAND and profile it, its threads and children (enabled at exec)" },
 
 	{ OPT("output", 'o', "FILE", CLI_RECORDING), .set = set_text, .field = FIELD(output),
-	  .help = "record the session as a perf.data file (perf report reads it)",
-	  .doc = "also record the session to FILE as perf.data (see Recording)" },
+	  .help = "record the session as a perf.data file (perf report reads it;\n"
+		"- = a stream on stdout: the view on /dev/tty, -b text on stderr)",
+	  .doc = "also record the session to FILE as perf.data (see Recording); `-`: perf's stream "
+		"form on standard output (`perftop -o - | perftop -i -`), the view then on the "
+		"terminal (/dev/tty), `-b` text on standard error" },
 
-	{ OPT("input", 'i', "FILE", CLI_RECORDING), .set = set_text, .field = FIELD(input),
-	  .help = "replay a recording (perftop's or perf record's; - = stdin)",
-	  .doc = "replay a recording (perftop's or `perf record`'s; `-` = stdin) instead of "
-		"sampling (see Replay)" },
+	{ OPT("input", 'i', "FILE", CLI_RECORDING), .set = set_input,
+	  .help = "replay a recording (perftop's or perf record's; - = stdin;\n"
+		"a directory of --threads; repeated: one session's files in order)",
+	  .doc = "replay a recording (perftop's or `perf record`'s; `-` = stdin; the directory of "
+		"`perf record --threads`; repeated, the files of one `--switch-output` session, "
+		"played in order) instead of sampling (see Replay)" },
 
 	{ OPT("export", 0, "FILE", CLI_RECORDING), .set = set_export,
 	  .help = "at the end of the session or replay, write its whole profile to\n"

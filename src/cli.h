@@ -21,6 +21,7 @@
 #define CLI_MAX_IDS 1024
 #define CLI_MAX_PREFIXES 16
 #define CLI_MAX_EXPORTS 8
+#define CLI_MAX_INPUTS 1024
 
 struct cli {
 	struct sampler_opts sampler;
@@ -38,7 +39,10 @@ struct cli {
 	char target_text[256];
 	/* Recording and replay (perf.data in and out). */
 	const char *output;   /* -o FILE: record the session */
+	int output_fd;        /* -o -: the stream's descriptor (main.c's copy of standard output) */
 	const char *input;    /* -i FILE ("-" = stdin): replay a recording instead of sampling */
+	const char *inputs[CLI_MAX_INPUTS]; /* -i repeated: one session's files, played in order */
+	int ninputs;
 	bool have_time;       /* --time START,END (seconds from the start of the recording) */
 	double time_start, time_end;
 	bool header_only;     /* --header: print the recording's header info and exit */

@@ -18,8 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "export/export.h"
 #include "model/annotate.h"
@@ -189,7 +192,11 @@ static void session_push_window(struct session *s, bool final);
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
 {
 	struct sampler_opts so = c->sampler;
-	if (c->output) {              /* -o: the sampler thread tees the rings into the file */
+	if (c->output && !strcmp(c->output, "-")) { /* -o -: the stream form to standard output */
+		so.tee = perfdata_tee_fd();
+		so.tee_arg = (void *)(intptr_t)(c->output_fd > 2 ? c->output_fd
+					: fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3));
+	} else if (c->output) {       /* -o: the sampler thread tees the rings into the file */
 		so.tee = perfdata_tee();
 		so.tee_arg = (void *)c->output;
 	}
@@ -311,7 +318,8 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
 	struct replay_opts o = {.path = c->input, .event = c->event_select, .scan = !c->batch,
-				.no_histogram = c->batch};
+				.no_histogram = c->batch, .nowait = !c->batch, .paths = c->inputs,
+				.npaths = (size_t)c->ninputs};
 	/* Off-CPU time is made of the switches alone; wall takes every event (cpu-clock's too). */
 	if (c->mode == PROFILE_OFFCPU && !o.event)
 		o.event = OFFCPU_SWITCH_EVENT;
@@ -345,8 +353,12 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	session_mode_events(s, c);
 	s->cur = 0;
 	session_names(s, c, replay_user_stacks(s->replay));
-	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
-		 strcmp(c->input, "-") ? c->input : "stdin");
+	int n = snprintf(s->target_text, sizeof(s->target_text), "%s %s",
+			 replay_is_stream(s->replay) ? "stream on" : "replay of",
+			 strcmp(c->input, "-") ? c->input : "stdin");
+	if (c->ninputs > 1 && n > 0 && (size_t)n < sizeof(s->target_text))
+		snprintf(s->target_text + n, sizeof(s->target_text) - (size_t)n, " and %d more file%s",
+			 c->ninputs - 1, c->ninputs > 2 ? "s" : "");
 	return s;
 }
 

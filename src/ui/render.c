@@ -276,7 +276,7 @@ static void render_mode(struct surface *s, int y, const struct snapshot *snap,
 	if (snap)
 		snprintf(line + len, sizeof(line) - (size_t)len, "   rows: %zu", snap->nrows);
 	int x = LEFT_MARGIN;
-	bool at_end = h && h->replay && h->duration > 0 && h->position >= h->duration;
+	bool at_end = h && h->replay && !h->stream && h->duration > 0 && h->position >= h->duration;
 	if (v->paused || at_end) {
 		/* First, so that even a narrow terminal says why the numbers stopped moving. */
 		x += surface_put_text(s, x, y, -1, v->paused ? "PAUSED" : "END", ROLE_NOTICE) + 3;

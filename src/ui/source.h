@@ -41,6 +41,7 @@ struct view_header {
 
 	/* Filled by tui_run (not by the source's header callback) from tui_source.replay and .info. */
 	bool replay;               /* a recording is played: position, sparkline, replay keys */
+	bool stream;               /* it is a stream still coming in (-i -): its end is not the end */
 	double position, duration; /* seconds of recorded time */
 	const uint64_t *hist;      /* samples in each second of the recording (hist[i]: [i, i+1) s) */
 	size_t nhist;

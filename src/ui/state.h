@@ -87,6 +87,7 @@ struct view_state {
 	 * snapshot it holds, before the filter (model/snapshot.h snapshot_runq). */
 	enum runq_view runq;
 	unsigned hidden_cols;   /* bit 1 << snap_col per column hidden in the F2 setup */
+	bool icicle;            /* flame graphs drawn root on top (the v key), in every flame view */
 
 	/* Zoom (t d K U): the levels the source applies to its samples; can_zoom when it does
 	 * (tui_source.set_zoom), else the keys do nothing. */

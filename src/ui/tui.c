@@ -135,6 +135,9 @@ static void loop_init(struct tui_loop *l, const struct tui_source *src)
 	v->zero = src->zero;
 	v->runq = src->runq;
 	v->order = src->order;
+	v->invert = src->invert;
+	v->hidden_cols = src->hidden_cols;
+	v->icicle = src->icicle;
 	v->raw_names = !src->demangle;
 	v->refresh_secs = refresh_secs;
 	v->replay = src->replay;
@@ -373,6 +376,11 @@ int tui_run(const struct tui_source *src)
 
 	util_set_warn_hook(NULL);
 	term_done();
+	if (src->at_quit)
+		*src->at_quit = (struct tui_settings){ .order = l.v.order, .invert = l.v.invert,
+						       .zero = l.v.zero, .raw_names = l.v.raw_names,
+						       .icicle = l.v.icicle,
+						       .hidden_cols = l.v.hidden_cols };
 	keys_state_done(&l.v);
 	loop_drop_copies(&l);
 	snapshot_free(l.full);
