@@ -51,11 +51,12 @@ static bool batch_emit(struct session *s, const struct cli *c, bool zero, double
 		if (session_runq(s) != RUNQ_ALL)
 			shown = snapshot_runq(snaps[e], session_runq(s));
 		/* Straight to stdout (fully buffered, see batch_run), flushed at the end of each
-		 * snapshot: the text of a large table is not held whole in memory. */
-		if (c->json) {
+		 * snapshot: the text of a large table is not held whole in memory. -q: the window
+		 * still ends (the profile decays, the push's figures move on), nothing is printed. */
+		if (c->json && !c->quiet) {
 			batch_print_json(stdout, shown, &st, time);
 			fputc('\n', stdout);
-		} else {
+		} else if (!c->quiet) {
 			batch_print_text(stdout, shown, &st, time);
 		}
 		if (shown != snaps[e])

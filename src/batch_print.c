@@ -32,6 +32,10 @@
  * window (seconds), perftop's cpu (%), and each counter this machine counts with its count in the
  * window (context_switches, cpu_migrations, page_faults; cycles, instructions, ipc, cache_misses,
  * branch_misses where there is a PMU).
+ *
+ * "push" (last, with --push only): {"sent": N, "failed": N, "dropped": N, "last_error": "..."}, the
+ * session's totals so far (push.h: sent and dropped count profiles, failed counts requests;
+ * last_error is "" until one fails). The plain table's title line ends with the same figures.
  */
 #include "batch.h"
 
@@ -183,6 +187,13 @@ void batch_print_json(FILE *out, const struct snapshot *snap, const struct sessi
 	}
 	fputc(']', out);
 	batch_print_counters(out, &st->counters);
+	if (st->pushing) {
+		fprintf(out, ", \"push\": {\"sent\": %llu, \"failed\": %llu, \"dropped\": %llu, "
+			"\"last_error\": ", (unsigned long long)st->push.sent,
+			(unsigned long long)st->push.failed, (unsigned long long)st->push.dropped);
+		json_string(out, st->push.last_error);
+		fputc('}', out);
+	}
 	fputc('}', out);
 }
 
@@ -282,11 +293,15 @@ void batch_print_text(FILE *out, const struct snapshot *snap, const struct sessi
 		      double time)
 {
 	bool tm = snapshot_is_time(snap);
-	fprintf(out, "perftop  %.1fs  %s  event %s%s%s  samples %llu  lost %llu  dropped %llu%s\n",
+	fprintf(out, "perftop  %.1fs  %s  event %s%s%s  samples %llu  lost %llu  dropped %llu%s",
 		time, st->target_text, st->event, tm ? "  " : "",
 		tm ? profile_mode_title(snap->mode) : "", (unsigned long long)snap->window_samples,
 		(unsigned long long)snap->window_lost, (unsigned long long)st->window_dropped,
 		st->target_exited ? "  (target exited)" : "");
+	if (st->pushing)
+		fprintf(out, "  push: sent %llu failed %llu dropped %llu", (unsigned long long)st->push.sent,
+			(unsigned long long)st->push.failed, (unsigned long long)st->push.dropped);
+	fputc('\n', out);
 	if (tm)
 		fprintf(out, "%8s %8s %8s %8s %10s", "Self%", "Total%", "Time", "Blocks/s",
 			"Longest");

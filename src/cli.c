@@ -19,15 +19,17 @@
 #include <string.h>
 
 #include "events/events.h"
+#include "export/export.h"
+#include "push/push.h"
 #include "util/util.h"
-
-#define PERFTOP_VERSION "0.1"
+#include "version.h"
 
 struct cli_parsing {
 	struct cli *c;
 	const char *sort_spec;
 	bool have_pids, have_tids, have_all;
 	bool freq_given;      /* -F: it wins over the every-hit default of tracepoints and probes */
+	bool push_given;      /* one of the --push options */
 	char *err;
 	size_t errlen;
 };
@@ -283,9 +285,9 @@ static enum cli_result set_iterations(struct cli_parsing *p, const struct cli_op
 				      const char *arg)
 {
 	(void)o;
-	uint64_t n;
-	if (parse_u64(arg, &n) || n > 1000000000)
-		return fail(p, "-n wants a positive number of refreshes, not '%s'", arg);
+	uint64_t n = 0;
+	if (strcmp(arg, "0") && (parse_u64(arg, &n) || n > 1000000000))
+		return fail(p, "-n wants a number of refreshes (0: until stopped), not '%s'", arg);
 	p->c->iterations = (long)n;
 	return CLI_OK;
 }
@@ -316,6 +318,18 @@ static enum cli_result set_header(struct cli_parsing *p, const struct cli_option
 	return CLI_OK;
 }
 
+/* -i FILE, repeatable: the files of one session, played in order (perfdata_open_files). */
+static enum cli_result set_input(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	struct cli *c = p->c;
+	if (c->ninputs == CLI_MAX_INPUTS)
+		return fail(p, "at most %d -i files", CLI_MAX_INPUTS);
+	c->inputs[c->ninputs++] = arg;
+	c->input = c->inputs[0];
+	return CLI_OK;
+}
+
 static enum cli_result set_prefix(struct cli_parsing *p, const struct cli_option *o,
 				  const char *arg)
 {
@@ -325,6 +339,18 @@ static enum cli_result set_prefix(struct cli_parsing *p, const struct cli_option
 	if (p->c->nprefixes == CLI_MAX_PREFIXES)
 		return fail(p, "at most %d --prefix options", CLI_MAX_PREFIXES);
 	p->c->prefixes[p->c->nprefixes++] = arg;
+	return CLI_OK;
+}
+
+static enum cli_result set_export(struct cli_parsing *p, const struct cli_option *o,
+				  const char *arg)
+{
+	(void)o;
+	if (export_format_of(arg) == EXPORT_NONE)
+		return fail(p, "--export %s: the format goes by the name: %s", arg, export_formats_text());
+	if (p->c->nexports == CLI_MAX_EXPORTS)
+		return fail(p, "at most %d --export options", CLI_MAX_EXPORTS);
+	p->c->exports[p->c->nexports++] = arg;
 	return CLI_OK;
 }
 
@@ -363,13 +389,53 @@ static enum cli_result set_call_graph(struct cli_parsing *p, const struct cli_op
 	return CLI_OK;
 }
 
+/* --push URL and its companions: each value is checked here, so a mistake is one line at start. */
+static enum cli_result set_push(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	struct cli *c = p->c;
+	const char *n = o->name;
+	if (!strcmp(n, "push")) {
+		if (push_check_url(arg, p->err, p->errlen))
+			return CLI_ERROR;
+		c->push_url = arg;
+	} else if (!strcmp(n, "push-name")) {
+		if (push_check_name(arg, p->err, p->errlen))
+			return CLI_ERROR;
+		c->push_name = arg;
+	} else if (!strcmp(n, "push-label")) {
+		if (push_check_label(arg, p->err, p->errlen))
+			return CLI_ERROR;
+		if (c->npush_labels == PUSH_MAX_LABELS - 1) /* one left for hostname= */
+			return fail(p, "at most %d --push-label options", PUSH_MAX_LABELS - 1);
+		c->push_labels[c->npush_labels++] = arg;
+	} else if (!strcmp(n, "push-header")) {
+		if (push_check_header(arg, p->err, p->errlen))
+			return CLI_ERROR;
+		if (c->npush_headers == PUSH_MAX_HEADERS)
+			return fail(p, "at most %d --push-header options", PUSH_MAX_HEADERS);
+		c->push_headers[c->npush_headers++] = arg;
+	} else if (!strcmp(n, "push-interval")) {
+		if (parse_positive(arg, &c->push_interval) || c->push_interval < 1 ||
+		    c->push_interval > 3600)
+			return fail(p, "--push-interval wants seconds from 1 to 3600, not '%s'", arg);
+	} else {
+		uint64_t q;
+		if (parse_u64(arg, &q) || q > PUSH_QUEUE_MAX)
+			return fail(p, "--push-queue wants a number of profiles from 1 to %d, not '%s'",
+				    PUSH_QUEUE_MAX, arg);
+		c->push_queue = (int)q;
+	}
+	p->push_given = true;
+	return CLI_OK;
+}
+
 /* -h, -V and the hidden --markdown-options: print, and exit at once. */
 static enum cli_result show(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
 	(void)p;
 	(void)arg;
 	if (o->letter == 'V')
-		printf("perftop %s\n", PERFTOP_VERSION);
+		printf("perftop %s (git %s)\n", perftop_version, perftop_git_rev);
 	else if (o->letter == 'h')
 		cli_usage(stdout);
 	else
@@ -406,13 +472,26 @@ static const struct cli_option options[] = {
 	  .doc = "start COMMAND and profile it, its threads and children (enabled at exec)" },
 
 	{ OPT("output", 'o', "FILE", CLI_RECORDING), .set = set_text, .field = FIELD(output),
-	  .help = "record the session as a perf.data file (perf report reads it)",
-	  .doc = "also record the session to FILE as perf.data (see Recording)" },
+	  .help = "record the session as a perf.data file (perf report reads it;\n"
+		"- = a stream on stdout: the view on /dev/tty, -b text on stderr)",
+	  .doc = "also record the session to FILE as perf.data (see Recording); `-`: perf's stream "
+		"form on standard output (`perftop -o - | perftop -i -`), the view then on the "
+		"terminal (/dev/tty), `-b` text on standard error" },
 
-	{ OPT("input", 'i', "FILE", CLI_RECORDING), .set = set_text, .field = FIELD(input),
-	  .help = "replay a recording (perftop's or perf record's; - = stdin)",
-	  .doc = "replay a recording (perftop's or `perf record`'s; `-` = stdin) instead of "
-		"sampling (see Replay)" },
+	{ OPT("input", 'i', "FILE", CLI_RECORDING), .set = set_input,
+	  .help = "replay a recording (perftop's or perf record's; - = stdin;\n"
+		"a directory of --threads; repeated: one session's files in order)",
+	  .doc = "replay a recording (perftop's or `perf record`'s; `-` = stdin; the directory of "
+		"`perf record --threads`; repeated, the files of one `--switch-output` session, "
+		"played in order) instead of sampling (see Replay)" },
+
+	{ OPT("export", 0, "FILE", CLI_RECORDING), .set = set_export,
+	  .help = "at the end of the session or replay, write its whole profile to\n"
+		"FILE: pprof (*.pb.gz, *.pprof), speedscope (*.speedscope.json) or\n"
+		"folded stacks (*.folded), by the name; repeatable",
+	  .doc = "at the end of the session (`-b`, or when the view quits) or of a replay, write its whole profile to FILE, "
+		"in the format its name says: pprof (`*.pb.gz`, `*.pprof`), speedscope "
+		"(`*.speedscope.json`) or folded stacks (`*.folded`); repeatable (see Exports)" },
 
 	{ OPT("time", 0, "START,END", CLI_RECORDING), .set = set_time,
 	  .help = "replay: aggregate only this range (seconds from the start)" },
@@ -551,11 +630,17 @@ static const struct cli_option options[] = {
 	  .doc = "plain text every refresh, like `top -b`" },
 
 	{ OPT("iterations", 'n', "N", CLI_VIEW), .set = set_iterations,
-	  .help = "stop after N refreshes" },
+	  .help = "stop after N refreshes (0: run until SIGINT or SIGTERM)" },
 
 	{ OPT("json", 0, NULL, CLI_VIEW), .set = set_flag, .field = FIELD(json),
 	  .help = "with -b: each refresh is one JSON object on its own line",
 	  .doc = "with `-b`: one JSON object per refresh, on a line of its own" },
+
+	{ OPT("quiet", 'q', NULL, CLI_VIEW), .set = set_flag, .field = FIELD(quiet),
+	  .help = "batch mode without its tables: only errors are printed (an agent\n"
+		"that pushes: -a --push URL -q -n 0)",
+	  .doc = "batch mode (`-b`) that prints no tables, only errors: a headless agent with "
+		"`--push` (see Continuous profiling)" },
 
 	{ OPT("help", 'h', NULL, CLI_VIEW), .set = show,
 	  .help = "this text",
@@ -567,6 +652,39 @@ static const struct cli_option options[] = {
 
 	{ OPT("markdown-options", 0, NULL, CLI_VIEW), .set = show, .flags = CLI_HIDDEN,
 	  .help = "the README's option table" },
+
+	{ OPT("push", 0, "URL", CLI_PUSH), .set = set_push,
+	  .help = "every --push-interval, send the window's profile (pprof) to the\n"
+		"Pyroscope server at URL: http[s]://[USER:PASSWORD@]HOST[:PORT][/PREFIX],\n"
+		"or to Parca: parca[s]://HOST:PORT",
+	  .doc = "every `--push-interval`, send the window's profile (gzipped pprof) to the "
+		"Pyroscope server at URL, `http[s]://[USER:PASSWORD@]HOST[:PORT][/PREFIX]` "
+		"(`POST URL/ingest`; USER:PASSWORD gives basic auth), or to the Parca server at "
+		"`parca[s]://HOST:PORT`, from a thread of its own (see Continuous profiling)" },
+
+	{ OPT("push-interval", 0, "SECS", CLI_PUSH), .set = set_push,
+	  .help = "seconds between pushes (default 10, jittered by up to 10%)" },
+
+	{ OPT("push-name", 0, "APP", CLI_PUSH), .set = set_push,
+	  .help = "the application's name (default: the command's, -p's process's,\n"
+		"else the host name)",
+	  .doc = "the application's name on the server (default: the command's name, the "
+		"process's with `-p`, else the host name)" },
+
+	{ OPT("push-label", 0, "KEY=VALUE", CLI_PUSH), .set = set_push,
+	  .help = "a label of the pushed series (repeatable; hostname=HOST is added)",
+	  .doc = "a label of the pushed series, e.g. `env=prod` (repeatable; `hostname=HOST` is "
+		"added unless given)" },
+
+	{ OPT("push-header", 0, "'NAME: VALUE'", CLI_PUSH), .set = set_push,
+	  .help = "an HTTP header of every push (repeatable): a bearer token,\n"
+		"X-Scope-OrgID for a multi-tenant server",
+	  .doc = "an HTTP header of every push (repeatable): `'Authorization: Bearer TOKEN'`, "
+		"`'X-Scope-OrgID: TENANT'` for a multi-tenant server" },
+
+	{ OPT("push-queue", 0, "N", CLI_PUSH), .set = set_push,
+	  .help = "profiles kept while the server is slow or down (default 16;\n"
+		"the oldest is dropped first)" },
 };
 
 const struct cli_option *cli_options(size_t *n)
@@ -580,6 +698,7 @@ const char *cli_section_title(enum cli_section s, bool long_form)
 	static const char *const titles[CLI_SECTIONS] = {
 		[CLI_TARGETS] = "Targets", [CLI_RECORDING] = "Recording and replay",
 		[CLI_SAMPLING] = "Sampling", [CLI_NAMES] = "Names", [CLI_VIEW] = "View",
+		[CLI_PUSH] = "Continuous profiling",
 	};
 	if (long_form && s == CLI_TARGETS)
 		return "Targets (no target and no command = the whole system, like -a)";
@@ -770,8 +889,13 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 		return fail(p, "--time and --header are for replays: add -i FILE");
 	if (c->input && c->output)
 		return fail(p, "-i and -o together: replaying a recording does not record it again");
-	if (c->json && !c->batch)
-		c->batch = true; /* --json only makes sense as batch output */
+	if ((c->json || c->quiet) && !c->batch)
+		c->batch = true; /* --json and -q only make sense as batch output */
+	if (p->push_given && !c->push_url)
+		return fail(p, "--push-interval, --push-name, --push-label, --push-header and "
+			    "--push-queue go with --push URL");
+	if (c->push_url && c->input)
+		return fail(p, "--push is for live sessions: a replay has no window to push");
 	if (p->have_pids)
 		o->target = TARGET_PIDS;
 	else if (p->have_tids)

@@ -15,10 +15,13 @@
 #include <stdio.h>
 
 #include "model/profile.h"
+#include "push/push.h"
 #include "sampler/sampler.h"
 
 #define CLI_MAX_IDS 1024
 #define CLI_MAX_PREFIXES 16
+#define CLI_MAX_EXPORTS 8
+#define CLI_MAX_INPUTS 1024
 
 struct cli {
 	struct sampler_opts sampler;
@@ -36,11 +39,16 @@ struct cli {
 	char target_text[256];
 	/* Recording and replay (perf.data in and out). */
 	const char *output;   /* -o FILE: record the session */
+	int output_fd;        /* -o -: the stream's descriptor (main.c's copy of standard output) */
 	const char *input;    /* -i FILE ("-" = stdin): replay a recording instead of sampling */
+	const char *inputs[CLI_MAX_INPUTS]; /* -i repeated: one session's files, played in order */
+	int ninputs;
 	bool have_time;       /* --time START,END (seconds from the start of the recording) */
 	double time_start, time_end;
 	bool header_only;     /* --header: print the recording's header info and exit */
 	const char *event_select; /* --event NAME: which event of a multi-event file */
+	const char *exports[CLI_MAX_EXPORTS]; /* --export FILE: written at the end (issue 15) */
+	int nexports;
 	bool delay_given;     /* -d was on the command line (replay: one snapshot per -d of recorded time) */
 	/* Names (issue 4). */
 	bool no_inline;       /* --no-inline: no inline frames from DWARF */
@@ -57,12 +65,23 @@ struct cli {
 	enum profile_mode mode; /* --off-cpu: PROFILE_OFFCPU, --wall: PROFILE_WALL */
 	uint64_t min_block_ns;  /* --min-block MS */
 	struct offcpu_opts offcpu; /* live in those modes: sampler.offcpu points here */
+	bool quiet;           /* -q: batch prints no snapshots, only errors */
+	/* --push URL (issue 15): the window's profile to a Pyroscope server (pusher.h). */
+	const char *push_url;
+	const char *push_name;
+	const char *push_labels[PUSH_MAX_LABELS]; /* "key=value" */
+	int npush_labels;
+	const char *push_headers[PUSH_MAX_HEADERS]; /* "Name: value" */
+	int npush_headers;
+	double push_interval; /* seconds; 10 by default */
+	int push_queue;       /* profiles waiting; 0: push.h's default */
 };
 
 enum cli_result { CLI_OK, CLI_EXIT_OK, CLI_ERROR };
 
 /* The groups of --help, in its order. */
-enum cli_section { CLI_TARGETS, CLI_RECORDING, CLI_SAMPLING, CLI_NAMES, CLI_VIEW, CLI_SECTIONS };
+enum cli_section { CLI_TARGETS, CLI_RECORDING, CLI_SAMPLING, CLI_NAMES, CLI_VIEW, CLI_PUSH,
+		   CLI_SECTIONS };
 
 /* What the parser keeps while it reads argv (cli.c); an option's set function changes it. */
 struct cli_parsing;

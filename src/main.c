@@ -5,23 +5,27 @@
  * hands it to one of two front ends: the batch printer (-b) or the full-screen view. Errors a user
  * can cause end here as one line on stderr and a non-zero exit, before any terminal state changes.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "batch.h"
 #include "cli.h"
 #include "replay.h"
 #include "session.h"
+#include "settings/settings.h"
 #include "symbolize/symbolizer.h"
 #include "ui/tui.h"
 #include "util/util.h"
 
 struct tui_glue {
 	struct session *session;
-	char notice[160];
+	char notice[400];
 	char exit_text[160];
 	bool replay_fed;           /* a replay fed records (or seeked) since the last snapshot */
 	bool replay_shown;         /* a snapshot of the replay was handed out */
@@ -114,6 +118,8 @@ static void glue_header(void *ctx, struct view_header *h)
 	session_get_status(g->session, &st);
 	memset(h, 0, sizeof(*h));
 	h->target = st.target_text;
+	struct replay *rp = session_replay(g->session);
+	h->stream = rp && replay_is_stream(rp) && !replay_at_end(rp);
 	h->event = st.event;
 	h->event_index = session_event(g->session);
 	h->nevents = session_nevents(g->session);
@@ -126,6 +132,10 @@ static void glue_header(void *ctx, struct view_header *h)
 	h->unwound = st.unwound;
 	h->elapsed = st.elapsed;
 	glue_counters(h, &st.counters);
+	h->push = st.pushing;
+	h->push_sent = st.push.sent;
+	h->push_failed = st.push.failed;
+	h->push_dropped = st.push.dropped;
 	h->notice = g->notice[0] ? g->notice : session_notice(g->session);
 	h->target_exited = st.target_exited;
 	if (st.target_exited) {
@@ -200,6 +210,17 @@ static const char *const *glue_info(void *ctx, size_t *n)
 	return (const char *const *)replay_header_lines(glue_replay(ctx), n);
 }
 
+static int glue_export(void *ctx, const char *path, const char *filter, char *msg, size_t len)
+{
+	struct tui_glue *g = ctx;
+	return session_export_window(g->session, path, filter, msg, len);
+}
+
+static void glue_hold(void *ctx, bool hold)
+{
+	session_export_hold(((struct tui_glue *)ctx)->session, hold);
+}
+
 static const struct tui_replay glue_replay_ops = {
 	.duration = glue_r_duration,
 	.position = glue_r_position,
@@ -228,6 +249,116 @@ static int print_header(const char *path)
 	return 0;
 }
 
+/* The settings file (settings/settings.h) and the command line: the file's settings are the view's
+ * at start, except those an option of this run sets (-z, -d, --no-mouse, --no-demangle, --diff's
+ * order), which win for the run; at quit only what the user changed in the view is written back
+ * over the file's, so an option is never saved, and a file that was rejected is not overwritten
+ * unless a setting was changed. The batch mode (-b) neither reads nor writes it: its output is for
+ * scripts and must not depend on what a view was left at. */
+struct kept_settings {
+	char *path;
+	struct settings file;       /* as read: empty when there is none or it was rejected */
+	struct tui_settings start;  /* what the view started with */
+	struct tui_settings end;    /* what it quit with */
+};
+
+/* Whether a saved order is a column of this session's table. */
+static bool order_fits(enum snap_col order, const struct cli *cli)
+{
+	if (order >= COL_COUNT || (order == COL_DELTA && !cli->diff_base))
+		return false;
+	bool time_col = order == COL_TIME || order == COL_BLOCKS || order == COL_LONGEST;
+	return !time_col || cli->mode != PROFILE_SAMPLES;
+}
+
+static void settings_start(struct kept_settings *k, const struct cli *cli, struct tui_source *src,
+			   char *notice, size_t len)
+{
+	char err[600];
+	k->path = settings_path();
+	if (k->path && settings_load(k->path, &k->file, err, sizeof(err)) < 0) {
+		fprintf(stderr, "perftop: %s: using the default settings\n", err);
+		size_t at = strlen(notice);
+		snprintf(notice + at, len - at, "%s%s: default settings used", at ? ";  " : "", err);
+	}
+	const struct settings *f = &k->file;
+	if (SETTINGS_HAS(f, SETTINGS_ORDER) && !cli->diff_base && order_fits(f->order, cli))
+		src->order = f->order;
+	if (SETTINGS_HAS(f, SETTINGS_INVERT) && !cli->diff_base)
+		src->invert = f->invert;
+	if (SETTINGS_HAS(f, SETTINGS_ZERO) && !cli->zero)
+		src->zero = f->zero;
+	if (SETTINGS_HAS(f, SETTINGS_REFRESH) && !cli->delay_given)
+		src->refresh_secs = f->refresh_secs;
+	if (SETTINGS_HAS(f, SETTINGS_HIDDEN))
+		src->hidden_cols = f->hidden_cols;
+	if (SETTINGS_HAS(f, SETTINGS_ICICLE))
+		src->icicle = f->icicle;
+	if (SETTINGS_HAS(f, SETTINGS_MOUSE) && !cli->no_mouse)
+		src->no_mouse = !f->mouse;
+	if (SETTINGS_HAS(f, SETTINGS_RAW_NAMES) && !cli->no_demangle)
+		src->demangle = !f->raw_names;
+	k->start = (struct tui_settings){ .order = src->order, .invert = src->invert,
+					  .zero = src->zero, .raw_names = !src->demangle,
+					  .icicle = src->icicle, .hidden_cols = src->hidden_cols };
+	k->end = k->start;
+	src->at_quit = &k->end;
+}
+
+static void settings_finish(struct kept_settings *k)
+{
+	struct settings out = k->file;
+	const struct tui_settings *a = &k->start, *b = &k->end;
+	unsigned changed = (a->order != b->order) << SETTINGS_ORDER |
+			   (a->invert != b->invert) << SETTINGS_INVERT |
+			   (a->zero != b->zero) << SETTINGS_ZERO |
+			   (a->hidden_cols != b->hidden_cols) << SETTINGS_HIDDEN |
+			   (a->icicle != b->icicle) << SETTINGS_ICICLE |
+			   (a->raw_names != b->raw_names) << SETTINGS_RAW_NAMES;
+	/* Only the changed ones: the others keep the file's value (not an option's of this run). */
+	if (changed >> SETTINGS_ORDER & 1)
+		out.order = b->order;
+	if (changed >> SETTINGS_INVERT & 1)
+		out.invert = b->invert;
+	if (changed >> SETTINGS_ZERO & 1)
+		out.zero = b->zero;
+	if (changed >> SETTINGS_HIDDEN & 1)
+		out.hidden_cols = b->hidden_cols;
+	if (changed >> SETTINGS_ICICLE & 1)
+		out.icicle = b->icicle;
+	if (changed >> SETTINGS_RAW_NAMES & 1)
+		out.raw_names = b->raw_names;
+	out.have |= changed;
+	char err[600];
+	if (changed && k->path && settings_save(k->path, &out, err, sizeof(err)) < 0)
+		fprintf(stderr, "perftop: settings not saved: %s\n", err);
+	free(k->path);
+}
+
+/* -o -: the stream goes to standard output as it was; what perftop and the profiled command would
+ * print there goes elsewhere: batch text to standard error, the view to the terminal (/dev/tty).
+ * Done before the session opens, so that the command starts with that standard output. */
+static int stream_to_stdout(struct cli *cli, char *err, size_t errlen)
+{
+	if (isatty(STDOUT_FILENO)) {
+		snprintf(err, errlen, "-o -: standard output is a terminal; send the stream to a pipe or a "
+			 "file (perftop -o - ... | perftop -i -)");
+		return -1;
+	}
+	int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	int to = cli->batch ? dup(STDERR_FILENO) : open("/dev/tty", O_RDWR | O_CLOEXEC);
+	if (fd < 0 || to < 0) {
+		snprintf(err, errlen, fd < 0 ? "-o -: %s" : "-o -: the view needs a terminal (/dev/tty: %s); "
+			 "-b prints text on standard error instead", strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	dup2(to, STDOUT_FILENO);
+	close(to);
+	cli->output_fd = fd;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli;
@@ -251,6 +382,11 @@ int main(int argc, char **argv)
 		break;
 	}
 
+	if (cli.output && !strcmp(cli.output, "-") && stream_to_stdout(&cli, err, sizeof(err)) < 0) {
+		fprintf(stderr, "perftop: %s\n", err);
+		free(urls);
+		return 1;
+	}
 	symbolizer_configure_debuginfo(cli.symfs, urls);
 	free(urls);
 	if (cli.input && cli.header_only)
@@ -272,8 +408,13 @@ int main(int argc, char **argv)
 	if (st.event_fell_back) {
 		snprintf(notice, sizeof(notice), "no hardware PMU on this machine: sampling %s instead of cycles",
 			 st.event);
-		if (cli.batch)
+		if (cli.batch && !cli.quiet)
 			fprintf(stderr, "perftop: %s\n", notice);
+	}
+	if (cli.nexports && session_enable_export(s, err, sizeof(err)) < 0) {
+		fprintf(stderr, "perftop: %s\n", err);
+		session_close(s);
+		return 1;
 	}
 	if (session_start(s, err, sizeof(err)) < 0) {
 		fprintf(stderr, "perftop: %s\n", err);
@@ -288,6 +429,9 @@ int main(int argc, char **argv)
 		struct tui_glue g = {.session = s};
 		session_enable_calltree(s);
 		session_enable_annotate(s, cli.prefixes, (size_t)cli.nprefixes);
+		/* w writes the window on screen; --export the whole session at the end */
+		if (!cli.nexports && session_export_windows(s, err, sizeof(err)) < 0)
+			warn_msg("%s", err);
 		snprintf(g.notice, sizeof(g.notice), "%s", notice);
 		struct tui_source src = {
 			.ctx = &g,
@@ -307,12 +451,24 @@ int main(int argc, char **argv)
 			.nevents = session_nevents(s),
 			.event = session_event(s),
 			.switch_event = glue_switch_event,
+			.export_window = glue_export,
+			.hold_window = glue_hold,
 		};
 		if (cli.input) {
 			src.replay = &glue_replay_ops;
 			src.info = glue_info;
 		}
+		struct kept_settings kept = { 0 };
+		settings_start(&kept, &cli, &src, g.notice, sizeof(g.notice));
 		rc = tui_run(&src);
+		settings_finish(&kept);
+	}
+	/* --export: the whole session (batch, or what the view ran), written once at its end */
+	for (int i = 0; i < cli.nexports; i++) {
+		if (session_export_write(s, cli.exports[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "perftop: %s\n", err);
+			rc = 1;
+		}
 	}
 	session_close(s);
 	return rc;

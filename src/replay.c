@@ -138,7 +138,8 @@ static void replay_no_event(struct replay *rp, const char *want, char *err, size
 struct replay *replay_open(const struct replay_opts *o, const struct replay_sink *sink, char *err,
 			   size_t errlen)
 {
-	struct perfdata_reader *rd = perfdata_open(o->path, err, errlen);
+	struct perfdata_reader *rd = o->npaths > 1 ? perfdata_open_files(o->paths, o->npaths, err, errlen)
+						 : perfdata_open(o->path, err, errlen);
 	if (!rd)
 		return NULL;
 	struct replay *rp = xcalloc(1, sizeof(*rp));
@@ -176,8 +177,12 @@ struct replay *replay_open(const struct replay_opts *o, const struct replay_sink
 		rp->played[rp->ev[k]] = (int)k;
 	if (o->scan && perfdata_rewind(rd) == 0)
 		replay_scan_played(rp);
-	if (perfdata_in_memory(rd))
+	if (perfdata_in_memory(rd)) {
 		rp->ahead = perfdata_ahead_new(rd);
+	} else if (o->nowait && perfdata_is_stream(rd)) {
+		rp->ahead = perfdata_ahead_new(rd);
+		perfdata_ahead_set_nowait(rp->ahead);
+	}
 	return rp;
 }
 
@@ -277,6 +282,11 @@ bool replay_at_end(const struct replay *rp)
 	return rp->at_end;
 }
 
+bool replay_is_stream(const struct replay *rp)
+{
+	return perfdata_is_stream(rp->rd);
+}
+
 void replay_set_range(struct replay *rp, double start, double end)
 {
 	rp->range_start = start > 0 ? start : 0;
@@ -300,9 +310,16 @@ static long feed_until(struct replay *rp, double t, long budget)
 {
 	long fed = 0;
 	double last_rel = rp->pos;
+	bool waiting = false;      /* a stream's records have not come yet */
 	for (;;) {
 		if (!rp->pending) {
-			if (rp->at_end || replay_next(rp, &rp->pending) <= 0) {
+			int rc = rp->at_end ? 0 : replay_next(rp, &rp->pending);
+			if (rc == -EAGAIN) {   /* a stream: nothing more yet */
+				rp->pending = NULL;
+				waiting = true;
+				break;
+			}
+			if (rc <= 0) {
 				rp->pending = NULL;
 				rp->at_end = true;
 				break;
@@ -340,6 +357,8 @@ static long feed_until(struct replay *rp, double t, long budget)
 		rp->pos = isfinite(t) && t < replay_duration(rp) ? t : replay_duration(rp);
 	else if (budget > 0 && fed >= budget)
 		rp->pos = last_rel;
+	else if (waiting && t > replay_duration(rp)) /* playback waits at the stream's edge */
+		rp->pos = rp->pos > replay_duration(rp) ? rp->pos : replay_duration(rp);
 	else if (t > rp->pos)
 		rp->pos = t;
 	return fed;

@@ -30,9 +30,16 @@ struct replay_sink {
 
 struct replay_opts {
 	const char *path;          /* "-" = stdin (pipe mode) */
+	/* Several files of one session (-i A -i B: perf record --switch-output's), played as one in
+	 * this order; npaths 0 or 1: path alone. */
+	const char *const *paths;
+	size_t npaths;
 	const char *event;         /* --select-event NAME, or NULL: every event with samples */
 	bool scan;                 /* read the file once at open for the duration and the histogram */
 	bool no_histogram;         /* nothing reads the histogram (batch): it is not kept */
+	/* A stream (-i -) is read on a thread and a tick feeds what has come, never waiting for the
+	 * producer (the view must stay live); without, reading waits for the records (batch). */
+	bool nowait;
 };
 
 struct replay;
@@ -70,6 +77,9 @@ const uint64_t *replay_histogram(const struct replay *rp, size_t *nsecs);
 double replay_position(const struct replay *rp);
 /* True once every record has been fed. */
 bool replay_at_end(const struct replay *rp);
+/* True when the input is a pipe followed as it arrives (perfdata_is_stream): its end so far is
+ * not the end. */
+bool replay_is_stream(const struct replay *rp);
 
 /* Samples outside [start, end) (seconds) are not fed; start < 0: from the start, end < 0: to the end
  * (TUI_RANGE_NONE). */

@@ -19,15 +19,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "export/export.h"
 #include "model/annotate.h"
 #include "model/diff.h"
+#include "model/filter.h"
 #include "replay.h"
 #include "sample_memo.h"
 #include "perfdata/perfdata_write.h"
 #include "python/pyrecord.h"
 #include "python/pystacks.h"
+#include "pusher.h"
 #include "sampler/sampler.h"
 #include "symbolize/disasm.h"
 #include "symbolize/symbolizer.h"
@@ -125,6 +132,24 @@ struct session {
 	struct pystacks *py;
 	struct pyrecord *pyrec;
 	struct pyreplay *pyrep;
+	/* Exports (--export, the view's key, a push): the stacks collected since export_start
+	 * (wall clock, ns since the epoch; live only) and the first and last sample times. */
+	struct stackcol *col;
+	uint64_t export_start, export_first, export_last;
+	/* The view's w key (session_export_windows): the collection of the last window ended,
+	 * swapped with col at every refresh, and its times. */
+	struct stackcol *col_shown;
+	uint64_t shown_start, shown_first, shown_last, shown_duration;
+	bool export_hold;          /* a paused view: col_shown stays the window on screen */
+	char export_name[1024];    /* session_describe_frame's answer, copied by the collector */
+	uint8_t kernel_bid[20];    /* the running kernel's build-id (live), read once */
+	uint8_t kernel_bid_size;
+	bool inline_frames;        /* session_names' choice */
+	/* --push: the push of each window (pusher.h), and the stacks collected since the last push
+	 * (a collector of its own: the view's w key swaps col at every refresh, --export keeps the
+	 * whole session). */
+	struct pusher *pusher;
+	struct stackcol *col_push;
 };
 
 /*
@@ -144,6 +169,7 @@ struct session {
 static void session_names(struct session *s, const struct cli *c, bool unwound_chains)
 {
 	bool inline_frames = !c->no_inline && (c->inline_frames || unwound_chains);
+	s->inline_frames = inline_frames;
 	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
 	if (s->py && !s->pyrec)
 		pystacks_set_srclines(s->py, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
@@ -177,6 +203,10 @@ static void session_python_open(struct session *s, const struct cli *c)
 			     s->ev[0].freq ? 1000000000ull / s->ev[0].freq : 1000000ull);
 	if (!c->output)
 		return;
+	if (!strcmp(c->output, "-")) {
+		warn_msg("a stream (-o -) keeps no Python frames: record to a file for them");
+		return;
+	}
 	char path[PATH_MAX], err[PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s.python", c->output);
 	s->pyrec = pyrecord_create(path, err, sizeof(err));
@@ -185,22 +215,35 @@ static void session_python_open(struct session *s, const struct cli *c)
 	pystacks_set_srclines(s->py, true); /* a replay may ask for lines */
 }
 
-/* A replay: the Python frames perftop kept beside the recording, if any. */
+/* A replay: the Python frames perftop kept beside the recording(s), if any. */
 static void session_python_replay(struct session *s, const struct cli *c)
 {
-	if (c->no_python || !strcmp(c->input, "-"))
+	if (c->no_python)
 		return;
-	char path[PATH_MAX], err[PATH_MAX + 128];
-	snprintf(path, sizeof(path), "%s.python", c->input);
-	s->pyrep = pyreplay_open(path, err, sizeof(err));
-	if (err[0])
-		warn_msg("%s", err);
+	/* as replay_open takes them: the list when there are several, else c->input (a --diff
+	 * base's session sets only that) */
+	for (int i = 0; i < (c->ninputs > 1 ? c->ninputs : 1); i++) {
+		const char *in = c->ninputs > 1 ? c->inputs[i] : c->input;
+		if (!in || !strcmp(in, "-"))
+			continue;
+		char path[PATH_MAX], err[PATH_MAX + 128];
+		snprintf(path, sizeof(path), "%s.python", in);
+		s->pyrep = pyreplay_open(s->pyrep, path, err, sizeof(err));
+		if (err[0])
+			warn_msg("%s", err);
+	}
 }
+static int session_enable_push(struct session *s, char *err, size_t errlen);
+static void session_push_window(struct session *s, bool final);
 
 struct session *session_open(const struct cli *c, char *err, size_t errlen)
 {
 	struct sampler_opts so = c->sampler;
-	if (c->output) {              /* -o: the sampler thread tees the rings into the file */
+	if (c->output && !strcmp(c->output, "-")) { /* -o -: the stream form to standard output */
+		so.tee = perfdata_tee_fd();
+		so.tee_arg = (void *)(intptr_t)(c->output_fd > 2 ? c->output_fd
+					: fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3));
+	} else if (c->output) {       /* -o: the sampler thread tees the rings into the file */
 		so.tee = perfdata_tee();
 		so.tee_arg = (void *)c->output;
 	}
@@ -229,6 +272,11 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 	if (c->sampler.target == TARGET_COMMAND)
 		s->command_name = c->sampler.argv[0];
 	s->output = c->output;
+	if (c->push_url && (!(s->pusher = pusher_open(c, err, errlen)) ||
+			    session_enable_push(s, err, errlen) < 0)) {
+		session_close(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -264,6 +312,9 @@ static void session_zero_events(struct session *s)
 		if (ev->annot)
 			annotate_end_window(ev->annot, true);
 	}
+	/* the stacks collected start over with them (a seek feeds the samples again) */
+	if (s->col)
+		session_export_reset(s);
 }
 
 /* A seek starts the aggregation over; the address spaces stay (the side-band is fed again). */
@@ -316,7 +367,8 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
 	struct replay_opts o = {.path = c->input, .event = c->event_select, .scan = !c->batch,
-				.no_histogram = c->batch};
+				.no_histogram = c->batch, .nowait = !c->batch, .paths = c->inputs,
+				.npaths = (size_t)c->ninputs};
 	/* Off-CPU time is made of the switches alone; wall takes every event (cpu-clock's too). */
 	if (c->mode == PROFILE_OFFCPU && !o.event)
 		o.event = OFFCPU_SWITCH_EVENT;
@@ -351,8 +403,12 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	s->cur = 0;
 	session_python_replay(s, c);
 	session_names(s, c, replay_user_stacks(s->replay));
-	snprintf(s->target_text, sizeof(s->target_text), "replay of %s",
-		 strcmp(c->input, "-") ? c->input : "stdin");
+	int n = snprintf(s->target_text, sizeof(s->target_text), "%s %s",
+			 replay_is_stream(s->replay) ? "stream on" : "replay of",
+			 strcmp(c->input, "-") ? c->input : "stdin");
+	if (c->ninputs > 1 && n > 0 && (size_t)n < sizeof(s->target_text))
+		snprintf(s->target_text + n, sizeof(s->target_text) - (size_t)n, " and %d more file%s",
+			 c->ninputs - 1, c->ninputs > 2 ? "s" : "");
 	return s;
 }
 
@@ -426,6 +482,10 @@ int session_start(struct session *s, char *err, size_t errlen)
 	int rc = sampler_start(s->sampler, err, errlen);
 	s->start_ns = s->window_start_ns = now_ns();
 	session_counters_window(s, 0);
+	if (s->pusher) {
+		int64_t from, until;
+		pusher_due(s->pusher, false, &from, &until); /* the first window starts */
+	}
 	return rc < 0 ? -1 : 0;
 }
 
@@ -456,6 +516,9 @@ void session_close(struct session *s)
 			(double)ps.watcher_cpu_ns / 1e9);
 		fprintf(stderr, "\n");
 	}
+	if (s->pusher && s->start_ns)
+		session_push_window(s, true);
+	pusher_close(s->pusher); /* flushes for a few seconds at most */
 	if (s->sampler) {
 		sampler_stop(s->sampler);
 		sampler_free(s->sampler);
@@ -482,6 +545,9 @@ void session_close(struct session *s)
 		warn_msg("%s.python: %s: the recording's Python frames are incomplete", s->output,
 			 strerror(-rc));
 	pyreplay_free(s->pyrep);
+	stackcol_free(s->col);
+	stackcol_free(s->col_shown);
+	stackcol_free(s->col_push);
 	sample_memo_free(s->memo);
 	offcpu_free(s->offcpu);
 	free(s);
@@ -515,6 +581,15 @@ static void session_python_frames(struct session *s, const struct rec *r, const 
 	int npy = s->pyrec ? pystacks_last(s->py, &py, &group, &dso) : 0;
 	if (npy > 0)
 		pyrecord_add(s->pyrec, r->time, r->pid, r->tid, dso, py, group, npy);
+}
+
+static void session_collect(struct session *s, int e, uint64_t time, const struct sample_ctx *ctx)
+{
+	stackcol_add(s->col, e, time, ctx);
+	if (time && (!s->export_first || time < s->export_first))
+		s->export_first = time;
+	if (time > s->export_last)
+		s->export_last = time;
 }
 
 static void session_take_sample(struct session *s, const struct rec *r)
@@ -551,6 +626,9 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		.frames = frames,
 		.nframes = n,
 	};
+	/* The push sends what was sampled, whatever the view zooms into. */
+	if (s->col_push)
+		stackcol_add(s->col_push, e, r->time, &ctx);
 	uint64_t *layout = NULL;
 	uint32_t *rows = memo ? sample_memo_rows(s->memo, &layout) : NULL;
 	if (s->zoom.n) {
@@ -570,6 +648,8 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		calltree_add(ev->tree, &ctx);
 	if (ev->annot)
 		annotate_add(ev->annot, &ctx);
+	if (s->col)
+		session_collect(s, e, r->time, &ctx);
 }
 
 static void session_take(struct session *s, const struct rec *r)
@@ -620,6 +700,8 @@ long session_poll(struct session *s)
 			warn_msg("recording to %s stopped: %s", s->output, strerror(-ss.record_error));
 		}
 	}
+	if (s->pusher)
+		session_push_window(s, false);
 	return taken;
 }
 
@@ -802,6 +884,10 @@ static void session_compact_names(struct session *s)
 		ev->annot_snap = NULL;
 	}
 	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
+	if (s->col)
+		stackcol_forget_names(s->col); /* its names are copies: only its pointer cache goes */
+	if (s->col_push)
+		stackcol_forget_names(s->col_push);
 	if (s->memo)
 		sample_memo_forget_all(s->memo); /* its names are the old generation's */
 	for (int i = 0; i < SESSION_CODE_CACHE; i++)
@@ -869,6 +955,8 @@ static void session_end_windows(struct session *s, enum snap_col order, bool zer
 	}
 }
 
+static void session_export_window_end(struct session *s);
+
 int session_refresh_all(struct session *s, enum snap_col order, bool zero, struct snapshot **snaps)
 {
 	if (symbolizer_names_due(s->sym))
@@ -887,6 +975,7 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 		from = rstart > from ? rstart : from;
 		to = rend >= 0 && rend < to ? rend : to;
 		session_end_windows(s, order, zero, snaps, to > from ? to - from : 0);
+		session_export_window_end(s);
 		s->last_window_secs = pos - s->window_start_pos;
 		s->window_start_pos = pos;
 		return s->nev;
@@ -895,6 +984,7 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 	uint64_t dropped = queue_dropped(sampler_queue(s->sampler));
 	uint64_t from = s->zoomed_ns > s->window_start_ns ? s->zoomed_ns : s->window_start_ns;
 	session_end_windows(s, order, zero, snaps, (double)(now - from) / 1e9);
+	session_export_window_end(s);
 	s->last_window_secs = (double)(now - s->window_start_ns) / 1e9;
 	s->window_start_ns = now;
 	session_counters_window(s, s->last_window_secs);
@@ -952,6 +1042,10 @@ void session_get_status_of(struct session *s, int e, struct session_status *st)
 		st->samples_per_sec = (double)ev->last_window_samples / s->last_window_secs;
 	st->target_text = s->target_text;
 	st->unwound = session_unwound(s);
+	if (s->pusher) {
+		st->pushing = true;
+		pusher_get_stats(s->pusher, &st->push);
+	}
 	if (s->replay) {
 		st->elapsed = replay_position(s->replay);
 		st->lost = s->replay_lost;
@@ -1054,4 +1148,277 @@ struct an_doc *session_annotate(struct session *s, const char *raw_sym, const ch
 	struct an_doc *doc = annotate_doc(&code, counts, n, ev->annot_snap ? ev->annot_snap->total : 0);
 	free(counts);
 	return doc;
+}
+
+/* --- exports (export/export.h) --- */
+
+/* What the collector asks of a frame it sees first: its demangled name and its mapping. */
+static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *f,
+				   struct stackcol_desc *out)
+{
+	struct session *s = ctx;
+	out->display = symbolizer_display_name(s->sym, f->sym);
+	/* An inline frame's name carries perf's " (inlined)" mark; pprof says it with its lines
+	 * instead, and its readers group by the function's own name. */
+	static const char mark[] = " (inlined)";
+	size_t n = strlen(out->display), m_len = sizeof(mark) - 1;
+	if (f->inlined && n > m_len && strcmp(out->display + n - m_len, mark) == 0 &&
+	    n - m_len < sizeof(s->export_name)) {
+		memcpy(s->export_name, out->display, n - m_len);
+		s->export_name[n - m_len] = '\0';
+		out->display = s->export_name;
+	}
+	struct symbolizer_mapping m;
+	if (f->dso && !strcmp(f->dso, PYSTACKS_DSO))
+		return; /* a Python function: its address is its code object's, in no mapped file */
+	if (f->kernel) {
+		/* no range, but the running kernel's build-id, which symbol servers key vmlinux by */
+		out->build_id_size = s->kernel_bid_size;
+		memcpy(out->build_id, s->kernel_bid, s->kernel_bid_size);
+		out->have_map = out->build_id_size > 0;
+		return;
+	}
+	if (!symbolizer_mapping(s->sym, pid, f->addr, &m))
+		return;
+	out->have_map = true;
+	out->map_start = m.start;
+	out->map_limit = m.limit;
+	out->map_offset = m.offset;
+	out->map_file = m.path;
+	out->build_id_size = m.build_id_size <= sizeof(out->build_id) ? (uint8_t)m.build_id_size : 0;
+	memcpy(out->build_id, m.build_id, out->build_id_size);
+}
+
+static int session_collect_start(struct session *s, char *err, size_t errlen)
+{
+	if (s->col)
+		return 0;
+	s->col = stackcol_new(NULL);
+	if (!s->col) {
+		snprintf(err, errlen, "out of memory for the export's stacks");
+		return -1;
+	}
+	stackcol_set_describe(s->col, session_describe_frame, s);
+	s->kernel_bid_size = (uint8_t)symbolizer_kernel_build_id(s->sym, s->kernel_bid,
+								  sizeof(s->kernel_bid));
+	session_export_reset(s);
+	return 0;
+}
+
+int session_enable_export(struct session *s, char *err, size_t errlen)
+{
+	if (session_collect_start(s, err, errlen) < 0)
+		return -1;
+	/* pprof's lines and speedscope's files want the source lines of the addresses */
+	symbolizer_set_names(s->sym, s->inline_frames, true);
+	if (s->py)
+		pystacks_set_srclines(s->py, true);
+	return 0;
+}
+
+void session_export_reset(struct session *s)
+{
+	if (!s->col)
+		return;
+	stackcol_reset(s->col);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->export_start = s->replay ? 0 : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	s->export_first = s->export_last = 0;
+}
+
+/* What every export of the session says of its events and mode. */
+static void session_export_events(const struct session *s, struct export_profile *out)
+{
+	out->mode = s->mode;
+	out->nevents = s->nev < STACKCOL_MAX_EVENTS ? s->nev : STACKCOL_MAX_EVENTS;
+	for (int e = 0; e < out->nevents; e++) {
+		out->events[e].name = s->ev[e].name;
+		out->events[e].period = s->ev[e].freq ? 0 : s->ev[e].period;
+		out->events[e].freq = s->ev[e].freq;
+	}
+}
+
+bool session_export_profile(struct session *s, struct export_profile *out)
+{
+	if (!s->col)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->col = s->col;
+	session_export_events(s, out);
+	out->time_ns = s->export_start;
+	if (s->export_start) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		out->duration_ns = now > s->export_start ? now - s->export_start : 0;
+	} else {
+		out->duration_ns = s->export_last - s->export_first;
+	}
+	out->start_clock_ns = s->export_first;
+	return true;
+}
+
+int session_export_write(struct session *s, const char *path, char *err, size_t errlen)
+{
+	struct export_profile p;
+	if (!session_export_profile(s, &p)) {
+		snprintf(err, errlen, "--export %s: nothing was collected", path);
+		return -1;
+	}
+	return export_write_file(&p, path, err, errlen);
+}
+
+/* --- the view's exports: the window on screen --- */
+
+int session_export_windows(struct session *s, char *err, size_t errlen)
+{
+	if (s->col_shown)
+		return 0;
+	/* No source lines asked for: the view pays for them only when one of its views needs them
+	 * (the w key's files then have lines from that point on). */
+	if (session_collect_start(s, err, errlen) < 0)
+		return -1;
+	s->col_shown = stackcol_new(NULL);
+	if (!s->col_shown) {
+		snprintf(err, errlen, "out of memory for the export's stacks");
+		return -1;
+	}
+	stackcol_set_describe(s->col_shown, session_describe_frame, s);
+	return 0;
+}
+
+/* A window ended: what was collected in it is the one shown; the other starts over. */
+static void session_export_window_end(struct session *s)
+{
+	if (!s->col_shown)
+		return;
+	if (s->export_hold) {
+		session_export_reset(s); /* a window the paused screen never shows */
+		return;
+	}
+	struct stackcol *t = s->col_shown;
+	s->col_shown = s->col;
+	s->col = t;
+	struct export_profile p;
+	session_export_profile(s, &p);
+	s->shown_start = p.time_ns;
+	s->shown_duration = p.duration_ns;
+	s->shown_first = s->export_first;
+	s->shown_last = s->export_last;
+	session_export_reset(s);
+}
+
+/* The view's filter over a collected stack: its command, its frames' names and dsos. */
+static bool session_export_keep(void *ctx, const struct stackcol *c, const struct stackcol_key *k)
+{
+	const char *query = ctx;
+	const char *comm = stackcol_string(c, k->comm);
+	if (filter_names_match(query, &comm, 1))
+		return true;
+	size_t n;
+	const uint32_t *ids = stackcol_stack(c, k->stack, &n);
+	const struct stackcol_frame *fr = stackcol_frames(c);
+	for (size_t i = 0; i < n; i++) {
+		const char *names[2] = { stackcol_string(c, fr[ids[i]].display),
+					 stackcol_string(c, fr[ids[i]].dso) };
+		if (filter_names_match(query, names, 2))
+			return true;
+	}
+	return false;
+}
+
+int session_export_window(struct session *s, const char *path, const char *filter, char *msg,
+			  size_t len)
+{
+	struct export_profile p;
+	if (!session_export_profile(s, &p)) {
+		snprintf(msg, len, "this session collects no stacks to write");
+		return -1;
+	}
+	if (s->col_shown) {
+		p.col = s->col_shown;
+		p.time_ns = s->shown_start;
+		p.duration_ns = s->shown_duration;
+		p.start_clock_ns = s->shown_first;
+	}
+	if (filter && *filter) {
+		p.keep = session_export_keep;
+		p.keep_ctx = (void *)filter;
+	}
+	/* the view owns the terminal: the encoders' warnings go to the message instead */
+	char err[512];
+	if (export_write_file(&p, path, err, sizeof(err)) < 0) {
+		snprintf(msg, len, "%s", err);
+		return -1;
+	}
+	struct stackcol_stats st;
+	stackcol_get_stats(p.col, &st);
+	snprintf(msg, len, "wrote %s (of the window's %" PRIu64 " samples%s%s)", path, st.samples,
+		 filter && *filter ? ", those matching " : "", filter && *filter ? filter : "");
+	return 0;
+}
+
+void session_export_hold(struct session *s, bool hold)
+{
+	s->export_hold = hold;
+}
+
+/* --- push (pusher.h) --- */
+
+/* The push's collector (session_open with --push); 0, or -1 with a message. */
+static int session_enable_push(struct session *s, char *err, size_t errlen)
+{
+	s->col_push = stackcol_new(NULL);
+	if (!s->col_push) {
+		snprintf(err, errlen, "out of memory for the push's stacks");
+		return -1;
+	}
+	stackcol_set_describe(s->col_push, session_describe_frame, s);
+	/* pprof's lines want the source lines of the addresses, as an export's do */
+	symbolizer_set_names(s->sym, s->inline_frames, true);
+	return 0;
+}
+
+/*
+ * The body of the push window [from_ns, until_ns) (Unix ns): the push collector's stacks since the
+ * last push as a gzipped pprof dated with the window, then the collection starts over. Encoding is
+ * on this thread (the collector is the session's); only the sending is the push thread's. NULL
+ * when the encoder fails (said once).
+ */
+static void *session_push_body(struct session *s, int64_t from_ns, int64_t until_ns, size_t *len)
+{
+	struct export_profile p;
+	memset(&p, 0, sizeof(p));
+	session_export_events(s, &p);
+	p.col = s->col_push;
+	p.time_ns = (uint64_t)from_ns;
+	p.duration_ns = until_ns > from_ns ? (uint64_t)(until_ns - from_ns) : 0;
+	struct export_buf b = { 0 };
+	char err[256];
+	int rc = pprof_encode_gz(&p, &b, err, sizeof(err));
+	stackcol_reset(s->col_push);
+	if (rc < 0 || b.failed) {
+		static bool told;
+		if (!told)
+			warn_msg("push: %s", rc < 0 ? err : "out of memory for the profile");
+		told = true;
+		export_buf_free(&b);
+		return NULL;
+	}
+	*len = b.len;
+	return b.data;
+}
+
+/* When a push window ends (or final: the session closes), its body goes to the push thread. */
+static void session_push_window(struct session *s, bool final)
+{
+	int64_t from, until;
+	if (!pusher_due(s->pusher, final, &from, &until))
+		return;
+	size_t len = 0;
+	void *body = session_push_body(s, from, until, &len);
+	if (body)
+		pusher_submit(s->pusher, body, len, from, until,
+			      (unsigned)(s->ev[0].freq ? s->ev[0].freq : 100));
 }

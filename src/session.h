@@ -16,9 +16,11 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "export/export.h"
 #include "model/annotate.h"
 #include "model/snapshot.h"
 #include "model/zoom.h"
+#include "push/push.h"
 #include "sampler/counters.h"
 
 struct session;
@@ -93,6 +95,9 @@ struct session_status {
 	 * thread's root (_start, clone3 ...), over the session; < 0 when no sample had a stack. */
 	double unwound;
 	struct session_counters counters;
+	/* --push: the push's figures (push.h says what each counts). */
+	bool pushing;
+	struct push_stats push;
 };
 /* The current event's status, or event ev's (its name, rate and samples per second; the rest is
  * the session's). */
@@ -117,6 +122,32 @@ enum runq_view session_runq(const struct session *s);
 /* The view's zoom (t d K U): only what z keeps is aggregated from now on (model/zoom.h). The
  * profile and call tree start over; a replay must then be re-read up to its position (a seek). */
 void session_set_zoom(struct session *s, const struct sample_zoom *z);
+/*
+ * Exports (--export, the view's export key, a push): from now on every sample the profiles take
+ * (after the zoom) is also collected whole (export/stackcol.h: bounded); off by default, so that a
+ * session that exports nothing pays nothing. 0, or -1 with a message.
+ */
+int session_enable_export(struct session *s, char *err, size_t errlen);
+/* Starts the collection over (a new window: a push's interval). */
+void session_export_reset(struct session *s);
+/* What was collected since the start (or the last reset), described for the encoders (the events,
+ * the mode, the wall-clock start and duration; a replay: the recorded samples' span, no start). It
+ * points into the session: valid until the next poll. False when exports are not enabled. */
+bool session_export_profile(struct session *s, struct export_profile *out);
+/* Writes it in path's format (export_write_file). 0, or -1 with a one-line message. */
+int session_export_write(struct session *s, const char *path, char *err, size_t errlen);
+/* The view's w key: collects as session_enable_export does (without asking for source lines), but
+ * the collection starts over at every refresh, the one of the window that ended kept for
+ * session_export_window. */
+int session_export_windows(struct session *s, char *err, size_t errlen);
+/* Writes the last window's collection (all of it without session_export_windows) to path, only
+ * the stacks whose command, function names or dsos match filter (model/filter.h; NULL or "":
+ * all); msg says what was written, or the error. 0, or -1. */
+int session_export_window(struct session *s, const char *path, const char *filter, char *msg,
+			  size_t len);
+/* A paused view (hold true): the window on screen stays session_export_window's until resumed. */
+void session_export_hold(struct session *s, bool hold);
+
 /* Feeds the annotate histogram (model/annotate.h) next to the profile, for the a key; prefixes
  * ("OLD=NEW", --prefix) remap the source files' build paths and must outlive the session. */
 void session_enable_annotate(struct session *s, const char *const *prefixes, size_t nprefixes);

@@ -1,7 +1,8 @@
 # Recording (-o FILE): perftop writes perf.data and perf itself (report, script, buildid-list) is the
 # judge. Each test skips (77) only when the kernel refuses perf_event_open, perf is missing, or (the
 # full-disk test) a small tmpfs cannot be mounted.
-foreach(t test_record_command test_record_system test_record_sigkill test_record_enospc test_record_tui)
+foreach(t test_record_command test_record_system test_record_sigkill test_record_enospc test_record_tui
+    test_record_stream)
   add_test(NAME record_${t}
     COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/record/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
   set_tests_properties(record_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf
@@ -34,3 +35,8 @@ foreach(t test_record_live test_record_live_asan test_record_live_tsan)
     set_tests_properties(${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 RESOURCE_LOCK perf)
   endif()
 endforeach()
+
+# A live stream (perftop -o -) piped into the view (perftop -i -), in tmux.
+add_test(NAME record_test_stream_tmux
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/record/test_stream_tmux.sh $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
+set_tests_properties(record_test_stream_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)

@@ -31,6 +31,12 @@ static bool contains(const char *hay, const char *needle, size_t n)
 
 bool filter_row_matches(const struct snap_row *r, const char *query)
 {
+	const char *names[3] = { r->sym, r->dso, r->comm };
+	return filter_names_match(query, names, 3);
+}
+
+bool filter_names_match(const char *query, const char *const *names, size_t nnames)
+{
 	if (!query || !*query)
 		return true;
 	const char *p = query;
@@ -42,8 +48,9 @@ bool filter_row_matches(const struct snap_row *r, const char *query)
 		 * so the table does not flash back to full between keys. */
 		if (n) {
 			any = true;
-			if (contains(r->sym, p, n) || contains(r->dso, p, n) || contains(r->comm, p, n))
-				return true;
+			for (size_t i = 0; i < nnames; i++)
+				if (contains(names[i], p, n))
+					return true;
 		}
 		if (!bar)
 			return !any; /* only empty alternatives ("|"): as if no filter */

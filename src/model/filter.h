@@ -17,6 +17,9 @@
 
 /* Whether r matches query (empty query: every row). */
 bool filter_row_matches(const struct snap_row *r, const char *query);
+/* The same over any names (a row's are its symbol, dso and command; an exported stack's are its
+ * command and its frames' names and dsos). */
+bool filter_names_match(const char *query, const char *const *names, size_t nnames);
 
 /* A new snapshot with only the rows of full that match query, in full's order, sharing its strings
  * and (borrowed, not owned) its call tree: free it with snapshot_free before full. */

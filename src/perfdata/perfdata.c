@@ -25,11 +25,14 @@
  * field read here is swapped, and parse_cfg.swapped makes parse_record do the same for records.
  */
 #include "perfdata/perfdata.h"
+#include "perfdata/perfdata_dir.h"
 #include "perfdata/perfdata_tracing.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +55,7 @@
 #define PD_MAX_FEATURE (16u << 20)   /* one feature section */
 #define PD_MAX_LINES 4096
 #define PD_BUF_SIZE (1u << 20)       /* input buffer: a record is at most 64 KiB */
+#define PD_TRACING_PREFIX (512u << 10) /* of a stream's tracing data: where its formats are */
 #define PD_ZOUT_SIZE (1u << 20)      /* decompressed bytes not yet consumed */
 #define PD_REORDER_CAP (64u << 20)   /* parsed records waiting for their round */
 #define PD_REC_MAX (sizeof(struct rec) + 65536 + 64) /* largest parsed form of one record */
@@ -121,6 +125,10 @@ struct perfdata_reader {
 	bool own_f;
 	bool pipe_format;          /* the 16-byte pipe header: attrs and features come inline */
 	bool seekable;
+	/* A pipe or FIFO (-i -): read(2) takes what has arrived, so a live stream is followed as it
+	 * comes instead of in buffers' worth (stdio's fread waits for a whole one). */
+	bool follow;
+	atomic_bool interrupted;   /* perfdata_interrupt: a followed stream reads no more */
 	bool swapped;
 	char path[256];
 
@@ -416,7 +424,23 @@ static size_t in_fill(struct perfdata_reader *r, size_t need)
 			r->eof = true;
 			break;
 		}
-		size_t got = fread(r->own_buf + r->blen, 1, want, r->f);
+		size_t got;
+		if (r->follow) {
+			/* waits in slices, so that perfdata_interrupt (another thread) ends the wait */
+			struct pollfd pf = { .fd = fileno(r->f), .events = POLLIN };
+			if (atomic_load(&r->interrupted)) {
+				r->eof = true;
+				break;
+			}
+			if (poll(&pf, 1, 100) == 0 || (pf.revents == 0))
+				continue;
+			ssize_t k = read(fileno(r->f), r->own_buf + r->blen, want);
+			if (k < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			got = k > 0 ? (size_t)k : 0;
+		} else {
+			got = fread(r->own_buf + r->blen, 1, want, r->f);
+		}
 		r->blen += got;
 		r->file_pos += got;
 		if (got == 0)
@@ -943,6 +967,11 @@ static struct perfdata_reader *open_stream(FILE *f, bool own, const char *path, 
 					   size_t errlen)
 {
 	struct perfdata_reader *r = reader_new(f, own, path);
+	struct stat st;
+	/* Unbuffered before its first read, so that stdio holds nothing back from read(2). */
+	if (!mem && fstat(fileno(f), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) &&
+	    setvbuf(f, NULL, _IONBF, 0) == 0)
+		r->follow = true;
 	r->mem = mem;
 	r->mem_len = mem_len;
 	r->mapped = mapped;
@@ -990,16 +1019,11 @@ static struct perfdata_reader *open_stream(FILE *f, bool own, const char *path, 
 	return r;
 }
 
-struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen)
+/* A file (or memory file) opened as f: a regular one is mapped, its size the one at open (a file
+ * still being written is read up to there, as far as a read would have got at that moment). */
+static struct perfdata_reader *open_file(FILE *f, const char *path, bool is_stdin, char *err,
+					 size_t errlen)
 {
-	bool is_stdin = strcmp(path, "-") == 0;
-	FILE *f = is_stdin ? stdin : fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	/* A regular file is mapped; the size is the one at open (a file still being written is
-	 * read up to there, as far as a read would have got at that moment). */
 	struct stat stt;
 	void *mem = NULL;
 	size_t mem_len = 0;
@@ -1014,6 +1038,46 @@ struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen
 	}
 	return open_stream(f, !is_stdin, is_stdin ? "stdin" : path, is_stdin, mem, mem_len, mem != NULL,
 			   err, errlen);
+}
+
+/* A memory file put together by perfdata_dir.c (fd, or -1 with err set). */
+static struct perfdata_reader *open_pieces(int fd, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+	if (fd >= 0 && !f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f ? open_file(f, path, false, err, errlen) : NULL;
+}
+
+struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	struct stat dst;
+	/* perf record --threads: the directory's pieces as one file (perfdata_dir.h) */
+	if (!is_stdin && stat(path, &dst) == 0 && S_ISDIR(dst.st_mode))
+		return open_pieces(perfdata_dir_open(path, err, errlen), path, err, errlen);
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	return open_file(f, path, is_stdin, err, errlen);
+}
+
+struct perfdata_reader *perfdata_open_files(const char *const *paths, size_t n, char *err,
+					    size_t errlen)
+{
+	if (n == 1)
+		return perfdata_open(paths[0], err, errlen);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "-")) {
+			snprintf(err, errlen, "-i -: a stream is read alone, not with other files");
+			return NULL;
+		}
+	}
+	return open_pieces(perfdata_files_open(paths, n, err, errlen), paths[0], err, errlen);
 }
 
 struct perfdata_reader *perfdata_open_mem(const void *buf, size_t len, char *err, size_t errlen)
@@ -1454,9 +1518,14 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 		}
 		break;
 	case PD_HEADER_TRACING_DATA:
-		/* u32 size; the tracing data itself follows the record, padded to 8 */
+		/* u32 size; the tracing data itself follows the record, padded to 8. As in a file's
+		 * TRACING_DATA feature, its event formats come before its (big) kallsyms: a prefix of
+		 * it gives sched_switch's. */
 		if (size >= 12 && !from_z) {
 			uint64_t n = ((uint64_t)ld32(r, p + 8) + 7) & ~(uint64_t)7;
+			size_t prefix = n < PD_TRACING_PREFIX ? (size_t)n : PD_TRACING_PREFIX;
+			if (!r->attrs_frozen && in_fill(r, prefix) >= prefix)
+				feature_parse(r, FEAT_TRACING_DATA, r->buf + r->bpos, prefix);
 			if (!in_skip(r, n))
 				stop_cut_short(r);
 		}
@@ -1623,6 +1692,32 @@ int perfdata_rewind(struct perfdata_reader *r)
 bool perfdata_in_memory(const struct perfdata_reader *r)
 {
 	return r->mem != NULL;
+}
+
+bool perfdata_is_stream(const struct perfdata_reader *r)
+{
+	return r->follow;
+}
+
+void perfdata_interrupt(struct perfdata_reader *r)
+{
+	atomic_store(&r->interrupted, true);
+}
+
+bool perfdata_would_block(const struct perfdata_reader *r)
+{
+	if (!r->follow || r->eof || r->next_ent < r->ready || (r->zd && r->zout_pos < r->zout_len))
+		return false;
+	size_t have = r->blen - r->bpos;
+	if (have >= 8) {
+		uint16_t size;
+		memcpy(&size, r->buf + r->bpos + 6, 2);
+		size = sw16(r, size);
+		if (have >= size)
+			return false;
+	}
+	struct pollfd p = { .fd = fileno(r->f), .events = POLLIN };
+	return poll(&p, 1, 0) == 0;
 }
 
 void perfdata_get_stats(const struct perfdata_reader *r, struct perfdata_stats *st)

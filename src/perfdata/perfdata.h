@@ -69,6 +69,10 @@ struct perfdata_reader;
 /* Opens path ("-" = stdin, pipe mode). NULL with a one-line message in err on failure ("not a
  * perf.data file", "cannot open ...: No such file or directory", ...). */
 struct perfdata_reader *perfdata_open(const char *path, char *err, size_t errlen);
+/* Several files of one session played as one, in the order given (perf record --switch-output's
+ * files; perfdata_dir.h); one file: perfdata_open. */
+struct perfdata_reader *perfdata_open_files(const char *const *paths, size_t n, char *err,
+					    size_t errlen);
 /* The same from a memory buffer (the fuzzers, tests); buf must outlive the reader. */
 struct perfdata_reader *perfdata_open_mem(const void *buf, size_t len, char *err, size_t errlen);
 void perfdata_close(struct perfdata_reader *r);
@@ -98,6 +102,15 @@ int perfdata_next_into(struct perfdata_reader *r, void *buf, size_t cap);
 /* True when the records are read from memory (a mapped file, perfdata_open_mem): reading never
  * waits for input. */
 bool perfdata_in_memory(const struct perfdata_reader *r);
+/* True when the input is a pipe or FIFO followed as it arrives (-i -): it may be a live stream. */
+bool perfdata_is_stream(const struct perfdata_reader *r);
+/* A stream with no record to hand out now: none ready in the order queue, no whole record
+ * buffered and nothing to read on the pipe, so the next perfdata_next* would wait for the
+ * producer. False for files (which never wait) and when unsure. */
+bool perfdata_would_block(const struct perfdata_reader *r);
+/* From another thread: a followed stream's reading stops (its wait for the producer ends, as at
+ * the end of the stream). For closing a stream read on perfdata_ahead's thread. */
+void perfdata_interrupt(struct perfdata_reader *r);
 
 /* Starts again from the first record (not for pipe mode: -ESPIPE). */
 int perfdata_rewind(struct perfdata_reader *r);

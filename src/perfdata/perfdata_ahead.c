@@ -38,6 +38,7 @@ struct perfdata_ahead {
 	uint64_t filled, given;    /* chunks filled by the thread, given back by the consumer */
 	bool stop;
 	bool filler_waits;         /* the thread sleeps until half the chunks are free */
+	bool nowait;               /* perfdata_ahead_set_nowait */
 	/* consumer side */
 	struct ahead_chunk *cur;
 	size_t pos;
@@ -63,6 +64,9 @@ static void *ahead_main(void *arg)
 		c->len = 0;
 		c->last = false;
 		for (;;) {
+			/* a stream's records go out as they come: not held back until the chunk fills */
+			if (a->nowait && c->len && perfdata_would_block(a->rd))
+				break;
 			int rc = perfdata_next_into(a->rd, c->buf + c->len, AHEAD_CHUNK_BYTES - c->len);
 			if (rc == -ENOSPC && c->len)
 				break; /* the next chunk has room for it */
@@ -101,6 +105,8 @@ static void ahead_stop(struct perfdata_ahead *a)
 	a->stop = true;
 	pthread_cond_signal(&a->can_fill);
 	pthread_mutex_unlock(&a->mu);
+	if (a->nowait)
+		perfdata_interrupt(a->rd); /* the thread may be waiting for an idle producer */
 	pthread_join(a->thread, NULL);
 	a->running = false;
 	a->stop = false;
@@ -150,16 +156,27 @@ int perfdata_ahead_next(struct perfdata_ahead *a, const struct rec **out)
 		pthread_mutex_lock(&a->mu);
 		if (c) {
 			a->given++;
+			a->cur = NULL; /* given back: not again if this call returns -EAGAIN */
 			if (a->filler_waits && a->filled - a->given <= AHEAD_CHUNKS / 2)
 				pthread_cond_signal(&a->can_fill);
 		}
-		while (a->given == a->filled)
+		while (a->given == a->filled) {
+			if (a->nowait) {
+				pthread_mutex_unlock(&a->mu);
+				return -EAGAIN;
+			}
 			pthread_cond_wait(&a->can_read, &a->mu);
+		}
 		a->cur = &a->ch[a->given % AHEAD_CHUNKS];
 		pthread_mutex_unlock(&a->mu);
 		a->pos = 0;
 		a->stats = a->cur->stats;
 	}
+}
+
+void perfdata_ahead_set_nowait(struct perfdata_ahead *a)
+{
+	a->nowait = true;
 }
 
 int perfdata_ahead_rewind(struct perfdata_ahead *a)

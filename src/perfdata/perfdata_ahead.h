@@ -25,8 +25,13 @@ struct perfdata_ahead *perfdata_ahead_new(struct perfdata_reader *rd);
 /* Stops the thread; the reader stays open, at some position past what was handed out. */
 void perfdata_ahead_free(struct perfdata_ahead *a);
 
-/* perfdata_next_ref's contract: 1 and the next record (valid until the next call), 0 at the end. */
+/* perfdata_next_ref's contract: 1 and the next record (valid until the next call), 0 at the end;
+ * with nowait, -EAGAIN: no record yet, more may come. */
 int perfdata_ahead_next(struct perfdata_ahead *a, const struct rec **out);
+/* A live stream (perfdata_would_block) for a consumer that must not wait (the view): the thread
+ * hands a chunk over as soon as the reader would wait for the producer, and ahead_next returns
+ * -EAGAIN instead of waiting when no chunk is there yet. */
+void perfdata_ahead_set_nowait(struct perfdata_ahead *a);
 /* Stops the thread and rewinds the reader (perfdata_rewind's result); the next ahead_next starts
  * again from the first record. */
 int perfdata_ahead_rewind(struct perfdata_ahead *a);

@@ -9,6 +9,13 @@
  * a second, so the file on disk is always a valid perf.data file up to that point;
  * perfdata_writer_close adds the features.
  *
+ * Pipe mode (-o -, perfdata_writer_open_fd): perf's stream form, for a pipe or standard output,
+ * which is never rewritten: a 16-byte header, then the attrs (HEADER_ATTR), the features known at
+ * start (HEADER_FEATURE) and the tracepoints' formats (HEADER_TRACING_DATA) as records, then the
+ * data; the build-id of a binary goes out as a HEADER_BUILD_ID record in the pass in which the
+ * first sample in it is emitted (as perf inject -b puts them in a stream), before perf report's
+ * round-ordering hands that sample out, so a reader on another machine can find its debug file.
+ *
  * Only the sampler thread calls add/add_rec/note/end_pass; close runs after that thread is joined.
  * Memory is bounded by one pass of ring data plus the mapping table (the exec mappings of the
  * processes seen, dropped when a process exits or execs).
@@ -18,6 +25,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +43,12 @@
 #define PW_FINISHED_ROUND 68 /* PERF_RECORD_FINISHED_ROUND, one of perf's own record types */
 #define PW_BUILD_ID_SIZE_FLAG (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE in a build-id entry */
 #define PW_NOTE_MAX (64u << 10)
+/* perf's own record types of the stream form */
+#define PW_HEADER_ATTR 64
+#define PW_HEADER_TRACING_DATA 66
+#define PW_HEADER_BUILD_ID 67
+#define PW_HEADER_FEATURE 80
+#define PW_PIPE_HEADER_SIZE 16
 
 enum {
 	FEAT_TRACING_DATA = 1,
@@ -87,6 +101,7 @@ struct pw_event {
 struct perfdata_writer {
 	int fd;
 	char *path;
+	bool pipe; /* the stream form: nothing is rewritten, build-ids and features are records */
 	/* The events; the first carries the side-band, and our synthesized records are its. */
 	struct pw_event ev[SAMPLER_MAX_EVENTS];
 	size_t nev;
@@ -111,6 +126,8 @@ struct perfdata_writer {
 	size_t file_hash_cap;
 	bool kernel_hit;
 };
+
+static void stream_build_id(struct perfdata_writer *w, long f);
 
 static void buf_put(struct pw_buf *b, const void *p, size_t n)
 {
@@ -416,13 +433,114 @@ static void writer_events(struct perfdata_writer *w, const struct sampler_tee_ev
 	w->id0 = w->ev[0].nids ? w->ev[0].ids[0] : 0;
 }
 
+static void feat_build(struct perfdata_writer *w, int bit, struct pw_buf *b);
+static bool tracing_data(const struct perfdata_writer *w, struct pw_buf *out);
+
+static struct perfdata_writer *writer_new(int fd, const char *path, bool pipe,
+					  const struct sampler_tee_event *ev, size_t nev)
+{
+	struct perfdata_writer *w = xcalloc(1, sizeof(*w));
+	w->fd = fd;
+	w->path = xstrdup(path);
+	w->pipe = pipe;
+	writer_events(w, ev, nev < 1 ? 1 : nev > SAMPLER_MAX_EVENTS ? SAMPLER_MAX_EVENTS : nev);
+	return w;
+}
+
+/* The file form's start: header, every event's ids, each attr + {its ids' offset, size}, then the
+ * data, 8-aligned. */
+static void file_preamble(struct perfdata_writer *w, struct pw_buf *head)
+{
+	buf_zero(head, PW_HEADER_SIZE);
+	for (size_t e = 0; e < w->nev; e++)
+		for (size_t i = 0; i < w->ev[e].nids; i++)
+			buf_u64(head, w->ev[e].ids[i]);
+	for (size_t e = 0, at = PW_HEADER_SIZE; e < w->nev; e++) {
+		buf_put(head, &w->ev[e].attr, sizeof(w->ev[e].attr));
+		buf_u64(head, at);
+		buf_u64(head, w->ev[e].nids * 8);
+		at += w->ev[e].nids * 8;
+	}
+	buf_zero(head, (8 - (head->len & 7)) & 7);
+	w->data_off = head->len;
+	make_header(w, head->p, 0);
+}
+
+/* A user record of the stream form: type, then body (n bytes), padded to 8. False when it would
+ * not fit a record's 16-bit size. */
+static bool stream_record(struct pw_buf *b, uint32_t type, const void *body, size_t n)
+{
+	size_t padded = (n + 7) & ~(size_t)7;
+	if (8 + padded > UINT16_MAX)
+		return false;
+	struct perf_event_header h = {.type = type, .size = (uint16_t)(8 + padded)};
+	buf_put(b, &h, sizeof(h));
+	buf_put(b, body, n);
+	buf_zero(b, padded - n);
+	return true;
+}
+
+/* The stream form's start: the pipe header, the attrs with their ids, the features known now
+ * (all but the build-ids, which come as binaries are hit) and the tracepoints' formats. */
+static void stream_preamble(struct perfdata_writer *w, struct pw_buf *head)
+{
+	buf_put(head, "PERFILE2", 8);
+	buf_u64(head, PW_PIPE_HEADER_SIZE);
+	for (size_t e = 0; e < w->nev; e++) {
+		struct pw_buf body = {0};
+		buf_put(&body, &w->ev[e].attr, sizeof(w->ev[e].attr));
+		buf_put(&body, w->ev[e].ids, w->ev[e].nids * 8);
+		if (!stream_record(head, PW_HEADER_ATTR, body.p, body.len))
+			warn_msg("recording to %s: event %zu has too many ids for a stream", w->path, e);
+		free(body.p);
+	}
+	for (int bit = FEAT_BUILD_ID + 1; bit < FEAT_LAST; bit++) {
+		struct pw_buf body = {0};
+		buf_u64(&body, (uint64_t)bit);
+		feat_build(w, bit, &body);
+		stream_record(head, PW_HEADER_FEATURE, body.p, body.len); /* too big: left out */
+		free(body.p);
+	}
+	struct pw_buf trace = {0};
+	if (tracing_data(w, &trace)) {
+		/* the record says how long the formats are; they follow it, padded to 8 */
+		uint32_t size[2] = { (uint32_t)((trace.len + 7) & ~(size_t)7), 0 };
+		stream_record(head, PW_HEADER_TRACING_DATA, size, sizeof(size));
+		buf_put(head, trace.p, trace.len);
+		buf_zero(head, size[0] - trace.len);
+	}
+	free(trace.p);
+	w->data_off = head->len;
+}
+
+/* Writes the preamble and queues the kernel's mapping; NULL (w freed, fd closed) on failure. */
+static struct perfdata_writer *writer_start(struct perfdata_writer *w, char *err, size_t errlen)
+{
+	struct pw_buf head = {0};
+	if (w->pipe)
+		stream_preamble(w, &head);
+	else
+		file_preamble(w, &head);
+	int ret = write_all_at(w->fd, head.p, head.len, WRITE_AT_END, &w->write_ns);
+	free(head.p);
+	if (ret) {
+		snprintf(err, errlen, "cannot write %s: %s", w->path, strerror(-ret));
+		close(w->fd);
+		if (!w->pipe)
+			unlink(w->path);
+		writer_free(w);
+		return NULL;
+	}
+	w->last_sync_ns = now_ns();
+	add_kernel_mmap(w);
+	return w;
+}
+
 struct perfdata_writer *perfdata_writer_open(const char *path, const struct sampler_tee_event *ev,
                                              size_t nev, char *err, size_t errlen)
 {
-	struct perfdata_writer *w;
-	struct pw_buf head = {0};
 	struct stat sb;
-	int fd, ret;
+	int fd;
 
 	if (lstat(path, &sb) == 0) {
 		if (!S_ISREG(sb.st_mode)) {
@@ -446,38 +564,14 @@ struct perfdata_writer *perfdata_writer_open(const char *path, const struct samp
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		return NULL;
 	}
+	return writer_start(writer_new(fd, path, false, ev, nev), err, errlen);
+}
 
-	w = xcalloc(1, sizeof(*w));
-	w->fd = fd;
-	w->path = xstrdup(path);
-	writer_events(w, ev, nev < 1 ? 1 : nev > SAMPLER_MAX_EVENTS ? SAMPLER_MAX_EVENTS : nev);
-
-	/* header, every event's ids, each attr + {its ids' offset, size}, then the data, 8-aligned */
-	buf_zero(&head, PW_HEADER_SIZE);
-	for (size_t e = 0; e < w->nev; e++)
-		for (size_t i = 0; i < w->ev[e].nids; i++)
-			buf_u64(&head, w->ev[e].ids[i]);
-	for (size_t e = 0, at = PW_HEADER_SIZE; e < w->nev; e++) {
-		buf_put(&head, &w->ev[e].attr, sizeof(w->ev[e].attr));
-		buf_u64(&head, at);
-		buf_u64(&head, w->ev[e].nids * 8);
-		at += w->ev[e].nids * 8;
-	}
-	buf_zero(&head, (8 - (head.len & 7)) & 7);
-	w->data_off = head.len;
-	make_header(w, head.p, 0);
-	ret = write_all_at(fd, head.p, head.len, WRITE_AT_END, &w->write_ns);
-	free(head.p);
-	if (ret) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
-		close(fd);
-		unlink(path);
-		writer_free(w);
-		return NULL;
-	}
-	w->last_sync_ns = now_ns();
-	add_kernel_mmap(w);
-	return w;
+struct perfdata_writer *perfdata_writer_open_fd(int fd, const char *name,
+                                                const struct sampler_tee_event *ev, size_t nev,
+                                                char *err, size_t errlen)
+{
+	return writer_start(writer_new(fd, name, true, ev, nev), err, errlen);
 }
 
 void perfdata_writer_add(struct perfdata_writer *w, const void *raw, size_t len)
@@ -518,18 +612,20 @@ int perfdata_writer_end_pass(struct perfdata_writer *w, bool round, bool sync)
 			 * written and point the header there (neither needs new space on a full
 			 * disk). */
 			w->error = ret;
+			w->pass.len = 0;
+			if (w->pipe)
+				return ret; /* a stream is not rewritten: its reader sees it end */
 			if (ftruncate(w->fd, (off_t)(w->data_off + w->data_size)) != 0) {
 				/* the header still bounds the data; the tail is only wasted space
 				 */
 			}
 			sync_header(w);
-			w->pass.len = 0;
 			return ret;
 		}
 		w->data_size += w->pass.len;
 		w->pass.len = 0;
 	}
-	if (w->data_size != w->synced_size &&
+	if (!w->pipe && w->data_size != w->synced_size &&
 	    (sync || now_ns() - w->last_sync_ns >= PW_HEADER_SYNC_NS)) {
 		ret = sync_header(w);
 		if (ret) {
@@ -670,6 +766,8 @@ static void note_sample(struct perfdata_writer *w, const struct rec *r)
 
 	switch (rec_cpumode(r)) {
 	case PERF_RECORD_MISC_KERNEL:
+		if (!w->kernel_hit && w->pipe)
+			stream_build_id(w, -1);
 		w->kernel_hit = true;
 		return;
 	case PERF_RECORD_MISC_USER:
@@ -683,6 +781,8 @@ static void note_sample(struct perfdata_writer *w, const struct rec *r)
 	/* Newest first: a later mapping of the same range replaces an older one. */
 	for (size_t i = p->n; i-- > 0;) {
 		if (ip >= p->maps[i].start && ip < p->maps[i].end) {
+			if (!w->files[p->maps[i].file].hit && w->pipe)
+				stream_build_id(w, p->maps[i].file);
 			w->files[p->maps[i].file].hit = true;
 			return;
 		}
@@ -829,12 +929,12 @@ static size_t kernel_build_id(uint8_t *out)
 }
 
 /* One entry of the BUILD_ID feature: header, pid, 20-byte id + its size, name padded to 64. */
-static void build_id_entry(struct pw_buf *b, uint16_t misc, const uint8_t *bid, size_t bid_size,
-                           const char *name)
+static void build_id_entry(struct pw_buf *b, uint32_t type, uint16_t misc, const uint8_t *bid,
+                           size_t bid_size, const char *name)
 {
 	size_t n = strlen(name) + 1,
 	       padded = (n + PW_NAME_ALIGN - 1) & ~(size_t)(PW_NAME_ALIGN - 1);
-	struct perf_event_header h = {.type = 0,
+	struct perf_event_header h = {.type = type,
 	                              .misc = (uint16_t)(misc | PW_BUILD_ID_SIZE_FLAG),
 	                              .size = (uint16_t)(8 + 4 + 24 + padded)};
 	unsigned char id[24] = {0};
@@ -854,7 +954,7 @@ static void feat_build_id(struct perfdata_writer *w, struct pw_buf *b)
 	uint8_t bid[REC_BUILD_ID_MAX];
 	size_t k;
 	if (w->kernel_hit && (k = kernel_build_id(bid)) > 0)
-		build_id_entry(b, PERF_RECORD_MISC_KERNEL, bid, k, "[kernel.kallsyms]");
+		build_id_entry(b, 0, PERF_RECORD_MISC_KERNEL, bid, k, "[kernel.kallsyms]");
 	for (size_t i = 0; i < w->nfiles; i++) {
 		struct pw_file *f = &w->files[i];
 		if (!f->hit)
@@ -862,8 +962,28 @@ static void feat_build_id(struct perfdata_writer *w, struct pw_buf *b)
 		if (f->bid_size == 0)
 			f->bid_size = (uint8_t)elf_build_id(f->name, f->bid);
 		if (f->bid_size)
-			build_id_entry(b, PERF_RECORD_MISC_USER, f->bid, f->bid_size, f->name);
+			build_id_entry(b, 0, PERF_RECORD_MISC_USER, f->bid, f->bid_size, f->name);
 	}
+}
+
+/* The stream form: the build-id of file f (-1: the kernel), hit by a sample for the first time, as
+ * a HEADER_BUILD_ID record in the current pass. A binary without one goes without. */
+static void stream_build_id(struct perfdata_writer *w, long f)
+{
+	uint8_t bid[REC_BUILD_ID_MAX];
+	size_t k;
+	if (f < 0) {
+		if ((k = kernel_build_id(bid)) > 0)
+			build_id_entry(&w->pass, PW_HEADER_BUILD_ID, PERF_RECORD_MISC_KERNEL, bid, k,
+				       "[kernel.kallsyms]");
+		return;
+	}
+	struct pw_file *pf = &w->files[f];
+	if (pf->bid_size == 0)
+		pf->bid_size = (uint8_t)elf_build_id(pf->name, pf->bid);
+	if (pf->bid_size)
+		build_id_entry(&w->pass, PW_HEADER_BUILD_ID, PERF_RECORD_MISC_USER, pf->bid,
+			       pf->bid_size, pf->name);
 }
 
 /* The value of "key : value" in /proc/cpuinfo (first processor), into out; false when absent. */
@@ -1064,7 +1184,7 @@ int perfdata_writer_close(struct perfdata_writer *w, char *err, size_t errlen)
 		err[0] = '\0';
 	if (!w->error)
 		perfdata_writer_end_pass(w, true, true);
-	if (!w->error) {
+	if (!w->error && !w->pipe) {
 		uint64_t bits;
 		unsigned char h[PW_HEADER_SIZE];
 		ret = write_features(w, &bits);
@@ -1080,7 +1200,7 @@ int perfdata_writer_close(struct perfdata_writer *w, char *err, size_t errlen)
 			}
 			sync_header(w);
 		}
-	} else {
+	} else if (w->error) {
 		ret = w->error;
 	}
 	if (close(w->fd) != 0 && ret == 0) {
@@ -1132,6 +1252,21 @@ static uint64_t tee_write_ns(const void *w)
 static int tee_close(void *w, char *msg, size_t len)
 {
 	return perfdata_writer_close(w, msg, len);
+}
+
+static void *tee_open_fd(void *arg, const struct sampler_tee_event *ev, size_t nev, char *err,
+			 size_t errlen)
+{
+	return perfdata_writer_open_fd((int)(intptr_t)arg, "standard output", ev, nev, err, errlen);
+}
+
+const struct sampler_tee_ops *perfdata_tee_fd(void)
+{
+	static const struct sampler_tee_ops ops = {
+		.open = tee_open_fd, .add_raw = tee_add_raw, .add_rec = tee_add_rec, .note = tee_note,
+		.end_pass = tee_end_pass, .bytes = tee_bytes, .write_ns = tee_write_ns, .close = tee_close,
+	};
+	return &ops;
 }
 
 const struct sampler_tee_ops *perfdata_tee(void)

@@ -51,6 +51,12 @@ struct perfdata_writer;
 struct perfdata_writer *perfdata_writer_open(const char *path, const struct sampler_tee_event *ev,
                                              size_t nev, char *err, size_t errlen);
 
+/* The stream form (pipe mode, as perf record -o - writes it) to fd, which the writer owns from now
+ * on (it is closed by perfdata_writer_close, also on failure); name is what messages call it. */
+struct perfdata_writer *perfdata_writer_open_fd(int fd, const char *name,
+                                                const struct sampler_tee_event *ev, size_t nev,
+                                                char *err, size_t errlen);
+
 /* Appends one raw record (perf_event_header first, len == header.size) to the current pass. */
 void perfdata_writer_add(struct perfdata_writer *w, const void *raw, size_t len);
 
@@ -91,5 +97,7 @@ size_t perfdata_encode_rec(const struct rec *r, uint64_t sample_type, bool sampl
 /* The writer as the sampler's tee (sampler.h): sampler_opts.tee = perfdata_tee(), tee_arg = the
  * path. */
 const struct sampler_tee_ops *perfdata_tee(void);
+/* The same in the stream form to a file descriptor: tee_arg = the fd, (void *)(intptr_t)fd. */
+const struct sampler_tee_ops *perfdata_tee_fd(void);
 
 #endif

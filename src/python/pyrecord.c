@@ -153,6 +153,7 @@ struct rep_frame {
 };
 
 struct pyreplay {
+	uint32_t func_base, dso_base; /* ids of the file being read start there (several files) */
 	char **dsos;
 	size_t ndsos;
 	char **syms, **srclines;
@@ -202,7 +203,7 @@ static int rep_func(struct pyreplay *r, char *rest)
 {
 	char *end;
 	unsigned long id = strtoul(rest, &end, 10);
-	if (end == rest || *end != ' ' || id != r->nfuncs)
+	if (end == rest || *end != ' ' || id + r->func_base != r->nfuncs)
 		return -1;
 	char *src = end + 1, *sym = strchr(src, ' ');
 	if (!sym)
@@ -225,13 +226,13 @@ static int rep_sample(struct pyreplay *r, char *rest)
 	if (end == p)
 		return -1;
 	strtoul(end, &p, 10);  /* the pid: the tid alone finds the sample */
-	unsigned long tid = strtoul(p, &end, 10), dso = strtoul(end, &p, 10);
+	unsigned long tid = strtoul(p, &end, 10), dso = strtoul(end, &p, 10) + r->dso_base;
 	if (p == end || dso >= r->ndsos)
 		return -1;
 	struct rep_sample s = { .time = time, .tid = (uint32_t)tid, .dso = (uint32_t)dso,
 				.first = (uint32_t)r->nframes };
 	while (*p == ' ' && s.n < REP_MAX_STACK) {
-		unsigned long f = strtoul(p + 1, &end, 10);
+		unsigned long f = strtoul(p + 1, &end, 10) + r->func_base;
 		if (*end != '.' || f >= r->nfuncs)
 			return -1;
 		long g = strtol(end + 1, &p, 10);
@@ -253,7 +254,7 @@ static int rep_line(struct pyreplay *r, char *line)
 		return r->nsamples < REP_SAMPLES && r->nframes < REP_FRAMES ? rep_sample(r, line + 2) : 1;
 	if (line[0] == 'd' && line[1] == ' ') {
 		char *name = strchr(line + 2, ' ');
-		if (!name || strtoul(line + 2, NULL, 10) != r->ndsos)
+		if (!name || strtoul(line + 2, NULL, 10) + r->dso_base != r->ndsos)
 			return -1;
 		r->dsos = xrealloc(r->dsos, (r->ndsos + 1) * sizeof(*r->dsos));
 		r->dsos[r->ndsos++] = xstrdup(name + 1);
@@ -270,22 +271,24 @@ static int rep_cmp(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
-struct pyreplay *pyreplay_open(const char *path, char *err, size_t errlen)
+struct pyreplay *pyreplay_open(struct pyreplay *r, const char *path, char *err, size_t errlen)
 {
 	err[0] = 0;
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return NULL;
+		return r;
 	char *line = NULL;
 	size_t cap = 0;
 	if (getline(&line, &cap, f) < 0 || strncmp(line, "perftop-python 1", 16) != 0) {
 		snprintf(err, errlen, "%s: not perftop's Python frames (no 'perftop-python 1' line)", path);
 		free(line);
 		fclose(f);
-		errno = EINVAL;
-		return NULL;
+		return r;
 	}
-	struct pyreplay *r = xcalloc(1, sizeof(*r));
+	if (!r)
+		r = xcalloc(1, sizeof(*r));
+	r->func_base = (uint32_t)r->nfuncs;
+	r->dso_base = (uint32_t)r->ndsos;
 	long lineno = 1;
 	bool full = false;
 	while (getline(&line, &cap, f) >= 0) {
@@ -324,7 +327,7 @@ int pyreplay_sample(struct pyreplay *r, frame_rename_fn intern, void *ctx, uint3
 	const struct rep_sample *s = rep_find(r, tid, time);
 	if (!s)
 		return n;
-	const char *dso = intern(ctx, "[python]");
+	const char *dso = intern(ctx, PYSTACKS_DSO);
 	for (uint32_t i = 0; i < s->n; i++) {
 		const struct rep_frame *f = &r->frames[s->first + i];
 		r->py[i] = (struct frame){

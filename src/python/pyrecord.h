@@ -34,10 +34,10 @@ int pyrecord_close(struct pyrecord *w);
 
 struct pyreplay;
 
-/* Reads path whole. NULL with errno ENOENT when there is none; NULL with a message in err when it
- * is not one perftop wrote (a partial file is read up to its first bad line, with a warning in
- * err and a non-NULL result). */
-struct pyreplay *pyreplay_open(const char *path, char *err, size_t errlen);
+/* Reads path whole, into r (the files of a replay of several, in turn) or a new one (r NULL):
+ * returns it, or r as it was when there is no such file (err "") or it is not one perftop wrote
+ * (why in err). A partial file is read up to its first bad line, with a warning in err. */
+struct pyreplay *pyreplay_open(struct pyreplay *r, const char *path, char *err, size_t errlen);
 void pyreplay_free(struct pyreplay *r);
 /* Did sample (tid, time) have Python frames? */
 bool pyreplay_has(const struct pyreplay *r, uint32_t tid, uint64_t time);

@@ -270,8 +270,11 @@ static void note_gap(struct pystacks *p, uint64_t gap)
 		p->st.gap_max_ns = gap;
 }
 
-/* The sampled thread's Python frames as read: the watcher's read nearest to the sample's time,
- * else one made now (the thread's first samples, before the watcher has read it). */
+/* The sampled thread's Python frames as read: the watcher's read nearest to the sample's time;
+ * else, for a sample without a time, one made now. A sample the watcher has no read near (a
+ * thread's first samples, before the watcher reads it: they come 10-35 ms late) keeps its native
+ * frames: a stack read now would be another moment's (a process's start-up samples would get the
+ * stack its script runs later). */
 static int raw_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uint64_t time)
 {
 	pid_t pid = (pid_t)e->pid;
@@ -283,6 +286,8 @@ static int raw_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uint
 		return nraw;
 	}
 	p->st.late++;
+	if (time)
+		return 0;
 	struct pythread *t = &e->threads[tid % PY_THREADS];
 	uint64_t ts = t->tid == tid ? t->ts : 0, frame = 0;
 	int rc = pyread_thread(pid, &e->proc, tid, &ts, &frame);
@@ -293,8 +298,6 @@ static int raw_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uint
 			p->st.read_failed++;
 		return 0;
 	}
-	if (time && now > time)
-		note_gap(p, now - time);
 	nraw = pyread_frames(pid, &e->proc, frame, p->raw, PY_MAX_FRAMES);
 	if (nraw <= 0)
 		p->st.read_failed++;
@@ -307,7 +310,7 @@ static int read_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uin
 	int nraw = raw_stack(p, e, tid, time);
 	if (nraw == 0)
 		return 0;
-	const char *dso = p->intern(p->intern_ctx, "[python]");
+	const char *dso = p->intern(p->intern_ctx, PYSTACKS_DSO);
 	uint64_t now = now_ns();
 	int n = 0;
 	for (int i = 0; i < nraw; i++) {

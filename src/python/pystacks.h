@@ -33,6 +33,9 @@
 
 struct pystacks;
 
+/* The dso of every Python frame. */
+#define PYSTACKS_DSO "[python]"
+
 /* intern: the pooled copy of a name (frame.h: frame strings are interned by their owner);
  * period_ns: the sampling period, the watcher's (pywatch.h) */
 struct pystacks *pystacks_new(frame_rename_fn intern, void *intern_ctx, uint64_t period_ns);
@@ -65,7 +68,7 @@ struct pystacks_stats {
 	uint64_t samples;        /* samples of CPython processes */
 	uint64_t with_python;    /* ... that got Python frames */
 	uint64_t read_failed;    /* ... whose stack could not be read (thread gone, torn read) */
-	uint64_t late;           /* ... read when the session took them (no read of the watcher near) */
+	uint64_t late;           /* ... without a read of the watcher near their time: native only */
 	uint64_t gap_n;          /* gaps measured: the sample's time to its stack's read */
 	uint64_t gap_sum_ns, gap_max_ns;
 	uint64_t gap_hist[8];    /* < 0.1, 0.5, 1, 2, 5, 20, 50 ms, more */

@@ -287,6 +287,12 @@ void dso_set_max_open(struct dso_set *set, size_t max)
 uint64_t dso_set_count(const struct dso_set *set) { return set->ndsos; }
 const char *dso_name(const struct dso *d) { return d->name; }
 const char *dso_path(const struct dso *d) { return d->path; }
+
+const uint8_t *dso_build_id(const struct dso *d, size_t *len)
+{
+	*len = d->build_id_size;
+	return d->build_id;
+}
 const char *dso_error(const struct dso *d) { return d->err; }
 
 /* Paths that name no file we could read: pseudo mappings and anonymous or special memory. */

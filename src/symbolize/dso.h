@@ -67,6 +67,8 @@ void dso_set_on_evict(struct dso_set *set, void (*fn)(void *ctx, struct dso *d),
 /* Short name as perf prints it (basename, or "[vdso]"-style names as they are); interned. */
 const char *dso_name(const struct dso *d);
 const char *dso_path(const struct dso *d);
+/* The build-id (from the mapping's record, or the file once opened); *len 0 when none. */
+const uint8_t *dso_build_id(const struct dso *d, size_t *len);
 /* Why the dso could not be used, or NULL. */
 const char *dso_error(const struct dso *d);
 

@@ -49,6 +49,7 @@ struct symbolizer {
 	const char *why[UNWIND_ERROR + 1]; /* the frame that ends a chain cut short, by reason */
 	struct sym_cached *cache;  /* SYM_CACHE_SLOTS, made on first use */
 	struct hex_cached *hex;    /* HEX_CACHE_SLOTS */
+	bool offline;         /* a replay: this machine's kernel is not the recording's */
 };
 
 #define SYM_CACHE_SLOTS (1u << 14)
@@ -188,6 +189,7 @@ void symbolizer_names_release(void *hold)
 
 void symbolizer_set_offline(struct symbolizer *s)
 {
+	s->offline = true;
 	maps_set_offline(s->maps, true);
 }
 
@@ -243,6 +245,20 @@ static void frame_unresolved_in(struct symbolizer *s, struct frame *f, uint64_t 
 {
 	bool in_file = m->kind != MAP_KIND_ANON && (dname[0] != '[' || m->kind == MAP_KIND_VDSO);
 	frame_unresolved_as(s, f, addr, in_file ? addr - m->start + m->pgoff : addr, dname, false);
+}
+
+bool symbolizer_mapping(struct symbolizer *s, uint32_t pid, uint64_t addr,
+			struct symbolizer_mapping *out)
+{
+	const struct map *m = maps_find(s->maps, pid, addr);
+	if (!m || m->kind == MAP_KIND_ANON || m->kind == MAP_KIND_OTHER || !m->dso)
+		return false;
+	out->start = m->start;
+	out->limit = m->end;
+	out->offset = m->pgoff;
+	out->path = dso_path(m->dso);
+	out->build_id = dso_build_id(m->dso, &out->build_id_size);
+	return true;
 }
 
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
@@ -504,4 +520,33 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *s
 struct dso_set *symbolizer_dso_set(struct symbolizer *s)
 {
 	return s->dsos;
+}
+
+/* The GNU build-id note among the running kernel's notes (/sys/kernel/notes: ELF notes, each a
+ * 4-byte name size, descriptor size and type, then the name and the descriptor padded to 4). */
+size_t symbolizer_kernel_build_id(const struct symbolizer *s, uint8_t *out, size_t max)
+{
+	if (s->offline)
+		return 0;
+	FILE *f = fopen("/sys/kernel/notes", "rb");
+	if (!f)
+		return 0;
+	uint8_t buf[4096];
+	size_t n = fread(buf, 1, sizeof(buf), f), got = 0;
+	fclose(f);
+	for (size_t off = 0; off + 12 <= n && !got;) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		size_t name = off + 12, desc = name + ((namesz + 3u) & ~3u);
+		if (namesz > n || descsz > n || desc + descsz > n)
+			break;
+		if (type == 3 && namesz == 4 && memcmp(buf + name, "GNU", 4) == 0 && descsz <= max) {
+			memcpy(out, buf + desc, descsz);
+			got = descsz;
+		}
+		off = desc + ((descsz + 3u) & ~3u);
+	}
+	return got;
 }

@@ -15,6 +15,7 @@
 #define PERFTOP_SYMBOLIZER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sampler/record.h"
@@ -67,6 +68,23 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
  * short]", "[no unwind info: libfoo.so]", "[unmapped address]"). Returns frames written.
  */
 int symbolizer_sample(struct symbolizer *s, const struct rec *sample, struct frame *out, int max);
+
+/*
+ * The mapping that holds a user address of process pid (the exports' mappings): its range, file
+ * offset, path and build-id (*bid_len 0: none; valid until the next feed). False when no file
+ * mapping holds it (kernel, JIT, unknown).
+ */
+struct symbolizer_mapping {
+	uint64_t start, limit, offset;
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_size;
+};
+bool symbolizer_mapping(struct symbolizer *s, uint32_t pid, uint64_t addr,
+			struct symbolizer_mapping *out);
+/* The running kernel's build-id into out (at most max bytes): its size, 0 when unknown or when
+ * replaying (the recording's kernel may be another). */
+size_t symbolizer_kernel_build_id(const struct symbolizer *s, uint8_t *out, size_t max);
 
 /*
  * The command name of a thread (interned), from COMM records (the thread's, else its process's, else

@@ -295,6 +295,7 @@ unsigned keys_handle(struct view_state *v, int key, const struct snapshot *s, in
 	bool replay = v->replay != NULL, handled;
 	unsigned act;
 
+	v->message[0] = '\0';
 	if (v->input != KEYS_INPUT_NONE && v->view == VIEW_TOP && !v->depth) {
 		act = view_table_input(v, key, s, visible_rows, &handled);
 		if (handled)

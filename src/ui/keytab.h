@@ -33,6 +33,7 @@ enum keys_action {
 	KEYS_ACT_FILTER = 1 << 8,  /* filter changed: filter the held snapshot again */
 	KEYS_ACT_ZOOM = 1 << 9,    /* zoom changed: hand it to the source, then a snapshot now */
 	KEYS_ACT_EVENT = 1 << 10,  /* event changed: the source's snapshot of that event */
+	KEYS_ACT_EXPORT = 1 << 11, /* w: write the window to export_path (tui_source.export_window) */
 	/* Only between an action and keys_table_run: the key is not the action's after all (a flame
 	 * graph with nothing to move in), so the next table gets it. */
 	KEYS_ACT_PASS = 1 << 15,

@@ -182,7 +182,7 @@ static void cut_text(char *text, size_t cap, int w)
 
 static void render_summary(struct surface *s, int y, const struct view_header *h)
 {
-	struct segment seg[5];
+	struct segment seg[6];
 	int n = 0;
 	snprintf(seg[n].text, sizeof(seg[n].text), "perftop — %s", h && h->target ? h->target : "");
 	seg[n++].prio = 100;
@@ -218,6 +218,13 @@ static void render_summary(struct surface *s, int y, const struct view_header *h
 		snprintf(seg[n].text, sizeof(seg[n].text), "%llus",
 			 (unsigned long long)(h->elapsed > 0 ? h->elapsed : 0));
 		seg[n++].prio = 30;
+		if (h->push) {
+			/* A push that loses profiles matters more than one that works. */
+			snprintf(seg[n].text, sizeof(seg[n].text),
+				 "push: %" PRIu64 " sent  %" PRIu64 " failed  %" PRIu64 " dropped",
+				 h->push_sent, h->push_failed, h->push_dropped);
+			seg[n++].prio = h->push_dropped ? 55 : 25;
+		}
 	}
 	render_segments(s, y, seg, n, ROLE_HEADER);
 }
@@ -269,7 +276,7 @@ static void render_mode(struct surface *s, int y, const struct snapshot *snap,
 	if (snap)
 		snprintf(line + len, sizeof(line) - (size_t)len, "   rows: %zu", snap->nrows);
 	int x = LEFT_MARGIN;
-	bool at_end = h && h->replay && h->duration > 0 && h->position >= h->duration;
+	bool at_end = h && h->replay && !h->stream && h->duration > 0 && h->position >= h->duration;
 	if (v->paused || at_end) {
 		/* First, so that even a narrow terminal says why the numbers stopped moving. */
 		x += surface_put_text(s, x, y, -1, v->paused ? "PAUSED" : "END", ROLE_NOTICE) + 3;
@@ -388,12 +395,14 @@ static int render_key_bar(struct surface *s, int y)
 static int render_input(struct surface *s, int y, const struct view_state *v)
 {
 	char line[KEYS_TEXT_MAX + 96];
-	bool search = v->input == KEYS_INPUT_SEARCH;
-	snprintf(line, sizeof(line), "%s %s_", search ? "Search:" : "Filter:", v->input_text);
+	bool search = v->input == KEYS_INPUT_SEARCH, export = v->input == KEYS_INPUT_EXPORT;
+	snprintf(line, sizeof(line), "%s %s_", search ? "Search:" : export ? "Write to:" : "Filter:",
+		 v->input_text);
 	int used = LEFT_MARGIN + surface_put_text(s, LEFT_MARGIN, y, s->w - LEFT_MARGIN, line,
 						  ROLE_STATUS);
 	const char *tail = search ? (v->search_miss ? "   no match   Enter done  Esc cancel" :
 							"   Enter done  Esc cancel  F3 next") :
+			   export ? "   Enter write  Esc cancel  (.pb.gz .speedscope.json .folded)" :
 				    "   Enter done  Esc clear  a|b either";
 	if (used < s->w)
 		used += surface_put_text(s, used, y, s->w - used, tail,
@@ -410,7 +419,14 @@ static void render_footer(struct surface *s, int y, const struct snapshot *snap,
 		return;
 	}
 	(void)replay; /* the bar is the same in a replay: so are the keys (? lists the replay's) */
-	int used = v->input != KEYS_INPUT_NONE ? render_input(s, y, v) : render_key_bar(s, y);
+	int used;
+	if (v->input != KEYS_INPUT_NONE)
+		used = render_input(s, y, v);
+	else if (v->message[0]) /* what w's writing said, until the next key */
+		used = LEFT_MARGIN + surface_put_text(s, LEFT_MARGIN, y, s->w - LEFT_MARGIN, v->message,
+						      ROLE_STATUS);
+	else
+		used = render_key_bar(s, y);
 	if (snap && snap->nrows) {
 		char pos[48];
 		int n = snprintf(pos, sizeof(pos), "%zu/%zu", v->cursor + 1, snap->nrows);

@@ -34,9 +34,14 @@ struct view_header {
 	bool multiplexed;          /* the hardware values are estimates (scaled) */
 	uint64_t throttled;
 	double self_cpu;           /* perftop's own CPU%, < 0: unknown */
+	/* --push: the push's totals (sent and dropped profiles, failed requests), shown when push
+	 * is set. */
+	bool push;
+	uint64_t push_sent, push_failed, push_dropped;
 
 	/* Filled by tui_run (not by the source's header callback) from tui_source.replay and .info. */
 	bool replay;               /* a recording is played: position, sparkline, replay keys */
+	bool stream;               /* it is a stream still coming in (-i -): its end is not the end */
 	double position, duration; /* seconds of recorded time */
 	const uint64_t *hist;      /* samples in each second of the recording (hist[i]: [i, i+1) s) */
 	size_t nhist;

@@ -25,8 +25,8 @@ struct view;
 struct an_doc;
 typedef struct an_doc *(*view_annotate_fn)(void *ctx, const char *raw_sym, const char *dso);
 
-/* The typing modes of the table's bottom line: / searches, \ filters. */
-enum keys_input { KEYS_INPUT_NONE, KEYS_INPUT_SEARCH, KEYS_INPUT_FILTER };
+/* The typing modes of the table's bottom line: / searches, \ filters, w names the export's file. */
+enum keys_input { KEYS_INPUT_NONE, KEYS_INPUT_SEARCH, KEYS_INPUT_FILTER, KEYS_INPUT_EXPORT };
 #define KEYS_TEXT_MAX 128
 
 /* VIEW_TOP: the table and the views stacked on it; VIEW_INFO: the i page (the session's or the
@@ -76,6 +76,10 @@ struct view_state {
 	char search[KEYS_TEXT_MAX];
 	char filter[KEYS_TEXT_MAX];
 	size_t search_from;     /* the cursor when / was pressed: Esc puts it back */
+	/* w: the file the window is to be written to (KEYS_ACT_EXPORT), and what the writing said,
+	 * shown on the bottom line until the next key. */
+	char export_path[KEYS_TEXT_MAX];
+	char message[KEYS_TEXT_MAX + 160];
 	bool search_miss;       /* the text typed matches no row */
 
 	bool invert;            /* I: the order reversed (ascending numbers, descending names) */
@@ -83,6 +87,7 @@ struct view_state {
 	 * snapshot it holds, before the filter (model/snapshot.h snapshot_runq). */
 	enum runq_view runq;
 	unsigned hidden_cols;   /* bit 1 << snap_col per column hidden in the F2 setup */
+	bool icicle;            /* flame graphs drawn root on top (the v key), in every flame view */
 
 	/* Zoom (t d K U): the levels the source applies to its samples; can_zoom when it does
 	 * (tui_source.set_zoom), else the keys do nothing. */

@@ -17,6 +17,7 @@
 
 #include <curses.h>
 #include <langinfo.h>
+#include <errno.h>
 #include <locale.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,6 +31,10 @@
 
 static SCREEN *screen;
 static bool active;
+/* The terminal when it is not stdin/stdout (/dev/tty: stdin is a stream being replayed), and the
+ * descriptor keys come from. */
+static FILE *tty;
+static int in_fd = STDIN_FILENO;
 static bool colors;
 static bool utf8;
 static attr_t role_attr[ROLE_COUNT];
@@ -123,9 +128,17 @@ int term_init(char *err, size_t errlen)
 	const char *t = getenv("TERM");
 	if (active)
 		return 0;
+	/* stdin may be a stream being replayed (perftop -i -): the terminal is then /dev/tty. */
+	tty = NULL;
+	in_fd = STDIN_FILENO;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		snprintf(err, errlen, "the live view needs a terminal (stdin and stdout are not both a tty)");
-		return -1;
+		tty = fopen("/dev/tty", "r+e");
+		if (!tty) {
+			snprintf(err, errlen, "the live view needs a terminal (stdin and stdout are not "
+				 "both a tty, and /dev/tty cannot be opened: %s)", strerror(errno));
+			return -1;
+		}
+		in_fd = fileno(tty);
 	}
 	if (!t || !*t) {
 		snprintf(err, errlen, "TERM is not set; cannot drive the terminal");
@@ -136,9 +149,12 @@ int term_init(char *err, size_t errlen)
 	setlocale(LC_CTYPE, "");
 	utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	/* newterm, unlike initscr, returns NULL for an unknown TERM instead of exiting. */
-	screen = newterm(NULL, stdout, stdin);
+	screen = newterm(NULL, tty ? tty : stdout, tty ? tty : stdin);
 	if (!screen) {
 		snprintf(err, errlen, "cannot use terminal type '%s'", t);
+		if (tty)
+			fclose(tty);
+		tty = NULL;
 		return -1;
 	}
 	set_term(screen);
@@ -181,13 +197,17 @@ void term_done(void)
 	curs_set(1);
 	mousemask(0, NULL); /* the terminal's own selection back, even if endwin left it on */
 	endwin();
-	fflush(stdout);
+	fflush(tty ? tty : stdout);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	util_set_fatal_hook(NULL);
 	delscreen(screen);
 	screen = NULL;
+	if (tty)
+		fclose(tty);
+	tty = NULL;
+	in_fd = STDIN_FILENO;
 }
 
 void term_size(int *w, int *h)
@@ -303,7 +323,7 @@ static int read_mouse(void)
 
 int term_wait(int fd, int timeout_ms)
 {
-	struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
+	struct pollfd p[2] = { { .fd = in_fd, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
 	int n = poll(p, fd >= 0 ? 2 : 1, timeout_ms);
 	if (n <= 0)
 		return 0;

@@ -135,6 +135,9 @@ static void loop_init(struct tui_loop *l, const struct tui_source *src)
 	v->zero = src->zero;
 	v->runq = src->runq;
 	v->order = src->order;
+	v->invert = src->invert;
+	v->hidden_cols = src->hidden_cols;
+	v->icicle = src->icicle;
 	v->raw_names = !src->demangle;
 	v->refresh_secs = refresh_secs;
 	v->replay = src->replay;
@@ -301,12 +304,21 @@ static void loop_key(struct tui_loop *l, int key)
 	}
 	if ((act & KEYS_ACT_PAUSE) && !v->paused)
 		l->next_refresh = 0;
+	if ((act & KEYS_ACT_PAUSE) && !src->replay && src->hold_window)
+		src->hold_window(src->ctx, v->paused);
 	if (act & KEYS_ACT_CLEAR)
 		l->clear = true;
 	if (act & KEYS_ACT_REFRESH)
 		l->force_refresh = true;
 	if ((act & KEYS_ACT_EVENT) && src->switch_event)
 		loop_switch_event(l);
+	if (act & KEYS_ACT_EXPORT) {
+		if (src->export_window)
+			src->export_window(src->ctx, v->export_path, v->filter, v->message,
+					   sizeof(v->message));
+		else
+			snprintf(v->message, sizeof(v->message), "this session cannot write exports");
+	}
 	if ((act & KEYS_ACT_NAMES) && src->rename) {
 		/* rename may bring full into the names' current generation (tui.h) */
 		if (src->move_name)
@@ -364,6 +376,11 @@ int tui_run(const struct tui_source *src)
 
 	util_set_warn_hook(NULL);
 	term_done();
+	if (src->at_quit)
+		*src->at_quit = (struct tui_settings){ .order = l.v.order, .invert = l.v.invert,
+						       .zero = l.v.zero, .raw_names = l.v.raw_names,
+						       .icicle = l.v.icicle,
+						       .hidden_cols = l.v.hidden_cols };
 	keys_state_done(&l.v);
 	loop_drop_copies(&l);
 	snapshot_free(l.full);

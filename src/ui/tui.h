@@ -20,6 +20,13 @@
 #include "model/zoom.h"
 #include "ui/source.h"
 
+/* The view's settings a user can change with keys, as they are at quit (tui_source.at_quit). */
+struct tui_settings {
+	enum snap_col order;
+	bool invert, zero, raw_names, icicle;
+	unsigned hidden_cols;
+};
+
 struct tui_source {
 	void *ctx;
 	/* Takes in what the sampler produced so far; called every tick (about 50 ms) while it
@@ -62,6 +69,13 @@ struct tui_source {
 	 * starting over; a snapshot is asked for right after. NULL: the zoom keys do nothing. */
 	void (*set_zoom)(void *ctx, const struct sample_zoom *z);
 	bool no_mouse;             /* --no-mouse: leave the mouse to the terminal */
+	/* The rest of the settings kept across runs (main.c, settings/settings.h), at start: the
+	 * order inverted (I), the columns hidden in the F2 setup, flame graphs as icicles (v). */
+	bool invert;
+	unsigned hidden_cols;
+	bool icicle;
+	/* Not NULL: filled at quit with the settings as the user left them. */
+	struct tui_settings *at_quit;
 	/* A new snapshot of another names generation (model/snapshot.h names_gen): the pointer of a
 	 * name kept from the older one (a view's function, the zoom) in the new generation. NULL:
 	 * names never move. */
@@ -73,6 +87,13 @@ struct tui_source {
 	int nevents;
 	int event;
 	struct snapshot *(*switch_event)(void *ctx, int ev, struct snapshot *shown);
+	/* The w key: write the window on screen (the last refresh's, its zoom, and only the stacks
+	 * filter matches: model/filter.h) to path, in the format its name says (export/export.h);
+	 * writes what happened in msg ("wrote ...", or the error). NULL: the key says it cannot. */
+	int (*export_window)(void *ctx, const char *path, const char *filter, char *msg, size_t len);
+	/* A live view paused (hold true) or resumed: its windows go on ending, but the one on screen
+	 * stays what w writes until the resume. NULL: nothing to hold. */
+	void (*hold_window)(void *ctx, bool hold);
 };
 
 /* Runs the view until q (or Ctrl-C, SIGTERM). The terminal is restored on every exit path.

@@ -38,7 +38,7 @@ struct view_flame {
 	char shown[256];
 	struct ct_result *r;
 	uint64_t *start;          /* per node: offset under the root, in period units */
-	bool have_tree, icicle;
+	bool have_tree;
 	uint64_t sel_id;
 	uint64_t zoom[FLAME_ZOOM_MAX];
 	int nzoom;
@@ -158,7 +158,7 @@ static void flame_render(struct view *vw, struct surface *s, int y, int rows,
 	/* Title: what is drawn, which way up, and the zoom path. */
 	int len = snprintf(buf, sizeof(buf), "Flame graph of %s — %s (v flips)",
 			   vf->f.raw_sym ? vf->shown : "the window",
-			   vf->icicle ? "icicle, root on top" : "root at the bottom");
+			   v->icicle ? "icicle, root on top" : "root at the bottom");
 	if (r && root) {
 		char path[400] = "";
 		size_t pl = 0;
@@ -213,7 +213,7 @@ static void flame_render(struct view *vw, struct surface *s, int y, int rows,
 		int x0, x1;
 		if (!cells(vf, i, root, w, &x0, &x1) || !under(r, i, root))
 			continue;
-		int yy = vf->icicle ? y + FLAME_HEAD_ROWS + lvl : y + rows - 1 - lvl;
+		int yy = v->icicle ? y + FLAME_HEAD_ROWS + lvl : y + rows - 1 - lvl;
 		enum surface_role role = i == sel ? ROLE_SELECTED : frame_role(n, v->color);
 		int fw = x1 - x0, xx = FLAME_MARGIN + x0;
 		const char *pad = !v->color && n->kernel ? "." : " ";
@@ -273,8 +273,9 @@ static unsigned select_node(struct view_flame *vf, long idx)
 
 static unsigned flame_flip(const struct keys_call *c)
 {
-	struct view_flame *vf = c->self;
-	vf->icicle = !vf->icicle;
+	/* The way up is the view state's: the next flame graph opens the same way, and it is kept
+	 * across runs (settings/settings.h). */
+	c->v->icicle = !c->v->icicle;
 	return KEYS_ACT_REDRAW;
 }
 
@@ -286,7 +287,7 @@ static unsigned flame_vertical(const struct keys_call *c)
 	if (!vf->r)
 		return KEYS_ACT_PASS;
 	uint32_t root = zoom_root(vf), sel = selected(vf);
-	bool to_child = (c->arg < 0) != vf->icicle;
+	bool to_child = (c->arg < 0) != c->v->icicle;
 	if (to_child)
 		return select_node(vf, widest_child(vf, sel, root));
 	return sel == root ? 0 : select_node(vf, vf->r->nodes[sel].parent);

@@ -18,6 +18,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "model/filter.h"
 #include "ui/render_table.h"
@@ -187,13 +188,23 @@ static unsigned search_again(const struct keys_call *c)
 	return search_next(c->v, c->snap, (int)c->arg, c->rows);
 }
 
-/* / and \ (arg: the mode). */
+/* / and \ and w (arg: the mode). */
 static unsigned input_start(const struct keys_call *c)
 {
 	struct view_state *v = c->v;
 	v->input = (enum keys_input)c->arg;
 	v->search_miss = false;
 	v->search_from = v->cursor;
+	if (v->input == KEYS_INPUT_EXPORT) {
+		/* a default name that says when, in pprof's format: the one most tools read */
+		time_t now = time(NULL);
+		struct tm tm;
+		char stamp[32] = "now";
+		if (localtime_r(&now, &tm))
+			strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+		snprintf(v->input_text, sizeof(v->input_text), "perftop-%s.pb.gz", stamp);
+		return KEYS_ACT_REDRAW;
+	}
 	/* \ edits the filter in force; / starts a new search, as htop's do. */
 	snprintf(v->input_text, sizeof(v->input_text), "%s",
 		 v->input == KEYS_INPUT_FILTER ? v->filter : "");
@@ -203,6 +214,8 @@ static unsigned input_start(const struct keys_call *c)
 /* The text changed: a search moves to its first match from where it started, a filter applies. */
 static unsigned input_changed(struct view_state *v, const struct snapshot *s, int visible_rows)
 {
+	if (v->input == KEYS_INPUT_EXPORT)
+		return KEYS_ACT_REDRAW;
 	if (v->input == KEYS_INPUT_FILTER) {
 		snprintf(v->filter, sizeof(v->filter), "%s", v->input_text);
 		return KEYS_ACT_FILTER | KEYS_ACT_REDRAW;
@@ -220,6 +233,14 @@ static unsigned input_changed(struct view_state *v, const struct snapshot *s, in
 static unsigned input_end(struct view_state *v, int key, const struct snapshot *s, int visible_rows)
 {
 	bool filter = v->input == KEYS_INPUT_FILTER;
+	if (v->input == KEYS_INPUT_EXPORT) {
+		/* Enter writes (the loop asks the source), Esc leaves it */
+		v->input = KEYS_INPUT_NONE;
+		if (key != KEYS_ENTER || !v->input_text[0])
+			return KEYS_ACT_REDRAW;
+		snprintf(v->export_path, sizeof(v->export_path), "%s", v->input_text);
+		return KEYS_ACT_EXPORT | KEYS_ACT_REDRAW;
+	}
 	if (key == KEYS_ENTER && !filter && v->input_text[0])
 		snprintf(v->search, sizeof(v->search), "%s", v->input_text);
 	v->input = KEYS_INPUT_NONE;
@@ -398,6 +419,8 @@ static const struct keys_binding table_bindings[] = {
 	{ .key = { 'N' }, .run = search_again, .arg = -1 },
 	{ .key = { '\\', KEYS_F4 }, .run = input_start, .arg = KEYS_INPUT_FILTER, .keys = "\\  F4",
 	  .help = "filter by symbol, dso, command (a|b: either)", .bar = "Filter" },
+	{ .key = { 'w' }, .run = input_start, .arg = KEYS_INPUT_EXPORT, .keys = "w",
+	  .help = "write the window (filter, zoom) to a file: .pb.gz .speedscope.json .folded" },
 	{ .key = { 't' }, .run = zoom_thread, .keys = "t  d",
 	  .help = "zoom into the row's process (thread) / dso" },
 	{ .key = { 'd' }, .run = zoom_dso },

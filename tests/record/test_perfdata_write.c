@@ -401,6 +401,42 @@ static void td_blob(const unsigned char **p, size_t nsize, const char *want)
 	*p += n;
 }
 
+/* A stream (pipe mode: perf record -o -, perftop -o -) carries the tracing data after a
+ * HEADER_TRACING_DATA record: the reader finds sched_switch's format in it, as in a file's
+ * feature, so that an off-CPU replay of a stream decodes the fields by the recording's layout. */
+static void stream_tracing_data(const unsigned char *td, size_t len)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a), .config = 372,
+				     .sample_period = 1, .sample_type = PERF_SAMPLE_IP |
+				     PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID,
+				     .sample_id_all = 1 };
+	size_t padded = (len + 7) & ~(size_t)7, n = 0;
+	unsigned char *b = calloc(1, 16 + 8 + sizeof(a) + 8 + 16 + padded);
+	uint64_t v64 = 16, id = 7;
+	memcpy(b, "PERFILE2", 8);
+	memcpy(b + 8, &v64, 8);
+	n = 16;
+	struct perf_event_header h = { .type = 64, .size = (uint16_t)(8 + sizeof(a) + 8) };
+	memcpy(b + n, &h, 8);
+	memcpy(b + n + 8, &a, sizeof(a));
+	memcpy(b + n + 8 + sizeof(a), &id, 8);
+	n += h.size;
+	h = (struct perf_event_header){ .type = 66, .size = 16 };
+	uint32_t size[2] = { (uint32_t)padded, 0 };
+	memcpy(b + n, &h, 8);
+	memcpy(b + n + 8, size, 8);
+	memcpy(b + n + 16, td, len);
+	n += 16 + padded;
+	char err[256];
+	struct perfdata_reader *r = perfdata_open_mem(b, n, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_STR(perfdata_info(r)->switch_format, "name: sched_switch\nFMT1");
+		perfdata_close(r);
+	}
+	free(b);
+}
+
 static void test_tracing_data(void)
 {
 	char root[] = "/tmp/perftop-tracefs-XXXXXX";
@@ -470,6 +506,7 @@ static void test_tracing_data(void)
 			       0, 0, 0, 0, 0, 0, 0, 1, 's', 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 7,
 			       'n', 'a', 'm', 'e', ':', ' ', 'e' };
 	CHECK(perfdata_tracing_format(be, sizeof(be), "s", "e", &text, &tlen) && tlen == 7);
+	stream_tracing_data(out, len);
 	free(out);
 
 	/* an id tracefs does not have, a format that cannot be read, no tracefs: no section */

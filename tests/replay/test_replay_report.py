@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Acceptance: perftop -i F -b --json agrees with perf report on files made here by perf record:
 fp callchains (python, and the spinner fixture), -a -g with two programs running, -z (zstd), pipe
-mode (perf record -o - | perftop -i -), and --call-graph dwarf (IP-level Self% only: unwinding the
+mode (perf record -o - | perftop -i -), the directory of perf record --threads, the files of perf
+record --switch-output given as several -i, and --call-graph dwarf (IP-level Self% only: unwinding the
 user stack is a later issue). Top 10 resolved rows: Self% (--no-children) within 0.5 points, and
 with fp callchains Total% (--children) too.
 
@@ -11,7 +12,8 @@ import os
 import subprocess
 import sys
 import time
-from replaylib import (compare, fail, perf_record, perf_report, python_busy, replay_json, tmpdir)
+from replaylib import (compare, fail, perf_record, perf_report, python_busy, replay_json,
+                       script_counts, tmpdir)
 
 perftop, fixtures = sys.argv[1], sys.argv[2]
 spinner = os.path.join(fixtures, "spinner")
@@ -80,6 +82,52 @@ for key in ("self", "total"):
     if not ok:
         fail(f"pipe: {text}")
     checks += 1
+
+# perf record --threads: a directory (data, then data.0, data.1 ... of perf's writer threads), which
+# perftop puts together (perfdata_dir.c); and as many samples as perf script shows
+thr = perf_record(["--threads", "-g", "-F", "999"], os.path.join(d, "thr.data"), python_busy(2))
+if not os.path.isdir(thr) or not os.path.exists(os.path.join(thr, "data.0")):
+    fail(f"perf record --threads made no directory of pieces: {os.listdir(d)}")
+check("--threads", thr, ["self", "total"])
+snaps, _ = replay_json(perftop, thr)
+want = sum(script_counts(thr).values())
+if snaps[-1]["samples"] != want:
+    fail(f"--threads: perftop counts {snaps[-1]['samples']} samples, perf script {want}")
+print(f"--threads: {want} samples, as perf script")
+checks += 1
+
+# perf record --switch-output: one session's files, given as -i A -i B ..., played as one: each
+# function's samples are the sum of perf report's over the files
+sw_dir = os.path.join(d, "switch")
+os.mkdir(sw_dir)
+perf_record(["--switch-output=1s", "-g", "-F", "999"], os.path.join(sw_dir, "sw.data"), python_busy(3))
+files = sorted(os.path.join(sw_dir, f) for f in os.listdir(sw_dir) if f.startswith("sw.data."))
+if len(files) < 2:
+    fail(f"perf record --switch-output=1s made {len(files)} files")
+want = {}
+for f in files:
+    p = subprocess.run(["perf", "report", "-i", f, "--stdio", "-q", "-g", "none", "--no-children",
+                        "--sort", "dso,sym", "-F", "sample,dso,sym"], capture_output=True, text=True,
+                       timeout=120)
+    for line in p.stdout.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) == 4 and parts[0].isdigit():
+            key = (os.path.basename(parts[1]), parts[3].strip())
+            want[key] = want.get(key, 0) + int(parts[0])
+args = []
+for f in files:
+    args += ["-i", f]
+snaps, _ = replay_json(perftop, args[1], extra=args[2:])
+got = {(os.path.basename(r["dso"]), r["sym"]): r["samples"] for r in snaps[-1]["rows"]}
+top = sorted(want.items(), key=lambda kv: -kv[1])[:5]
+print(f"--switch-output: {len(files)} files, {snaps[-1]['samples']} samples; perf report's top "
+      f"{top}; perftop {[(k, got.get(k)) for k, _ in top]}")
+if snaps[-1]["samples"] != sum(want.values()):
+    fail(f"--switch-output: perftop counts {snaps[-1]['samples']}, perf report {sum(want.values())}")
+for k, n in top:
+    if got.get(k) != n:
+        fail(f"--switch-output: {k}: perftop {got.get(k)} samples, perf report {n}")
+checks += 2
 
 # --call-graph dwarf: the IP-level rows
 dw = perf_record(["--call-graph", "dwarf", "-F", "499"], os.path.join(d, "dw.data"), python_busy(1))

@@ -449,6 +449,35 @@ static void test_events(void)
 	keys_state_done(&v);
 }
 
+/* w: a prompt with a default name (pprof, stamped), edited, Enter asks the loop to write it, Esc
+ * leaves it; the message is cleared by the next key. */
+static void test_export_key(void)
+{
+	static const enum sort_key k[] = { SORT_DSO, SORT_SYM };
+	struct snapshot *s = make(5, k, 2);
+	struct view_state v;
+	keys_state_init(&v);
+	CHECK(keys_handle(&v, 'w', s, 10) == KEYS_ACT_REDRAW);
+	CHECK(v.input == KEYS_INPUT_EXPORT);
+	size_t n = strlen(v.input_text);
+	CHECK(strncmp(v.input_text, "perftop-", 8) == 0 && n == strlen("perftop-YYYYmmdd-HHMMSS.pb.gz") &&
+	      strcmp(v.input_text + n - 6, ".pb.gz") == 0);
+	for (size_t i = 0; i < 6; i++)
+		keys_handle(&v, KEYS_BACKSPACE, s, 10);
+	for (const char *c = ".folded"; *c; c++)
+		CHECK(keys_handle(&v, *c, s, 10) == KEYS_ACT_REDRAW); /* typing filters nothing */
+	CHECK(v.filter[0] == '\0');
+	CHECK(keys_handle(&v, KEYS_ENTER, s, 10) == (KEYS_ACT_EXPORT | KEYS_ACT_REDRAW));
+	CHECK(v.input == KEYS_INPUT_NONE);
+	CHECK(strcmp(v.export_path + strlen(v.export_path) - 7, ".folded") == 0);
+	snprintf(v.message, sizeof(v.message), "wrote it");
+	keys_handle(&v, 'w', s, 10);
+	CHECK(v.message[0] == '\0');
+	CHECK(keys_handle(&v, KEYS_ESC, s, 10) == KEYS_ACT_REDRAW);
+	CHECK(v.input == KEYS_INPUT_NONE);
+	snapshot_free(s);
+}
+
 int main(void)
 {
 	unsetenv("NO_COLOR");
@@ -461,5 +490,6 @@ int main(void)
 	test_replay_range();
 	test_info_keys();
 	test_events();
+	test_export_key();
 	return CHECK_DONE();
 }

@@ -1,0 +1,42 @@
+/*
+ * docgen: the build's writer of perftop.1 and the completions (doc.h).
+ *   perftop_docgen man|bash|zsh OUT
+ * Writes OUT whole or not at all (a temporary file renamed over it), so a failed run leaves no
+ * half page for the install rules to pick up.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "doc/doc.h"
+#include "version.h"
+
+int main(int argc, char **argv)
+{
+	if (argc != 3 || (strcmp(argv[1], "man") && strcmp(argv[1], "bash") && strcmp(argv[1], "zsh"))) {
+		fprintf(stderr, "usage: perftop_docgen man|bash|zsh OUT\n");
+		return 2;
+	}
+	char tmp[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "perftop_docgen: path too long\n");
+		return 2;
+	}
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		perror(tmp);
+		return 1;
+	}
+	if (!strcmp(argv[1], "man"))
+		doc_man(f, perftop_version);
+	else if (!strcmp(argv[1], "bash"))
+		doc_bash(f);
+	else
+		doc_zsh(f);
+	if (ferror(f) | fclose(f) || rename(tmp, argv[2])) {
+		perror(argv[2]);
+		unlink(tmp);
+		return 1;
+	}
+	return 0;
+}

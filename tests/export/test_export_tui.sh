@@ -1,0 +1,74 @@
+#!/bin/bash
+# The view's w key, driven through tmux as a person would, on a live session of diff_work: w shows
+# the prompt with its default name (perftop-YYYYmmdd-HHMMSS.pb.gz); the name edited to FILE.pb.gz,
+# Enter writes the window on screen and the bottom line says so; with the filter \ work_b in force,
+# a .folded export holds only stacks through work_b; then the pprof export is read by pprof's Go
+# package (pprofcheck.go: Parse, CheckValid) and holds the hot functions; q exits 0.
+#
+# usage: test_export_tui.sh PERFTOP FIXTURE_DIR   (exit 77 when tmux or go is missing, or the
+# kernel refuses the events)
+set -u
+pt=${1:?usage: test_export_tui.sh PERFTOP FIXTURE_DIR}
+fixtures=${2:?}
+here=$(cd "$(dirname "$0")" && pwd)
+command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
+command -v go >/dev/null || { echo "SKIP: go is not installed (golang-go, the Makefile's PACKAGES)"; exit 77; }
+. "$here/../perfprobe.sh"
+need_perf_events task
+d=$(mktemp -d /tmp/perftop-export-tui-XXXXXX)
+sock=perftop-export-tui-$$
+tm() { tmux -L "$sock" "$@"; }
+cleanup() { tm kill-server 2>/dev/null; rm -rf "$d"; }
+trap cleanup EXIT
+screen() { tm capture-pane -p -t t 2>/dev/null; }
+fail() { echo "FAIL: $*"; echo "--- screen:"; screen; exit 1; }
+wait_for() {
+	for _ in $(seq "${2:-80}"); do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# Replaces the prompt's text with $1 and presses Enter.
+write_to() {
+	tm send-keys -t t w
+	wait_for 'Write to: perftop-[0-9]{8}-[0-9]{6}\.pb\.gz_' || fail "no prompt with the default name"
+	for _ in $(seq 40); do tm send-keys -t t BSpace; done
+	tm send-keys -t t -l "$1"
+	tm send-keys -t t Enter
+	wait_for "wrote $1" || fail "no 'wrote $1' on the bottom line"
+}
+
+tm new-session -d -s t -x 160 -y 40 \
+	"$pt -d 0.5 -e cpu-clock -- $fixtures/diff_work 30 4 2 1 1; echo PERFTOP-EXITED:\$?; sleep 60"
+wait_for 'work_a +diff_work' || fail "no work_a row"
+wait_for 'work_d +diff_work' || fail "no work_d row"
+sleep 1.2 # past the view's first, faster refreshes: the window on screen is a whole -d 0.5 one
+write_to "$d/win.pb.gz"
+[ -s "$d/win.pb.gz" ] || fail "no $d/win.pb.gz"
+
+tm send-keys -t t '\' && tm send-keys -t t -l work_b && tm send-keys -t t Enter
+wait_for 'Filter|work_b' || fail "no filter"
+sleep 1 # a refresh with the filter on: the window written next is a whole one
+write_to "$d/filtered.folded"
+lines=$(wc -l < "$d/filtered.folded")
+[ "$lines" -ge 1 ] || fail "the filtered export is empty"
+grep -v 'work_b' "$d/filtered.folded" && fail "a stack without work_b in the filtered export"
+echo "filtered folded export: $lines stacks, all through work_b"
+
+tm send-keys -t t q
+wait_for 'PERFTOP-EXITED:0' || fail "perftop did not exit 0"
+
+export GOPATH=/usr/share/gocode GO111MODULE=off GOCACHE=$d/gocache HOME=$d
+out=$(go run "$here/pprofcheck.go" "$d/win.pb.gz") || fail "pprofcheck: $out"
+echo "$out" | python3 -c '
+import json, sys
+r = list(json.load(sys.stdin).values())[0]
+if r.get("error"):
+    sys.exit("pprof rejects the window export: " + r["error"])
+flat = {f: v[0] for f, v in r["flat"].items()}
+print("window export: %d samples, flat %s" % (r["totals"][0], {f: flat.get(f, 0) for f in ("work_a", "work_b")}))
+if r["totals"][0] < 20 or flat.get("work_a", 0) < r["totals"][0] // 5:
+    sys.exit("the window export does not hold the hot functions")
+' || fail "the pprof window export"
+echo "ok"
