@@ -13,6 +13,9 @@
  * thread not sampled for WATCH_IDLE_NS is dropped) and their rings of reads. The reads themselves
  * (process_vm_readv) are made outside the lock; the session's side copies a read out under it.
  *
+ * With nothing to watch (no Python process sampled in the last WATCH_IDLE_NS) it sleeps on a
+ * condition until there is.
+ *
  * Bounds: WATCH_MAX threads (a new one replaces the least recently sampled), SNAP_RING reads a
  * thread (256 ms at 1 kHz, more than the session's lag) in a frame arena of ARENA frames.
  */
@@ -56,6 +59,8 @@ struct watched {
 
 struct pywatch {
 	pthread_mutex_t mu;
+	pthread_cond_t wake;             /* a thread to watch again, or stop */
+	bool idle;                       /* the thread waits on wake: nothing to read */
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
@@ -70,6 +75,7 @@ struct pywatch *pywatch_new(uint64_t period_ns)
 {
 	struct pywatch *w = xcalloc(1, sizeof(*w));
 	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->wake, NULL);
 	w->period_ns = period_ns;
 	atomic_init(&w->stop, false);
 	return w;
@@ -125,7 +131,8 @@ static void watch_keep(struct pywatch *w, const struct job *j, uint64_t time, co
 	pthread_mutex_unlock(&w->mu);
 }
 
-static void watch_round(struct pywatch *w, struct job *jobs, struct pyraw *raw)
+/* One round of reads; false when there was nothing to read. */
+static bool watch_round(struct pywatch *w, struct job *jobs, struct pyraw *raw)
 {
 	int n = watch_jobs(w, jobs, now_ns());
 	for (int i = 0; i < n; i++) {
@@ -139,6 +146,19 @@ static void watch_round(struct pywatch *w, struct job *jobs, struct pyraw *raw)
 		uint64_t t1 = now_ns();
 		watch_keep(w, j, t0 + (t1 - t0) / 2, raw, k);
 	}
+	return n > 0;
+}
+
+/* Nothing watched: sleep until a thread is (a session whose Python processes have gone costs
+ * no wakeups). */
+static void watch_idle(struct pywatch *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->idle = true;
+	while (w->idle && !atomic_load_explicit(&w->stop, memory_order_relaxed))
+		pthread_cond_wait(&w->wake, &w->mu);
+	w->idle = false;
+	pthread_mutex_unlock(&w->mu);
 }
 
 static uint64_t thread_cpu_ns(void)
@@ -156,7 +176,11 @@ static void *watch_thread(void *arg)
 	struct pyraw *raw = xmalloc(READ_MAX * sizeof(*raw));
 	uint64_t next = now_ns();
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
-		watch_round(w, jobs, raw);
+		if (!watch_round(w, jobs, raw)) {
+			watch_idle(w);
+			next = now_ns();
+			continue;
+		}
 		next += w->period_ns;
 		uint64_t now = now_ns();
 		if (next < now)
@@ -179,9 +203,13 @@ void pywatch_free(struct pywatch *w)
 	if (!w)
 		return;
 	if (w->started) {
+		pthread_mutex_lock(&w->mu);
 		atomic_store(&w->stop, true);
+		pthread_cond_signal(&w->wake);
+		pthread_mutex_unlock(&w->mu);
 		pthread_join(w->thread, NULL);
 	}
+	pthread_cond_destroy(&w->wake);
 	for (int i = 0; i < WATCH_MAX; i++)
 		free(w->w[i].arena);
 	pthread_mutex_destroy(&w->mu);
@@ -213,6 +241,10 @@ void pywatch_note(struct pywatch *w, uint32_t pid, uint32_t tid, const struct py
 		x->nsnaps = 0;
 	}
 	x->noted = now;
+	if (w->idle) {
+		w->idle = false;
+		pthread_cond_signal(&w->wake);
+	}
 	if (!w->started) {
 		w->started = pthread_create(&w->thread, NULL, watch_thread, w) == 0;
 		if (!w->started)

@@ -4,8 +4,8 @@
  * of frames with an entry frame (two eval-loop calls), code objects whose type is named "code",
  * names in ASCII and in UCS-2, a location table. process_vm_readv on our own pid reads it as it
  * reads a Python's. Also: a 3.13 _Py_DebugOffsets image read into a layout (and what is refused),
- * and the watcher thread (pywatch) reading the fake thread on its clock (its TSan twin checks the
- * handover under the mutex).
+ * and the watcher thread (pywatch) reading the fake thread on its clock, idle once it is no longer
+ * sampled and woken by the next sample (its TSan twin checks the handover under the mutex).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +164,23 @@ static void test_watch(const struct pyproc *p)
 	uint64_t reads = 0, cpu = 0;
 	pywatch_counts(w, &reads, &cpu);
 	CHECK(reads > 0);
+	/* not sampled for longer than the watch lasts (200 ms): no reads, no wakeups */
+	struct timespec ts = { 0, 400000000 };
+	nanosleep(&ts, NULL);
+	uint64_t r1 = 0, r2 = 0;
+	pywatch_counts(w, &r1, &cpu);
+	ts.tv_nsec = 100000000;
+	nanosleep(&ts, NULL);
+	pywatch_counts(w, &r2, &cpu);
+	CHECK(r2 == r1);
+	/* sampled again: read again */
+	pywatch_note(w, (uint32_t)getpid(), 222, p, now_ns());
+	for (int i = 0; i < 200 && r2 == r1; i++) {
+		ts.tv_nsec = 5000000;
+		nanosleep(&ts, NULL);
+		pywatch_counts(w, &r2, &cpu);
+	}
+	CHECK(r2 > r1);
 	pywatch_free(w);
 }
 
