@@ -5,7 +5,7 @@
 perftop_unit_test(test_pysplice SOURCES python/test_pysplice.c LIBS perftop_python perftop_util)
 perftop_unit_test(test_pyread SOURCES python/test_pyread.c LIBS perftop_python perftop_util TSAN)
 
-foreach(t test_python_live test_python_pid test_python_replay test_python_xperf)
+foreach(t test_python_live test_python_pid test_python_replay test_python_xperf test_python_callback)
   add_test(NAME python_${t}
     COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/${t}.py $<TARGET_FILE:perftop>
             ${CMAKE_BINARY_DIR}/fixtures)

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Issue 17, Python under native under Python: pysorted.py's keyfn is called back by the builtin
+sorted (C), itself called by caller (Python). With --call-graph dwarf (whole native chains), the
+stacks perftop exports (--export FILE.folded: root first) read main's native frames, then
+<module>, main, caller, then the builtin's native frames, then keyfn: each run of Python frames in
+the place of its own call of the eval loop. For each Python found (pyenv 3.11, 3.12, 3.13, Debian's
+3.11); one that is not installed is skipped with a message."""
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+from e2elib import SKIP, fail, passed, run_json
+from pylib import HERE, pythons
+
+found = pythons(["pyenv 3.11", "pyenv 3.12", "pyenv 3.13", "debian 3.11"])
+if not found:
+    print("skip: none of the Pythons of the test is installed")
+    sys.exit(SKIP)
+script = os.path.join(HERE, "pysorted.py")
+d = tempfile.mkdtemp(prefix="perftop-pycb-")
+checks = 0
+try:
+    for label, exe in found:
+        out = os.path.join(d, label.replace(" ", "") + ".folded")
+        run_json(["-n", "3", "-d", "1", "--call-graph", "dwarf", "--export", out, "--", exe, script,
+                  "3"])
+        stacks = {}
+        for line in open(out):
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            stacks[stack] = stacks.get(stack, 0) + int(n)
+        total = sum(stacks.values())
+        # caller, then native frames only (the builtin), then keyfn
+        shape = re.compile(r";caller \(pysorted\.py\);(?:[^;()]+;)+keyfn \(pysorted\.py\)(;|$)")
+        good = sum(n for s, n in stacks.items() if shape.search(s) and ";main (pysorted.py);" in s)
+        key = sum(n for s, n in stacks.items() if "keyfn (pysorted.py)" in s)
+        best = max(stacks, key=lambda s: stacks[s] if "keyfn" in s else 0)
+        print(f"{label}: {good} of {key} samples in keyfn ({total} in all) read caller -> native -> "
+              f"keyfn; e.g. {best[-230:]}")
+        if key < 0.5 * total or good < 0.9 * key:
+            fail(f"{label}: {good} of {key} keyfn samples (of {total}) have caller, native frames, "
+                 "keyfn in that order")
+        checks += 1
+finally:
+    shutil.rmtree(d, True)
+passed(checks)
