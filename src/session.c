@@ -677,6 +677,7 @@ long session_poll(struct session *s)
 		sample_memo_forget_all(s->memo); /* names may have changed with them */
 	if (s->replay)
 		return replay_tick(s->replay, now_ns());
+	pyrecord_flush(s->pyrec);
 	struct queue *q = sampler_queue(s->sampler);
 	sampler_wake_clear(s->sampler);  /* before the drain: what comes during it wakes again */
 	long taken = 0;

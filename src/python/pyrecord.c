@@ -52,7 +52,7 @@ struct pyrecord *pyrecord_create(const char *path, char *err, size_t errlen)
 	w->f = f;
 	w->keys = xcalloc(2 * (size_t)REC_FUNCS, sizeof(*w->keys));
 	w->ids = xcalloc(2 * (size_t)REC_FUNCS, sizeof(*w->ids));
-	if (fprintf(f, "perftop-python 1\n") < 0)
+	if (fprintf(f, "perftop-python 1\n") < 0 || fflush(f) != 0)
 		w->err = errno;
 	return w;
 }
@@ -120,6 +120,12 @@ void pyrecord_add(struct pyrecord *w, uint64_t time, uint32_t pid, uint32_t tid,
 	for (int i = 0; i < n; i++)
 		fprintf(w->f, " %" PRId64 ".%d", ids[i], group[i]);
 	if (fputc('\n', w->f) == EOF && !w->err)
+		w->err = errno;
+}
+
+void pyrecord_flush(struct pyrecord *w)
+{
+	if (w && fflush(w->f) != 0 && !w->err)
 		w->err = errno;
 }
 
@@ -279,7 +285,14 @@ struct pyreplay *pyreplay_open(struct pyreplay *r, const char *path, char *err, 
 		return r;
 	char *line = NULL;
 	size_t cap = 0;
-	if (getline(&line, &cap, f) < 0 || strncmp(line, "perftop-python 1", 16) != 0) {
+	ssize_t got = getline(&line, &cap, f);
+	if (got <= 0 || line[got - 1] != '\n') {
+		/* empty or cut in its first line: a recording killed at once (perf.data says it) */
+		free(line);
+		fclose(f);
+		return r;
+	}
+	if (strncmp(line, "perftop-python 1", 16) != 0) {
 		snprintf(err, errlen, "%s: not perftop's Python frames (no 'perftop-python 1' line)", path);
 		free(line);
 		fclose(f);
@@ -291,8 +304,10 @@ struct pyreplay *pyreplay_open(struct pyreplay *r, const char *path, char *err, 
 	r->dso_base = (uint32_t)r->ndsos;
 	long lineno = 1;
 	bool full = false;
-	while (getline(&line, &cap, f) >= 0) {
+	while ((got = getline(&line, &cap, f)) > 0) {
 		lineno++;
+		if (line[got - 1] != '\n')
+			break;  /* the last line of a recording cut short (perf.data's reader says so) */
 		int rc = rep_line(r, line);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%ld: not understood; its Python frames read up to there",

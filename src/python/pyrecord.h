@@ -29,14 +29,18 @@ struct pyrecord *pyrecord_create(const char *path, char *err, size_t errlen);
 /* Writes one sample's Python frames (py[0..n), group[i] their eval-loop calls). */
 void pyrecord_add(struct pyrecord *w, uint64_t time, uint32_t pid, uint32_t tid,
 		  const char *interp_dso, const struct frame *py, const int *group, int n);
+/* Writes out what is buffered (each tick: a recording killed keeps its Python frames up to
+ * there). */
+void pyrecord_flush(struct pyrecord *w);
 /* Flushes and closes: 0, or -errno of the first failed write. */
 int pyrecord_close(struct pyrecord *w);
 
 struct pyreplay;
 
 /* Reads path whole, into r (the files of a replay of several, in turn) or a new one (r NULL):
- * returns it, or r as it was when there is no such file (err "") or it is not one perftop wrote
- * (why in err). A partial file is read up to its first bad line, with a warning in err. */
+ * returns it, or r as it was when there is no such file or an empty one (err "") or it is not one
+ * perftop wrote (why in err). A file cut short (perftop killed) is read up to its last whole line;
+ * one with a line not understood up to there, with a warning in err. */
 struct pyreplay *pyreplay_open(struct pyreplay *r, const char *path, char *err, size_t errlen);
 void pyreplay_free(struct pyreplay *r);
 /* Did sample (tid, time) have Python frames? */
