@@ -5,8 +5,9 @@
  * Both tables are bounded: the processes (PY_PROCS, least recently sampled replaced) and the code
  * objects' names (direct-mapped on pid and address, a collision replaces). A code object's entry is
  * checked every PY_CODE_TRUST_NS against what the code object points at then (its qualname,
- * filename and line table objects), so an address reused by another code object is named again. A process is looked at again when its
- * command or executable changes (exec: the pyenv shim is bash, then pyenv, then python3).
+ * filename and line table objects), so an address reused by another code object is named again. A
+ * process is looked at again when its executable changes (exec: the pyenv shim is bash, then
+ * pyenv, then python3).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,13 +20,14 @@
 #include "util/util.h"
 
 #define PY_PROCS 512           /* -a: every process sampled, each looked at once */
+#define PY_HINTS 1024
 #define PY_THREADS 64          /* thread states remembered per process (by tid, direct-mapped) */
 #define PY_CODES 4096
 #define PY_MAX_FRAMES 256      /* Python frames of a sample at most */
 #define PY_LINETABLE_MAX 4096
 /* The watcher's period: the sampling period, within these (a read costs a few microseconds per
  * frame: 2 kHz is the most it spends on a thread). */
-#define PY_PERIOD_MIN_NS 500000ull
+#define PY_PERIOD_MIN_NS 1000000ull
 #define PY_PERIOD_MAX_NS 20000000ull
 /* A code object's names are read again after this long: in between, a code object freed and
  * another made at its address (rare: code objects live as long as their functions) would keep the
@@ -63,6 +65,7 @@ struct pycode {
 };
 
 struct pystacks {
+	uint16_t hint[PY_HINTS];   /* pid % PY_HINTS -> the slot it was found in last */
 	frame_rename_fn intern;
 	void *intern_ctx;
 	bool srclines;
@@ -158,10 +161,14 @@ static void proc_probe(struct pystacks *p, struct pyprocess *e, const char *comm
 			 e->pid, e->proc.dso, err);
 }
 
-/* The process's entry, probed when new or changed by an exec. */
+/* The process's entry, probed when new or changed by an exec (its executable is another file:
+ * checked every PY_EXE_CHECK_NS; not its command, which differs between a process's threads). */
 static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, const char *comm, uint64_t now)
 {
+	uint16_t *hint = &p->hint[pid % PY_HINTS];
 	struct pyprocess *e = NULL, *old = &p->procs[0];
+	if (p->procs[*hint].used && p->procs[*hint].pid == pid)
+		e = &p->procs[*hint];
 	for (int i = 0; i < PY_PROCS && !e; i++) {
 		if (p->procs[i].used && p->procs[i].pid == pid)
 			e = &p->procs[i];
@@ -175,13 +182,13 @@ static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, const char
 		e->used = true;
 		e->pid = pid;
 		probe = true;
-	} else if (comm && strncmp(comm, e->comm, sizeof(e->comm) - 1) != 0) {
-		probe = true;
 	}
+	*hint = (uint16_t)(e - p->procs);
 	e->last_use = ++p->clock;
 	if (!probe && now - e->exe_checked > PY_EXE_CHECK_NS) {
 		uint64_t dev, ino;
 		exe_id(pid, &dev, &ino);
+		e->exe_checked = now;
 		probe = dev != e->exe_dev || ino != e->exe_ino;
 	}
 	if (probe) {
