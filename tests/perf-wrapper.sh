@@ -10,7 +10,8 @@
 #   kernel marks perf record's MMAP2 records as build-id ones over their inode payload, and perf
 #   report aborts on those. perftop no longer asks by default, so this should be rare now; the retry
 #   stays for perf processes outside the suite that ask (perf record --buildid-mmap).
-# Everything else is passed to the real perf unchanged.
+# Everything else is passed to the real perf unchanged; a stream to standard output (-o -) is passed
+# straight through.
 self_dir=$(cd "$(dirname "$0")" && pwd)
 real=$(PATH=$(printf '%s' "$PATH" | tr ':' '\n' | grep -vx "$self_dir" | paste -sd: -) command -v perf)
 [ -n "$real" ] || { echo "perf: not installed" >&2; exit 127; }
@@ -19,6 +20,12 @@ if [ -n "${PERFTOP_PERF_BUILDID_DIR:-}" ]; then
 	mkdir -p "$PERFTOP_PERF_BUILDID_DIR"
 	args=(--buildid-dir "$PERFTOP_PERF_BUILDID_DIR" "$@")
 fi
+# A stream (-o -) is read as it is written: passed through, not held back.
+prev=
+for a in "$@"; do
+	[ "$prev" = -o ] && [ "$a" = - ] && exec "$real" "${args[@]}"
+	prev=$a
+done
 tmp=$(mktemp -d) || exec "$real" "${args[@]}"
 trap 'rm -rf "$tmp"' EXIT
 for attempt in 1 2 3; do

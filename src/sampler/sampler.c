@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <pthread.h>
 #include <signal.h>
@@ -345,10 +346,19 @@ static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, i
 static int open_one(struct sampler_ev *ev, pid_t pid, int cpu, int group_fd)
 {
 	struct perf_event_attr *a = &ev->attr;
+	int member_retries = 3;
 	for (;;) {
 		long fd = sys_perf_event_open(a, pid, cpu, group_fd);
 		if (fd >= 0)
 			return (int)fd;
+		if (errno == EINVAL && group_fd >= 0 && pid != -1 && member_retries-- > 0) {
+			/* A task's member once came back EINVAL under load (a TSan test, a few times in
+			 * hundreds of runs): the kernel refuses a member whose leader's context is not the
+			 * task's at that moment, and a task's context can be swapped with a related
+			 * task's at a context switch. Another try finds them together again. */
+			sched_yield();
+			continue;
+		}
 		if (errno == EINVAL && a->build_id) {
 			/* build ids in MMAP2 came with 5.12; the symbolizer can read them from files. */
 			a->build_id = 0;

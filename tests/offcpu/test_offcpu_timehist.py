@@ -156,6 +156,11 @@ def compare(name):
     tids = {w["threads"][t]["tid"]: t for t in THREADS}
     check_mode(snaps, "off-cpu")
     ours = sum_rows(snaps, lambda r: int(r["tid"]))
+    # Records perftop lost (its rings overflowed while the machine stalled): the blocks open across
+    # the gap are dropped by design (never inflated), so a thread may then come out short, and its
+    # blocks fewer; over the reference is a failure all the same.
+    lost = sum(sn.get("lost", 0) + sn.get("dropped", 0) for sn in snaps)
+    print(f"  perftop lost or dropped {lost} records")
     # A thread with a switch-in missing from the sched_switch events has a wait timehist measured
     # from the wrong event (one of hundreds of ms when the machine stalled, seen once): not a
     # reference for that thread.
@@ -176,6 +181,9 @@ def compare(name):
         ok, line = close(f"{t} (tid {tid})", ours.get(tid, 0), ref, 0.05, slack)
         own = (w['threads'][t]['wall_ns'] - w['threads'][t]['cpu_ns']) / 1e6
         print(f"  {line}; the thread's own clocks: {own:.1f} ms off the CPU in its loop")
+        if not ok and lost and ours.get(tid, 0) < ref:
+            print(f"  {t}: short, with {lost} records lost: not held to the reference")
+            ok = True
         if not ok:
             bad.append(f"{name}: {line}")
     # A thread's runs are timehist's lines (one per switch-out), its blocks the stretches between
@@ -186,7 +194,7 @@ def compare(name):
         want = runs.get(tid, 0) - 1
         print(f"  {t}: {blocks.get(tid, 0)} blocks, timehist {want}; longest "
               f"{ptlong.get(tid, 0) / 1e6:.2f} ms, timehist {longest.get(tid, 0) / 1e6:.2f} ms")
-        if abs(blocks.get(tid, 0) - want) > 0.01 * want + 2:
+        if abs(blocks.get(tid, 0) - want) > 0.01 * want + 2 and not (lost and blocks.get(tid, 0) < want):
             bad.append(f"{name}: {t}: {blocks.get(tid, 0)} blocks, timehist has {want}")
         ok, line = close(f"{t}'s longest block", ptlong.get(tid, 0), longest.get(tid, 0), 0.05, 2e6)
         if not ok:

@@ -6,7 +6,8 @@ HEADER_BUILD_ID record; perf report's top functions and sample count are those o
 of F. The batch text goes to standard error meanwhile.
 
 Then a live stream: perftop -o - piped into perftop -i - -b --json follows it as it arrives: each
-second's snapshot comes out while the producer is still running, not all at its end."""
+second's snapshot comes out while the producer is still running, within 1.5 s of the end of its
+second; with perf record -a -g -o - as the producer (it writes in bursts), within 3 s."""
 import json
 import os
 import subprocess
@@ -66,6 +67,7 @@ with tempfile.TemporaryDirectory() as d:
     checks += 2
 
     # A live stream followed as it comes: the producer runs 5 refreshes of 1 s.
+    t0 = time.monotonic()
     prod = subprocess.Popen([perftop_path(), "-b", "-n", "5", "-d", "1", "-o", "-", "--",
                              fixture("spinner"), "30"], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
@@ -89,4 +91,32 @@ with tempfile.TemporaryDirectory() as d:
     if not any(r["sym"] == "spinner_work" for r in arrived[0][1]["rows"]):
         fail(f"the first snapshot of the stream lacks spinner_work: {arrived[0][1]['rows'][:3]}")
     checks += 3
+    # Each second's snapshot within 1.5 s of wall time: its arrival after the producer started,
+    # less the recorded time it ends at (counted from the first sample, which came after the
+    # start: the lag measured is an upper bound).
+    lags = [round(t - t0 - s["time"], 2) for t, s in arrived]
+    print("their lags:", lags)
+    if max(lags) > 1.5:
+        fail(f"a snapshot of the stream came {max(lags)} s after its second ended (lags {lags})")
+    checks += 1
+
+    # perf record as the producer (it writes to a pipe in bursts): within 3 s.
+    need_perf_events("cpu")
+    t0 = time.monotonic()
+    prod = subprocess.Popen(["perf", "record", "-q", "-a", "-g", "-o", "-", "--", "sleep", "5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    cons = subprocess.Popen([perftop_path(), "-i", "-", "-b", "-d", "1", "--json"], stdin=prod.stdout,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    prod.stdout.close()
+    arrived = [(time.monotonic(), json.loads(line)) for line in cons.stdout if line.startswith("{")]
+    cons.wait(timeout=60)
+    prod.wait(timeout=60)
+    if cons.returncode != 0 or len(arrived) < 4:
+        fail(f"perf record -a -g -o - | perftop -i -: exit {cons.returncode}, {len(arrived)} "
+             f"snapshots: {cons.stderr.read()[:300]}")
+    lags = [round(t - t0 - s["time"], 2) for t, s in arrived]
+    print("perf record -a -g -o - | perftop -i -: lags", lags)
+    if max(lags) > 3.0:
+        fail(f"a snapshot of perf record's stream came {max(lags)} s after its second (lags {lags})")
+    checks += 1
 passed(checks)

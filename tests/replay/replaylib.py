@@ -133,7 +133,10 @@ def _base(d):
 
 
 def _norm(sym):
-    sym = sym.strip()
+    # A symbol version is not part of the name: libc's clock_nanosleep@GLIBC_2.2.5 and
+    # clock_nanosleep@@GLIBC_2.17 are one address, and perf report names it by either, from one
+    # run to the next.
+    sym = re.sub(r"@@?[A-Za-z_][\w.]*$", "", sym.strip())
     if sym.endswith(")") and not sym.endswith("(inlined)"):
         depth = 0
         for i in range(len(sym) - 1, -1, -1):
