@@ -845,6 +845,7 @@ int session_load_diff(struct session *s, const struct cli *c, char *err, size_t 
 {
 	struct cli bc = *c;
 	bc.input = c->diff_base;
+	bc.ninputs = 0;             /* BASE alone, not the session's -i files */
 	bc.batch = true;            /* no scan: one pass, to the end */
 	bc.have_time = false;
 	struct session *base = session_open_file(&bc, err, errlen);
