@@ -665,19 +665,22 @@ static void dso_open(struct dso *d)
  */
 static void dso_load_segments(struct dso *d, Elf *elf, size_t nph)
 {
-	bool no_bytes = true;     /* no code segment has bytes in the file */
+	bool code = false, no_bytes = true;  /* code segments, none with bytes in the file */
 	uint64_t base = UINT64_MAX;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if ((ph.p_flags & PF_X) && ph.p_filesz)
-			no_bytes = false;  /* a debug file keeps a few sections (notes), never the code */
+		if (ph.p_flags & PF_X) {
+			code = true;
+			if (ph.p_filesz)
+				no_bytes = false;  /* a debug file keeps a few sections (notes), never code */
+		}
 		if (base == UINT64_MAX)
 			base = ph.p_vaddr & ~(ph.p_align > 1 ? ph.p_align - 1 : 0xfff);
 		d->segs[d->nsegs++] = (struct dso_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
 	}
-	if (!no_bytes)
+	if (!code || !no_bytes)
 		return;
 	d->nsegs = 0;
 	for (size_t i = 0; i < nph; i++) {
