@@ -243,6 +243,20 @@ bool debuginfo_fetch_want(const uint8_t *bid, size_t len, const char *name)
 	return f && f->state < 2;
 }
 
+bool debuginfo_fetch_wait(const uint8_t *bid, size_t len, double secs)
+{
+	uint64_t end = now_ns() + (uint64_t)(secs * 1e9);
+	const struct fetch *f;
+	while ((f = debuginfo_fetched(bid, len)) != NULL && f->state < 2) {
+		if (now_ns() >= end)
+			return false;
+		debuginfo_fetch_poll(NULL, NULL);
+		if (f->state < 2)
+			usleep(10000);
+	}
+	return f && f->state == 2;
+}
+
 int debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		   const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		   char **debuginfo_file_name)

@@ -58,6 +58,10 @@ const char *debuginfo_fetched_path(const uint8_t *bid, size_t len);
 /* Asks the servers for a build-id's debug file (once a session, in the background, when
  * DEBUGINFOD_URLS was given): true when a fetch is running or queued for it. */
 bool debuginfo_fetch_want(const uint8_t *bid, size_t len, const char *name);
+/* Waits (at most secs) for that fetch to end, starting and reaping fetches meanwhile; true when it
+ * brought a file. For a reader that may wait (a batch replay); other fetches that end meanwhile are
+ * not reported to debuginfo_fetch_poll's callback. */
+bool debuginfo_fetch_wait(const uint8_t *bid, size_t len, double secs);
 
 /* The CRC32 .gnu_debuglink uses, of a whole file; false when it cannot be read. */
 bool debuginfo_file_crc(int fd, uint32_t *crc);

@@ -113,6 +113,7 @@ struct dso_set {
 	void (*on_evict)(void *ctx, struct dso *d);
 	void *evict_ctx;
 	unsigned want;        /* SRCINFO_INLINE | SRCINFO_SRCLINE: what lookups add to the ELF symbol */
+	bool wait_fetches;    /* a binary opened by build-id waits for its debuginfod fetch */
 };
 
 static char *dso_debuginfo_path;  /* NULL: libdwfl's default (":.debug:/usr/lib/debug") */
@@ -497,6 +498,11 @@ static struct dso_expect *dso_expect_slot(const struct dso_set *set, const char 
 	return &set->expect[i];
 }
 
+void dso_set_wait_fetches(struct dso_set *set, bool on)
+{
+	set->wait_fetches = on;
+}
+
 bool dso_set_expect(struct dso_set *set, const char *path, const uint8_t *bid, size_t len)
 {
 	if (!len || path[0] != '/')
@@ -570,6 +576,7 @@ static bool dso_debuginfod_cache(char *buf, size_t cap, const char *hex, const c
 }
 
 #define DSO_CANDIDATES 9
+#define DSO_FETCH_WAIT_SECS 30.0
 
 /* Where a file with d's build-id may be, in order (see dso_open_by_build_id); the first two are
  * its own path (under --symfs, then as it is). Returns how many were written. */
@@ -616,7 +623,7 @@ static void dso_open_by_build_id(struct dso *d)
 	char (*cand)[PATH_MAX] = xmalloc(DSO_CANDIDATES * sizeof(*cand));
 	int n = dso_candidates(d, cand);
 	bool differs = false;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0, waited = 0; i < n; i++) {
 		int m = dso_file_matches(d, cand[i]);
 		if (m == 0 && i < (debuginfo_symfs() && d->path[0] == '/' ? 2 : 1))
 			differs = true;  /* a file at the path itself, of another build */
@@ -625,6 +632,13 @@ static void dso_open_by_build_id(struct dso *d)
 			dso_open_file(d, cand[i]);
 			free(cand);
 			return;
+		}
+		/* A reader that may wait: the fetch now, then the candidates again with its file. */
+		if (i == n - 1 && d->set->wait_fetches && !waited++ &&
+		    debuginfo_fetch_want(d->build_id, d->build_id_size, d->name) &&
+		    debuginfo_fetch_wait(d->build_id, d->build_id_size, DSO_FETCH_WAIT_SECS)) {
+			n = dso_candidates(d, cand);
+			i = -1;
 		}
 	}
 	free(cand);

@@ -106,6 +106,9 @@ void dso_set_want(struct dso_set *set, bool inlines, bool srclines);
  */
 #define DSO_MAX_EXPECTED 4096
 bool dso_set_expect(struct dso_set *set, const char *path, const uint8_t *bid, size_t len);
+/* A reader that may wait (a batch replay): a binary opened by build-id that nothing here has waits
+ * for its debuginfod fetch (at most 30 s) instead of going on without it. Off by default. */
+void dso_set_wait_fetches(struct dso_set *set, bool on);
 /* How many binaries had a file of another build here (left unresolved), and a one-line notice
  * naming the first ("libfoo.so: file here is another build ..."), or NULL. */
 uint64_t dso_set_mismatched(const struct dso_set *set);

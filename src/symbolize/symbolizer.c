@@ -488,6 +488,11 @@ const char *symbolizer_notice(const struct symbolizer *s)
 	return f ? f : dso_set_notice(s->dsos);
 }
 
+void symbolizer_wait_fetches(struct symbolizer *s, bool on)
+{
+	dso_set_wait_fetches(s->dsos, on);
+}
+
 bool symbolizer_add_build_id(struct symbolizer *s, const char *path, const uint8_t *bid, size_t len)
 {
 	return dso_set_expect(s->dsos, path, bid, len);

@@ -139,6 +139,9 @@ void symbolizer_poll(struct symbolizer *s);
  * (~/.debug/.build-id), /usr/lib/debug/.build-id, or fetched by debuginfod; never a file of
  * another build (dso_set_expect). False when the table is full (DSO_MAX_EXPECTED paths). */
 bool symbolizer_add_build_id(struct symbolizer *s, const char *path, const uint8_t *bid, size_t len);
+/* A reader that may wait (a batch replay): a binary of the recording found nowhere here waits for
+ * its debuginfod fetch (at most 30 s) before its first lookup goes on; the view never waits. */
+void symbolizer_wait_fetches(struct symbolizer *s, bool on);
 /* What the view should say ("debuginfod: fetching debug info for libfoo.so", or that a binary here
  * is another build than the recording's), or NULL. */
 const char *symbolizer_notice(const struct symbolizer *s);

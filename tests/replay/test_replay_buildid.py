@@ -2,8 +2,9 @@
 section, a stream's HEADER_BUILD_ID records) lead the symbolizer to the binaries' own files, and a
 file of another build at the recorded path is never read.
 
-A copy of diff_work in a temp directory is recorded three ways: perftop -o FILE, perf record -g, and
-perftop -o - (a stream, replayed as a file and through a pipe, -i -). Then the copy is replaced by
+A copy of diff_work in a temp directory is recorded four ways: perftop -o FILE, perf record -g,
+perftop -o - (a stream, replayed as a file and through a pipe, -i -) and perf record -o - through
+perf inject -b (a stream through a pipe). Then the copy is replaced by
 another program (probe_work, another build-id) at the same path, and each recording is replayed:
   - as it is: diff_work's functions must not be named, nor probe_work's (unresolved is right), and
     the notice says once that the file here is another build;
@@ -35,7 +36,7 @@ os.makedirs(bindir)
 work = os.path.join(bindir, "work")
 shutil.copy2(work_src, work)
 WORK_FUNCS = {"work_a", "work_b", "work_c", "work_d"}
-OTHER_FUNCS = {"probe_target", "caller_a", "caller_b", "main", "_init", "_start", "_fini"}
+OTHER_FUNCS = {"probe_target", "caller_a", "caller_b"}  # probe_work's own (both have a main)
 home = os.path.join(d, "home")      # perf's build-id cache lives here, not in the real HOME
 os.makedirs(home)
 # The suite's perf wrapper gives perf a cache of the test's own (--buildid-dir): the one perftop
@@ -77,6 +78,18 @@ p = subprocess.run(["perf", "record", "-q", "-N", "-g", "-e", "cpu-clock", "-F",
 if p.returncode != 0:
     fail(f"perf record -g exited {p.returncode}: {p.stderr.strip()[:300]}")
 
+# perf's own stream with build-ids: perf record -o - through perf inject -b (HEADER_BUILD_ID records
+# without the size flag, placed before each binary's first sample).
+ifile = os.path.join(d, "injected.data")
+rec = subprocess.Popen(["perf", "record", "-q", "-N", "-g", "-e", "cpu-clock", "-F", "499", "-o", "-",
+                        "--", work, "2", "1", "1", "1", "1"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, env=env)
+p = subprocess.run(["perf", "inject", "-b", "-o", ifile], stdin=rec.stdout, capture_output=True,
+                   text=True, env=env, timeout=120)
+rec.stdout.close()
+if rec.wait(timeout=60) != 0 or p.returncode != 0:
+    fail(f"perf record -o - | perf inject -b failed: {p.stderr.strip()[:300]}")
+
 # The original goes: kept aside for the places it is looked for, another program at its path.
 orig = os.path.join(d, "orig-work")
 shutil.move(work, orig)
@@ -111,9 +124,10 @@ def replays(extra=(), run_env=None):
     for label, path in (("perftop -o", pfile), ("perf record -g", rfile), ("stream file", sfile)):
         r, err = rows(path, extra, run_env)
         out.append((label, r, err))
-    with open(sfile, "rb") as f:
-        r, err = rows("-", extra, run_env, stdin=f)
-    out.append(("stream on stdin", r, err))
+    for label, path in (("stream on stdin", sfile), ("perf inject -b stream on stdin", ifile)):
+        with open(path, "rb") as f:
+            r, err = rows("-", extra, run_env, stdin=f)
+        out.append((label, r, err))
     return out
 
 
@@ -133,8 +147,9 @@ def check_named(what, results):
 
 # 1. Nothing found: the replacement's names are never used; unresolved, and said once.
 for label, r, err in replays():
-    if set(r) & (WORK_FUNCS | OTHER_FUNCS):
-        fail(f"no original, {label}: names from a file of another build: {sorted(r)}")
+    named = [k for k in r if not re.fullmatch(r"0x[0-9a-f]+", k)]
+    if named:  # diff_work's hot addresses fall in probe_work's main: any name is a wrong one
+        fail(f"no original, {label}: names from a file of another build: {sorted(named)}")
     if not r:
         fail(f"no original, {label}: no row of the binary at all")
     notes = [l for l in err.splitlines() if "another build" in l]
@@ -160,21 +175,25 @@ if p.returncode != 0 or not os.path.exists(cached):
 os.remove(os.path.join(cache_src, "work"))  # the cache's own copy must be what is read
 results = replays()
 check_named("perf's build-id cache", results)
-rep = subprocess.run(["perf", "report", "-i", rfile, "--stdio", "-q", "-g", "none", "--no-children",
-                      "--sort", "dso,sym", "--percent-limit", "0"], capture_output=True, text=True,
-                     env=env, timeout=120)
-ref = {}
-for line in rep.stdout.splitlines():
-    m = re.match(r"\s*([\d.]+)%\s+work\s+\[\.\]\s+(\S+)", line)
-    if m:
-        ref[m.group(2)] = ref.get(m.group(2), 0.0) + float(m.group(1))
-if not set(ref) >= WORK_FUNCS:
-    fail(f"perf report with its build-id cache does not name diff_work's functions: {ref}")
-ours = results[1][1]
-for sym, pct in ref.items():
-    if pct >= 1.0 and abs(ours.get(sym, 0.0) - pct) > 0.5:
-        fail(f"perf's cache: {sym} ours {ours.get(sym, 0.0):.2f}% perf report {pct:.2f}%")
-print(f"ok: perf record -g replay with perf's cache agrees with perf report on {len(ref)} rows")
+for idx, path in ((0, pfile), (1, rfile), (2, sfile)):
+    rep = subprocess.run(["perf", "report", "-i", path, "--stdio", "-q", "-g", "none",
+                          "--no-children", "--sort", "dso,sym", "--percent-limit", "0"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    ref = {}
+    for line in rep.stdout.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+work\s+\[\.\]\s+(\S+)", line)
+        if m:
+            ref[m.group(2)] = ref.get(m.group(2), 0.0) + float(m.group(1))
+    if not set(ref) >= WORK_FUNCS:
+        fail(f"perf report -i {path} with its build-id cache does not name diff_work's functions: "
+             f"{ref} {rep.stderr.strip()[:200]}")
+    ours = results[idx][1]
+    for sym, pct in ref.items():
+        if pct >= 1.0 and abs(ours.get(sym, 0.0) - pct) > 0.5:
+            fail(f"perf's cache, {results[idx][0]}: {sym} ours {ours.get(sym, 0.0):.2f}% "
+                 f"perf report {pct:.2f}%")
+    print(f"ok: {results[idx][0]} replay with perf's cache agrees with perf report on "
+          f"{len(ref)} rows")
 
 
 # 5. A local debuginfod serving the debug file.
@@ -215,19 +234,20 @@ try:
         sys.exit(0)
     cache = os.path.join(d, "dbgd-client-cache")
     denv = dict(env, DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=cache, DEBUGINFOD_TIMEOUT="20")
-    # The fetch runs in the background; the view would show the names once it arrives. A batch
-    # replay does not wait for it, so replay until the client's cache has the file (bounded).
-    got = None
-    for _ in range(20):
-        r, err = rows(rfile, run_env=denv)
-        if set(r) >= WORK_FUNCS:
-            got = r
-            break
-        time.sleep(0.5)
-    if got is None:
-        fail(f"debuginfod: diff_work's functions never named ({sorted(r)[:6]}; {err.strip()[:200]})")
-    if set(got) & OTHER_FUNCS:
-        fail(f"debuginfod: the replacement's names used: {sorted(got)}")
+    # Nothing local any more (perf's cache goes): only the server has the file. A batch replay
+    # waits for the fetch (the view would show the names when it arrives).
+    shutil.rmtree(os.path.join(home, ".debug"))
+    if os.path.exists(cached):
+        fail(f"{cached} still there")
+    for label, path in (("perf record -g", rfile), ("stream on stdin", "-")):
+        if path == "-":
+            with open(sfile, "rb") as f:
+                r, err = rows("-", run_env=denv, stdin=f)
+        else:
+            r, err = rows(path, run_env=denv)
+        check_named(f"debuginfod, {label}", [(label, r, err)])
+    if not os.path.isdir(os.path.join(cache, bid)):
+        fail(f"debuginfod: nothing in the client cache {cache} for {bid}")
     print("ok: the debug file fetched from a local debuginfod names diff_work's functions")
 finally:
     srv.terminate()
