@@ -122,6 +122,8 @@ static int batch_run_replay(struct session *s, const struct cli *c, struct repla
 	const char *w = replay_warning(rp);
 	if (w)
 		warn_msg("%s", w);
+	if ((w = session_notice(s)) != NULL)
+		warn_msg("%s", w);  /* e.g. a binary here of another build than the recorded one */
 	return 0;
 }
 

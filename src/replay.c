@@ -55,6 +55,7 @@ struct replay {
 	double duration;
 
 	const struct rec *pending; /* read but not fed yet (past the time asked for) */
+	size_t bids_seen;          /* perfdata_build_ids already passed to the sink */
 	bool at_end;
 	double pos;
 
@@ -299,10 +300,26 @@ void replay_get_range(const struct replay *rp, double *start, double *end)
 	*end = rp->range_end;
 }
 
+/* The build-ids the reader has met since the last call, to the sink. A stream's come as binaries
+ * are first hit, just before the samples in them: asked after each record is read, so that the
+ * symbolizer has a binary's before its first sample (the reader publishes them before handing
+ * over the records that follow). */
+static void replay_pass_build_ids(struct replay *rp)
+{
+	size_t n;
+	const struct perfdata_build_id *const *b = perfdata_build_ids(rp->rd, &n);
+	for (; rp->bids_seen < n; rp->bids_seen++)
+		rp->sink.build_id(rp->sink.ctx, b[rp->bids_seen]->path, b[rp->bids_seen]->bid,
+				  b[rp->bids_seen]->size);
+}
+
 /* The next record in time order: from the reader's thread when it has one. */
 static int replay_next(struct replay *rp, const struct rec **r)
 {
-	return rp->ahead ? perfdata_ahead_next(rp->ahead, r) : perfdata_next_ref(rp->rd, r);
+	int rc = rp->ahead ? perfdata_ahead_next(rp->ahead, r) : perfdata_next_ref(rp->rd, r);
+	if (rp->sink.build_id)
+		replay_pass_build_ids(rp);
+	return rc;
 }
 
 /* Feeds records up to recorded time t, at most budget of them (0: no limit). */

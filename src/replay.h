@@ -26,6 +26,9 @@ struct replay_sink {
 	void (*record)(void *ctx, const struct rec *r);
 	/* A seek starts over: the sink drops what it aggregated (the symbolizer may stay). */
 	void (*reset)(void *ctx);
+	/* The recording's build-id of a file it mapped (perfdata_build_ids): each pair once, before
+	 * the first record fed after the reader met it; NULL: not wanted. */
+	void (*build_id)(void *ctx, const char *path, const uint8_t *bid, size_t len);
 };
 
 struct replay_opts {

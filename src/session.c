@@ -301,6 +301,11 @@ static void replay_sink_record(void *ctx, const struct rec *r)
 	offcpu_feed(s->offcpu, r, session_take_paired, s);
 }
 
+static void replay_sink_build_id(void *ctx, const char *path, const uint8_t *bid, size_t len)
+{
+	symbolizer_add_build_id(((struct session *)ctx)->sym, path, bid, len);
+}
+
 /* Every event's aggregation starts over (a seek, a zoom). */
 static void session_zero_events(struct session *s)
 {
@@ -372,7 +377,8 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	/* Off-CPU time is made of the switches alone; wall takes every event (cpu-clock's too). */
 	if (c->mode == PROFILE_OFFCPU && !o.event)
 		o.event = OFFCPU_SWITCH_EVENT;
-	struct replay_sink sink = {.ctx = s, .record = replay_sink_record, .reset = replay_sink_reset};
+	struct replay_sink sink = {.ctx = s, .record = replay_sink_record, .reset = replay_sink_reset,
+				   .build_id = replay_sink_build_id};
 	s->replay = replay_open(&o, &sink, err, errlen);
 	if (!s->replay) {
 		free(s);
@@ -380,6 +386,7 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	}
 	s->sym = symbolizer_new();
 	symbolizer_set_offline(s->sym);  /* the file's pids are not this machine's processes now */
+	symbolizer_wait_fetches(s->sym, c->batch); /* batch may wait for debuginfod, the view not */
 	/* Live, a JIT's perf map grows under a name the symbolizer looks for again: only a replay's
 	 * names stay put between side-band records. */
 	s->memo = sample_memo_new();

@@ -64,3 +64,12 @@ add_test(NAME replay_test_replay_events
   COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_events.py $<TARGET_FILE:perftop> $<TARGET_FILE:probe_work>)
 set_tests_properties(replay_test_replay_events PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf
   ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
+# A replay from another machine: the recording's build-ids (perftop -o, perf record -g, a stream
+# through a file and through a pipe) find diff_work's own files (--symfs, the debug root by
+# build-id, perf's build-id cache, a local debuginfod) after probe_work replaced it at its path,
+# whose names must never be used.
+add_test(NAME replay_test_replay_buildid
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_buildid.py $<TARGET_FILE:perftop>
+    $<TARGET_FILE:diff_work> $<TARGET_FILE:probe_work>)
+set_tests_properties(replay_test_replay_buildid PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")

@@ -60,6 +60,7 @@
 #define PD_REORDER_CAP (64u << 20)   /* parsed records waiting for their round */
 #define PD_REC_MAX (sizeof(struct rec) + 65536 + 64) /* largest parsed form of one record */
 #define PD_RELEASE_STEP (256u << 10) /* mapped bytes read between two releases of the pages behind */
+#define PD_MAX_BUILD_IDS 4096        /* (path, build-id) pairs kept for the symbolizer */
 
 /* perf.data's own record types (tools/perf/util/event.h; not in the uapi header). */
 enum {
@@ -180,7 +181,15 @@ struct perfdata_reader {
 	size_t nents, ents_cap, ready, next_ent;
 	uint64_t max_time, next_flush;
 
+	/* The recording's (path, build-id) pairs: the BUILD_ID feature, a stream's HEADER_BUILD_ID
+	 * records. Appended by whichever thread reads (perfdata_ahead's), read by the consumer: an
+	 * entry is complete before nbids counts it (release), and never changes after. */
+	struct perfdata_build_id **bids;
+	atomic_size_t nbids;
+	uint64_t bids_dropped;
+
 	bool done;
+	bool in_preamble;          /* open_pipe_preamble is reading */
 	bool attrs_frozen;         /* after a rewind, pipe-mode attrs are not added again */
 	struct perfdata_stats stats;
 	uint64_t raw_records;      /* complete records read from the data, for the cut-short message */
@@ -608,33 +617,81 @@ static void feature_event_desc(struct perfdata_reader *r, struct fcur *c)
 	}
 }
 
+/* Keeps one (path, build-id) pair for perfdata_build_ids, once: a rewound stream or file gives its
+ * records again. Only files (a path from /): the kernel's is the running kernel's business. */
+static void build_id_keep(struct perfdata_reader *r, const char *path, const unsigned char *bid,
+			  unsigned blen)
+{
+	if (path[0] != '/' || blen == 0)
+		return;
+	size_t n = atomic_load_explicit(&r->nbids, memory_order_relaxed);
+	for (size_t i = 0; i < n; i++)
+		if (r->bids[i]->size == blen && memcmp(r->bids[i]->bid, bid, blen) == 0 &&
+		    strcmp(r->bids[i]->path, path) == 0)
+			return;
+	if (n >= PD_MAX_BUILD_IDS) {
+		r->bids_dropped++;
+		return;
+	}
+	if (!r->bids)
+		r->bids = xcalloc(PD_MAX_BUILD_IDS, sizeof(*r->bids));
+	size_t pl = strlen(path);
+	struct perfdata_build_id *e = xcalloc(1, sizeof(*e) + pl + 1);
+	memcpy(e->bid, bid, blen);
+	e->size = (uint8_t)blen;
+	memcpy(e->path, path, pl + 1);
+	r->bids[n] = e;
+	atomic_store_explicit(&r->nbids, n + 1, memory_order_release);
+}
+
+/* One build-id entry (a feature section's, or a HEADER_BUILD_ID record: the same layout): header,
+ * pid, build_id[24] (20 bytes + a size byte), file name. Returns its size, 0 when it is bad. */
+static size_t build_id_entry(struct perfdata_reader *r, const unsigned char *p, size_t avail,
+			     bool list)
+{
+	if (avail < 8 + 4 + 24)
+		return 0;
+	uint16_t misc, size;
+	memcpy(&misc, p + 4, 2);
+	memcpy(&size, p + 6, 2);
+	misc = sw16(r, misc);
+	size = sw16(r, size);
+	if (size < 8 + 4 + 24 || size > avail)
+		return 0;
+	const unsigned char *bid = p + 12;
+	unsigned blen = 20;
+	if (misc & (1u << 15)) /* PERF_RECORD_MISC_BUILD_ID_SIZE: the size byte is valid */
+		blen = bid[20] <= 20 ? bid[20] : 20;
+	char hex[41], fname[512];
+	hex_encode(hex, bid, blen);
+	size_t fl = strnlen((const char *)p + 36, size - 36u);
+	if (fl >= sizeof(fname))
+		fl = sizeof(fname) - 1;
+	memcpy(fname, p + 36, fl);
+	fname[fl] = '\0';
+	if (list)
+		add_line(r, "build-id: %s %s", hex, fname);
+	build_id_keep(r, fname, bid, blen);
+	return size;
+}
+
 static void feature_build_ids(struct perfdata_reader *r, struct fcur *c)
 {
 	size_t n = 0;
-	/* a sequence of records: header, pid, build_id[24] (20 bytes + size byte), filename */
-	while (!c->bad && c->end - c->p >= 8 + 4 + 24) {
-		uint16_t misc, size;
-		memcpy(&misc, c->p + 4, 2);
-		memcpy(&size, c->p + 6, 2);
-		misc = sw16(r, misc);
-		size = sw16(r, size);
-		if (size < 8 + 4 + 24 || size > c->end - c->p)
+	while (!c->bad && c->p < c->end) {
+		size_t size = build_id_entry(r, c->p, (size_t)(c->end - c->p), n < 1000);
+		if (!size)
 			break;
-		const unsigned char *bid = c->p + 12;
-		unsigned blen = 20;
-		if (misc & (1u << 15)) /* PERF_RECORD_MISC_BUILD_ID_SIZE: the size byte is valid */
-			blen = bid[20] <= 20 ? bid[20] : 20;
-		char hex[41], fname[512];
-		hex_encode(hex, bid, blen);
-		size_t fl = strnlen((const char *)c->p + 36, size - 36u);
-		if (fl >= sizeof(fname))
-			fl = sizeof(fname) - 1;
-		memcpy(fname, c->p + 36, fl);
-		fname[fl] = '\0';
-		if (n++ < 1000)
-			add_line(r, "build-id: %s %s", hex, fname);
+		n++;
 		c->p += size;
 	}
+}
+
+const struct perfdata_build_id *const *perfdata_build_ids(const struct perfdata_reader *r, size_t *n)
+{
+	*n = atomic_load_explicit(&((struct perfdata_reader *)r)->nbids, memory_order_acquire);
+	/* the table's pointer is read only once an entry is published (it is set before the first) */
+	return *n ? (const struct perfdata_build_id *const *)r->bids : NULL;
 }
 
 /* One feature section's bytes, by feature bit. Bad content is ignored (it is only metadata). */
@@ -941,6 +998,7 @@ static int open_pipe_preamble(struct perfdata_reader *r, char *err, size_t errle
 	r->file_pos = r->data_start = PD_PIPE_HEADER_SIZE;
 	if (r->mem)
 		in_mem_at(r, PD_PIPE_HEADER_SIZE);
+	r->in_preamble = true;
 	for (int guard = 0; guard < 100000; guard++) {
 		if (in_fill(r, 8) < 8)
 			break;
@@ -951,6 +1009,7 @@ static int open_pipe_preamble(struct perfdata_reader *r, char *err, size_t errle
 		if (raw_pump(r) <= 0)
 			break;
 	}
+	r->in_preamble = false;
 	if (r->nev == 0) {
 		snprintf(err, errlen, "%s: no event attributes in the stream (not a perf.data stream?)",
 			 r->path);
@@ -1105,6 +1164,9 @@ void perfdata_close(struct perfdata_reader *r)
 	for (size_t i = 0; i < r->info.nextra; i++)
 		free(r->info.extra_lines[i]);
 	free(r->info.extra_lines);
+	for (size_t i = 0; i < atomic_load(&r->nbids); i++)
+		free(r->bids[i]);
+	free(r->bids);
 	free(r->hkeys);
 	free(r->hvals);
 	free(r->own_buf);
@@ -1516,6 +1578,13 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 		} else {
 			z_load(r, p + 8, size - 8);
 		}
+		break;
+	case PD_HEADER_BUILD_ID:
+		/* a binary hit for the first time (perftop -o -, perf inject -b): listed in the header
+		 * lines only while the preamble is read at open (after, the reading may be another
+		 * thread's than the lines' reader) */
+		if (!build_id_entry(r, p, size, r->in_preamble && r->info.nextra < 1000))
+			r->stats.bad_records++;
 		break;
 	case PD_HEADER_TRACING_DATA:
 		/* u32 size; the tracing data itself follows the record, padded to 8. As in a file's

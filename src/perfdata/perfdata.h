@@ -112,6 +112,21 @@ bool perfdata_would_block(const struct perfdata_reader *r);
  * the end of the stream). For closing a stream read on perfdata_ahead's thread. */
 void perfdata_interrupt(struct perfdata_reader *r);
 
+/*
+ * The build-ids the recording gives for the files it mapped: its BUILD_ID feature section (read at
+ * open) and, in a stream, the HEADER_BUILD_ID records met so far (perftop -o -, perf inject -b send
+ * one as a binary is first hit, before the samples in it). Only paths of files (from /), each pair
+ * once, at most PD_MAX_BUILD_IDS (4096). Entries [0, *n) are complete and never change; the table
+ * only grows, so a consumer keeps how many it has seen. May be called from another thread than the
+ * one reading (perfdata_ahead's): what it returns is safe to read there.
+ */
+struct perfdata_build_id {
+	uint8_t bid[20];
+	uint8_t size;
+	char path[];
+};
+const struct perfdata_build_id *const *perfdata_build_ids(const struct perfdata_reader *r, size_t *n);
+
 /* Starts again from the first record (not for pipe mode: -ESPIPE). */
 int perfdata_rewind(struct perfdata_reader *r);
 

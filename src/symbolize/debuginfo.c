@@ -98,6 +98,34 @@ static const char *debuginfo_root(void)
 	return r && r[0] ? r : "/usr/lib/debug";
 }
 
+const char *debuginfo_debug_root(void)
+{
+	return debuginfo_root();
+}
+
+int debuginfo_build_id_of(const char *path, uint8_t *out, size_t max)
+{
+	if (!debuginfo_is_file(path))
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int ret = -1;
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		const void *got = NULL;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &got);
+		ret = n > 0 && (size_t)n <= max ? (int)n : 0;
+		if (ret)
+			memcpy(out, got, (size_t)n);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
 /* ---- checking a candidate ---- */
 
 /* The standard CRC-32 (reflected, polynomial 0xedb88320), as the GNU debuglink section stores it. */
@@ -199,6 +227,35 @@ static const struct fetch *debuginfo_fetched(const uint8_t *bid, size_t len)
 }
 
 static void debuginfo_fetch_request(const uint8_t *bid, size_t len, const char *modname);
+
+const char *debuginfo_fetched_path(const uint8_t *bid, size_t len)
+{
+	const struct fetch *f = debuginfo_fetched(bid, len);
+	return f && f->state == 2 ? f->out : NULL;
+}
+
+bool debuginfo_fetch_want(const uint8_t *bid, size_t len, const char *name)
+{
+	if (!cfg.urls || !len || len > DEBUGINFO_MAX_BID)
+		return false;
+	debuginfo_fetch_request(bid, len, name);
+	const struct fetch *f = debuginfo_fetched(bid, len);
+	return f && f->state < 2;
+}
+
+bool debuginfo_fetch_wait(const uint8_t *bid, size_t len, double secs)
+{
+	uint64_t end = now_ns() + (uint64_t)(secs * 1e9);
+	const struct fetch *f;
+	while ((f = debuginfo_fetched(bid, len)) != NULL && f->state < 2) {
+		if (now_ns() >= end)
+			return false;
+		debuginfo_fetch_poll(NULL, NULL);
+		if (f->state < 2)
+			usleep(10000);
+	}
+	return f && f->state == 2;
+}
 
 int debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		   const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,

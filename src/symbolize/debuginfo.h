@@ -46,6 +46,23 @@ int debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf
 int debuginfo_open_checked(const char *path, const uint8_t *bid, size_t bid_len, bool check_crc,
 			   uint32_t crc);
 
+/* DEBUG_ROOT (/usr/lib/debug, or $PERFTOP_DEBUG_ROOT). */
+const char *debuginfo_debug_root(void);
+
+/* The GNU build-id of the ELF file at path into out (at most max bytes): its size, 0 when it has
+ * none, -1 when path is not a readable regular ELF file. */
+int debuginfo_build_id_of(const char *path, uint8_t *out, size_t max);
+
+/* The debug file debuginfod fetched this session for a build-id, or NULL. */
+const char *debuginfo_fetched_path(const uint8_t *bid, size_t len);
+/* Asks the servers for a build-id's debug file (once a session, in the background, when
+ * DEBUGINFOD_URLS was given): true when a fetch is running or queued for it. */
+bool debuginfo_fetch_want(const uint8_t *bid, size_t len, const char *name);
+/* Waits (at most secs) for that fetch to end, starting and reaping fetches meanwhile; true when it
+ * brought a file. For a reader that may wait (a batch replay); other fetches that end meanwhile are
+ * not reported to debuginfo_fetch_poll's callback. */
+bool debuginfo_fetch_wait(const uint8_t *bid, size_t len, double secs);
+
 /* The CRC32 .gnu_debuglink uses, of a whole file; false when it cannot be read. */
 bool debuginfo_file_crc(int fd, uint32_t *crc);
 

@@ -20,6 +20,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,8 @@ struct dso {
 	uint8_t build_id_size;
 	uint8_t state;
 	bool tried;           /* dso_open ran (a dso broken from birth was never tried) */
+	bool bid_from_file;   /* build_id is the file's own, not what the mapping or recording said */
+	bool awaiting;        /* no file with its build-id here: a debuginfod fetch may bring one */
 	bool sourced;         /* dso_set_source decided where to read it (or dso_open ran) */
 	bool syms_loaded;
 	bool dwarf_tried, has_dwarf;  /* DWARF is loaded on the first lookup that wants it */
@@ -86,8 +89,20 @@ struct dso_slot {
 	struct dso *dso;
 };
 
+/* A recording's build-id for a path (dso_set_expect). */
+struct dso_expect {
+	char *path;
+	uint8_t bid[20];
+	uint8_t len;
+};
+
 struct dso_set {
 	struct intern *in;
+	struct dso_expect *expect;  /* open addressing by path, DSO_MAX_EXPECTED * 2 slots */
+	size_t nexpect;
+	uint64_t mismatched;  /* binaries whose file here is another build than the recording's */
+	char first_mismatch[64];  /* the notice names it */
+	char notice[200];
 	struct dso_slot *slots;
 	size_t nslots, count;
 	struct dso *all;
@@ -98,6 +113,7 @@ struct dso_set {
 	void (*on_evict)(void *ctx, struct dso *d);
 	void *evict_ctx;
 	unsigned want;        /* SRCINFO_INLINE | SRCINFO_SRCLINE: what lookups add to the ELF symbol */
+	bool wait_fetches;    /* a binary opened by build-id waits for its debuginfod fetch */
 };
 
 static char *dso_debuginfo_path;  /* NULL: libdwfl's default (":.debug:/usr/lib/debug") */
@@ -194,6 +210,9 @@ void dso_set_free(struct dso_set *set)
 {
 	if (!set)
 		return;
+	for (size_t i = 0; set->expect && i < DSO_MAX_EXPECTED * 2; i++)
+		free(set->expect[i].path);
+	free(set->expect);
 	for (size_t i = 0; i < set->nslots; i++)
 		free(set->slots[i].key);
 	free(set->slots);
@@ -468,13 +487,221 @@ static void dso_make_room(struct dso_set *set)
 	}
 }
 
+/* ---- a recording's build-ids ---- */
+
+static struct dso_expect *dso_expect_slot(const struct dso_set *set, const char *path)
+{
+	size_t mask = DSO_MAX_EXPECTED * 2 - 1;
+	size_t i = hash_fnv1a(path, strlen(path)) & mask;
+	while (set->expect[i].path && strcmp(set->expect[i].path, path) != 0)
+		i = (i + 1) & mask;
+	return &set->expect[i];
+}
+
+void dso_set_wait_fetches(struct dso_set *set, bool on)
+{
+	set->wait_fetches = on;
+}
+
+bool dso_set_expect(struct dso_set *set, const char *path, const uint8_t *bid, size_t len)
+{
+	if (!len || path[0] != '/')
+		return false;
+	if (!set->expect)
+		set->expect = xcalloc(DSO_MAX_EXPECTED * 2, sizeof(*set->expect));
+	struct dso_expect *e = dso_expect_slot(set, path);
+	if (!e->path) {
+		if (set->nexpect >= DSO_MAX_EXPECTED)
+			return false;
+		e->path = xstrdup(path);
+		set->nexpect++;
+	}
+	/* The latest wins: a stream names a rebuilt binary's new build-id before its samples. */
+	e->len = (uint8_t)(len < sizeof(e->bid) ? len : sizeof(e->bid));
+	memcpy(e->bid, bid, e->len);
+	return true;
+}
+
+uint64_t dso_set_mismatched(const struct dso_set *set)
+{
+	return set->mismatched;
+}
+
+const char *dso_set_notice(const struct dso_set *set)
+{
+	return set->notice[0] ? set->notice : NULL;
+}
+
+/* The recording's build-id for d's path, when the mapping gave none: the file to read must have it. */
+static void dso_take_expected(struct dso *d)
+{
+	if ((d->build_id_size && !d->bid_from_file) || !d->set->expect)
+		return;
+	const struct dso_expect *e = dso_expect_slot(d->set, d->path);
+	if (!e->path)
+		return;
+	memcpy(d->build_id, e->bid, e->len);
+	d->build_id_size = e->len;
+	d->bid_from_file = false;
+}
+
+/* Whether the ELF file at path has d's build-id: 1 yes, 0 another one (or none), -1 no such file.
+ * Some producers pad the MMAP2 build-id: what both sides have is compared. */
+static int dso_file_matches(const struct dso *d, const char *path)
+{
+	uint8_t got[64];
+	int n = debuginfo_build_id_of(path, got, sizeof(got));
+	if (n < 0)
+		return -1;
+	size_t cmp = (size_t)n < d->build_id_size ? (size_t)n : d->build_id_size;
+	return n > 0 && memcmp(got, d->build_id, cmp) == 0;
+}
+
+/* libdebuginfod's client cache, where an earlier session's fetch left its files:
+ * $DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client, else ~/.cache/debuginfod_client. */
+static bool dso_debuginfod_cache(char *buf, size_t cap, const char *hex, const char *leaf)
+{
+	const char *c = getenv("DEBUGINFOD_CACHE_PATH"), *x = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	int n;
+	if (c && c[0])
+		n = snprintf(buf, cap, "%s/%s/%s", c, hex, leaf);
+	else if (x && x[0])
+		n = snprintf(buf, cap, "%s/debuginfod_client/%s/%s", x, hex, leaf);
+	else if (home && home[0])
+		n = snprintf(buf, cap, "%s/.cache/debuginfod_client/%s/%s", home, hex, leaf);
+	else
+		return false;
+	return n >= 0 && (size_t)n < cap;
+}
+
+#define DSO_CANDIDATES 9
+#define DSO_FETCH_WAIT_SECS 30.0
+
+/* Where a file with d's build-id may be, in order (see dso_open_by_build_id); the first two are
+ * its own path (under --symfs, then as it is). Returns how many were written. */
+static int dso_candidates(const struct dso *d, char (*c)[PATH_MAX])
+{
+	char hex[2 * 20 + 1];
+	hex_encode(hex, d->build_id, d->build_id_size);
+	const char *symfs = debuginfo_symfs(), *root = debuginfo_debug_root(), *home = getenv("HOME");
+	const char *fetched = debuginfo_fetched_path(d->build_id, d->build_id_size);
+	int n = 0;
+#define DSO_CAND(...) (snprintf(c[n], PATH_MAX, __VA_ARGS__) < PATH_MAX ? (void)n++ : (void)0)
+	if (symfs && d->path[0] == '/')
+		DSO_CAND("%s%s", symfs, d->path);
+	DSO_CAND("%s", dso_source(d));
+	if (home && home[0])
+		DSO_CAND("%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
+	if (symfs)
+		DSO_CAND("%s%s/.build-id/%.2s/%s.debug", symfs, root, hex, hex + 2);
+	DSO_CAND("%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
+	if (home && home[0])
+		DSO_CAND("%s/.debug/.build-id/%.2s/%s/debug", home, hex, hex + 2);
+	if (fetched)
+		DSO_CAND("%s", fetched);
+#undef DSO_CAND
+	if (dso_debuginfod_cache(c[n], PATH_MAX, hex, "executable"))
+		n++;
+	if (dso_debuginfod_cache(c[n], PATH_MAX, hex, "debuginfo"))
+		n++;
+	return n;
+}
+
+/*
+ * A dso whose build-id is known (from the mapping, or the recording's build-id table) reads only a
+ * file with that build-id, the first of: the --symfs copy of its path, the path (or its source),
+ * perf's build-id cache's copy of the binary (~/.debug/.build-id/xx/rest/elf), the debug file by
+ * build-id (DEBUG_ROOT/.build-id/xx/rest.debug, under --symfs first), perf's cache's debug file,
+ * the one debuginfod fetched this session or an earlier one left in its client cache. A binary
+ * comes before a debug file: its own segments say where its code is (a debug file's do not). A file
+ * of another build is never read: its names would be wrong ones, and unresolved is better. Nothing
+ * found: a debuginfod fetch is asked for, and the dso opens again when it arrives (dso_set_reload).
+ */
+static void dso_open_by_build_id(struct dso *d)
+{
+	char (*cand)[PATH_MAX] = xmalloc(DSO_CANDIDATES * sizeof(*cand));
+	int n = dso_candidates(d, cand);
+	bool differs = false;
+	for (int i = 0, waited = 0; i < n; i++) {
+		int m = dso_file_matches(d, cand[i]);
+		if (m == 0 && i < (debuginfo_symfs() && d->path[0] == '/' ? 2 : 1))
+			differs = true;  /* a file at the path itself, of another build */
+		if (m == 1) {
+			d->awaiting = false;
+			dso_open_file(d, cand[i]);
+			free(cand);
+			return;
+		}
+		/* A reader that may wait: the fetch now, then the candidates again with its file. */
+		if (i == n - 1 && d->set->wait_fetches && !waited++ &&
+		    debuginfo_fetch_want(d->build_id, d->build_id_size, d->name) &&
+		    debuginfo_fetch_wait(d->build_id, d->build_id_size, DSO_FETCH_WAIT_SECS)) {
+			n = dso_candidates(d, cand);
+			i = -1;
+		}
+	}
+	free(cand);
+	d->tried = true;
+	d->awaiting = debuginfo_fetch_want(d->build_id, d->build_id_size, d->name);
+	if (differs) {
+		dso_fail(d, "the file here is another build than the recording's (build-id differs)");
+		if (d->set->mismatched++ == 0)
+			snprintf(d->set->first_mismatch, sizeof(d->set->first_mismatch), "%s", d->name);
+		snprintf(d->set->notice, sizeof(d->set->notice),
+			 "%s%s: file here is another build than the recorded one; its samples stay "
+			 "unresolved", d->set->first_mismatch, d->set->mismatched > 1 ? " and others" : "");
+	} else {
+		dso_fail(d, "no file with the recorded build-id");
+	}
+}
+
 static void dso_open(struct dso *d)
 {
 	dso_make_room(d->set);
+	dso_take_expected(d);
+	if (d->build_id_size && !d->bid_from_file) {
+		dso_open_by_build_id(d);
+		return;
+	}
 	/* --symfs: a recording from another machine reads that machine's copy of the path. */
 	char *symfs = d->source || !debuginfo_symfs() ? NULL : debuginfo_resolve_path(d->path);
 	dso_open_file(d, symfs ? symfs : dso_source(d));
 	free(symfs);
+}
+
+/*
+ * The PT_LOAD segments, which turn the mapping's file offsets into virtual addresses. A separate
+ * debug file alone (the binary missing here) keeps the segments' addresses but not their file
+ * offsets (objcopy --only-keep-debug zeroes them with the file sizes): there the offsets are taken
+ * as the linkers of GNU binutils lay them out, each segment at its address's distance from the
+ * first one's page, which holds for the code of Debian's binaries (the layout perf assumes too).
+ */
+static void dso_load_segments(struct dso *d, Elf *elf, size_t nph)
+{
+	bool code = false, no_bytes = true;  /* code segments, none with bytes in the file */
+	uint64_t base = UINT64_MAX;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_flags & PF_X) {
+			code = true;
+			if (ph.p_filesz)
+				no_bytes = false;  /* a debug file keeps a few sections (notes), never code */
+		}
+		if (base == UINT64_MAX)
+			base = ph.p_vaddr & ~(ph.p_align > 1 ? ph.p_align - 1 : 0xfff);
+		d->segs[d->nsegs++] = (struct dso_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	}
+	if (!code || !no_bytes)
+		return;
+	d->nsegs = 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			d->segs[d->nsegs++] = (struct dso_seg){ ph.p_vaddr - base, ph.p_vaddr, ph.p_memsz };
+	}
 }
 
 static void dso_open_file(struct dso *d, const char *file)
@@ -521,6 +748,7 @@ static void dso_open_file(struct dso *d, const char *file)
 		if (n > 0 && (size_t)n <= sizeof(d->build_id)) {
 			memcpy(d->build_id, bits, (size_t)n);
 			d->build_id_size = (uint8_t)n;
+			d->bid_from_file = true;
 		}
 	} else {
 		const unsigned char *bits;
@@ -539,12 +767,7 @@ static void dso_open_file(struct dso *d, const char *file)
 		return;
 	}
 	d->segs = xcalloc(nph ? nph : 1, sizeof(*d->segs));
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		d->segs[d->nsegs++] = (struct dso_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
-	}
+	dso_load_segments(d, elf, nph);
 	if (!d->nsegs) {
 		dso_fail(d, "no loadable segments");
 		return;
@@ -1052,8 +1275,17 @@ void dso_set_want(struct dso_set *set, bool inlines, bool srclines)
 void dso_set_reload(struct dso_set *set, const uint8_t *bid, size_t len)
 {
 	for (struct dso *d = set->all; d; d = d->next_all) {
-		if (d->state != DSO_OPEN || !d->build_id_size || len < d->build_id_size ||
+		if (!d->build_id_size || len < d->build_id_size ||
 		    memcmp(d->build_id, bid, d->build_id_size) != 0)
+			continue;
+		if (d->state == DSO_BROKEN && d->awaiting) {
+			/* no file had its build-id: the fetched one may be it */
+			d->state = DSO_NEW;
+			d->tried = false;
+			d->err = NULL;
+			continue;
+		}
+		if (d->state != DSO_OPEN)
 			continue;
 		/* The next lookup opens it again and finds the new debug file. */
 		dso_close(d);

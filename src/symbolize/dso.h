@@ -96,6 +96,23 @@ int dso_lookup(struct dso *d, uint64_t off, struct frame *out, int max);
  * one is on and only on a binary's first lookup.
  */
 void dso_set_want(struct dso_set *set, bool inlines, bool srclines);
+/*
+ * A recording's build-id for the file at path (its BUILD_ID section, a stream's HEADER_BUILD_ID
+ * records). A dso of that path whose mapping gave no build-id reads only a file with this one: the
+ * --symfs copy, the path itself, perf's build-id cache, DEBUG_ROOT/.build-id, or what debuginfod
+ * fetches (see dso_open_by_build_id); a file of another build at the path is not read. At most
+ * DSO_MAX_EXPECTED paths (false past it); the latest build-id of a path wins. Before the dso's
+ * first lookup.
+ */
+#define DSO_MAX_EXPECTED 4096
+bool dso_set_expect(struct dso_set *set, const char *path, const uint8_t *bid, size_t len);
+/* A reader that may wait (a batch replay): a binary opened by build-id that nothing here has waits
+ * for its debuginfod fetch (at most 30 s) instead of going on without it. Off by default. */
+void dso_set_wait_fetches(struct dso_set *set, bool on);
+/* How many binaries had a file of another build here (left unresolved), and a one-line notice
+ * naming the first ("libfoo.so: file here is another build ..."), or NULL. */
+uint64_t dso_set_mismatched(const struct dso_set *set);
+const char *dso_set_notice(const struct dso_set *set);
 /* Opens again the dsos with this build-id (their debug file arrived, e.g. from debuginfod). */
 void dso_set_reload(struct dso_set *set, const uint8_t *bid, size_t len);
 /* True once the dso's DWARF was opened (tests: the srcinfo store answers without it). */

@@ -484,8 +484,18 @@ void symbolizer_poll(struct symbolizer *s)
 
 const char *symbolizer_notice(const struct symbolizer *s)
 {
-	(void)s;
-	return debuginfo_fetch_status();
+	const char *f = debuginfo_fetch_status();
+	return f ? f : dso_set_notice(s->dsos);
+}
+
+void symbolizer_wait_fetches(struct symbolizer *s, bool on)
+{
+	dso_set_wait_fetches(s->dsos, on);
+}
+
+bool symbolizer_add_build_id(struct symbolizer *s, const char *path, const uint8_t *bid, size_t len)
+{
+	return dso_set_expect(s->dsos, path, bid, len);
 }
 
 int symbolizer_fetch_main(const char *build_id_hex)

@@ -133,7 +133,17 @@ void symbolizer_configure_debuginfo(const char *symfs, const char *debuginfod_ur
 /* Each tick: reaps finished debuginfod fetches and reopens the binaries whose debug file arrived.
  * Never blocks. */
 void symbolizer_poll(struct symbolizer *s);
-/* What the view should say ("debuginfod: fetching debug info for libfoo.so"), or NULL. */
+/* A recording's build-id for a file it mapped (a replay: the file's BUILD_ID section, a stream's
+ * HEADER_BUILD_ID records), before the first sample in that file: the symbolizer then reads only a
+ * file with that build-id, found at the --symfs copy or the path, in perf's build-id cache
+ * (~/.debug/.build-id), /usr/lib/debug/.build-id, or fetched by debuginfod; never a file of
+ * another build (dso_set_expect). False when the table is full (DSO_MAX_EXPECTED paths). */
+bool symbolizer_add_build_id(struct symbolizer *s, const char *path, const uint8_t *bid, size_t len);
+/* A reader that may wait (a batch replay): a binary of the recording found nowhere here waits for
+ * its debuginfod fetch (at most 30 s) before its first lookup goes on; the view never waits. */
+void symbolizer_wait_fetches(struct symbolizer *s, bool on);
+/* What the view should say ("debuginfod: fetching debug info for libfoo.so", or that a binary here
+ * is another build than the recording's), or NULL. */
 const char *symbolizer_notice(const struct symbolizer *s);
 /* The body of "perftop --debuginfod-fetch BUILDID": returns the exit status. */
 int symbolizer_fetch_main(const char *build_id_hex);

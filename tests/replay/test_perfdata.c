@@ -377,6 +377,78 @@ static void test_pipe(bool be)
 	free(b.p);
 }
 
+/* One HEADER_BUILD_ID record (perf's build-id entry: header, pid, 20 bytes + size byte + 3 pad,
+ * the file name padded to 64). */
+static void put_build_id(struct buf *b, const char *name, unsigned char seed, uint8_t len)
+{
+	put32(b, 67);
+	put16(b, (uint16_t)((1u << 15) | 2)); /* PERF_RECORD_MISC_BUILD_ID_SIZE | USER */
+	put16(b, 8 + 4 + 24 + 64);
+	put32(b, (uint32_t)-1);
+	unsigned char id[24] = {0};
+	for (int i = 0; i < 20; i++)
+		id[i] = (unsigned char)(seed + i);
+	id[20] = len;
+	put(b, id, sizeof(id));
+	char fn[64] = {0};
+	snprintf(fn, sizeof(fn), "%s", name);
+	put(b, fn, sizeof(fn));
+}
+
+/* A stream's HEADER_BUILD_ID records: each (path, build-id) once in perfdata_build_ids, files only
+ * (not the kernel's), a size byte honoured; listed in the header lines when met at open. */
+static void test_pipe_build_ids(bool be)
+{
+	struct buf b = {.be = be};
+	struct perf_event_attr a;
+	size_t ends[16];
+	char err[256];
+	attr_make(&a);
+	put64(&b, 0x32454c4946524550ULL);
+	put64(&b, 16);
+	put32(&b, 64); /* HEADER_ATTR */
+	put16(&b, 0);
+	put16(&b, (uint16_t)(8 + ATTR_SIZE + 8));
+	put_attr(&b, &a);
+	put64(&b, ID);
+	put_build_id(&b, "/usr/bin/first", 0x10, 20);
+	put_build_id(&b, "[kernel.kallsyms]", 0x20, 20);
+	put_data(&b, ends);
+	put_build_id(&b, "/opt/second.so", 0x30, 16);  /* met in the data, as a binary is first hit */
+	put_build_id(&b, "/usr/bin/first", 0x10, 20);  /* again: kept once */
+	rec_sample(&b, 50, 0x1234);
+	struct perfdata_reader *r = perfdata_open_mem(b.p, b.len, err, sizeof(err));
+	CHECK(r != NULL);
+	if (!r) {
+		fprintf(stderr, "  pipe build-ids: %s\n", err);
+		free(b.p);
+		return;
+	}
+	size_t n;
+	perfdata_build_ids(r, &n);
+	CHECK(n == 1);  /* the one before the data, read at open */
+	const struct rec *rec;
+	while (perfdata_next_ref(r, &rec) > 0)
+		;
+	const struct perfdata_build_id *const *ids = perfdata_build_ids(r, &n);
+	CHECK(n == 2);
+	if (n == 2) {
+		CHECK_STR(ids[0]->path, "/usr/bin/first");
+		CHECK(ids[0]->size == 20 && ids[0]->bid[0] == 0x10 && ids[0]->bid[19] == 0x10 + 19);
+		CHECK_STR(ids[1]->path, "/opt/second.so");
+		CHECK(ids[1]->size == 16 && ids[1]->bid[0] == 0x30);
+	}
+	size_t nl;
+	char **lines = perfdata_header_lines(r, &nl);
+	bool listed = false;
+	for (size_t i = 0; i < nl; i++)
+		listed |= strstr(lines[i], "build-id: 101112") && strstr(lines[i], "/usr/bin/first");
+	CHECK(listed);
+	perfdata_free_lines(lines, nl);
+	perfdata_close(r);
+	free(b.p);
+}
+
 /* A recording cut short: no feature bits, the header's data size covering the first 3 records (the
  * last sync), then the rest of the records, the last one cut in half. */
 static void test_cut(bool be, enum cut cut)
@@ -468,6 +540,7 @@ int main(void)
 	for (int be = 0; be <= 1; be++) {
 		test_file(be);
 		test_pipe(be);
+		test_pipe_build_ids(be);
 		test_cut(be, CUT_NO_FEATURES);
 		test_cut(be, CUT_SIZE_ZERO);
 		test_cut_anywhere(be);
