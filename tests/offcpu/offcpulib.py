@@ -180,9 +180,10 @@ def check_functions(by_sym, w, tol, what, funcs=None, note="", blocks=None):
     marks perftop pairs (tracepoint samples and switch records) and the points where the kernel
     stops and starts the thread's clocks add up. Beside the spinner's own clocks the line gives the
     kernel's figures for it (its run-queue wait, schedstat; its switches, getrusage) and perftop's
-    blocks. Quiet, perftop came within 1-5% of them; with other sched_switch handlers on the
-    machine (other profilers' sessions) 5-25% short, with every switch seen: each handler's cost
-    moves the marks."""
+    blocks. Quiet, perftop came within 1-5% of them; on a loaded machine (builds and other
+    profiling sessions beside it) 5-25% short, with every switch seen: the marks lag the switch by
+    more under load (18 us on average in one recording, 3 us quiet); which part of the load does
+    it is not settled."""
     blocked, _ = sync_blocked(w)
     n = 0
     bad = []
