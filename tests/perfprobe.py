@@ -14,6 +14,22 @@ SKIP = 77
 _probed = {}
 
 
+# How every Python test reports: one FAIL or SKIP line and its exit status, or the count passed.
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def skip(msg):
+    print(f"SKIP: {msg}")
+    sys.exit(SKIP)
+
+
+def passed(n):
+    print(f"{n} passed, 0 failed")
+    sys.exit(0)
+
+
 def _probe_path():
     p = os.environ.get("PERFTOP_PERF_PROBE")
     if p:

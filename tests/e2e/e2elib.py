@@ -9,18 +9,13 @@ import sys
 
 # perfprobe.py is in tests/, one up
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from perfprobe import SKIP, kinds_for, need_perf_events  # noqa: F401  (tests import them from here)
+from perfprobe import SKIP, fail, kinds_for, need_perf_events, passed  # noqa: F401  (tests import them from here)
 
 
 def perftop_path():
     if len(sys.argv) < 2:
         sys.exit("usage: TEST PERFTOP [FIXTURE_DIR]")
     return sys.argv[1]
-
-
-def fail(msg):
-    print(f"FAIL: {msg}")
-    sys.exit(1)
 
 
 def parse_snapshots(stdout, what=""):
@@ -89,8 +84,3 @@ def check_snapshot_contract(s):
         for f in ("sym", "dso", "self", "total"):
             if f not in r:
                 fail(f"row lacks '{f}': {r}")
-
-
-def passed(n_checks):
-    print(f"{n_checks} passed, 0 failed")
-    sys.exit(0)

@@ -12,14 +12,9 @@ import subprocess
 import sys
 
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from perfprobe import need_tool  # noqa: E402
+from perfprobe import fail, need_tool  # noqa: F401,E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def fail(msg):
-    print(f"FAIL: {msg}")
-    sys.exit(1)
 
 
 def go_env(tmp):

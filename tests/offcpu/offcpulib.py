@@ -13,14 +13,13 @@ import sys
 import tempfile
 
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from perfprobe import SKIP, kinds_for, need_perf_events, need_tool  # noqa: F401,E402
+from perfprobe import SKIP, fail, kinds_for, need_perf_events, need_tool, passed, skip  # noqa: F401,E402
 
 # The functions where blocker's threads wait (blocker.c); spin_work is off the CPU only when
 # preempted.
 BLOCKING = ("sleep_wait", "sync_wait", "lock_wait", "hold_lock")
 THREADS = ("sleeper", "syncer", "locker", "holder", "spinner")
 NON_DISK_FS = ("tmpfs", "ramfs", "devtmpfs", "squashfs", "proc", "sysfs")
-
 
 
 def need_tracefs():
@@ -33,20 +32,6 @@ def need_tracefs():
                        capture_output=True, text=True)
     if m.returncode != 0 or not os.path.isdir("/sys/kernel/tracing/events"):
         skip(f"tracefs is not mounted and cannot be: {m.stderr.strip()}")
-
-def fail(msg):
-    print(f"FAIL: {msg}")
-    sys.exit(1)
-
-
-def skip(msg):
-    print(f"SKIP: {msg}")
-    sys.exit(SKIP)
-
-
-def passed(n):
-    print(f"{n} passed, 0 failed")
-    sys.exit(0)
 
 
 def args():

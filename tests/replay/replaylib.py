@@ -12,17 +12,7 @@ import tempfile
 
 # perfprobe.py is in tests/, one up
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from perfprobe import SKIP, kinds_for, need_perf_events, need_tool  # noqa: F401
-
-
-def fail(msg):
-    print(f"FAIL: {msg}")
-    sys.exit(1)
-
-
-def skip(msg):
-    print(f"SKIP: {msg}")
-    sys.exit(SKIP)
+from perfprobe import SKIP, fail, kinds_for, need_perf_events, need_tool, skip  # noqa: F401
 
 
 def tmpdir(prefix="perftop-replay-"):
