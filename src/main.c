@@ -309,25 +309,20 @@ static void settings_finish(struct kept_settings *k)
 {
 	struct settings out = k->file;
 	const struct tui_settings *a = &k->start, *b = &k->end;
-	unsigned changed = (a->order != b->order) << SETTINGS_ORDER |
-			   (a->invert != b->invert) << SETTINGS_INVERT |
-			   (a->zero != b->zero) << SETTINGS_ZERO |
-			   (a->hidden_cols != b->hidden_cols) << SETTINGS_HIDDEN |
-			   (a->icicle != b->icicle) << SETTINGS_ICICLE |
-			   (a->raw_names != b->raw_names) << SETTINGS_RAW_NAMES;
+	unsigned changed = 0;
 	/* Only the changed ones: the others keep the file's value (not an option's of this run). */
-	if (changed >> SETTINGS_ORDER & 1)
-		out.order = b->order;
-	if (changed >> SETTINGS_INVERT & 1)
-		out.invert = b->invert;
-	if (changed >> SETTINGS_ZERO & 1)
-		out.zero = b->zero;
-	if (changed >> SETTINGS_HIDDEN & 1)
-		out.hidden_cols = b->hidden_cols;
-	if (changed >> SETTINGS_ICICLE & 1)
-		out.icicle = b->icicle;
-	if (changed >> SETTINGS_RAW_NAMES & 1)
-		out.raw_names = b->raw_names;
+#define TAKE_IF_CHANGED(field, bit)                                                                \
+	if (a->field != b->field) {                                                                \
+		out.field = b->field;                                                              \
+		changed |= 1u << (bit);                                                            \
+	}
+	TAKE_IF_CHANGED(order, SETTINGS_ORDER)
+	TAKE_IF_CHANGED(invert, SETTINGS_INVERT)
+	TAKE_IF_CHANGED(zero, SETTINGS_ZERO)
+	TAKE_IF_CHANGED(hidden_cols, SETTINGS_HIDDEN)
+	TAKE_IF_CHANGED(icicle, SETTINGS_ICICLE)
+	TAKE_IF_CHANGED(raw_names, SETTINGS_RAW_NAMES)
+#undef TAKE_IF_CHANGED
 	out.have |= changed;
 	char err[600];
 	if (changed && k->path && settings_save(k->path, &out, err, sizeof(err)) < 0)
