@@ -33,7 +33,8 @@ with SCHED_IDLE loops (they run only when no other task wants the CPU, and are p
 any wakeup), and checks that the recording's sched_switch events link up on every CPU (each one's
 next task is the following one's previous task) before it trusts timehist: a thread with a broken
 link is left out of the comparison (a stall of the machine made one a wait of 600 ms that timehist
-measured from the wrong event), and more than two such threads fail the run.
+measured from the wrong event); with more than two such threads the run is made again (three times
+at most before the test fails for want of a reference).
 
 usage: test_offcpu_timehist.py PERFTOP FIXTURE_DIR"""
 import os
@@ -147,13 +148,32 @@ def timehist(rec, tids):
     return wait, runs, longest
 
 
+def sound_run(name, attempts=3):
+    """A run whose reference can be trusted for all but two of blocker's threads at most.
+
+    A thread with a switch-in missing from the sched_switch events has a wait timehist measured
+    from the wrong event (one of hundreds of ms when the machine stalled, seen once): not a
+    reference for that thread. When that hits more than two threads (a CI machine under load did
+    it: 5 of 38,441 switch-ins missing, across 3 threads) the recording is the reference's fault,
+    not perftop's: the run is made again, and only a reference broken every time fails."""
+    for attempt in range(1, attempts + 1):
+        out = os.path.join(d, f"{name}.json")
+        rec, snaps = recorded(name, out)
+        print(f"{name}:" if attempt == 1 else f"{name}, again ({attempt} of {attempts}):")
+        w = load_workload(out)
+        tids = {w["threads"][t]["tid"]: t for t in THREADS}
+        unsound = check_links(rec, tids)
+        if len(unsound) <= 2:
+            return rec, snaps, w, tids, unsound
+        print(f"  {len(unsound)} of blocker's threads lack switch-ins in the sched_switch events: "
+              "no reference for them, recording again")
+    fail(f"{attempts} runs, in each more than two of blocker's threads lack switch-ins in the "
+         "sched_switch events perf sched record wrote: no reference")
+
+
 def compare(name):
     """One run: blocker's threads against timehist; the failures' lines."""
-    out = os.path.join(d, f"{name}.json")
-    rec, snaps = recorded(name, out)
-    print(f"{name}:")
-    w = load_workload(out)
-    tids = {w["threads"][t]["tid"]: t for t in THREADS}
+    rec, snaps, w, tids, unsound = sound_run(name)
     check_mode(snaps, "off-cpu")
     ours = sum_rows(snaps, lambda r: int(r["tid"]))
     # Records perftop lost (its rings overflowed while the machine stalled): the blocks open across
@@ -161,12 +181,6 @@ def compare(name):
     # blocks fewer; over the reference is a failure all the same.
     lost = sum(sn.get("lost", 0) + sn.get("dropped", 0) for sn in snaps)
     print(f"  perftop lost or dropped {lost} records")
-    # A thread with a switch-in missing from the sched_switch events has a wait timehist measured
-    # from the wrong event (one of hundreds of ms when the machine stalled, seen once): not a
-    # reference for that thread.
-    unsound = check_links(rec, tids)
-    if len(unsound) > 2:
-        fail(f"{len(unsound)} of blocker's threads lack switch-ins in the sched_switch events")
     wait, runs, longest = timehist(rec, tids)
     bad = []
     for tid in unsound:
