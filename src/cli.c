@@ -257,6 +257,15 @@ static enum cli_result set_freq(struct cli_parsing *p, const struct cli_option *
 	return CLI_OK;
 }
 
+static enum cli_result set_python_rate(struct cli_parsing *p, const struct cli_option *o,
+				       const char *arg)
+{
+	(void)o;
+	if (parse_u64(arg, &p->c->python_rate) || p->c->python_rate > 1000)
+		return fail(p, "--python-rate wants reads a second, 1 to 1000, not '%s'", arg);
+	return CLI_OK;
+}
+
 static enum cli_result set_count(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
 	(void)o;
@@ -595,6 +604,13 @@ static const struct cli_option options[] = {
 	  .help = "no Python functions: CPython's interpreter frames as they are",
 	  .doc = "no Python functions in CPython processes: the interpreter's own frames "
 		"(`_PyEval_EvalFrameDefault` ...) as they are (see Python frames)" },
+
+	{ OPT("python-rate", 0, "HZ", CLI_NAMES), .set = set_python_rate,
+	  .help = "read Python stacks HZ times a second (default: by CPU budget)",
+	  .doc = "read each sampled Python thread's stack HZ times a second (1 to 1000, never more "
+		"often than samples come). By default as often as half of perftop's own CPU "
+		"allows, from 100 Hz up to the sampling rate: fewer reads cost less and leave "
+		"more samples between two reads (see Python frames)" },
 
 	{ OPT("no-demangle", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(no_demangle),
 	  .help = "raw C++/Rust symbol names (the m key toggles them)",

@@ -196,11 +196,16 @@ static void session_mode_events(struct session *s, const struct cli *c)
 	profile_set_mode(ev->prof, c->mode);
 }
 
+static uint64_t session_names_generation(void *sym)
+{
+	return symbolizer_names_generation(sym);
+}
+
 /* Live: the Python frames' reader, and with -o the side file of the recording's Python frames. */
 static void session_python_open(struct session *s, const struct cli *c)
 {
-	s->py = pystacks_new(symbolizer_name, s->sym,
-			     s->ev[0].freq ? 1000000000ull / s->ev[0].freq : 1000000ull);
+	s->py = pystacks_new(symbolizer_name, session_names_generation, s->sym,
+			     s->ev[0].freq ? 1000000000ull / s->ev[0].freq : 1000000ull, c->python_rate);
 	if (!c->output)
 		return;
 	if (!strcmp(c->output, "-")) {
@@ -519,8 +524,9 @@ void session_close(struct session *s)
 			(double)ps.gap_max_ns / 1e6);
 		for (int i = 0; i < 8; i++)
 			fprintf(stderr, " %" PRIu64, ps.gap_hist[i]);
-		fprintf(stderr, "; watcher %" PRIu64 " reads, %.3f s CPU", ps.watcher_reads,
-			(double)ps.watcher_cpu_ns / 1e9);
+		fprintf(stderr, "; watcher %" PRIu64 " reads, %.3f s CPU, every %.2f ms now",
+			ps.watcher_reads, (double)ps.watcher_cpu_ns / 1e9,
+			(double)ps.watcher_mean_ns / 1e6);
 		fprintf(stderr, "\n");
 	}
 	if (s->pusher && s->start_ns)

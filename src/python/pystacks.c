@@ -22,6 +22,8 @@
 #define PY_PROCS 512           /* -a: every process sampled, each looked at once */
 #define PY_HINTS 1024
 #define PY_THREADS 64          /* thread states remembered per process (by tid, direct-mapped) */
+/* A thread is told to the watcher again this often at most (it is watched for 200 ms after). */
+#define PY_NOTE_NS (20 * 1000000ull)
 #define PY_CODES 4096
 #define PY_MAX_FRAMES 256      /* Python frames of a sample at most */
 #define PY_LINETABLE_MAX 4096
@@ -40,6 +42,7 @@
 struct pythread {
 	uint32_t tid;
 	uint64_t ts;
+	uint64_t noted;            /* told to the watcher last */
 };
 
 struct pyprocess {
@@ -60,6 +63,8 @@ struct pycode {
 	uint64_t checked;          /* when its head was last read and found the same */
 	struct pycode_head h;
 	char sym[280];             /* "qualname (file.py)" */
+	const char *isym;          /* sym interned, in generation igen (0: not yet) */
+	uint64_t igen;
 	char file[104];            /* file's basename */
 	uint8_t *lt;               /* location table (srclines only), or NULL */
 	int ltlen;
@@ -68,7 +73,10 @@ struct pycode {
 struct pystacks {
 	uint16_t hint[PY_HINTS];   /* pid % PY_HINTS -> the slot it was found in last */
 	frame_rename_fn intern;
+	pystacks_gen_fn intern_gen;
 	void *intern_ctx;
+	const char *idso;          /* PYSTACKS_DSO interned, in generation idso_gen */
+	uint64_t idso_gen;
 	bool srclines;
 	struct pywatch *watch;
 	struct pyprocess procs[PY_PROCS];
@@ -85,15 +93,17 @@ struct pystacks {
 	const char *last_dso;
 };
 
-struct pystacks *pystacks_new(frame_rename_fn intern, void *intern_ctx, uint64_t period_ns)
+struct pystacks *pystacks_new(frame_rename_fn intern, pystacks_gen_fn intern_gen, void *intern_ctx,
+			      uint64_t period_ns, uint64_t rate_hz)
 {
 	struct pystacks *p = xcalloc(1, sizeof(*p));
 	if (period_ns < PY_PERIOD_MIN_NS)
 		period_ns = PY_PERIOD_MIN_NS;
 	if (period_ns > PY_PERIOD_MAX_NS)
 		period_ns = PY_PERIOD_MAX_NS;
-	p->watch = pywatch_new(period_ns);
+	p->watch = pywatch_new(period_ns, rate_hz ? 1000000000ull / rate_hz : 0);
 	p->intern = intern;
+	p->intern_gen = intern_gen;
 	p->intern_ctx = intern_ctx;
 	p->codes = xcalloc(PY_CODES, sizeof(*p->codes));
 	return p;
@@ -133,7 +143,7 @@ const char *pystacks_notice(const struct pystacks *p)
 void pystacks_get_stats(const struct pystacks *p, struct pystacks_stats *st)
 {
 	*st = p->st;
-	pywatch_counts(p->watch, &st->watcher_reads, &st->watcher_cpu_ns);
+	pywatch_counts(p->watch, &st->watcher_reads, &st->watcher_cpu_ns, &st->watcher_mean_ns);
 }
 
 static void exe_id(uint32_t pid, uint64_t *dev, uint64_t *ino)
@@ -287,7 +297,13 @@ static int raw_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uint
 {
 	pid_t pid = (pid_t)e->pid;
 	uint64_t now = now_ns(), gap = 0;
-	pywatch_note(p->watch, e->pid, tid, &e->proc, now);
+	struct pythread *t = &e->threads[tid % PY_THREADS];
+	if (t->tid != tid)
+		*t = (struct pythread){ .tid = tid };
+	if (!t->noted || now - t->noted >= PY_NOTE_NS) {
+		pywatch_note(p->watch, e->pid, tid, &e->proc, now);
+		t->noted = now;
+	}
 	int nraw = time ? pywatch_lookup(p->watch, e->pid, tid, time, p->raw, PY_MAX_FRAMES, &gap) : -1;
 	if (nraw >= 0) {
 		note_gap(p, gap);
@@ -296,10 +312,8 @@ static int raw_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uint
 	p->st.late++;
 	if (time)
 		return 0;
-	struct pythread *t = &e->threads[tid % PY_THREADS];
-	uint64_t ts = t->tid == tid ? t->ts : 0, frame = 0;
+	uint64_t ts = t->ts, frame = 0;
 	int rc = pyread_thread(pid, &e->proc, tid, &ts, &frame);
-	t->tid = tid;
 	t->ts = ts;
 	if (rc < 0 || !frame) {
 		if (rc < 0 && rc != -ESRCH)
@@ -318,8 +332,12 @@ static int read_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uin
 	int nraw = raw_stack(p, e, tid, time);
 	if (nraw == 0)
 		return 0;
-	const char *dso = p->intern(p->intern_ctx, PYSTACKS_DSO);
-	uint64_t now = now_ns();
+	/* names interned once a generation of the pool, not once a frame */
+	uint64_t gen = p->intern_gen(p->intern_ctx), now = now_ns();
+	if (!p->idso || p->idso_gen != gen) {
+		p->idso = p->intern(p->intern_ctx, PYSTACKS_DSO);
+		p->idso_gen = gen;
+	}
 	int n = 0;
 	for (int i = 0; i < nraw; i++) {
 		struct pycode *c = code_names(p, e, &p->raw[i], now);
@@ -329,9 +347,13 @@ static int read_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uin
 		}
 		char line[sizeof(c->file) + 16];
 		const char *src = p->srclines ? code_line(p, e, c, &p->raw[i], line, sizeof(line)) : NULL;
+		if (!c->isym || c->igen != gen) {
+			c->isym = p->intern(p->intern_ctx, c->sym);
+			c->igen = gen;
+		}
 		p->py[n] = (struct frame){
-			.sym = p->intern(p->intern_ctx, c->sym),
-			.dso = dso,
+			.sym = c->isym,
+			.dso = p->idso,
 			.srcline = src ? p->intern(p->intern_ctx, src) : NULL,
 			.addr = p->raw[i].code,
 		};

@@ -36,9 +36,15 @@ struct pystacks;
 /* The dso of every Python frame. */
 #define PYSTACKS_DSO "[python]"
 
-/* intern: the pooled copy of a name (frame.h: frame strings are interned by their owner);
- * period_ns: the sampling period, the watcher's (pywatch.h) */
-struct pystacks *pystacks_new(frame_rename_fn intern, void *intern_ctx, uint64_t period_ns);
+/* The generation of the names' pool (it changes when the pool is compacted and the pointers of the
+ * one before stop being valid): interned names are kept as long as it stays. */
+typedef uint64_t (*pystacks_gen_fn)(void *ctx);
+
+/* intern: the pooled copy of a name (frame.h: frame strings are interned by their owner), gen
+ * its pool's generation; period_ns: the sampling period, the watcher's fastest; rate_hz: --python-rate, 0 for the
+ * watcher's CPU budget (pywatch.h) */
+struct pystacks *pystacks_new(frame_rename_fn intern, pystacks_gen_fn gen, void *intern_ctx,
+			      uint64_t period_ns, uint64_t rate_hz);
 void pystacks_free(struct pystacks *p);
 
 /*
@@ -73,6 +79,7 @@ struct pystacks_stats {
 	uint64_t gap_sum_ns, gap_max_ns;
 	uint64_t gap_hist[8];    /* < 0.1, 0.5, 1, 2, 5, 20, 50 ms, more */
 	uint64_t watcher_reads, watcher_cpu_ns;
+	uint64_t watcher_mean_ns; /* the watcher's mean interval between reads now */
 };
 void pystacks_get_stats(const struct pystacks *p, struct pystacks_stats *st);
 

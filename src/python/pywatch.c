@@ -1,17 +1,26 @@
 /*
- * pywatch: a thread that reads the Python stacks of the sampled threads of CPython processes at
- * the sampling rate, and keeps each thread's last reads with their times.
+ * pywatch: a thread that reads the Python stacks of the sampled threads of CPython processes, on a
+ * clock of its own, and keeps each thread's last reads with their times.
  *
  * DESIGN: this is perftop's one thread boundary besides the sampler's queue. Why a thread: the
  * session takes samples in from the sampler's queue 10 to 35 ms after they were taken (the sampler
  * hands them over every ~15 ms, in bursts), and a stack read then is one stack for the whole burst,
  * tens of ms late; a Python program changes function far more often than that. So the stacks are
- * read here, on a clock of the sampling period, independently of the samples, and each sample
- * takes the read nearest to its own time (CLOCK_MONOTONIC on both sides, as the sampler's events
- * use): the gap is at most about half a period (measured per sample: pystacks_stats). What crosses
- * the boundary, under one mutex: the watched threads (the session adds one when it samples it; a
- * thread not sampled for WATCH_IDLE_NS is dropped) and their rings of reads. The reads themselves
- * (process_vm_readv) are made outside the lock; the session's side copies a read out under it.
+ * read here, independently of the samples, and each sample takes the read nearest to its own time
+ * (CLOCK_MONOTONIC on both sides, as the sampler's events use). What crosses the boundary, under
+ * one mutex: the watched threads (the session adds one when it samples it; a thread not sampled
+ * for WATCH_IDLE_NS is dropped) and their rings of reads. The reads themselves (process_vm_readv)
+ * are made outside the lock; the session's side copies a read out under it.
+ *
+ * How often: a read is a few microseconds, but waking a thread is not free (about 20 us of CPU a
+ * wake in a VM, where timers and idle CPUs trap to the hypervisor), and the issue's bar is that
+ * Python frames at most double perftop's CPU. So unless --python-rate fixes the rate, the thread
+ * spends at most BUDGET_SHARE of what the rest of perftop spends (its own CPU per round and the
+ * process's, measured every TUNE_NS), read as often as that allows between SLOW_NS and the
+ * sampling period. Each interval is drawn from 0.5 to 1.5 times the mean, so that the reads do not
+ * lock onto a periodic program (a read always at the same point of its loop would charge the loop
+ * to one function); with the nearest read taken, a sample between reads that differ is then
+ * charged to the wrong one as often one way as the other, and shares stay right.
  *
  * With nothing to watch (no Python process sampled in the last WATCH_IDLE_NS) it sleeps on a
  * condition until there is.
@@ -37,6 +46,12 @@
  * notes a thread with each burst of its samples, every 15-35 ms), so -a on a machine of many
  * idle interpreters reads only the few on a CPU. */
 #define WATCH_IDLE_NS (200 * 1000000ull)
+/* The rate's bounds and budget (see DESIGN): never read less often than SLOW_NS (100 Hz, py-spy's
+ * rate) unless samples come less often; the rest of perftop's CPU times BUDGET_SHARE at most
+ * above that. */
+#define SLOW_NS (10 * 1000000ull)
+#define TUNE_NS (1000 * 1000000ull)
+#define BUDGET_SHARE 0.5
 
 struct snap {
 	uint64_t time;
@@ -64,19 +79,30 @@ struct pywatch {
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
-	uint64_t period_ns;
+	uint64_t fast_ns;                /* the sampling period: never read more often */
+	uint64_t slow_ns;
+	uint64_t mean_ns;                /* the intervals' mean now */
+	bool fixed;                      /* --python-rate: mean_ns stays */
+	uint64_t rng;
 	uint64_t next_gen;
 	struct watched w[WATCH_MAX];
 	uint64_t reads;
 	uint64_t cpu_ns;
 };
 
-struct pywatch *pywatch_new(uint64_t period_ns)
+struct pywatch *pywatch_new(uint64_t period_ns, uint64_t fixed_ns)
 {
 	struct pywatch *w = xcalloc(1, sizeof(*w));
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->wake, NULL);
-	w->period_ns = period_ns;
+	w->fast_ns = period_ns;
+	w->slow_ns = period_ns > SLOW_NS ? period_ns : SLOW_NS;
+	w->fixed = fixed_ns != 0;
+	/* unfixed, it starts at the cheap end and speeds up as the budget allows */
+	w->mean_ns = w->fixed ? (fixed_ns > period_ns ? fixed_ns : period_ns) : w->slow_ns;
+	if (w->mean_ns > w->slow_ns)
+		w->slow_ns = w->mean_ns;
+	w->rng = now_ns() | 1;
 	atomic_init(&w->stop, false);
 	return w;
 }
@@ -161,12 +187,54 @@ static void watch_idle(struct pywatch *w)
 	pthread_mutex_unlock(&w->mu);
 }
 
-static uint64_t thread_cpu_ns(void)
+static uint64_t clock_cpu_ns(clockid_t which)
 {
 	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+	if (clock_gettime(which, &ts) != 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The next interval: the mean times 0.5 to 1.5 (xorshift64; quality hardly matters here). */
+static uint64_t watch_interval(struct pywatch *w)
+{
+	w->rng ^= w->rng << 13;
+	w->rng ^= w->rng >> 7;
+	w->rng ^= w->rng << 17;
+	double u = (double)(w->rng >> 11) / 9007199254740992.0;
+	return (uint64_t)((double)w->mean_ns * (0.5 + u));
+}
+
+/* What the last TUNE_NS cost, and the mean interval it allows (see DESIGN). */
+struct tuning {
+	uint64_t wall, proc, self, rounds;
+};
+
+static void watch_tune(struct pywatch *w, struct tuning *t, uint64_t rounds)
+{
+	uint64_t wall = now_ns();
+	if (t->wall && wall - t->wall < TUNE_NS)
+		return;  /* CPU clocks are system calls: once a TUNE_NS */
+	uint64_t proc = clock_cpu_ns(CLOCK_PROCESS_CPUTIME_ID), self = clock_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (t->wall && !w->fixed && rounds > t->rounds && self >= t->self && proc >= t->proc) {
+		double per_round = (double)(self - t->self) / (double)(rounds - t->rounds);
+		double spent = (double)(self - t->self);
+		double others = (double)(proc - t->proc) - spent;
+		/* the interval at which rounds cost BUDGET_SHARE of the others' CPU */
+		double want = others > 0 ? per_round * (double)(wall - t->wall) / (BUDGET_SHARE * others)
+					 : (double)w->slow_ns;
+		if (want < (double)w->fast_ns)
+			want = (double)w->fast_ns;
+		if (want > (double)w->slow_ns)
+			want = (double)w->slow_ns;
+		pthread_mutex_lock(&w->mu);
+		w->mean_ns = (w->mean_ns + (uint64_t)want) / 2;  /* halfway: one noisy second moves it less */
+		pthread_mutex_unlock(&w->mu);
+	}
+	*t = (struct tuning){ wall, proc, self, rounds };
+	pthread_mutex_lock(&w->mu);
+	w->cpu_ns = self;
+	pthread_mutex_unlock(&w->mu);
 }
 
 static void *watch_thread(void *arg)
@@ -174,24 +242,24 @@ static void *watch_thread(void *arg)
 	struct pywatch *w = arg;
 	struct job *jobs = xmalloc(WATCH_MAX * sizeof(*jobs));
 	struct pyraw *raw = xmalloc(READ_MAX * sizeof(*raw));
-	uint64_t next = now_ns();
+	struct tuning tune = { 0 };
+	uint64_t next = now_ns(), rounds = 0;
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
 		if (!watch_round(w, jobs, raw)) {
 			watch_idle(w);
 			next = now_ns();
+			tune = (struct tuning){ 0 };  /* the idle time is not the budget's */
 			continue;
 		}
-		next += w->period_ns;
+		rounds++;
+		next += watch_interval(w);
 		uint64_t now = now_ns();
 		if (next < now)
 			next = now;  /* a round that overran: the clock starts again from now */
 		struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
-		uint64_t cpu = thread_cpu_ns();
-		pthread_mutex_lock(&w->mu);
-		w->cpu_ns = cpu;
-		pthread_mutex_unlock(&w->mu);
+		watch_tune(w, &tune, rounds);
 	}
 	free(jobs);
 	free(raw);
@@ -257,7 +325,7 @@ int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time,
 		   int max, uint64_t *gap)
 {
 	int got = -1;
-	uint64_t tolerance = 2 * w->period_ns + 1000000ull;
+	uint64_t tolerance = 2 * w->slow_ns + 1000000ull;  /* slow_ns bounds every mean */
 	pthread_mutex_lock(&w->mu);
 	for (int i = 0; i < WATCH_MAX && got < 0; i++) {
 		struct watched *x = &w->w[i];
@@ -289,10 +357,11 @@ int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time,
 	return got;
 }
 
-void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns)
+void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64_t *mean_ns)
 {
 	pthread_mutex_lock(&w->mu);
 	*reads = w->reads;
 	*cpu_ns = w->cpu_ns;
+	*mean_ns = w->mean_ns;
 	pthread_mutex_unlock(&w->mu);
 }

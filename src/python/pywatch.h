@@ -10,19 +10,22 @@
 
 struct pywatch;
 
-/* Reads every period_ns; the thread starts at the first pywatch_note. */
-struct pywatch *pywatch_new(uint64_t period_ns);
+/* Reads at most every period_ns (the sampling period): every fixed_ns on average when that is not
+ * 0, else as often as its CPU budget allows (pywatch.c); the thread starts at the first
+ * pywatch_note. */
+struct pywatch *pywatch_new(uint64_t period_ns, uint64_t fixed_ns);
 /* Stops the thread and frees everything. */
 void pywatch_free(struct pywatch *w);
 /* Thread tid of the CPython process proc (pid) was sampled at now: watch it (again). */
 void pywatch_note(struct pywatch *w, uint32_t pid, uint32_t tid, const struct pyproc *proc,
 		  uint64_t now);
-/* The frames of thread tid read nearest to time, within the tolerance (two periods and 1 ms): the
+/* The frames of thread tid read nearest to time, within the tolerance (two of the longest mean
+ * intervals and 1 ms): the
  * count (0: the thread ran no Python then), or -1 when none was read near enough; *gap the
  * distance in ns between the read and time. */
 int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time, struct pyraw *out,
 		   int max, uint64_t *gap);
-/* Reads made by the thread so far, and its CPU time (ns). */
-void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns);
+/* Reads made by the thread so far, its CPU time (ns) and its intervals' mean now (ns). */
+void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64_t *mean_ns);
 
 #endif

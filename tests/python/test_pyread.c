@@ -148,7 +148,7 @@ static void test_debug_offsets(void)
 
 static void test_watch(const struct pyproc *p)
 {
-	struct pywatch *w = pywatch_new(1000000);
+	struct pywatch *w = pywatch_new(1000000, 0);
 	uint64_t gap = 0;
 	struct pyraw raw[8];
 	CHECK(pywatch_lookup(w, (uint32_t)getpid(), 222, now_ns(), raw, 8, &gap) == -1);
@@ -161,26 +161,37 @@ static void test_watch(const struct pyproc *p)
 	}
 	CHECK(n == 4);
 	CHECK(gap < 100000000ull);
-	uint64_t reads = 0, cpu = 0;
-	pywatch_counts(w, &reads, &cpu);
+	uint64_t reads = 0, cpu = 0, mean = 0;
+	pywatch_counts(w, &reads, &cpu, &mean);
+	/* by budget: from 100 Hz (where it starts) up to the sampling rate at most */
+	CHECK(mean >= 1000000 && mean <= 10000000);
 	CHECK(reads > 0);
 	/* not sampled for longer than the watch lasts (200 ms): no reads, no wakeups */
 	struct timespec ts = { 0, 400000000 };
 	nanosleep(&ts, NULL);
 	uint64_t r1 = 0, r2 = 0;
-	pywatch_counts(w, &r1, &cpu);
+	pywatch_counts(w, &r1, &cpu, &mean);
 	ts.tv_nsec = 100000000;
 	nanosleep(&ts, NULL);
-	pywatch_counts(w, &r2, &cpu);
+	pywatch_counts(w, &r2, &cpu, &mean);
 	CHECK(r2 == r1);
 	/* sampled again: read again */
 	pywatch_note(w, (uint32_t)getpid(), 222, p, now_ns());
 	for (int i = 0; i < 200 && r2 == r1; i++) {
 		ts.tv_nsec = 5000000;
 		nanosleep(&ts, NULL);
-		pywatch_counts(w, &r2, &cpu);
+		pywatch_counts(w, &r2, &cpu, &mean);
 	}
 	CHECK(r2 > r1);
+	pywatch_free(w);
+	/* --python-rate: the mean is the one asked for, but never under the sampling period */
+	w = pywatch_new(1000000, 4000000);
+	pywatch_counts(w, &r1, &cpu, &mean);
+	CHECK(mean == 4000000);
+	pywatch_free(w);
+	w = pywatch_new(10000000, 1000000);
+	pywatch_counts(w, &r1, &cpu, &mean);
+	CHECK(mean == 10000000);
 	pywatch_free(w);
 }
 
