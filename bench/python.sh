@@ -2,10 +2,11 @@
 # Python frames (issue 17): (1) perftop's CPU on a CPython process with and without them: perftop
 # -b -- PYTHON tests/python/pysplit.py SECONDS, then the same with --no-python, taking turns,
 # perftop's own CPU (all its threads, the watcher's too; not the command's) as a share of one CPU,
-# medians of ROUNDS; the issue's bar is 2x. (2) Staleness: perftop -o records bench/pyphases.py (phases of
-# 10 ms and 2 ms), and bench/python_staleness.py counts the samples whose Python stack names the
-# other phase than the one the program's own clock says ran at the sample's time; perftop's own
-# figures of the distance between samples and reads (PERFTOP_PY_STATS) beside it.
+# medians of ROUNDS; the issue's bar is 2x. (2) Staleness: perftop -o records bench/pyphases.py
+# (phases of 10 ms and 2 ms), by default and at --python-rate 1000, and bench/python_staleness.py
+# counts the samples whose Python stack names the other phase than the one the program's own clock
+# says ran at the sample's time; perftop's own figures of the distance between samples and reads
+# (PERFTOP_PY_STATS) beside it. (3) The CPU at --python-rate 1000.
 # Not a test: the figures depend on the machine.
 #
 # usage: bench/python.sh [PERFTOP] [PYTHON] [ROUNDS] [SECONDS]
@@ -40,9 +41,18 @@ done
 w=$(printf '%s\n' "${with[@]}" | median); wo=$(printf '%s\n' "${without[@]}" | median)
 echo "medians of $rounds rounds of ${secs}s ($py): with $w%, without $wo%, ratio" \
 	"$(echo "scale=2; $w / $wo" | bc)"
-for phase in 10 2; do
-	PERFTOP_PY_STATS=1 "$pt" -b -d 1 -o "$tmp/ph.data" -- "$py" "$here/pyphases.py" "$secs" "$phase" \
-		"$tmp/log" 2>"$tmp/err" >/dev/null
-	echo "phases of $phase ms: $(python3 "$here/python_staleness.py" "$tmp/ph.data.python" "$tmp/log")"
-	grep -o "gap mean.*" "$tmp/err" | sed 's/^/  perftop: /'
+# by default (the watcher's CPU budget), and with a read every millisecond (--python-rate 1000)
+for rate in "" 1000; do
+	for phase in 10 2; do
+		PERFTOP_PY_STATS=1 "$pt" -b -d 1 -o "$tmp/ph.data" ${rate:+--python-rate $rate} -- "$py" \
+			"$here/pyphases.py" "$secs" "$phase" "$tmp/log" 2>"$tmp/err" >/dev/null
+		echo "phases of $phase ms, ${rate:-default} reads/s:" \
+			"$(python3 "$here/python_staleness.py" "$tmp/ph.data.python" "$tmp/log")"
+		grep -o "gap mean.*" "$tmp/err" | sed 's/^/  perftop: /'
+	done
 done
+# and the CPU at --python-rate 1000, for the cost of that precision
+r1k=(); for r in $(seq "$rounds"); do
+	r1k+=("$(cpu --python-rate 1000 -- "$py" "$here/../tests/python/pysplit.py" "$secs")")
+done
+echo "--python-rate 1000: median $(printf '%s\n' "${r1k[@]}" | median)% of a CPU"

@@ -14,6 +14,12 @@ from e2elib import fail  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYSPLIT = os.path.join(HERE, "pysplit.py")
 SHARE, SHARE_TOL = 0.70, 0.06
+# Seconds of pysplit.py a share is measured over. Each sample takes the Python stack of the read
+# nearest to it, and by default perftop reads about 100 times a second in a VM (its CPU budget,
+# python/pywatch.c): the share is then an average over some 100 reads a second, each alpha's or
+# beta's as the moment it fell on, so its spread is about sqrt(0.7 * 0.3 / reads) (0.023 over 4 s,
+# seen: 0.656-0.739 in 30 runs). Over 8 s it is 0.016, and 0.06 is 3.7 of it.
+SPLIT_SECS = 8
 
 
 def pyenv_python(version):

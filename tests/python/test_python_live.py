@@ -8,7 +8,7 @@ import os
 import sys
 
 from e2elib import SKIP, fail, passed, run_json
-from pylib import PYSPLIT, check_split, pythons
+from pylib import PYSPLIT, SPLIT_SECS, check_split, pythons
 
 found = pythons(["pyenv 3.11", "pyenv 3.12", "pyenv 3.13", "debian 3.11"])
 if not found:
@@ -16,7 +16,7 @@ if not found:
     sys.exit(SKIP)
 checks = 0
 for label, exe in found:
-    snaps, err = run_json(["-z", "-n", "4", "-d", "1", "--", exe, PYSPLIT, "4"],
+    snaps, err = run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "--", exe, PYSPLIT, str(SPLIT_SECS)],
                           env=dict(os.environ, PERFTOP_PY_STATS="1"))
     checks += check_split(snaps, label)
     print(" ", [l for l in err.splitlines() if "python:" in l][-1:])
@@ -24,8 +24,8 @@ for label, exe in found:
 # --call-graph dwarf: the native chains unwound through the interpreter (pyenv's builds keep
 # their CFI), the Python frames in them all the same
 for label, exe in found[:1] + [f for f in found[1:] if f[0].startswith("debian")]:
-    snaps, err = run_json(["-z", "-n", "4", "-d", "1", "--call-graph", "dwarf", "--", exe, PYSPLIT,
-                           "4"])
+    snaps, err = run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "--call-graph", "dwarf", "--", exe,
+                           PYSPLIT, str(SPLIT_SECS)])
     checks += check_split(snaps, f"{label} --call-graph dwarf")
 
 label, exe = found[0]

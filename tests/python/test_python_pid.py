@@ -10,10 +10,10 @@ import sys
 import time
 
 from e2elib import SKIP, fail, passed, run_json
-from pylib import PYSPLIT, check_split, pythons
+from pylib import PYSPLIT, SPLIT_SECS, check_split, pythons
 
 
-def attached(exe, args, secs=8, whole_machine=False):
+def attached(exe, args, secs=SPLIT_SECS + 4, whole_machine=False):
     p = subprocess.Popen([exe, PYSPLIT, str(secs)], stdout=subprocess.DEVNULL)
     try:
         time.sleep(1.0)  # well inside its loop: perftop attaches to a running interpreter
@@ -26,9 +26,9 @@ def attached(exe, args, secs=8, whole_machine=False):
 checks = 0
 found = pythons(["pyenv 3.11"])
 for label, exe in found:
-    snaps, _ = attached(exe, ["-z", "-n", "4", "-d", "1"])
+    snaps, _ = attached(exe, ["-z", "-n", str(SPLIT_SECS), "-d", "1"])
     checks += check_split(snaps, f"{label} -p")
-    snaps, _ = attached(exe, ["-a", "-z", "-n", "4", "-d", "1"], whole_machine=True)
+    snaps, _ = attached(exe, ["-a", "-z", "-n", str(SPLIT_SECS), "-d", "1"], whole_machine=True)
     checks += check_split(snaps, f"{label} -a", whole=False)
 
 old = pythons(["pyenv 3.10"])

@@ -10,7 +10,7 @@ import sys
 import tempfile
 
 from e2elib import SKIP, fail, passed, perftop_path, run_json
-from pylib import PYSPLIT, check_split, pythons
+from pylib import PYSPLIT, SPLIT_SECS, check_split, pythons
 
 found = pythons(["pyenv 3.12"])
 if not found:
@@ -21,7 +21,7 @@ d = tempfile.mkdtemp(prefix="perftop-pyrec-")
 checks = 0
 try:
     rec = os.path.join(d, "py.data")
-    run_json(["-z", "-n", "4", "-d", "1", "-o", rec, "--", exe, PYSPLIT, "4"])
+    run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "-o", rec, "--", exe, PYSPLIT, str(SPLIT_SECS)])
     if not os.path.exists(rec + ".python"):
         fail(f"-o {rec}: no {rec}.python beside it")
 

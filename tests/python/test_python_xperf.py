@@ -7,7 +7,7 @@ samples that keep native frames) and the acceptance checks hold as without -X pe
 import sys
 
 from e2elib import SKIP, fail, passed, run_json
-from pylib import PYSPLIT, SHARE, SHARE_TOL, check_split, pythons, sums
+from pylib import PYSPLIT, SHARE, SHARE_TOL, SPLIT_SECS, check_split, pythons, sums
 
 found = pythons(["pyenv 3.12"])
 if not found:
@@ -30,7 +30,8 @@ if a + b <= 0 or abs(a / (a + b) - SHARE) > SHARE_TOL or (a + b) / n < 0.70:
 if start < 0.90 * n:
     fail(f"-X perf: only {start:.0f} of {n} chains reach _start through the trampolines")
 checks += 2
-snaps, _ = run_json(["-z", "-n", "4", "-d", "1", "--call-graph", "dwarf"] + cmd)
+snaps, _ = run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "--call-graph", "dwarf"] + cmd[:-1]
+                    + [str(SPLIT_SECS)])
 checks += check_split(snaps, f"{label} -X perf, Python frames")
 # the trampolines leave every chain that got Python frames: those left are in the few samples the
 # watcher had not read near (a thread's first ones), which keep their native frames
