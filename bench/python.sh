@@ -1,8 +1,8 @@
 #!/bin/bash
 # Python frames (issue 17): (1) perftop's CPU on a CPython process with and without them: perftop
-# -b -- PYTHON tests/python/pysplit.py SECONDS, then the same with --no-python, taking turns,
-# perftop's own CPU (all its threads, the watcher's too; not the command's) as a share of one CPU,
-# medians of ROUNDS; the issue's bar is 2x. (2) Staleness: perftop -o records bench/pyphases.py
+# -b -p PID of PYTHON tests/python/pysplit.py for SECONDS, then the same with --no-python, taking
+# turns, perftop's own CPU (perf stat's task-clock: all its threads, the watcher's too) as a share
+# of one CPU, medians of ROUNDS; the issue's bar is 2x. (2) Staleness: perftop -o records bench/pyphases.py
 # (phases of 10 ms and 2 ms), by default and at --python-rate 1000, and bench/python_staleness.py
 # counts the samples whose Python stack names the other phase than the one the program's own clock
 # says ran at the sample's time; perftop's own figures of the distance between samples and reads
@@ -20,21 +20,25 @@ secs=${4:-8}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-cpu() { # perftop's own CPU (its "cpu" counter: getrusage of its threads, not the command's), as a
-	# share of one CPU, averaged over the windows after the first
-	"$pt" -b --json -d 1 -n "$secs" "$@" 2>/dev/null |
-		python3 -c 'import json, sys
-c = [json.loads(l)["counters"]["cpu"] for l in sys.stdin if l.startswith("{")][1:]
-print(f"{sum(c) / max(1, len(c)):.3f}")'
+cpu() { # perftop's own CPU as a share of one CPU: perf stat's task-clock of perftop -p PID (all
+	# its threads, the watcher's too; the Python process is not its child, so not counted), over
+	# SECS windows of a pysplit.py started a second before
+	"$py" "$here/../tests/python/pysplit.py" $((secs + 3)) >/dev/null &
+	local w=$! ms
+	sleep 1
+	ms=$(perf stat -x, -e task-clock -- "$pt" -b -d 1 -n "$secs" -p "$w" "$@" 2>&1 >/dev/null |
+		awk -F, '$3 == "task-clock" {print $1}')
+	kill "$w"; wait "$w" 2>/dev/null
+	echo "scale=3; $ms / ($secs * 10)" | bc
 }
 with=(); without=()
 for r in $(seq "$rounds"); do
 	if (( r % 2 )); then
-		with+=("$(cpu -- "$py" "$here/../tests/python/pysplit.py" "$secs")")
-		without+=("$(cpu --no-python -- "$py" "$here/../tests/python/pysplit.py" "$secs")")
+		with+=("$(cpu)")
+		without+=("$(cpu --no-python)")
 	else
-		without+=("$(cpu --no-python -- "$py" "$here/../tests/python/pysplit.py" "$secs")")
-		with+=("$(cpu -- "$py" "$here/../tests/python/pysplit.py" "$secs")")
+		without+=("$(cpu --no-python)")
+		with+=("$(cpu)")
 	fi
 	echo "round $r: with Python frames ${with[-1]}% of a CPU, without ${without[-1]}%"
 done
@@ -53,6 +57,6 @@ for rate in "" 1000; do
 done
 # and the CPU at --python-rate 1000, for the cost of that precision
 r1k=(); for r in $(seq "$rounds"); do
-	r1k+=("$(cpu --python-rate 1000 -- "$py" "$here/../tests/python/pysplit.py" "$secs")")
+	r1k+=("$(cpu --python-rate 1000)")
 done
 echo "--python-rate 1000: median $(printf '%s\n' "${r1k[@]}" | median)% of a CPU"
