@@ -607,10 +607,11 @@ static const struct cli_option options[] = {
 
 	{ OPT("python-rate", 0, "HZ", CLI_NAMES), .set = set_python_rate,
 	  .help = "read Python stacks HZ times a second (default: by CPU budget)",
-	  .doc = "read each sampled Python thread's stack HZ times a second (1 to 1000, never more "
-		"often than samples come). By default as often as half of perftop's own CPU "
-		"allows, from 100 Hz up to the sampling rate: fewer reads cost less and leave "
-		"more samples between two reads (see Python frames)" },
+	  .doc = "read each sampled Python thread's stack HZ times a second on average (1 to 1000; "
+		"not more often than samples come, or than 50 times a second below -F 50). By "
+		"default as often as half of the rest of perftop's CPU allows, from 100 Hz up to "
+		"the sampling rate: fewer reads cost less, and a sample is further from the read "
+		"that gives its Python stack (see Python frames)" },
 
 	{ OPT("no-demangle", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(no_demangle),
 	  .help = "raw C++/Rust symbol names (the m key toggles them)",

@@ -27,9 +27,9 @@
 #define PY_CODES 4096
 #define PY_MAX_FRAMES 256      /* Python frames of a sample at most */
 #define PY_LINETABLE_MAX 4096
-/* The watcher's period: the sampling period, within these. A read costs a few microseconds, a
- * wakeup ~20 on a VM: 1 kHz is the most it spends (above it, samples share reads: -F 4000's four
- * samples a read lie within 0.5 ms of it). */
+/* The watcher's fastest period: the sampling period, within these. A read costs a few
+ * microseconds, a wakeup ~20 on a VM: 1 kHz is the most it reads (above it, samples share reads),
+ * and it reads 50 times a second even when samples come less often (-F 10). */
 #define PY_PERIOD_MIN_NS 1000000ull
 #define PY_PERIOD_MAX_NS 20000000ull
 /* A code object's names are read again after this long: in between, a code object freed and
@@ -332,7 +332,8 @@ static int read_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uin
 	int nraw = raw_stack(p, e, tid, time);
 	if (nraw == 0)
 		return 0;
-	/* names interned once a generation of the pool, not once a frame */
+	/* Interning hashes the whole name: done at every frame of every sample, it was a fifth of the
+	 * session's cost of Python frames. A name's pointer holds until the pool's next compaction. */
 	uint64_t gen = p->intern_gen(p->intern_ctx), now = now_ns();
 	if (!p->idso || p->idso_gen != gen) {
 		p->idso = p->intern(p->intern_ctx, PYSTACKS_DSO);

@@ -41,8 +41,8 @@ struct pystacks;
 typedef uint64_t (*pystacks_gen_fn)(void *ctx);
 
 /* intern: the pooled copy of a name (frame.h: frame strings are interned by their owner), gen
- * its pool's generation; period_ns: the sampling period, the watcher's fastest; rate_hz: --python-rate, 0 for the
- * watcher's CPU budget (pywatch.h) */
+ * its pool's generation; period_ns: the sampling period, the watcher's fastest; rate_hz:
+ * --python-rate, 0 for the watcher's CPU budget (pywatch.h) */
 struct pystacks *pystacks_new(frame_rename_fn intern, pystacks_gen_fn gen, void *intern_ctx,
 			      uint64_t period_ns, uint64_t rate_hz);
 void pystacks_free(struct pystacks *p);

@@ -43,7 +43,7 @@
 #define ARENA 4096
 #define READ_MAX 256                 /* frames of one read at most */
 /* A thread not sampled for this long is not read: what is read follows what runs (the session
- * notes a thread with each burst of its samples, every 15-35 ms), so -a on a machine of many
+ * notes a sampled thread every 20 ms at most), so -a on a machine of many
  * idle interpreters reads only the few on a CPU. */
 #define WATCH_IDLE_NS (200 * 1000000ull)
 /* The rate's bounds and budget (see DESIGN): never read less often than SLOW_NS (100 Hz, py-spy's
@@ -57,6 +57,7 @@ struct snap {
 	uint64_t time;
 	uint64_t start;                  /* position in the arena (absolute, mod ARENA) */
 	uint32_t n;
+	uint64_t reach;                  /* the farthest sample it may stand for: see pywatch_lookup */
 };
 
 struct watched {
@@ -94,7 +95,11 @@ struct pywatch *pywatch_new(uint64_t period_ns, uint64_t fixed_ns)
 {
 	struct pywatch *w = xcalloc(1, sizeof(*w));
 	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->wake, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);  /* the timed sleep's clock (watch_sleep) */
+	pthread_cond_init(&w->wake, &ca);
+	pthread_condattr_destroy(&ca);
 	w->fast_ns = period_ns;
 	w->slow_ns = period_ns > SLOW_NS ? period_ns : SLOW_NS;
 	w->fixed = fixed_ns != 0;
@@ -149,6 +154,9 @@ static void watch_keep(struct pywatch *w, const struct job *j, uint64_t time, co
 		s->time = time;
 		s->start = x->arena_pos;
 		s->n = (uint32_t)n;
+		/* intervals reach 1.5 means: the nearest read of a sample is at most 0.75 of one away
+		 * while the watcher keeps up; twice a mean and 1 ms leaves room for a late round */
+		s->reach = 2 * w->mean_ns + 1000000ull;
 		for (int i = 0; i < n; i++)
 			x->arena[(x->arena_pos + (uint64_t)i) % ARENA] = raw[i];
 		x->arena_pos += (uint64_t)n;
@@ -180,10 +188,26 @@ static bool watch_round(struct pywatch *w, struct job *jobs, struct pyraw *raw)
 static void watch_idle(struct pywatch *w)
 {
 	pthread_mutex_lock(&w->mu);
-	w->idle = true;
+	/* a thread noted since watch_jobs looked (the note saw no idle watcher to wake) */
+	bool any = false;
+	for (int i = 0; i < WATCH_MAX && !any; i++)
+		any = w->w[i].used;
+	w->idle = !any;
 	while (w->idle && !atomic_load_explicit(&w->stop, memory_order_relaxed))
 		pthread_cond_wait(&w->wake, &w->mu);
 	w->idle = false;
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Until the monotonic time next, or a stop: on the condition, so that quitting does not wait for
+ * an interval of a low --python-rate. */
+static void watch_sleep(struct pywatch *w, uint64_t next)
+{
+	struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
+	pthread_mutex_lock(&w->mu);
+	while (!atomic_load_explicit(&w->stop, memory_order_relaxed) && now_ns() < next)
+		if (pthread_cond_timedwait(&w->wake, &w->mu, &ts) == ETIMEDOUT)
+			break;
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -205,6 +229,18 @@ static uint64_t watch_interval(struct pywatch *w)
 	return (uint64_t)((double)w->mean_ns * (0.5 + u));
 }
 
+uint64_t pywatch_budget_interval(double per_round_ns, double others_ns, double wall_ns,
+				 uint64_t fast_ns, uint64_t slow_ns)
+{
+	double want = (double)slow_ns;
+	/* rounds every want ns cost per_round_ns * wall_ns / want in wall_ns: BUDGET_SHARE of others */
+	if (others_ns > 0 && per_round_ns > 0 && wall_ns > 0)
+		want = per_round_ns * wall_ns / (BUDGET_SHARE * others_ns);
+	if (!(want >= (double)fast_ns))  /* NaN too */
+		return fast_ns;
+	return want > (double)slow_ns ? slow_ns : (uint64_t)want;
+}
+
 /* What the last TUNE_NS cost, and the mean interval it allows (see DESIGN). */
 struct tuning {
 	uint64_t wall, proc, self, rounds;
@@ -215,20 +251,15 @@ static void watch_tune(struct pywatch *w, struct tuning *t, uint64_t rounds)
 	uint64_t wall = now_ns();
 	if (t->wall && wall - t->wall < TUNE_NS)
 		return;  /* CPU clocks are system calls: once a TUNE_NS */
-	uint64_t proc = clock_cpu_ns(CLOCK_PROCESS_CPUTIME_ID), self = clock_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t proc = clock_cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t self = clock_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (t->wall && !w->fixed && rounds > t->rounds && self >= t->self && proc >= t->proc) {
-		double per_round = (double)(self - t->self) / (double)(rounds - t->rounds);
 		double spent = (double)(self - t->self);
-		double others = (double)(proc - t->proc) - spent;
-		/* the interval at which rounds cost BUDGET_SHARE of the others' CPU */
-		double want = others > 0 ? per_round * (double)(wall - t->wall) / (BUDGET_SHARE * others)
-					 : (double)w->slow_ns;
-		if (want < (double)w->fast_ns)
-			want = (double)w->fast_ns;
-		if (want > (double)w->slow_ns)
-			want = (double)w->slow_ns;
+		uint64_t want = pywatch_budget_interval(spent / (double)(rounds - t->rounds),
+							(double)(proc - t->proc) - spent,
+							(double)(wall - t->wall), w->fast_ns, w->slow_ns);
 		pthread_mutex_lock(&w->mu);
-		w->mean_ns = (w->mean_ns + (uint64_t)want) / 2;  /* halfway: one noisy second moves it less */
+		w->mean_ns = (w->mean_ns + want) / 2;  /* halfway: one noisy second moves it less */
 		pthread_mutex_unlock(&w->mu);
 	}
 	*t = (struct tuning){ wall, proc, self, rounds };
@@ -256,9 +287,7 @@ static void *watch_thread(void *arg)
 		uint64_t now = now_ns();
 		if (next < now)
 			next = now;  /* a round that overran: the clock starts again from now */
-		struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		watch_sleep(w, next);
 		watch_tune(w, &tune, rounds);
 	}
 	free(jobs);
@@ -325,7 +354,6 @@ int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time,
 		   int max, uint64_t *gap)
 {
 	int got = -1;
-	uint64_t tolerance = 2 * w->slow_ns + 1000000ull;  /* slow_ns bounds every mean */
 	pthread_mutex_lock(&w->mu);
 	for (int i = 0; i < WATCH_MAX && got < 0; i++) {
 		struct watched *x = &w->w[i];
@@ -346,7 +374,7 @@ int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time,
 			if (s->time < time)
 				break;  /* older ones are further away */
 		}
-		if (!best || best_gap > tolerance)
+		if (!best || best_gap > best->reach)
 			break;
 		got = (int)best->n < max ? (int)best->n : max;
 		for (int f = 0; f < got; f++)

@@ -10,22 +10,26 @@
 
 struct pywatch;
 
-/* Reads at most every period_ns (the sampling period): every fixed_ns on average when that is not
- * 0, else as often as its CPU budget allows (pywatch.c); the thread starts at the first
- * pywatch_note. */
+/* Reads every period_ns at most on average (the sampling period); every fixed_ns on average when
+ * that is not 0, else as often as its CPU budget allows (pywatch.c). The thread starts at the
+ * first pywatch_note. */
 struct pywatch *pywatch_new(uint64_t period_ns, uint64_t fixed_ns);
 /* Stops the thread and frees everything. */
 void pywatch_free(struct pywatch *w);
 /* Thread tid of the CPython process proc (pid) was sampled at now: watch it (again). */
 void pywatch_note(struct pywatch *w, uint32_t pid, uint32_t tid, const struct pyproc *proc,
 		  uint64_t now);
-/* The frames of thread tid read nearest to time, within the tolerance (two of the longest mean
- * intervals and 1 ms): the
- * count (0: the thread ran no Python then), or -1 when none was read near enough; *gap the
- * distance in ns between the read and time. */
+/* The frames of thread tid read nearest to time, if within two of the mean intervals of that read
+ * and 1 ms: their count (0: the thread ran no Python then), or -1 when no read was near enough;
+ * *gap the distance in ns between the read and time. */
 int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time, struct pyraw *out,
 		   int max, uint64_t *gap);
 /* Reads made by the thread so far, its CPU time (ns) and its intervals' mean now (ns). */
 void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64_t *mean_ns);
+/* The budget's rule, pure for the tests: the mean interval at which rounds of per_round_ns of CPU
+ * each cost half of the others_ns the rest of perftop spent in wall_ns, within fast_ns..slow_ns
+ * (slow_ns when the rest spent nothing). */
+uint64_t pywatch_budget_interval(double per_round_ns, double others_ns, double wall_ns,
+				 uint64_t fast_ns, uint64_t slow_ns);
 
 #endif

@@ -1,8 +1,10 @@
 """The workload of the Python frames tests: alpha() and beta() run the same inner function, in a
 7:3 ratio of work units, for SECS seconds (argv[1], default 4). A unit is 0.5-1 ms (inner over
-20,000 numbers), a round of ten 5-10 ms: long beside the distance between a sample and the read of
-its stack (under 1 ms), and not a divisor of the sampling period, so samples fall at every point of
-a round. Prints the units each ran when done."""
+20,000 numbers), a round of ten 5-10 ms, not a divisor of the sampling period, so samples fall at
+every point of a round. The reads that give samples their Python stacks come about every 10 ms by
+default, at random points of a round (python/pywatch.c): each is alpha's or beta's in the 7:3 of
+their time, and the share is right on average (tests/python/pylib.py: SPLIT_SECS). Prints the
+units each ran when done."""
 import sys
 import time
 

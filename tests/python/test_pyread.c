@@ -7,6 +7,7 @@
  * and the watcher thread (pywatch) reading the fake thread on its clock, idle once it is no longer
  * sampled and woken by the next sample (its TSan twin checks the handover under the mutex).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -193,6 +194,28 @@ static void test_watch(const struct pyproc *p)
 	pywatch_counts(w, &r1, &cpu, &mean);
 	CHECK(mean == 10000000);
 	pywatch_free(w);
+	/* quitting does not wait out an interval of a low rate (1 s here) */
+	w = pywatch_new(1000000, 1000000000);
+	pywatch_note(w, (uint32_t)getpid(), 222, p, now_ns());
+	ts.tv_nsec = 50000000;
+	nanosleep(&ts, NULL);
+	uint64_t t0 = now_ns();
+	pywatch_free(w);
+	CHECK(now_ns() - t0 < 500000000ull);
+}
+
+/* The budget's rule: rounds of 20 us against 5 ms a second of the rest of perftop: 8 ms; within
+ * the bounds whatever the figures (none, negative, huge, NaN). */
+static void test_budget(void)
+{
+	const uint64_t fast = 1000000, slow = 10000000;
+	CHECK(pywatch_budget_interval(20000, 5e6, 1e9, fast, slow) == 8000000);
+	CHECK(pywatch_budget_interval(20000, 0, 1e9, fast, slow) == slow);
+	CHECK(pywatch_budget_interval(20000, -3e6, 1e9, fast, slow) == slow);
+	CHECK(pywatch_budget_interval(0, 5e6, 1e9, fast, slow) == slow);
+	CHECK(pywatch_budget_interval(1, 1e12, 1e9, fast, slow) == fast);
+	CHECK(pywatch_budget_interval(1e12, 1, 1e9, fast, slow) == slow);
+	CHECK(pywatch_budget_interval(NAN, 5e6, 1e9, fast, slow) == slow);
 }
 
 int main(void)
@@ -203,5 +226,6 @@ int main(void)
 	test_read(&p);
 	test_debug_offsets();
 	test_watch(&p);
+	test_budget();
 	return CHECK_DONE();
 }
