@@ -2,8 +2,9 @@
 # Takes the README's screenshots of the real perftop. Workloads are recorded first (perftop -o), then
 # replayed in tmux, so the pictures come out the same from run to run: the main table, the function
 # view (Enter), annotate (a), the flame graph (f), a replay with its timeline and a range, a diff
-# against a baseline (--diff), several events (Tab), off-CPU time by state and its flame graph, and
-# one live view for the counters line (a recording holds none).
+# against a baseline (--diff), several events (Tab), off-CPU time by state and its flame graph,
+# Python functions and their flame graph, and one live view for the counters line (a recording
+# holds none).
 # Each pane is captured with its colours (capture-pane -e) and drawn as PNG by ansilove.
 #
 # ansilove reads CP437 and knows neither UTF-8 nor the "default colour" codes, so a capture goes
@@ -180,6 +181,22 @@ tm send-keys -t s f
 wait_for 'lock_wait'
 sleep 0.5
 shot offcpu-flame
+
+# --- Python frames: tests/python/pysplit.py (alpha and beta call inner 7:3) under a CPython with
+# --call-graph dwarf (whole native chains through the interpreter), replayed: Python functions among
+# the native and kernel frames, and their flame graph ---
+py=$(command -v python3)
+"$pt" --call-graph dwarf -o "$tmp/py.data" -b -d 60 -- "$py" "$here/../tests/python/pysplit.py" 3 >/dev/null
+start -i "$tmp/py.data" -d 0.5
+to_end
+tm send-keys -t s '>'
+wait_for 'order: Total'
+cursor_to "beta"
+shot python
+tm send-keys -t s f
+wait_for 'beta'
+sleep 0.5
+shot python-flame
 
 # --- live: the counters line under the mode line (context switches, migrations, page faults,
 # perftop's own CPU; cycles, instructions and IPC where the machine has a PMU) ---
