@@ -585,9 +585,9 @@ static uint64_t session_layout(const struct session *s, int e)
 
 /* Live: the sample's Python frames into s->frames (*n of them), kept for the recording's side
  * file with -o. */
-static void session_python_frames(struct session *s, const struct rec *r, const char *comm, int *n)
+static void session_python_frames(struct session *s, const struct rec *r, int *n)
 {
-	*n = pystacks_sample(s->py, r->pid, r->tid, comm, r->time, s->frames, *n, SESSION_MAX_FRAMES);
+	*n = pystacks_sample(s->py, r->pid, r->tid, r->time, s->frames, *n, SESSION_MAX_FRAMES);
 	const struct frame *py;
 	const int *group;
 	const char *dso;
@@ -620,7 +620,7 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		n = symbolizer_sample(s->sym, r, s->frames, SESSION_MAX_FRAMES);
 		comm = symbolizer_comm(s->sym, r->pid, r->tid);
 		if (s->py && r->pid)
-			session_python_frames(s, r, comm, &n);
+			session_python_frames(s, r, &n);
 		else if (s->pyrep && !memo)
 			n = pyreplay_sample(s->pyrep, symbolizer_name, s->sym, r->tid, r->time, s->frames,
 					    n, SESSION_MAX_FRAMES);

@@ -50,7 +50,6 @@ struct pyprocess {
 	bool used;
 	int state;                 /* 1 a CPython read; 0 not one; -1 one that cannot be read */
 	uint64_t last_use;
-	char comm[32];
 	uint64_t exe_dev, exe_ino, exe_checked;
 	struct pyproc proc;
 	uint64_t code_type;
@@ -160,10 +159,9 @@ static void exe_id(uint32_t pid, uint64_t *dev, uint64_t *ino)
 }
 
 /* Looks at the process (again): is it a CPython we read? */
-static void proc_probe(struct pystacks *p, struct pyprocess *e, const char *comm)
+static void proc_probe(struct pystacks *p, struct pyprocess *e)
 {
 	char err[160];
-	snprintf(e->comm, sizeof(e->comm), "%s", comm ? comm : "");
 	e->code_type = 0;
 	memset(e->threads, 0, sizeof(e->threads));
 	e->state = pyproc_find((pid_t)e->pid, &e->proc, err, sizeof(err));
@@ -174,7 +172,7 @@ static void proc_probe(struct pystacks *p, struct pyprocess *e, const char *comm
 
 /* The process's entry, probed when new or changed by an exec (its executable is another file:
  * checked every PY_EXE_CHECK_NS; not its command, which differs between a process's threads). */
-static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, const char *comm, uint64_t now)
+static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, uint64_t now)
 {
 	uint16_t *hint = &p->hint[pid % PY_HINTS];
 	struct pyprocess *e = NULL, *old = &p->procs[0];
@@ -205,7 +203,7 @@ static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, const char
 	if (probe) {
 		exe_id(pid, &e->exe_dev, &e->exe_ino);
 		e->exe_checked = now;
-		proc_probe(p, e, comm);
+		proc_probe(p, e);
 	}
 	return e;
 }
@@ -364,10 +362,10 @@ static int read_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uin
 	return n;
 }
 
-int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, const char *comm, uint64_t time,
+int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t time,
 		    struct frame *frames, int n, int max)
 {
-	struct pyprocess *e = proc_entry(p, pid, comm, time ? time : now_ns());
+	struct pyprocess *e = proc_entry(p, pid, time ? time : now_ns());
 	p->last_n = 0;
 	if (e->state != 1)
 		return n;

@@ -48,12 +48,11 @@ struct pystacks *pystacks_new(frame_rename_fn intern, pystacks_gen_fn gen, void 
 void pystacks_free(struct pystacks *p);
 
 /*
- * The frames of a sample of thread tid of process pid (comm: its command now; a change is an exec
- * and the process is looked at again), taken at time (CLOCK_MONOTONIC ns, for the lag), with its
- * Python functions put in: frames[0..n) innermost first, room for max. Returns the new count; n
- * as it was when the process is not a CPython one or its stack cannot be read.
+ * The frames of a sample of thread tid of process pid, taken at time (CLOCK_MONOTONIC ns, for the
+ * lag), with its Python functions put in: frames[0..n) innermost first, room for max. Returns the
+ * new count; n as it was when the process is not a CPython one or its stack cannot be read.
  */
-int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, const char *comm, uint64_t time,
+int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t time,
 		    struct frame *frames, int n, int max);
 
 /* The Python frames the last pystacks_sample put in (py[0..n), group[i] their eval-loop calls)
