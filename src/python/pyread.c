@@ -35,28 +35,29 @@ static bool fits(uint64_t off, size_t size, size_t len)
 	return off != PY_NO_FIELD && off + size <= len;
 }
 
-/* Thread state at ts, read into buf, is thread tid's: then its current frame in *frame. */
-static bool py_ts_is(pid_t pid, const struct pylayout *l, uint64_t ts, uint32_t tid, uint8_t *buf,
+/* Thread state at ts, read into buf: 1 when it is thread tid's (its current frame in *frame), 0
+ * when it is not or its frame cannot be read (buf holds the state), -1 when it cannot be read. */
+static int py_ts_is(pid_t pid, const struct pylayout *l, uint64_t ts, uint32_t tid, uint8_t *buf,
 		    uint64_t *frame)
 {
 	if (py_read(pid, ts, buf, TS_READ) < 0 || !fits(l->ts_native_tid, 8, TS_READ))
-		return false;
+		return -1;
 	if (at_u64(buf, l->ts_native_tid) != tid)
-		return false;
+		return 0;
 	if (l->ts_current_frame != PY_NO_FIELD) {
 		*frame = fits(l->ts_current_frame, 8, TS_READ) ? at_u64(buf, l->ts_current_frame) : 0;
-		return true;
+		return 1;
 	}
 	uint64_t cf = fits(l->ts_cframe, 8, TS_READ) ? at_u64(buf, l->ts_cframe) : 0;
 	*frame = 0;
-	return !cf || py_read(pid, cf + l->cf_current_frame, frame, 8) == 0;
+	return !cf || py_read(pid, cf + l->cf_current_frame, frame, 8) == 0 ? 1 : 0;
 }
 
 int pyread_thread(pid_t pid, const struct pyproc *p, uint32_t tid, uint64_t *ts, uint64_t *frame)
 {
 	const struct pylayout *l = &p->lay;
 	uint8_t buf[TS_READ];
-	if (*ts && py_ts_is(pid, l, *ts, tid, buf, frame))
+	if (*ts && py_ts_is(pid, l, *ts, tid, buf, frame) > 0)
 		return 0;
 	uint64_t interp = 0, cur = 0;
 	int rc = py_read(pid, p->runtime + l->rt_interp_head, &interp, 8);
@@ -65,14 +66,17 @@ int pyread_thread(pid_t pid, const struct pyproc *p, uint32_t tid, uint64_t *ts,
 	if (!interp || (rc = py_read(pid, interp + l->is_threads_head, &cur, 8)) < 0)
 		return rc < 0 ? rc : -ESRCH;
 	for (int i = 0; cur && i < THREADS_MAX; i++) {
-		if (py_ts_is(pid, l, cur, tid, buf, frame)) {
+		int is = py_ts_is(pid, l, cur, tid, buf, frame);
+		if (is > 0) {
 			*ts = cur;
 			return 0;
 		}
 		if (!fits(l->ts_next, 8, TS_READ))
 			break;
-		/* py_ts_is read the whole state, next included, unless the read itself failed */
-		if (py_read(pid, cur + l->ts_next, &cur, 8) < 0)
+		/* next from the state py_ts_is read; when it could not read that much, next alone */
+		if (is == 0)
+			cur = at_u64(buf, l->ts_next);
+		else if (py_read(pid, cur + l->ts_next, &cur, 8) < 0)
 			break;
 	}
 	*ts = 0;
