@@ -158,11 +158,15 @@ struct rep_frame {
 	int32_t group;
 };
 
+struct rep_func {
+	char *sym, *srcline;  /* srcline NULL when none */
+};
+
 struct pyreplay {
 	uint32_t func_base, dso_base; /* ids of the file being read start there (several files) */
 	char **dsos;
 	size_t ndsos;
-	char **syms, **srclines;
+	struct rep_func *funcs;
 	size_t nfuncs, funcs_cap;
 	struct rep_sample *samples;
 	size_t nsamples, samples_cap;
@@ -181,27 +185,15 @@ void pyreplay_free(struct pyreplay *r)
 	for (size_t i = 0; i < r->ndsos; i++)
 		free(r->dsos[i]);
 	for (size_t i = 0; i < r->nfuncs; i++) {
-		free(r->syms[i]);
-		free(r->srclines[i]);
+		free(r->funcs[i].sym);
+		free(r->funcs[i].srcline);
 	}
 	free(r->dsos);
-	free(r->syms);
-	free(r->srclines);
+	free(r->funcs);
 	free(r->samples);
 	free(r->frames);
 	free(r->out);
 	free(r);
-}
-
-static void *grow(void *p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return p;
-	size_t c = *cap ? *cap * 2 : 256;
-	while (c < need)
-		c *= 2;
-	*cap = c;
-	return xrealloc(p, c * size);
 }
 
 /* An f line: "ID SRCLINE SYM". Ids come in order. */
@@ -215,12 +207,8 @@ static int rep_func(struct pyreplay *r, char *rest)
 	if (!sym)
 		return -1;
 	*sym++ = 0;
-	size_t cap = r->funcs_cap;
-	r->syms = grow(r->syms, &cap, r->nfuncs + 1, sizeof(*r->syms));
-	r->srclines = grow(r->srclines, &r->funcs_cap, r->nfuncs + 1, sizeof(*r->srclines));
-	r->syms[r->nfuncs] = xstrdup(sym);
-	r->srclines[r->nfuncs] = strcmp(src, "-") ? xstrdup(src) : NULL;
-	r->nfuncs++;
+	xgrow((void **)&r->funcs, &r->funcs_cap, r->nfuncs + 1, sizeof(*r->funcs));
+	r->funcs[r->nfuncs++] = (struct rep_func){ xstrdup(sym), strcmp(src, "-") ? xstrdup(src) : NULL };
 	return 0;
 }
 
@@ -242,11 +230,11 @@ static int rep_sample(struct pyreplay *r, char *rest)
 		if (*end != '.' || f >= r->nfuncs)
 			return -1;
 		long g = strtol(end + 1, &p, 10);
-		r->frames = grow(r->frames, &r->frames_cap, r->nframes + 1, sizeof(*r->frames));
+		xgrow((void **)&r->frames, &r->frames_cap, r->nframes + 1, sizeof(*r->frames));
 		r->frames[r->nframes++] = (struct rep_frame){ (uint32_t)f, (int32_t)g };
 		s.n++;
 	}
-	r->samples = grow(r->samples, &r->samples_cap, r->nsamples + 1, sizeof(*r->samples));
+	xgrow((void **)&r->samples, &r->samples_cap, r->nsamples + 1, sizeof(*r->samples));
 	r->samples[r->nsamples++] = s;
 	return 0;
 }
@@ -345,10 +333,11 @@ int pyreplay_sample(struct pyreplay *r, frame_rename_fn intern, void *ctx, uint3
 	const char *dso = intern(ctx, PYSTACKS_DSO);
 	for (uint32_t i = 0; i < s->n; i++) {
 		const struct rep_frame *f = &r->frames[s->first + i];
+		const struct rep_func *fn = &r->funcs[f->func];
 		r->py[i] = (struct frame){
-			.sym = intern(ctx, r->syms[f->func]),
+			.sym = intern(ctx, fn->sym),
 			.dso = dso,
-			.srcline = r->srclines[f->func] ? intern(ctx, r->srclines[f->func]) : NULL,
+			.srcline = fn->srcline ? intern(ctx, fn->srcline) : NULL,
 		};
 		r->group[i] = f->group;
 	}
