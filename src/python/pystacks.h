@@ -10,8 +10,9 @@
  * so every view, the diff and the exports see them.
  *
  * The stacks are read by a thread of their own (pywatch.c: the one thread boundary besides the
- * sampler's queue) on a clock of the sampling period, and each sample takes the read nearest to
- * its time: the session takes samples in 10-35 ms after they were taken, too late to read then.
+ * sampler's queue) on a clock of its own (as often as a CPU budget allows, or --python-rate; never
+ * more often than the sampling period), and each sample takes the read nearest to its time: the
+ * session takes samples in 10-35 ms after they were taken, too late to read then.
  * The gap is measured per sample (pystacks_get_stats); names are read and cached on the caller's
  * thread.
  *
