@@ -247,8 +247,8 @@ static struct pycode *code_names(struct pystacks *p, struct pyprocess *e, const 
 }
 
 /* "file.py:LINE" of the frame, or NULL when the line cannot be told. */
-static const char *code_line(struct pystacks *p, struct pyprocess *e, struct pycode *c,
-			     const struct pyraw *raw, char *buf, size_t cap)
+static const char *code_line(struct pyprocess *e, struct pycode *c, const struct pyraw *raw,
+			     char *buf, size_t cap)
 {
 	if (!c->lt && c->ltlen == 0) {
 		uint8_t *t = xmalloc(PY_LINETABLE_MAX);
@@ -261,7 +261,6 @@ static const char *code_line(struct pystacks *p, struct pyprocess *e, struct pyc
 			c->ltlen = len;
 		}
 	}
-	(void)p;
 	uint64_t start = c->code + e->proc.lay.co_code_adaptive;
 	if (!c->lt || raw->instr < start)
 		return NULL;
@@ -345,7 +344,7 @@ static int read_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uin
 			return 0;  /* a torn or misread stack: native frames rather than half of one */
 		}
 		char line[sizeof(c->file) + 16];
-		const char *src = p->srclines ? code_line(p, e, c, &p->raw[i], line, sizeof(line)) : NULL;
+		const char *src = p->srclines ? code_line(e, c, &p->raw[i], line, sizeof(line)) : NULL;
 		if (!c->isym || c->igen != gen) {
 			c->isym = p->intern(p->intern_ctx, c->sym);
 			c->igen = gen;
