@@ -262,24 +262,33 @@ static void ss_profile(const struct export_profile *p, struct export_buf *out, c
 	buf_fmt(out, "],\"endValue\":%" PRIu64 "}", total);
 }
 
-/* The samples to write, by (event, thread, time): the log's, or the keys' when the log ran out. */
+/* The samples to write, by (event, thread, time): the log's, or the keys' when the log ran out.
+ * Whether a key is written is asked once per key, not once per logged sample of it: the view's
+ * filter (keep) walks the stack's names. */
 static struct ss_ref *ss_refs(const struct export_profile *p, bool logged, size_t *n)
 {
 	const struct stackcol_key *keys = stackcol_keys(p->col);
 	const struct stackcol_sample *log = stackcol_log(p->col);
-	size_t max = logged ? stackcol_nlog(p->col) : stackcol_nkeys(p->col);
+	size_t nk = stackcol_nkeys(p->col);
+	size_t max = logged ? stackcol_nlog(p->col) : nk;
 	struct ss_ref *refs = calloc(max ? max : 1, sizeof(*refs));
+	bool *kept = calloc(nk ? nk : 1, sizeof(*kept));
 	*n = 0;
-	for (size_t i = 0; refs && i < max; i++) {
-		const struct stackcol_key *k = &keys[logged ? log[i].key : i];
-		if (!k->samples || k->event >= p->nevents)
-			continue;
-		if (p->keep && !p->keep(p->keep_ctx, p->col, k))
-			continue;
-		refs[(*n)++] = (struct ss_ref){ k->tid, (uint32_t)i, k->event };
+	if (!refs || !kept) {
+		free(refs);
+		free(kept);
+		return NULL;
 	}
-	if (refs)
-		qsort(refs, *n, sizeof(*refs), ss_cmp);
+	for (size_t i = 0; i < nk; i++)
+		kept[i] = keys[i].samples && keys[i].event < p->nevents &&
+			  (!p->keep || p->keep(p->keep_ctx, p->col, &keys[i]));
+	for (size_t i = 0; i < max; i++) {
+		uint32_t key = logged ? log[i].key : (uint32_t)i;
+		if (kept[key])
+			refs[(*n)++] = (struct ss_ref){ keys[key].tid, (uint32_t)i, keys[key].event };
+	}
+	free(kept);
+	qsort(refs, *n, sizeof(*refs), ss_cmp);
 	return refs;
 }
 
