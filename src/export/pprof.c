@@ -58,7 +58,7 @@ void export_buf_free(struct export_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static bool buf_reserve(struct export_buf *b, size_t more)
+bool export_buf_reserve(struct export_buf *b, size_t more)
 {
 	if (b->failed)
 		return false;
@@ -77,14 +77,6 @@ static bool buf_reserve(struct export_buf *b, size_t more)
 	return true;
 }
 
-static void buf_put(struct export_buf *b, const void *p, size_t n)
-{
-	if (n && buf_reserve(b, n)) {
-		memcpy(b->data + b->len, p, n);
-		b->len += n;
-	}
-}
-
 static void pb_varint(struct export_buf *b, uint64_t v)
 {
 	uint8_t tmp[10];
@@ -93,7 +85,7 @@ static void pb_varint(struct export_buf *b, uint64_t v)
 		tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
 		v >>= 7;
 	} while (v);
-	buf_put(b, tmp, n);
+	export_buf_put(b, tmp, n);
 }
 
 static void pb_key(struct export_buf *b, int field, int wire)
@@ -114,7 +106,7 @@ static void pb_bytes(struct export_buf *b, int field, const void *p, size_t n)
 {
 	pb_key(b, field, PB_LEN);
 	pb_varint(b, n);
-	buf_put(b, p, n);
+	export_buf_put(b, p, n);
 }
 
 /* A submessage written into sub, appended to b as field. sub is emptied for the next one. */
@@ -208,30 +200,21 @@ static void pp_value_type(struct pp *pp, int field, const char *type, const char
 	pb_sub(pp->out, field, &pp->sub);
 }
 
-/* cpu-clock and task-clock periods are nanoseconds of CPU time. */
-static bool pp_event_is_cpu_time(const char *name)
-{
-	return name && (strncmp(name, "cpu-clock", 9) == 0 || strncmp(name, "task-clock", 10) == 0);
-}
-
 /* The event's weight column: (type, unit). */
 static void pp_weight_type(const struct export_profile *p, int e, char *type, size_t tlen,
 			   const char **unit)
 {
 	const char *name = p->events[e].name ? p->events[e].name : "events";
-	if (p->mode == PROFILE_OFFCPU || p->mode == PROFILE_WALL) {
+	if (export_time_mode(p)) {
 		snprintf(type, tlen, "%s", p->mode == PROFILE_OFFCPU ? "off-cpu" : "wall");
 		*unit = "nanoseconds";
-	} else if (pp_event_is_cpu_time(name)) {
-		snprintf(type, tlen, "cpu");
+	} else if (export_event_is_cpu_time(name)) {
+		/* two cpu-time events would both be "cpu": the event's name tells them apart */
+		snprintf(type, tlen, "%s", p->nevents > 1 ? name : "cpu");
 		*unit = "nanoseconds";
 	} else {
 		snprintf(type, tlen, "%s", name);
 		*unit = "count";
-	}
-	if (p->nevents > 1 && (p->mode == PROFILE_SAMPLES && pp_event_is_cpu_time(name))) {
-		/* two cpu-time events would both be "cpu": the event's name tells them apart */
-		snprintf(type, tlen, "%s", name);
 	}
 }
 
@@ -391,7 +374,7 @@ static int pp_samples(struct pp *pp, struct pp_tables *t)
 		for (long l = 0; l < nl; l++)
 			pb_varint(&pp->sub2, pp->locids[l]);
 		pb_varint(&pp->sub, pp->sub2.len);
-		buf_put(&pp->sub, pp->sub2.data, pp->sub2.len);
+		export_buf_put(&pp->sub, pp->sub2.data, pp->sub2.len);
 		pp->sub2.len = 0;
 		for (int v = 0; v < nvalues; v++)
 			pb_varint(&pp->sub2, v == 2 * k->event ? k->samples :
@@ -546,7 +529,7 @@ int pprof_encode_gz(const struct export_profile *p, struct export_buf *out, char
 	}
 	uLong bound = deflateBound(&z, raw.len);
 	int rc = -1;
-	if (buf_reserve(out, bound + 32)) {
+	if (export_buf_reserve(out, bound + 32)) {
 		z.next_in = raw.data;
 		z.avail_in = (uInt)raw.len;
 		z.next_out = out->data + out->len;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "util/util.h"
 
 #define SC_PTR_CACHE 4096u  /* direct-mapped pointer -> string id cache */
 #define SC_OVERFLOW_NAME "[perftop: export tables full]"
@@ -293,10 +294,7 @@ static bool sc_frame_describe(struct stackcol *c, uint32_t pid, const struct fra
 		m.build_id_size = d.build_id_size <= 20 ? d.build_id_size : 20;
 		memcpy(m.build_id, d.build_id, m.build_id_size);
 		char hex[41];
-		for (int b = 0; b < m.build_id_size; b++) {
-			hex[2 * b] = "0123456789abcdef"[m.build_id[b] >> 4];
-			hex[2 * b + 1] = "0123456789abcdef"[m.build_id[b] & 15];
-		}
+		hex_encode(hex, m.build_id, m.build_id_size);
 		m.build_id_hex = sc_string_n(c, hex, 2u * m.build_id_size);
 	} else {
 		m.file = f->dso;

@@ -26,29 +26,9 @@
 #include "export/export_int.h"
 #include "util/util.h"
 
-static void buf_add(struct export_buf *b, const char *s, size_t n)
-{
-	if (b->failed || !n)
-		return;
-	if (b->len + n > b->cap) {
-		size_t ncap = b->cap ? b->cap : 4096;
-		while (ncap < b->len + n)
-			ncap *= 2;
-		uint8_t *p = realloc(b->data, ncap);
-		if (!p) {
-			b->failed = true;
-			return;
-		}
-		b->data = p;
-		b->cap = ncap;
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-}
-
 static void buf_str(struct export_buf *b, const char *s)
 {
-	buf_add(b, s, strlen(s));
+	export_buf_put(b, s, strlen(s));
 }
 
 static void buf_fmt(struct export_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -60,7 +40,7 @@ static void buf_fmt(struct export_buf *b, const char *fmt, ...)
 	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		buf_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+		export_buf_put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
 /* A number, with a separator before it when sep: the speedscope arrays' many numbers, without
@@ -75,24 +55,24 @@ static void buf_u64(struct export_buf *b, uint64_t v, char sep)
 	} while (v);
 	if (sep)
 		tmp[--i] = sep;
-	buf_add(b, tmp + i, sizeof(tmp) - (size_t)i);
+	export_buf_put(b, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
 /* A JSON string literal. */
 static void buf_json(struct export_buf *b, const char *s)
 {
-	buf_add(b, "\"", 1);
+	export_buf_put(b, "\"", 1);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '"' || *p == '\\') {
 			char esc[2] = { '\\', (char)*p };
-			buf_add(b, esc, 2);
+			export_buf_put(b, esc, 2);
 		} else if (*p < 0x20) {
 			buf_fmt(b, "\\u%04x", *p);
 		} else {
-			buf_add(b, (const char *)p, 1);
+			export_buf_put(b, (const char *)p, 1);
 		}
 	}
-	buf_add(b, "\"", 1);
+	export_buf_put(b, "\"", 1);
 }
 
 /* A name in a folded line: ';' and line breaks would cut it, spaces are kept (flamegraph.pl splits
@@ -101,13 +81,8 @@ static void buf_folded_name(struct export_buf *b, const char *s)
 {
 	for (const char *p = s; *p; p++) {
 		char ch = *p == ';' ? ':' : (*p == '\n' || *p == '\r') ? ' ' : *p;
-		buf_add(b, &ch, 1);
+		export_buf_put(b, &ch, 1);
 	}
-}
-
-static bool export_time_mode(const struct export_profile *p)
-{
-	return p->mode == PROFILE_OFFCPU || p->mode == PROFILE_WALL;
 }
 
 /* --- folded --- */
@@ -143,10 +118,10 @@ static char *folded_text(const struct export_profile *p, const struct stackcol_k
 	const uint32_t *ids = stackcol_stack(p->col, k->stack, &n);
 	const struct stackcol_frame *fr = stackcol_frames(p->col);
 	for (size_t i = n; i-- > 0;) {
-		buf_add(&b, ";", 1);
+		export_buf_put(&b, ";", 1);
 		buf_folded_name(&b, stackcol_string(p->col, fr[ids[i]].display));
 	}
-	buf_add(&b, "", 1); /* the terminating NUL */
+	export_buf_put(&b, "", 1); /* the terminating NUL */
 	if (b.failed) {
 		free(b.data);
 		return NULL;
@@ -223,7 +198,7 @@ static uint32_t *ss_frames(const struct export_profile *p, struct export_buf *ou
 			buf_str(out, ",\"file\":");
 			buf_json(out, stackcol_string(p->col, fr[i].file));
 		}
-		buf_add(out, "}", 1);
+		export_buf_put(out, "}", 1);
 	}
 	buf_str(out, "]},");
 	free(m.slot);
@@ -248,9 +223,7 @@ static int ss_cmp(const void *a, const void *b)
 
 static const char *ss_unit(const struct export_profile *p, int e)
 {
-	const char *name = p->events[e].name;
-	if (export_time_mode(p) || (name && (strncmp(name, "cpu-clock", 9) == 0 ||
-					     strncmp(name, "task-clock", 10) == 0)))
+	if (export_time_mode(p) || export_event_is_cpu_time(p->events[e].name))
 		return "nanoseconds";
 	return "none";
 }
@@ -278,7 +251,7 @@ static void ss_profile(const struct export_profile *p, struct export_buf *out, c
 		buf_str(out, i > from ? ",[" : "[");
 		for (size_t f = n; f-- > 0;) /* root first */
 			buf_u64(out, fmap[ids[f]], f + 1 < n ? ',' : 0);
-		buf_add(out, "]", 1);
+		export_buf_put(out, "]", 1);
 	}
 	buf_str(out, "],\"weights\":[");
 	for (size_t i = from; i < to; i++) {
@@ -289,24 +262,33 @@ static void ss_profile(const struct export_profile *p, struct export_buf *out, c
 	buf_fmt(out, "],\"endValue\":%" PRIu64 "}", total);
 }
 
-/* The samples to write, by (event, thread, time): the log's, or the keys' when the log ran out. */
+/* The samples to write, by (event, thread, time): the log's, or the keys' when the log ran out.
+ * Whether a key is written is asked once per key, not once per logged sample of it: the view's
+ * filter (keep) walks the stack's names. */
 static struct ss_ref *ss_refs(const struct export_profile *p, bool logged, size_t *n)
 {
 	const struct stackcol_key *keys = stackcol_keys(p->col);
 	const struct stackcol_sample *log = stackcol_log(p->col);
-	size_t max = logged ? stackcol_nlog(p->col) : stackcol_nkeys(p->col);
+	size_t nk = stackcol_nkeys(p->col);
+	size_t max = logged ? stackcol_nlog(p->col) : nk;
 	struct ss_ref *refs = calloc(max ? max : 1, sizeof(*refs));
+	bool *kept = calloc(nk ? nk : 1, sizeof(*kept));
 	*n = 0;
-	for (size_t i = 0; refs && i < max; i++) {
-		const struct stackcol_key *k = &keys[logged ? log[i].key : i];
-		if (!k->samples || k->event >= p->nevents)
-			continue;
-		if (p->keep && !p->keep(p->keep_ctx, p->col, k))
-			continue;
-		refs[(*n)++] = (struct ss_ref){ k->tid, (uint32_t)i, k->event };
+	if (!refs || !kept) {
+		free(refs);
+		free(kept);
+		return NULL;
 	}
-	if (refs)
-		qsort(refs, *n, sizeof(*refs), ss_cmp);
+	for (size_t i = 0; i < nk; i++)
+		kept[i] = keys[i].samples && keys[i].event < p->nevents &&
+			  (!p->keep || p->keep(p->keep_ctx, p->col, &keys[i]));
+	for (size_t i = 0; i < max; i++) {
+		uint32_t key = logged ? log[i].key : (uint32_t)i;
+		if (kept[key])
+			refs[(*n)++] = (struct ss_ref){ keys[key].tid, (uint32_t)i, keys[key].event };
+	}
+	free(kept);
+	qsort(refs, *n, sizeof(*refs), ss_cmp);
 	return refs;
 }
 

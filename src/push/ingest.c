@@ -95,13 +95,13 @@ int push_check_url(const char *url, char *err, size_t errlen)
 		return fail(err, errlen, "--push wants an http[s]:// (Pyroscope) or parca[s]:// URL, not "
 			    "'%s'", url);
 	const char *auth = url + skip;
-	size_t alen = strcspn(auth, "/?#");
-	if (auth[alen] == '?' || auth[alen] == '#' || strpbrk(auth, "?#"))
+	if (strpbrk(auth, "?#"))
 		return fail(err, errlen, "--push: '%s': no query or fragment (the ingest path and its "
 			    "parameters are perftop's)", url);
 	for (const char *c = url; *c; c++)
 		if ((unsigned char)*c <= ' ' || *c == 0x7f)
 			return fail(err, errlen, "--push: spaces or control characters in the URL");
+	size_t alen = strcspn(auth, "/");
 	const char *at = memrchr(auth, '@', alen);
 	const char *host = at ? at + 1 : auth;
 	size_t hlen = alen - (size_t)(host - auth);
