@@ -12,7 +12,7 @@ import tempfile
 
 # perfprobe.py is in tests/, one up
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from perfprobe import SKIP, fail, kinds_for, need_perf_events, need_tool, skip  # noqa: F401
+from perfprobe import SKIP, fail, kinds_for, need_perf_events, need_tool, perf_script, skip  # noqa: F401
 
 
 def tmpdir(prefix="perftop-replay-"):
@@ -101,12 +101,8 @@ def perf_report_events(path, children):
 
 def script_counts(path):
     """Samples per event in a file, from perf script."""
-    p = subprocess.run(["perf", "script", "-i", path, "-F", "event"], capture_output=True,
-                       text=True, timeout=120)
-    if p.returncode != 0:
-        fail(f"perf script -i {path}: {p.stderr.strip()[:300]}")
     out = {}
-    for line in p.stdout.splitlines():
+    for line in perf_script(path, "event", timeout=120).splitlines():
         e = line.strip().rstrip(":")
         if e:
             out[e] = out.get(e, 0) + 1
