@@ -42,10 +42,10 @@ def perf_record(args, out, cmd, stdout=None, timeout=120):
     return out
 
 
-def run_perftop(perftop, args, timeout=120, stdin=None):
+def run_perftop(perftop, args, timeout=120, stdin=None, env=None):
     """Runs perftop ARGS; returns the CompletedProcess (text)."""
     return subprocess.run([perftop] + args, capture_output=True, text=True, timeout=timeout,
-                          stdin=stdin)
+                          stdin=stdin, env=env)
 
 
 def snapshots(p):
@@ -59,8 +59,8 @@ def snapshots(p):
     return out
 
 
-def replay_json(perftop, path, extra=(), stdin=None):
-    p = run_perftop(perftop, ["-i", path, "-b", "--json"] + list(extra), stdin=stdin)
+def replay_json(perftop, path, extra=(), stdin=None, env=None):
+    p = run_perftop(perftop, ["-i", path, "-b", "--json"] + list(extra), stdin=stdin, env=env)
     if p.returncode != 0:
         fail(f"perftop -i {path} {' '.join(extra)} exited {p.returncode}: {p.stderr.strip()}")
     snaps = snapshots(p)
