@@ -4,7 +4,10 @@ perf_probe.c: perf_event_open of cpu-clock with the test's options), whether a t
 
 A test skips (exit 77) only when what it needs does not exist here, and says why; a refusal of
 perf_event_open to a privileged process (root, CAP_PERFMON) is a failure, not a skip (perfprobe.h).
-Once the probe said yes, a perftop or perf record run that fails is the test's failure."""
+Once the probe said yes, a perftop or perf record run that fails is the test's failure.
+
+Also what every Python test shares beyond that: how it reports (fail, skip, passed), and perf
+script's text of a recording (perf_script), a reference many of them read."""
 import os
 import shutil
 import subprocess
@@ -28,6 +31,15 @@ def skip(msg):
 def passed(n):
     print(f"{n} passed, 0 failed")
     sys.exit(0)
+
+
+def perf_script(path, fields, timeout=300):
+    """perf script -i PATH -F FIELDS's output; the test fails when perf script does."""
+    p = subprocess.run(["perf", "script", "-i", path, "-F", fields], capture_output=True, text=True,
+                       timeout=timeout)
+    if p.returncode != 0:
+        fail(f"perf script -i {path}: {p.stderr.strip()[:300]}")
+    return p.stdout
 
 
 def _probe_path():

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from perfprobe import fail, need_tool  # noqa: F401,E402
+from perfprobe import fail, need_tool, perf_script  # noqa: F401,E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -102,10 +102,6 @@ def folded_read(path):
 def perf_script_folded(data):
     """perf script's samples collapsed here: {"comm;root;...;leaf": samples} with the symbol
     names perf prints (the version suffixes perf keeps, offsets cut)."""
-    p = subprocess.run(["perf", "script", "-i", data, "-F", "comm,ip,sym"], capture_output=True,
-                       text=True, timeout=300)
-    if p.returncode != 0:
-        fail(f"perf script -i {data}: {p.stderr.strip()[:300]}")
     out, comm, frames = {}, None, []
 
     def flush():
@@ -113,7 +109,7 @@ def perf_script_folded(data):
             key = ";".join([comm] + list(reversed(frames)))
             out[key] = out.get(key, 0) + 1
 
-    for line in p.stdout.splitlines():
+    for line in perf_script(data, "comm,ip,sym").splitlines():
         if not line.strip():
             flush()
             comm, frames = None, []
@@ -130,12 +126,8 @@ def perf_script_folded(data):
 
 def perf_script_leaves(data):
     """{tid: [leaf symbol of each sample, in perf script's (time) order]}."""
-    p = subprocess.run(["perf", "script", "-i", data, "-F", "tid,ip,sym"], capture_output=True,
-                       text=True, timeout=300)
-    if p.returncode != 0:
-        fail(f"perf script -i {data}: {p.stderr.strip()[:300]}")
     out, tid, first = {}, None, False
-    for line in p.stdout.splitlines():
+    for line in perf_script(data, "tid,ip,sym").splitlines():
         if not line.strip():
             tid = None
         elif not line.startswith("\t"):

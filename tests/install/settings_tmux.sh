@@ -6,23 +6,16 @@
 # as it was. Exit 77 only when tmux is missing or the kernel refuses the events (perfprobe.sh).
 set -u
 pt=${1:?usage: settings_tmux.sh PERFTOP}
-command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-. "$(dirname "$0")/../perfprobe.sh"
-need_perf_events task
-sock=perftop-settings-$$
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
+. "$(dirname "$0")/../drill/tmuxlib.sh" settings
 tmp=$(mktemp -d)
 sleep 600 & target=$!
 trap 'tm kill-server 2>/dev/null; kill $target 2>/dev/null; rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME=$tmp/config
 rc=$XDG_CONFIG_HOME/perftop/perftoprc
+# tmuxlib's screen and fail, on the session of the run ($S) and with the file shown too
 S=t0
 screen() { tm capture-pane -p -t "$S" 2>/dev/null; }
 fail() { echo "FAIL: $*"; echo "--- screen:"; screen; echo "--- $rc:"; cat "$rc" 2>/dev/null; exit 1; }
-wait_for() {
-	for _ in $(seq "${2:-100}"); do screen | grep -Eq -- "$1" && return 0; sleep 0.1; done
-	return 1
-}
 # run ARGS...: perftop ARGS -p target in a fresh session of the private server, its stderr to a file.
 run() {
 	tm kill-session -t "$S" 2>/dev/null

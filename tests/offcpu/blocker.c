@@ -181,29 +181,30 @@ NOINLINE void spin_work(int ph)
 	sink = x;
 }
 
+/* The thread's clocks and counts at the start of its timed phase, once. */
+static void start_timed(int t)
+{
+	if (tst[t].started)
+		return;
+	tst[t].started = 1;
+	tst[t].s0 = all_switches();
+	tst[t].d0 = run_delay_ns();
+	tst[t].t0 = clock_ns(CLOCK_MONOTONIC);
+	tst[t].c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
 /* The phase this thread is in now; the first time it sees the timed phase its clocks start. */
 static int enter(int t)
 {
 	int ph = atomic_load(&phase);
-	if (ph != PH_WARMUP && !tst[t].started) {
-		tst[t].started = 1;
-		tst[t].s0 = all_switches();
-		tst[t].d0 = run_delay_ns();
-		tst[t].t0 = clock_ns(CLOCK_MONOTONIC);
-		tst[t].c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	}
+	if (ph != PH_WARMUP)
+		start_timed(t);
 	return ph;
 }
 
 static void leave(int t)
 {
-	if (!tst[t].started) { /* stopped before it ever saw the timed phase */
-		tst[t].started = 1;
-		tst[t].s0 = all_switches();
-		tst[t].d0 = run_delay_ns();
-		tst[t].t0 = clock_ns(CLOCK_MONOTONIC);
-		tst[t].c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	}
+	start_timed(t); /* stopped before it ever saw the timed phase: an empty one */
 	tst[t].t1 = clock_ns(CLOCK_MONOTONIC);
 	tst[t].c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	tst[t].d1 = run_delay_ns();

@@ -13,7 +13,8 @@ import sys
 import tempfile
 
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from perfprobe import SKIP, fail, kinds_for, need_perf_events, need_tool, passed, skip  # noqa: F401,E402
+from perfprobe import (SKIP, fail, kinds_for, need_perf_events, need_tool, passed,  # noqa: F401,E402
+                       perf_script, skip)
 
 # The functions where blocker's threads wait (blocker.c); spin_work is off the CPU only when
 # preempted.

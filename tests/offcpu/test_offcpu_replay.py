@@ -17,18 +17,13 @@ usage: test_offcpu_replay.py PERFTOP FIXTURE_DIR"""
 import os
 import subprocess
 from offcpulib import (args, blocker_cmd, check_snapshots, check_mode, check_states, fail,
-                       kinds_for, load_workload, need_perf_events, need_tool, passed, run_perftop,
-                       scratch_dir, skip, snapshots, sync_blocked)
+                       kinds_for, load_workload, need_perf_events, need_tool, need_tracefs, passed,
+                       run_perftop, scratch_dir, snapshots, sync_blocked)
 
 SECS = 3
 perftop, blocker = args()
 need_tool("perf")
-if not os.path.isdir("/sys/kernel/tracing/events") and \
-        not os.path.isdir("/sys/kernel/debug/tracing/events"):
-    m = subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"],
-                       capture_output=True, text=True)
-    if m.returncode != 0 or not os.path.isdir("/sys/kernel/tracing/events"):
-        skip(f"tracefs is not mounted and cannot be: {m.stderr.strip()}")
+need_tracefs()
 d, where = scratch_dir()
 print(f"fdatasync's file in {where}")
 checks = 0

@@ -42,8 +42,8 @@ import re
 import subprocess
 import sys
 from offcpulib import (THREADS, args, need_tracefs, blocker_cmd, check_mode, close, fail, kinds_for,
-                       load_workload, max_rows, need_perf_events, need_tool, passed, scratch_dir,
-                       skip, snapshots, sum_rows)
+                       load_workload, max_rows, need_perf_events, need_tool, passed, perf_script,
+                       scratch_dir, skip, snapshots, sum_rows)
 
 SECS = 2
 perftop, blocker = args()
@@ -101,12 +101,8 @@ def recorded(name, out):
 
 def check_links(rec, tids):
     """The reference is sound only where sched_switch events link up on each CPU."""
-    sw = subprocess.run(["perf", "script", "-i", rec, "-F", "cpu,event,trace"], capture_output=True,
-                        text=True, timeout=120)
-    if sw.returncode != 0:
-        fail(f"perf script -i {rec}: {sw.stderr.strip()[:300]}")
     last_next, links, broken, ours_in, ours_broken, unsound = {}, 0, 0, 0, 0, set()
-    for line in sw.stdout.splitlines():
+    for line in perf_script(rec, "cpu,event,trace", timeout=120).splitlines():
         m = re.match(r"\s*\[(\d+)\]\s+sched:sched_switch:.*prev_pid=(-?\d+).*next_pid=(-?\d+)", line)
         if not m:
             continue

@@ -69,8 +69,7 @@ done
 echo "run-queue waits alone: states $(states_shown)"
 ok
 tm send-keys -t t r
-for _ in $(seq 30); do screen | grep -q 'run-queue waits' || break; sleep 0.1; done
-screen | grep -q 'run-queue waits' && fail "r a third time did not show everything again"
+wait_gone 'run-queue waits' || fail "r a third time did not show everything again"
 ok
 
 # f: the flame graph with the blocking functions (names that fit their frames).

@@ -13,8 +13,23 @@ import os
 import subprocess
 import tempfile
 import time
-from e2elib import fail, need_perf_events, passed, perftop_path
+from e2elib import fail, need_perf_events, passed, perftop_path, run_json
 from reclib import need_perf, perf, report_rows, header_info, fixture
+
+
+def follow(producer):
+    """PRODUCER | perftop -i - -b -d 1 --json, each snapshot timed as it arrives: (the start,
+    [(arrival, snapshot)], the producer's and the consumer's Popen, both ended)."""
+    t0 = time.monotonic()
+    prod = subprocess.Popen(producer, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    cons = subprocess.Popen([perftop_path(), "-i", "-", "-b", "-d", "1", "--json"], stdin=prod.stdout,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    prod.stdout.close()
+    arrived = [(time.monotonic(), json.loads(line)) for line in cons.stdout if line.startswith("{")]
+    cons.wait(timeout=60)
+    prod.wait(timeout=60)
+    return t0, arrived, prod, cons
+
 
 need_perf()
 checks = 0
@@ -51,11 +66,7 @@ with tempfile.TemporaryDirectory() as d:
 
     rows = report_rows(f)
     nsamples = len(perf(["script", "-G", "-F", "comm"], f).splitlines())  # a line a sample
-    q = subprocess.run([perftop_path(), "-i", f, "-b", "--json", "-d", "1000"], capture_output=True,
-                       text=True, timeout=120)
-    if q.returncode != 0:
-        fail(f"perftop -i F exited {q.returncode}: {q.stderr.strip()}")
-    last = [json.loads(l) for l in q.stdout.splitlines() if l.startswith("{")][-1]
+    last = run_json(["-i", f, "-d", "1000"], timeout=120)[0][-1]
     print("perf script:", nsamples, "samples; perf report:", rows[:3])
     print("perftop -i: ", last["samples"], "samples;",
           [(r["dso"], r["sym"], round(r["self"], 2)) for r in last["rows"][:3]])
@@ -67,19 +78,8 @@ with tempfile.TemporaryDirectory() as d:
     checks += 2
 
     # A live stream followed as it comes: the producer runs 5 refreshes of 1 s.
-    t0 = time.monotonic()
-    prod = subprocess.Popen([perftop_path(), "-b", "-n", "5", "-d", "1", "-o", "-", "--",
-                             fixture("spinner"), "30"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
-    cons = subprocess.Popen([perftop_path(), "-i", "-", "-b", "-d", "1", "--json"], stdin=prod.stdout,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    prod.stdout.close()
-    arrived = []
-    for line in cons.stdout:
-        if line.startswith("{"):
-            arrived.append((time.monotonic(), json.loads(line)))
-    cons.wait(timeout=60)
-    prod.wait(timeout=60)
+    t0, arrived, prod, cons = follow([perftop_path(), "-b", "-n", "5", "-d", "1", "-o", "-", "--",
+                                      fixture("spinner"), "30"])
     if cons.returncode != 0 or prod.returncode != 0:
         fail(f"producer exited {prod.returncode}, consumer {cons.returncode}: {cons.stderr.read()}")
     times = [round(t - arrived[0][0], 2) for t, _ in arrived]
@@ -102,15 +102,7 @@ with tempfile.TemporaryDirectory() as d:
 
     # perf record as the producer (it writes to a pipe in bursts): within 3 s.
     need_perf_events("cpu")
-    t0 = time.monotonic()
-    prod = subprocess.Popen(["perf", "record", "-q", "-a", "-g", "-o", "-", "--", "sleep", "5"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    cons = subprocess.Popen([perftop_path(), "-i", "-", "-b", "-d", "1", "--json"], stdin=prod.stdout,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    prod.stdout.close()
-    arrived = [(time.monotonic(), json.loads(line)) for line in cons.stdout if line.startswith("{")]
-    cons.wait(timeout=60)
-    prod.wait(timeout=60)
+    t0, arrived, prod, cons = follow(["perf", "record", "-q", "-a", "-g", "-o", "-", "--", "sleep", "5"])
     if cons.returncode != 0 or len(arrived) < 4:
         fail(f"perf record -a -g -o - | perftop -i -: exit {cons.returncode}, {len(arrived)} "
              f"snapshots: {cons.stderr.read()[:300]}")

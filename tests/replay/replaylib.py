@@ -12,7 +12,7 @@ import tempfile
 
 # perfprobe.py is in tests/, one up
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from perfprobe import SKIP, fail, kinds_for, need_perf_events, need_tool, skip  # noqa: F401
+from perfprobe import SKIP, fail, kinds_for, need_perf_events, need_tool, perf_script, skip  # noqa: F401
 
 
 def tmpdir(prefix="perftop-replay-"):
@@ -42,10 +42,10 @@ def perf_record(args, out, cmd, stdout=None, timeout=120):
     return out
 
 
-def run_perftop(perftop, args, timeout=120, stdin=None):
+def run_perftop(perftop, args, timeout=120, stdin=None, env=None):
     """Runs perftop ARGS; returns the CompletedProcess (text)."""
     return subprocess.run([perftop] + args, capture_output=True, text=True, timeout=timeout,
-                          stdin=stdin)
+                          stdin=stdin, env=env)
 
 
 def snapshots(p):
@@ -59,8 +59,8 @@ def snapshots(p):
     return out
 
 
-def replay_json(perftop, path, extra=(), stdin=None):
-    p = run_perftop(perftop, ["-i", path, "-b", "--json"] + list(extra), stdin=stdin)
+def replay_json(perftop, path, extra=(), stdin=None, env=None):
+    p = run_perftop(perftop, ["-i", path, "-b", "--json"] + list(extra), stdin=stdin, env=env)
     if p.returncode != 0:
         fail(f"perftop -i {path} {' '.join(extra)} exited {p.returncode}: {p.stderr.strip()}")
     snaps = snapshots(p)
@@ -101,12 +101,8 @@ def perf_report_events(path, children):
 
 def script_counts(path):
     """Samples per event in a file, from perf script."""
-    p = subprocess.run(["perf", "script", "-i", path, "-F", "event"], capture_output=True,
-                       text=True, timeout=120)
-    if p.returncode != 0:
-        fail(f"perf script -i {path}: {p.stderr.strip()[:300]}")
     out = {}
-    for line in p.stdout.splitlines():
+    for line in perf_script(path, "event", timeout=120).splitlines():
         e = line.strip().rstrip(":")
         if e:
             out[e] = out.get(e, 0) + 1

@@ -334,21 +334,27 @@ static void test_file(bool be)
 	free(b.p);
 }
 
+/* A stream's start: the 16-byte pipe header, then HEADER_ATTR (the attr, then its one id). */
+static void put_pipe_header(struct buf *b)
+{
+	struct perf_event_attr a;
+	attr_make(&a);
+	put64(b, 0x32454c4946524550ULL);
+	put64(b, 16);
+	put32(b, 64); /* HEADER_ATTR */
+	put16(b, 0);
+	put16(b, (uint16_t)(8 + ATTR_SIZE + 8));
+	put_attr(b, &a);
+	put64(b, ID);
+}
+
 /* Pipe mode: the 16-byte header, HEADER_ATTR (attr then ids), HEADER_FEATURE, then the data. */
 static void test_pipe(bool be)
 {
 	struct buf b = {.be = be};
-	struct perf_event_attr a;
 	size_t ends[16];
 	char err[256];
-	attr_make(&a);
-	put64(&b, 0x32454c4946524550ULL);
-	put64(&b, 16);
-	put32(&b, 64); /* HEADER_ATTR */
-	put16(&b, 0);
-	put16(&b, (uint16_t)(8 + ATTR_SIZE + 8));
-	put_attr(&b, &a);
-	put64(&b, ID);
+	put_pipe_header(&b);
 	size_t at = b.len;
 	put32(&b, 80); /* HEADER_FEATURE */
 	put16(&b, 0);
@@ -400,17 +406,9 @@ static void put_build_id(struct buf *b, const char *name, unsigned char seed, ui
 static void test_pipe_build_ids(bool be)
 {
 	struct buf b = {.be = be};
-	struct perf_event_attr a;
 	size_t ends[16];
 	char err[256];
-	attr_make(&a);
-	put64(&b, 0x32454c4946524550ULL);
-	put64(&b, 16);
-	put32(&b, 64); /* HEADER_ATTR */
-	put16(&b, 0);
-	put16(&b, (uint16_t)(8 + ATTR_SIZE + 8));
-	put_attr(&b, &a);
-	put64(&b, ID);
+	put_pipe_header(&b);
 	put_build_id(&b, "/usr/bin/first", 0x10, 20);
 	put_build_id(&b, "[kernel.kallsyms]", 0x20, 20);
 	put_data(&b, ends);

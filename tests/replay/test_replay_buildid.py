@@ -27,7 +27,7 @@ import time
 import urllib.error
 import urllib.request
 
-from replaylib import fail, kinds_for, need_perf_events, need_tool, snapshots, tmpdir
+from replaylib import fail, kinds_for, need_perf_events, need_tool, replay_json, tmpdir
 
 perftop, work_src, other_src = sys.argv[1], sys.argv[2], sys.argv[3]
 d = tmpdir("perftop-buildid-")
@@ -108,14 +108,8 @@ subprocess.run(["objcopy", "--only-keep-debug", orig, debug_file], check=True)
 
 def rows(path, extra=(), run_env=None, stdin=None):
     """The binary's rows of the last snapshot: {sym: self%}, and stderr."""
-    p = subprocess.run([perftop, "-i", path, "-b", "--json"] + list(extra), capture_output=True,
-                       text=True, timeout=120, env=run_env or env, stdin=stdin)
-    if p.returncode != 0:
-        fail(f"perftop -i {path} {' '.join(extra)} exited {p.returncode}: {p.stderr.strip()}")
-    snaps = snapshots(p)
-    if not snaps:
-        fail(f"perftop -i {path}: no snapshot; stderr: {p.stderr.strip()}")
-    return {r["sym"]: r["self"] for r in snaps[-1]["rows"] if r["dso"] == "work"}, p.stderr
+    snaps, err = replay_json(perftop, path, extra, stdin, run_env or env)
+    return {r["sym"]: r["self"] for r in snaps[-1]["rows"] if r["dso"] == "work"}, err
 
 
 def replays(extra=(), run_env=None):
