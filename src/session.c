@@ -139,7 +139,7 @@ struct session {
 	/* The view's w key (session_export_windows): the collection of the last window ended,
 	 * swapped with col at every refresh, and its times. */
 	struct stackcol *col_shown;
-	uint64_t shown_start, shown_first, shown_last, shown_duration;
+	uint64_t shown_start, shown_first, shown_duration;
 	bool export_hold;          /* a paused view: col_shown stays the window on screen */
 	char export_name[1024];    /* session_describe_frame's answer, copied by the collector */
 	uint8_t kernel_bid[20];    /* the running kernel's build-id (live), read once */
@@ -1328,7 +1328,6 @@ static void session_export_window_end(struct session *s)
 	s->shown_start = p.time_ns;
 	s->shown_duration = p.duration_ns;
 	s->shown_first = s->export_first;
-	s->shown_last = s->export_last;
 	session_export_reset(s);
 }
 
