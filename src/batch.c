@@ -44,6 +44,12 @@ static bool batch_emit(struct session *s, const struct cli *c, bool zero, double
 		time = st.elapsed;
 	}
 	for (int e = 0; e < n; e++) {
+		/* -q: the window still ends (the profile decays, the push's figures move on), nothing
+		 * is printed. */
+		if (c->quiet) {
+			snapshot_free(snaps[e]);
+			continue;
+		}
 		struct session_status st;
 		session_get_status_of(s, e, &st);
 		/* Run-queue waits hidden or alone (session_set_runq): a copy seen that way. */
@@ -51,12 +57,11 @@ static bool batch_emit(struct session *s, const struct cli *c, bool zero, double
 		if (session_runq(s) != RUNQ_ALL)
 			shown = snapshot_runq(snaps[e], session_runq(s));
 		/* Straight to stdout (fully buffered, see batch_run), flushed at the end of each
-		 * snapshot: the text of a large table is not held whole in memory. -q: the window
-		 * still ends (the profile decays, the push's figures move on), nothing is printed. */
-		if (c->json && !c->quiet) {
+		 * snapshot: the text of a large table is not held whole in memory. */
+		if (c->json) {
 			batch_print_json(stdout, shown, &st, time);
 			fputc('\n', stdout);
-		} else if (!c->quiet) {
+		} else {
 			batch_print_text(stdout, shown, &st, time);
 		}
 		if (shown != snaps[e])

@@ -139,7 +139,7 @@ struct session {
 	/* The view's w key (session_export_windows): the collection of the last window ended,
 	 * swapped with col at every refresh, and its times. */
 	struct stackcol *col_shown;
-	uint64_t shown_start, shown_first, shown_last, shown_duration;
+	uint64_t shown_start, shown_first, shown_duration;
 	bool export_hold;          /* a paused view: col_shown stays the window on screen */
 	char export_name[1024];    /* session_describe_frame's answer, copied by the collector */
 	uint8_t kernel_bid[20];    /* the running kernel's build-id (live), read once */
@@ -1204,16 +1204,33 @@ static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *
 	memcpy(out->build_id, m.build_id, out->build_id_size);
 }
 
+/* A collector whose frames the session describes; NULL with a message when out of memory. */
+static struct stackcol *session_new_col(struct session *s, const char *what, char *err,
+					size_t errlen)
+{
+	struct stackcol *c = stackcol_new(NULL);
+	if (!c) {
+		snprintf(err, errlen, "out of memory for the %s's stacks", what);
+		return NULL;
+	}
+	stackcol_set_describe(c, session_describe_frame, s);
+	return c;
+}
+
+/* The wall clock in ns since the epoch: what exports and pushes are dated with. */
+static uint64_t session_real_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static int session_collect_start(struct session *s, char *err, size_t errlen)
 {
 	if (s->col)
 		return 0;
-	s->col = stackcol_new(NULL);
-	if (!s->col) {
-		snprintf(err, errlen, "out of memory for the export's stacks");
+	if (!(s->col = session_new_col(s, "export", err, errlen)))
 		return -1;
-	}
-	stackcol_set_describe(s->col, session_describe_frame, s);
 	s->kernel_bid_size = (uint8_t)symbolizer_kernel_build_id(s->sym, s->kernel_bid,
 								  sizeof(s->kernel_bid));
 	session_export_reset(s);
@@ -1236,9 +1253,7 @@ void session_export_reset(struct session *s)
 	if (!s->col)
 		return;
 	stackcol_reset(s->col);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	s->export_start = s->replay ? 0 : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	s->export_start = s->replay ? 0 : session_real_ns();
 	s->export_first = s->export_last = 0;
 }
 
@@ -1263,9 +1278,7 @@ bool session_export_profile(struct session *s, struct export_profile *out)
 	session_export_events(s, out);
 	out->time_ns = s->export_start;
 	if (s->export_start) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		uint64_t now = session_real_ns();
 		out->duration_ns = now > s->export_start ? now - s->export_start : 0;
 	} else {
 		out->duration_ns = s->export_last - s->export_first;
@@ -1294,13 +1307,8 @@ int session_export_windows(struct session *s, char *err, size_t errlen)
 	 * (the w key's files then have lines from that point on). */
 	if (session_collect_start(s, err, errlen) < 0)
 		return -1;
-	s->col_shown = stackcol_new(NULL);
-	if (!s->col_shown) {
-		snprintf(err, errlen, "out of memory for the export's stacks");
-		return -1;
-	}
-	stackcol_set_describe(s->col_shown, session_describe_frame, s);
-	return 0;
+	s->col_shown = session_new_col(s, "export", err, errlen);
+	return s->col_shown ? 0 : -1;
 }
 
 /* A window ended: what was collected in it is the one shown; the other starts over. */
@@ -1320,7 +1328,6 @@ static void session_export_window_end(struct session *s)
 	s->shown_start = p.time_ns;
 	s->shown_duration = p.duration_ns;
 	s->shown_first = s->export_first;
-	s->shown_last = s->export_last;
 	session_export_reset(s);
 }
 
@@ -1384,12 +1391,8 @@ void session_export_hold(struct session *s, bool hold)
 /* The push's collector (session_open with --push); 0, or -1 with a message. */
 static int session_enable_push(struct session *s, char *err, size_t errlen)
 {
-	s->col_push = stackcol_new(NULL);
-	if (!s->col_push) {
-		snprintf(err, errlen, "out of memory for the push's stacks");
+	if (!(s->col_push = session_new_col(s, "push", err, errlen)))
 		return -1;
-	}
-	stackcol_set_describe(s->col_push, session_describe_frame, s);
 	/* pprof's lines want the source lines of the addresses, as an export's do */
 	symbolizer_set_names(s->sym, s->inline_frames, true);
 	return 0;

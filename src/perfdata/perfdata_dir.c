@@ -34,19 +34,11 @@
 #define PD_DIR_MAX_BYTES (2ull << 30)
 #define PD_DIR_HEADER 104
 
+/* util's write_full, as 0 or -errno (-EIO when write wrote nothing and said no error). */
 static int write_all(int fd, const void *p, size_t n)
 {
-	const char *c = p;
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	errno = EIO;
+	return write_full(fd, p, n) ? 0 : -errno;
 }
 
 /* Copies len bytes of path from offset off to out's end. 0 or -errno. */

@@ -127,7 +127,7 @@ struct perfdata_writer {
 	bool kernel_hit;
 };
 
-static void stream_build_id(struct perfdata_writer *w, long f);
+static void put_build_id(struct perfdata_writer *w, struct pw_buf *b, uint32_t type, long f);
 
 static void buf_put(struct pw_buf *b, const void *p, size_t n)
 {
@@ -767,7 +767,7 @@ static void note_sample(struct perfdata_writer *w, const struct rec *r)
 	switch (rec_cpumode(r)) {
 	case PERF_RECORD_MISC_KERNEL:
 		if (!w->kernel_hit && w->pipe)
-			stream_build_id(w, -1);
+			put_build_id(w, &w->pass, PW_HEADER_BUILD_ID, -1);
 		w->kernel_hit = true;
 		return;
 	case PERF_RECORD_MISC_USER:
@@ -782,7 +782,7 @@ static void note_sample(struct perfdata_writer *w, const struct rec *r)
 	for (size_t i = p->n; i-- > 0;) {
 		if (ip >= p->maps[i].start && ip < p->maps[i].end) {
 			if (!w->files[p->maps[i].file].hit && w->pipe)
-				stream_build_id(w, p->maps[i].file);
+				put_build_id(w, &w->pass, PW_HEADER_BUILD_ID, (long)p->maps[i].file);
 			w->files[p->maps[i].file].hit = true;
 			return;
 		}
@@ -830,31 +830,6 @@ void perfdata_writer_note(struct perfdata_writer *w, const struct rec *r)
 
 /* ---- build-ids from ELF notes ---- */
 
-/* Finds the GNU build-id note in a buffer of notes aligned to align. Returns its size or 0. */
-static size_t notes_build_id(const unsigned char *p, size_t n, size_t align, uint8_t *out)
-{
-	size_t off = 0;
-	while (off + 12 <= n) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, p + off, 4);
-		memcpy(&descsz, p + off + 4, 4);
-		memcpy(&type, p + off + 8, 4);
-		size_t name_at = off + 12;
-		size_t desc_at = name_at + ((namesz + align - 1) & ~(align - 1));
-		size_t next = desc_at + ((descsz + align - 1) & ~(align - 1));
-		if (namesz > n || descsz > n || desc_at > n || desc_at + descsz > n || next <= off)
-			return 0;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(p + name_at, "GNU", 4) == 0 &&
-		    descsz > 0) {
-			size_t k = descsz < REC_BUILD_ID_MAX ? descsz : REC_BUILD_ID_MAX;
-			memcpy(out, p + desc_at, k);
-			return k;
-		}
-		off = next;
-	}
-	return 0;
-}
-
 static size_t read_note_segment(int fd, uint64_t off, uint64_t size, uint64_t align, uint8_t *out)
 {
 	unsigned char *buf;
@@ -863,7 +838,7 @@ static size_t read_note_segment(int fd, uint64_t off, uint64_t size, uint64_t al
 		return 0;
 	buf = xmalloc((size_t)size);
 	if (pread(fd, buf, (size_t)size, (off_t)off) == (ssize_t)size)
-		k = notes_build_id(buf, (size_t)size, align == 8 ? 8 : 4, out);
+		k = elf_notes_build_id(buf, (size_t)size, align == 8 ? 8 : 4, out, REC_BUILD_ID_MAX);
 	free(buf);
 	return k;
 }
@@ -915,19 +890,6 @@ static size_t elf_build_id(const char *path, uint8_t *out)
 	return k;
 }
 
-/* The running kernel's build-id, from the notes the kernel exports. */
-static size_t kernel_build_id(uint8_t *out)
-{
-	unsigned char buf[4096];
-	ssize_t n;
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	return n > 0 ? notes_build_id(buf, (size_t)n, 4, out) : 0;
-}
-
 /* One entry of the BUILD_ID feature: header, pid, 20-byte id + its size, name padded to 64. */
 static void build_id_entry(struct pw_buf *b, uint32_t type, uint16_t misc, const uint8_t *bid,
                            size_t bid_size, const char *name)
@@ -949,41 +911,32 @@ static void build_id_entry(struct pw_buf *b, uint32_t type, uint16_t misc, const
 	buf_zero(b, padded - (n - 1));
 }
 
-static void feat_build_id(struct perfdata_writer *w, struct pw_buf *b)
+/* The build-id entry of file f (-1: the kernel) into b, as a record of type type: 0 in the BUILD_ID
+ * feature, HEADER_BUILD_ID in a stream's pass when a sample first hits f. A binary without a
+ * build-id goes without. A file's is read once and kept. */
+static void put_build_id(struct perfdata_writer *w, struct pw_buf *b, uint32_t type, long f)
 {
-	uint8_t bid[REC_BUILD_ID_MAX];
-	size_t k;
-	if (w->kernel_hit && (k = kernel_build_id(bid)) > 0)
-		build_id_entry(b, 0, PERF_RECORD_MISC_KERNEL, bid, k, "[kernel.kallsyms]");
-	for (size_t i = 0; i < w->nfiles; i++) {
-		struct pw_file *f = &w->files[i];
-		if (!f->hit)
-			continue;
-		if (f->bid_size == 0)
-			f->bid_size = (uint8_t)elf_build_id(f->name, f->bid);
-		if (f->bid_size)
-			build_id_entry(b, 0, PERF_RECORD_MISC_USER, f->bid, f->bid_size, f->name);
-	}
-}
-
-/* The stream form: the build-id of file f (-1: the kernel), hit by a sample for the first time, as
- * a HEADER_BUILD_ID record in the current pass. A binary without one goes without. */
-static void stream_build_id(struct perfdata_writer *w, long f)
-{
-	uint8_t bid[REC_BUILD_ID_MAX];
-	size_t k;
 	if (f < 0) {
-		if ((k = kernel_build_id(bid)) > 0)
-			build_id_entry(&w->pass, PW_HEADER_BUILD_ID, PERF_RECORD_MISC_KERNEL, bid, k,
-				       "[kernel.kallsyms]");
+		uint8_t bid[REC_BUILD_ID_MAX];
+		size_t k = kernel_build_id(bid, sizeof(bid));
+		if (k > 0)
+			build_id_entry(b, type, PERF_RECORD_MISC_KERNEL, bid, k, "[kernel.kallsyms]");
 		return;
 	}
 	struct pw_file *pf = &w->files[f];
 	if (pf->bid_size == 0)
 		pf->bid_size = (uint8_t)elf_build_id(pf->name, pf->bid);
 	if (pf->bid_size)
-		build_id_entry(&w->pass, PW_HEADER_BUILD_ID, PERF_RECORD_MISC_USER, pf->bid,
-			       pf->bid_size, pf->name);
+		build_id_entry(b, type, PERF_RECORD_MISC_USER, pf->bid, pf->bid_size, pf->name);
+}
+
+static void feat_build_id(struct perfdata_writer *w, struct pw_buf *b)
+{
+	if (w->kernel_hit)
+		put_build_id(w, b, 0, -1);
+	for (size_t i = 0; i < w->nfiles; i++)
+		if (w->files[i].hit)
+			put_build_id(w, b, 0, (long)i);
 }
 
 /* The value of "key : value" in /proc/cpuinfo (first processor), into out; false when absent. */

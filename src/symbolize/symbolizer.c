@@ -532,31 +532,7 @@ struct dso_set *symbolizer_dso_set(struct symbolizer *s)
 	return s->dsos;
 }
 
-/* The GNU build-id note among the running kernel's notes (/sys/kernel/notes: ELF notes, each a
- * 4-byte name size, descriptor size and type, then the name and the descriptor padded to 4). */
 size_t symbolizer_kernel_build_id(const struct symbolizer *s, uint8_t *out, size_t max)
 {
-	if (s->offline)
-		return 0;
-	FILE *f = fopen("/sys/kernel/notes", "rb");
-	if (!f)
-		return 0;
-	uint8_t buf[4096];
-	size_t n = fread(buf, 1, sizeof(buf), f), got = 0;
-	fclose(f);
-	for (size_t off = 0; off + 12 <= n && !got;) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, buf + off, 4);
-		memcpy(&descsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		size_t name = off + 12, desc = name + ((namesz + 3u) & ~3u);
-		if (namesz > n || descsz > n || desc + descsz > n)
-			break;
-		if (type == 3 && namesz == 4 && memcmp(buf + name, "GNU", 4) == 0 && descsz <= max) {
-			memcpy(out, buf + desc, descsz);
-			got = descsz;
-		}
-		off = desc + ((descsz + 3u) & ~3u);
-	}
-	return got;
+	return s->offline ? 0 : kernel_build_id(out, max);
 }

@@ -160,14 +160,7 @@ static int jit_resume(struct walk *w, unw_cursor_t *c, unw_addr_space_t as, uint
 	w->why = UNWIND_END;
 	w->why_dso = NULL;
 	uint64_t regs[17];
-	uint32_t have = 0;
-	for (int r = 0; r <= UNW_X86_64_RIP; r++) {
-		unw_word_t v;
-		if (unw_get_reg(c, r, &v) == 0) {
-			regs[r] = v;
-			have |= 1u << r;
-		}
-	}
+	uint32_t have = walk_cursor_regs(c, regs);
 	uint64_t ra = 0, nbp = 0, sp = 0;
 	int k = (have & (1u << UNW_X86_64_RBP))
 			? walk_jit_step(w, regs[UNW_X86_64_RIP], regs[UNW_X86_64_RSP], regs[UNW_X86_64_RBP],

@@ -55,6 +55,19 @@ struct touched *walk_touch(struct walk *w, uint64_t addr)
 	return t;
 }
 
+uint32_t walk_cursor_regs(unw_cursor_t *c, uint64_t regs[17])
+{
+	uint32_t have = 0;
+	for (int r = 0; r <= UNW_X86_64_RIP; r++) {
+		unw_word_t v;
+		if (unw_get_reg(c, r, &v) == 0) {
+			regs[r] = v;
+			have |= 1u << r;
+		}
+	}
+	return have;
+}
+
 bool walk_in_jit(struct walk *w, uint64_t addr)
 {
 	const struct map *m = maps_find(w->u->maps, w->pid, addr);

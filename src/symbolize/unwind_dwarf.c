@@ -423,14 +423,7 @@ int dbg_resume(struct unwind *u, struct walk *w, unw_cursor_t *c, unw_addr_space
 	Dwarf_Frame *f = w->dbg_row;
 	w->dbg_row = NULL;
 	uint64_t regs[17], nregs[17];
-	uint32_t have = 0, nhave;
-	for (int r = 0; r <= UNW_X86_64_RIP; r++) {
-		unw_word_t v;
-		if (unw_get_reg(c, r, &v) == 0) {
-			regs[r] = v;
-			have |= 1u << r;
-		}
-	}
+	uint32_t have = walk_cursor_regs(c, regs), nhave;
 	w->why = UNWIND_END;  /* registers libunwind could not read are just unknown */
 	w->why_dso = NULL;
 	bool outermost, signal = false;

@@ -153,6 +153,9 @@ int walk_jit_step(struct walk *w, uint64_t ip, uint64_t sp, uint64_t bp, uint64_
 		  uint64_t *cfa);
 /* n bytes at addr of the walk's memory: the stack copy, else the binaries' files. Notes why not. */
 bool walk_read(struct walk *w, uint64_t addr, void *out, size_t n);
+/* The registers libunwind has at cursor c (RAX..RIP, DWARF numbering) into regs: the bit set of
+ * those it could read. Where a walk libunwind stopped is stepped by hand (unwind.c, unwind_dwarf.c). */
+uint32_t walk_cursor_regs(unw_cursor_t *c, uint64_t regs[17]);
 
 /* ---- unwind_dwarf.c ---- */
 

@@ -4,6 +4,7 @@
  */
 #include "util/util.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -173,6 +174,41 @@ void hex_encode(char *out, const unsigned char *b, size_t n)
 		out[2 * i + 1] = digits[b[i] & 15];
 	}
 	out[2 * n] = 0;
+}
+
+size_t elf_notes_build_id(const unsigned char *p, size_t n, size_t align, uint8_t *out, size_t max)
+{
+	size_t off = 0;
+	while (off + 12 <= n) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, p + off, 4);
+		memcpy(&descsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		size_t name_at = off + 12;
+		size_t desc_at = name_at + ((namesz + align - 1) & ~(align - 1));
+		size_t next = desc_at + ((descsz + align - 1) & ~(align - 1));
+		if (namesz > n || descsz > n || desc_at > n || desc_at + descsz > n || next <= off)
+			return 0;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(p + name_at, "GNU", 4) == 0 &&
+		    descsz > 0) {
+			size_t k = descsz < max ? descsz : max;
+			memcpy(out, p + desc_at, k);
+			return k;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+size_t kernel_build_id(uint8_t *out, size_t max)
+{
+	unsigned char buf[4096];
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 ? elf_notes_build_id(buf, (size_t)n, 4, out, max) : 0;
 }
 
 bool write_full(int fd, const void *buf, size_t len)

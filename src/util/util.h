@@ -36,6 +36,11 @@ long read_small_file(const char *path, char *buf, size_t cap);
 
 /* out = the n bytes at b as lowercase hex, NUL-terminated (out has room for 2n + 1). */
 void hex_encode(char *out, const unsigned char *b, size_t n);
+/* The GNU build-id note among n bytes of ELF notes aligned to align (4 or 8) into out, cut at max
+ * bytes: its size, 0 when there is none. */
+size_t elf_notes_build_id(const unsigned char *p, size_t n, size_t align, uint8_t *out, size_t max);
+/* The running kernel's build-id (its notes, /sys/kernel/notes) the same way; 0 when unknown. */
+size_t kernel_build_id(uint8_t *out, size_t max);
 /* Writes all of buf to fd: retries after EINTR, and waits for room after EAGAIN (a profiled command
  * shares our stdout and may have made it non-blocking, as node does). False on any other error. */
 bool write_full(int fd, const void *buf, size_t len);
