@@ -1237,14 +1237,20 @@ static int session_collect_start(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* pprof's lines and speedscope's files want the source lines of the addresses, native and Python
+ * alike: an export and a push both turn them on. */
+static void session_want_srclines(struct session *s)
+{
+	symbolizer_set_names(s->sym, s->inline_frames, true);
+	if (s->py)
+		pystacks_set_srclines(s->py, true);
+}
+
 int session_enable_export(struct session *s, char *err, size_t errlen)
 {
 	if (session_collect_start(s, err, errlen) < 0)
 		return -1;
-	/* pprof's lines and speedscope's files want the source lines of the addresses */
-	symbolizer_set_names(s->sym, s->inline_frames, true);
-	if (s->py)
-		pystacks_set_srclines(s->py, true);
+	session_want_srclines(s);
 	return 0;
 }
 
@@ -1393,8 +1399,7 @@ static int session_enable_push(struct session *s, char *err, size_t errlen)
 {
 	if (!(s->col_push = session_new_col(s, "push", err, errlen)))
 		return -1;
-	/* pprof's lines want the source lines of the addresses, as an export's do */
-	symbolizer_set_names(s->sym, s->inline_frames, true);
+	session_want_srclines(s);
 	return 0;
 }
 
