@@ -121,9 +121,11 @@ c = snaps[-1]["counters"] if snaps else {}
 print(snaps[-1]["event"] if snaps else "-", " ".join(f"{k}={c[k]}" for k in ("cycles", "instructions", "ipc") if k in c) or "none")
 ' "$tmp/out" 2>&1)
 	if command -v tmux >/dev/null; then
-		tmux -L "$sock" new-session -d -s c -x 200 -y 30 "$pt -d 0.5 -- $spinner 20; sleep 30"
+		# the spinner's "ready" kept off the view's terminal (it would scroll the view)
+		tmux -L "$sock" new-session -d -s c -x 200 -y 30 \
+			"$pt -d 0.5 -- sh -c 'exec \"\$@\" >/dev/null' sh $spinner 20; sleep 30"
 		for _ in $(seq 50); do
-			view=$(tmux -L "$sock" capture-pane -p -t c | grep -m1 'ctx-sw [0-9]')
+			view=$(tmux -L "$sock" capture-pane -p -t c | grep -m1 'ctx-sw [0-9].*perftop CPU')
 			[ -n "$view" ] && break
 			sleep 0.2
 		done
