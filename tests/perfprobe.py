@@ -91,3 +91,26 @@ def need_tool(name, why=""):
         print(f"SKIP: {name} is not installed{': ' + why if why else ''}")
         sys.exit(SKIP)
     return shutil.which(name)
+
+
+def hw_verdict(kind):
+    """Whether the kernel opens the hardware-PMU events of kind (perfprobe.h: cycles, precise, raw,
+    cpu-pmu, group, counters, cache, lbr) on this process: (True, why, None), or (False, why,
+    the errno's name, e.g. "ENOENT") when it refuses them. A refusal is no failure: a machine
+    without a PMU, or without precise sampling, is what it is."""
+    import re
+    probe = _probe_path()
+    if not probe:
+        fail("no perf_probe (set PERFTOP_PERF_PROBE to build/fixtures/perf_probe)")
+    p = subprocess.run([probe, kind], capture_output=True, text=True, timeout=30)
+    why = p.stdout.strip()
+    if why.startswith("SKIP: "):
+        why = why[len("SKIP: "):]
+    if p.returncode == 0:
+        return True, why, None
+    if p.returncode != SKIP:
+        fail(f"perf_probe {kind}: exit {p.returncode}: {why} {p.stderr.strip()}")
+    m = re.search(r": (E[A-Z0-9]+|errno \d+) \(", why)
+    if not m:
+        fail(f"perf_probe {kind} gave no errno name: {why!r}")
+    return False, why, m.group(1)

@@ -377,6 +377,15 @@ static int open_one(struct sampler_ev *ev, pid_t pid, int cpu, int group_fd)
 static void open_error(struct sampler *s, const struct sampler_ev *ev, int e, pid_t pid, int cpu,
 		       char *err, size_t errlen)
 {
+	/* A PMU without precise sampling (no PEBS or IBS: most VMs that have a PMU) refuses :p, :pp,
+	 * :ppp alone; saying "no hardware PMU" there would send the user the wrong way. */
+	if (ev->attr.precise_ip && (e == EOPNOTSUPP || e == EINVAL)) {
+		seterr(err, errlen,
+		       "event '%s': precise sampling (precise_ip %u) refused by this CPU's PMU (%s): "
+		       "no PEBS or IBS here?; try it with fewer p or none",
+		       ev->name, (unsigned)ev->attr.precise_ip, strerror(e));
+		return;
+	}
 	switch (e) {
 	case ESRCH:
 		seterr(err, errlen, "no such process: %d", (int)pid);
