@@ -25,3 +25,7 @@ set_tests_properties(e2e_idle_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RE
 # Several events in the view: Tab switches between them, the header names the one shown.
 add_test(NAME e2e_events_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_events_tmux.sh $<TARGET_FILE:perftop>)
 set_tests_properties(e2e_events_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+# --prefix (annotate of a fixture whose build directory moved) and --no-mouse, in tmux.
+add_test(NAME e2e_options_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_options_tmux.sh
+  $<TARGET_FILE:perftop> ${CMAKE_CURRENT_SOURCE_DIR}/drill/fixture.c)
+set_tests_properties(e2e_options_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
