@@ -6,8 +6,9 @@
     Children% on that same recording within its binomial error, both ways: each such caller of
     perf report is a perftop row and each of perftop's is in perf report;
   - --python-rate HZ: the Python reader reads the one Python thread HZ times a second: the reads
-    perftop counts (PERFTOP_PY_STATS) over the Python program's own run time are within 0.6-1.5 of
-    HZ, at 20 and at 100 Hz (by default it reads at 100 Hz or more, so 20 Hz is the option's doing);
+    perftop counts (PERFTOP_PY_STATS) over the Python program's own run time are HZ times it within
+    4 Poisson sigmas (and 0.2 s of reads for the interpreter's start and exit), at 20 and at 100 Hz
+    (by default it reads at 100 Hz or more, so 20 Hz is the option's doing);
   - --diff BASE, live: BASE is a perf record of diff_work with the mix a:b:d = 2:1:1, the live run
     a:b:c = 1:1:2 (recorded with -o). Every row's base_self is perf report's Self% on BASE (0.5
     points), its self (the -z windows weighted by their samples) is perf report's Self% on the live
@@ -125,8 +126,13 @@ for hz in (20, 100):
     ran, reads, with_py = float(m.group(1)), int(st.group(3)), int(st.group(2))
     check(with_py > 0, f"--python-rate {hz}: no sample got Python frames: {st.group(0)}")
     rate = reads / ran
-    check(0.6 * hz <= rate <= 1.5 * hz, f"--python-rate {hz}: {reads} reads over the program's "
-          f"{ran:.2f} s = {rate:.1f} a second")
+    # The reads are a clock's ticks at random intervals of mean 1/HZ: their count over the run is
+    # within 4 Poisson sigmas of HZ * run, plus HZ * 0.2 s for the interpreter's start and exit
+    # around the program's own clock.
+    want = hz * ran
+    check(abs(reads - want) <= 4 * math.sqrt(want) + hz * 0.2,
+          f"--python-rate {hz}: {reads} reads over the program's {ran:.2f} s = {rate:.1f} a "
+          f"second (want {want:.0f} +- {4 * math.sqrt(want) + hz * 0.2:.0f})")
     print(f"ok: --python-rate {hz}: {reads} reads in {ran:.2f} s ({rate:.1f}/s)")
 
 # --- --diff BASE, live ---
