@@ -46,12 +46,18 @@ def cpu_seconds(pid):
 
 
 def child_of(pid):
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            kids = f.read().split()
-    except OSError:
-        return None
-    return int(kids[0]) if kids else None
+    """A child process of pid (the command perftop started), from /proc's parent pids."""
+    for e in os.listdir("/proc"):
+        if not e.isdigit():
+            continue
+        try:
+            with open(f"/proc/{e}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            return int(e)
+    return None
 
 
 with IngestServer(statuses=(200,), max_requests=10) as srv:
