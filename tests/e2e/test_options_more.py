@@ -15,6 +15,7 @@
     recording within binomial error, delta = self - base_self, work_c is new, work_d gone (self 0),
     and the rows of each snapshot are ordered by the size of the change.
 usage: test_options_more.py PERFTOP FIXTURE_DIR"""
+import atexit
 import math
 import os
 import re
@@ -32,6 +33,7 @@ fixtures = sys.argv[2]
 spinner = os.path.join(fixtures, "spinner")
 diff_work = os.path.join(fixtures, "diff_work")
 d = tempfile.mkdtemp(prefix="perftop-options-")
+atexit.register(shutil.rmtree, d, True)  # also when a check fails
 checks = 0
 
 
@@ -171,5 +173,4 @@ for name in ("work_a", "work_b", "work_c"):
           f"the session's recording {want:.2f}% ({n} samples)")
 print("ok: --diff live:", {k: (round(last[k]["base_self"], 2), round(mine.get(k, 0), 2))
                            for k in ("work_a", "work_b", "work_c", "work_d")})
-shutil.rmtree(d, ignore_errors=True)
 passed(checks)

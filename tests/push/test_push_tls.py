@@ -9,6 +9,7 @@ system trusts.
     spinner's hot function in them; the JSON's push says sent >= 2, failed 0.
 Exit 77 (skip) only when openssl is missing or the kernel refuses the perf events (perf_probe).
 usage: test_push_tls.py PERFTOP FIXTURE_DIR"""
+import atexit
 import os
 import shutil
 import ssl
@@ -27,6 +28,7 @@ spinner = os.path.join(sys.argv[2], "spinner")
 need_tool("openssl", "to make the server's certificate")
 need_perf_events(*kinds_for(["--", spinner]))
 d = tempfile.mkdtemp(prefix="perftop-push-tls-")
+atexit.register(shutil.rmtree, d, True)  # also when a check fails
 cert, key = os.path.join(d, "cert.pem"), os.path.join(d, "key.pem")
 o = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
                     "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
@@ -93,5 +95,4 @@ for var in ("CURL_CA_BUNDLE", "SSL_CERT_FILE"):
             fail(f"{what}: a body that is no gzipped pprof: {e}")
     check("spinner_work" in functions, f"{what}: the spinner's hot function is in no profile")
     print(f"ok: {what}: {len(reqs)} requests over TLS, {push}")
-shutil.rmtree(d, ignore_errors=True)
 passed(checks)
