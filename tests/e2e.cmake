@@ -10,7 +10,7 @@ set_target_properties(spinner PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY
 # total_period, the final snapshot) check options and fields against the session's own recording
 # or the workload's own counts.
 foreach(t test_python_command test_pid_late_thread test_system_wide test_errors test_sampling_options
-          test_targets test_callgraph_options test_json_fields)
+          test_targets test_callgraph_options test_json_fields test_options_more)
   add_test(NAME e2e_${t}
     COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.py $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
   set_tests_properties(e2e_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf
@@ -25,3 +25,7 @@ set_tests_properties(e2e_idle_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RE
 # Several events in the view: Tab switches between them, the header names the one shown.
 add_test(NAME e2e_events_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_events_tmux.sh $<TARGET_FILE:perftop>)
 set_tests_properties(e2e_events_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+# --prefix (annotate of a fixture whose build directory moved) and --no-mouse, in tmux.
+add_test(NAME e2e_options_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_options_tmux.sh
+  $<TARGET_FILE:perftop> ${CMAKE_CURRENT_SOURCE_DIR}/drill/fixture.c)
+set_tests_properties(e2e_options_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)

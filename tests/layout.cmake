@@ -1,5 +1,6 @@
 # Tests of the project's layout rather than of what perftop does: the README's option table against
-# perftop's own (src/cli.c), the include graph of src/ (no circles), the length of functions.
+# perftop's own (src/cli.c), the include graph of src/ (no circles), the length of functions, and
+# docs/test-coverage.md against the options and keys perftop has.
 add_test(NAME layout_readme_options
   COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/layout/readme_options.py $<TARGET_FILE:perftop>
           ${CMAKE_SOURCE_DIR}/README.md)
@@ -10,3 +11,9 @@ add_test(NAME layout_includes
 add_test(NAME layout_long_functions
   COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/layout/long_functions.py ${CMAKE_SOURCE_DIR}/src
           --max 150)
+# docs/test-coverage.md names a test for every option of --help and every key of the key tables
+# (perftop_docgen keys), and only tests ctest has.
+add_test(NAME layout_coverage_table
+  COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/layout/coverage_table.py $<TARGET_FILE:perftop>
+          $<TARGET_FILE:perftop_docgen> ${CMAKE_SOURCE_DIR}/docs/test-coverage.md ${CMAKE_BINARY_DIR}
+          ${CMAKE_SOURCE_DIR})

@@ -10,3 +10,12 @@ add_test(NAME push_e2e
   COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/push/test_push_e2e.py $<TARGET_FILE:perftop>
           ${CMAKE_BINARY_DIR}/fixtures)
 set_tests_properties(push_e2e PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+
+# --push to https:// (a certificate made at test time, trusted through CURL_CA_BUNDLE and
+# SSL_CERT_FILE, refused without), and the last partial window pushed when the agent gets SIGTERM.
+foreach(t tls flush)
+  add_test(NAME push_${t}
+    COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/push/test_push_${t}.py $<TARGET_FILE:perftop>
+            ${CMAKE_BINARY_DIR}/fixtures)
+  set_tests_properties(push_${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+endforeach()

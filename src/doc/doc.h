@@ -14,5 +14,7 @@ void doc_man(FILE *out, const char *version);
 /* The bash completion (a _perftop function for bash-completion's loader), and zsh's (_perftop). */
 void doc_bash(FILE *out);
 void doc_zsh(FILE *out);
+/* Every key of every key table, a line each: "TABLE<TAB>KEY<TAB>HELP" (keylist.c). */
+void doc_keys(FILE *out);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * docgen: the build's writer of perftop.1 and the completions (doc.h).
- *   perftop_docgen man|bash|zsh OUT
+ *   perftop_docgen man|bash|zsh|keys OUT
+ * (keys: every key of the key tables, for the test of docs/test-coverage.md.)
  * Writes OUT whole or not at all (a temporary file renamed over it), so a failed run leaves no
  * half page for the install rules to pick up.
  */
@@ -13,8 +14,9 @@
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "man") && strcmp(argv[1], "bash") && strcmp(argv[1], "zsh"))) {
-		fprintf(stderr, "usage: perftop_docgen man|bash|zsh OUT\n");
+	if (argc != 3 || (strcmp(argv[1], "man") && strcmp(argv[1], "bash") && strcmp(argv[1], "zsh") &&
+			   strcmp(argv[1], "keys"))) {
+		fprintf(stderr, "usage: perftop_docgen man|bash|zsh|keys OUT\n");
 		return 2;
 	}
 	char tmp[4096];
@@ -29,6 +31,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "man"))
 		doc_man(f, perftop_version);
+	else if (!strcmp(argv[1], "keys"))
+		doc_keys(f);
 	else if (!strcmp(argv[1], "bash"))
 		doc_bash(f);
 	else

@@ -235,6 +235,9 @@ static void man_environment(FILE *out)
 		 "both unwinders, compared (for tests)");
 	man_item(out, "`PERFTOP_NAMES_FLOOR`, `PERFTOP_DSO_MAX_OPEN`, `PERFTOP_DSO_MAX_KEPT`",
 		 "smaller bounds of the name and binary caches (for tests)");
+	man_item(out, "`CURL_CA_BUNDLE`, `SSL_CERT_FILE`, `SSL_CERT_DIR`",
+		 "`--push` to https: the CA certificates to trust instead of the system's (a file: "
+		 "CURL_CA_BUNDLE, else SSL_CERT_FILE; a directory: SSL_CERT_DIR), as curl(1) reads them");
 	man_item(out, "`PATH`", "where the command to profile, and a probe's binary, are looked up");
 }
 

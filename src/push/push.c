@@ -42,6 +42,10 @@ struct push {
 	struct curl_slist *headers;
 	long connect_ms, timeout_ms;
 	double backoff_base, backoff_max;
+	/* The CA certificates to trust instead of the system's, as curl(1) takes them from the
+	 * environment (CURL_CA_BUNDLE, else SSL_CERT_FILE; SSL_CERT_DIR): for a server whose
+	 * certificate a private CA signed. NULL: libcurl's default. */
+	const char *ca_file, *ca_dir;
 	/* The thread's own. */
 	unsigned rng;
 	char reply[200];             /* the start of the server's answer, for last_error */
@@ -131,6 +135,10 @@ static long push_send(struct push *p, CURL *curl, const struct push_item *it, ch
 	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, push_on_progress);
 	curl_easy_setopt(curl, CURLOPT_XFERINFODATA, p);
+	if (p->ca_file)
+		curl_easy_setopt(curl, CURLOPT_CAINFO, p->ca_file);
+	if (p->ca_dir)
+		curl_easy_setopt(curl, CURLOPT_CAPATH, p->ca_dir);
 	if (p->t.auth) {
 		curl_easy_setopt(curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		curl_easy_setopt(curl, CURLOPT_USERNAME, p->t.user);
@@ -280,6 +288,14 @@ static void push_curl_init(void)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+/* An environment variable's value, NULL when unset or empty (read once, before the thread
+ * starts: getenv is not safe beside a setenv elsewhere). */
+static const char *push_env(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : NULL;
+}
+
 struct push *push_new(const struct push_opts *o, char *err, size_t errlen)
 {
 	static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -296,6 +312,10 @@ struct push *push_new(const struct push_opts *o, char *err, size_t errlen)
 	int qmax = o->queue_max > 0 ? o->queue_max : PUSH_QUEUE_DEFAULT;
 	push_queue_init(&p->q, (unsigned)(qmax < PUSH_QUEUE_MAX ? qmax : PUSH_QUEUE_MAX));
 	p->rng = (unsigned)(mono_ns() ^ ((uint64_t)getpid() << 16));
+	p->ca_file = push_env("CURL_CA_BUNDLE");
+	if (!p->ca_file)
+		p->ca_file = push_env("SSL_CERT_FILE");
+	p->ca_dir = push_env("SSL_CERT_DIR");
 	if (push_configure(p, o, err, errlen)) {
 		push_free(p);
 		return NULL;

@@ -364,6 +364,21 @@ int keys_bar_at(int x)
 	return keys_bar_item_at(items, n, x);
 }
 
+const struct keys_table *keys_common_table(void)
+{
+	return &common_keys;
+}
+
+const struct keys_table *keys_back_table(void)
+{
+	return &back_keys;
+}
+
+const struct keys_table *keys_info_table(void)
+{
+	return &info_keys;
+}
+
 /* --- mouse --- */
 
 unsigned keys_mouse(struct view_state *v, const struct keys_mouse *m, const struct snapshot *s,

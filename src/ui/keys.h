@@ -65,6 +65,13 @@ size_t keys_help(const struct view *top, bool replay, bool several, const struct
 size_t keys_help_for(const struct view *top, bool replay, unsigned kind,
 		     const struct keys_binding **out, size_t max);
 
+/* The framework's own key tables, those keys_handle tries besides the views' (for perftop_docgen's
+ * list of every key): the keys every view shares, the keys that go back from a drill-down view, and
+ * the i page's. */
+const struct keys_table *keys_common_table(void);
+const struct keys_table *keys_back_table(void);
+const struct keys_table *keys_info_table(void);
+
 /* The function-key bar along the bottom of the table (the same live and in replay: so are the
  * keys), and the key of the item at column x (KEYS_NONE). */
 size_t keys_bar(struct keys_bar_item *out, size_t max);
