@@ -73,3 +73,9 @@ add_test(NAME replay_test_replay_buildid
     $<TARGET_FILE:diff_work> $<TARGET_FILE:probe_work>)
 set_tests_properties(replay_test_replay_buildid PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
+# Its debuginfod part, a test of its own: skipped (not passed) where debuginfod cannot serve.
+add_test(NAME replay_test_replay_buildid_debuginfod
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_buildid.py $<TARGET_FILE:perftop>
+    $<TARGET_FILE:diff_work> $<TARGET_FILE:probe_work> debuginfod)
+set_tests_properties(replay_test_replay_buildid_debuginfod PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
