@@ -2,8 +2,8 @@
  * perf_probe: the tests' question "may I open the perf events I need here?" as a command, for the
  * Python and shell tests (the C tests include perfprobe.h). perf_probe KIND... prints the verdict
  * and exits 0 (every kind opens), 77 (refused: skip, and say why) or 1 (refused where it must
- * not be: fail). Kinds: task, cpu, dwarf, and the hardware-PMU ones: cycles, precise, raw,
- * cpu-pmu, group, counters, cache, lbr (see perfprobe.h).
+ * not be: fail). Kinds: task, cpu, dwarf, tracepoint:SUBSYS:NAME, and the hardware-PMU ones:
+ * cycles, precise, raw, cpu-pmu, group, counters, cache, lbr (see perfprobe.h).
  */
 #include "perfprobe.h"
 
@@ -18,7 +18,7 @@ int main(int argc, char **argv)
 			worst = v;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: perf_probe task|cpu|dwarf|cycles|precise|raw|cpu-pmu|group|counters|cache|lbr...\n");
+		fprintf(stderr, "usage: perf_probe task|cpu|dwarf|tracepoint:SUBSYS:NAME|cycles|precise|raw|cpu-pmu|group|counters|cache|lbr...\n");
 		return 2;
 	}
 	return worst;

@@ -7,8 +7,9 @@
  *
  * Kinds: "task" (sampling this process, with inherit and call chains, per task and per CPU: what a
  * command, -p and -t need), "cpu" (every process on CPU 0: -a and -C), "dwarf" (task with the user
- * registers and stack: --call-graph dwarf), and the hardware-PMU kinds below (a refusal of those is
- * a skip of the part that needs them, never a failure). perf_probe.c wraps it as a command for the Python and
+ * registers and stack: --call-graph dwarf), "tracepoint:SUBSYS:NAME" (that tracepoint in tracefs,
+ * opened on this process), and the hardware-PMU kinds below (a refusal of those is a skip of the
+ * part that needs them, never a failure). perf_probe.c wraps it as a command for the Python and
  * shell tests; the C tests include it.
  */
 #ifndef PERFTOP_TEST_PERFPROBE_H
@@ -246,6 +247,77 @@ static int perfprobe_hw(const char *kind, char *why, size_t len)
 }
 
 /*
+ * The verdict for a tracepoint, "SUBSYS:NAME": 0 when tracefs has it and the kernel opens it
+ * (sampling this process at every hit); 77 (skip) when tracefs is not mounted, has no such
+ * tracepoint, or keeps an unprivileged process out; 1 when the kernel refuses it to a privileged
+ * process. Only the filesystem and the kernel are asked: tracefs is looked for where perf looks
+ * (/sys/kernel/tracing, then /sys/kernel/debug/tracing) and never mounted here (the suite's
+ * tracefs fixture mounts it, tests/tracefs-fixture.sh).
+ */
+static int perfprobe_tracepoint_verdict(const char *tp, char *why, size_t len)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char sys[128], name[128], path[512];
+	const char *colon = strchr(tp, ':');
+	if (!colon || colon == tp || !colon[1] || (size_t)(colon - tp) >= sizeof(sys) ||
+	    strlen(colon + 1) >= sizeof(name)) {
+		snprintf(why, len, "not a tracepoint name '%s' (SUBSYS:NAME)", tp);
+		return 1;
+	}
+	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - tp), tp);
+	snprintf(name, sizeof(name), "%s", colon + 1);
+	const char *root = NULL;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && !root; i++) {
+		snprintf(path, sizeof(path), "%s/events", roots[i]);
+		if (access(path, F_OK) == 0)
+			root = roots[i];
+	}
+	if (!root) {
+		snprintf(why, len, "tracefs is not mounted (no events/ under /sys/kernel/tracing or "
+			 "/sys/kernel/debug/tracing): mount -t tracefs nodev /sys/kernel/tracing");
+		return 77;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, sys, name);
+	FILE *f = fopen(path, "r");
+	unsigned long long id = 0;
+	if (!f) {
+		int e = errno;
+		bool wrong = (e == EACCES || e == EPERM) && perfprobe_privileged();
+		snprintf(why, len, "cannot read %.160s: %s%s", path, strerror(e),
+			 wrong ? " (with CAP_PERFMON/CAP_SYS_ADMIN: a failure)" : "");
+		return wrong ? 1 : 77;
+	}
+	int got = fscanf(f, "%llu", &id);
+	fclose(f);
+	if (got != 1) {
+		snprintf(why, len, "%.160s holds no id", path);
+		return 1;
+	}
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	a.disabled = 1;
+	a.inherit = 1;
+	a.sample_id_all = 1;
+	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close((int)fd);
+		snprintf(why, len, "perf_event_open of %.100s (id %llu in %s) works", tp, id, root);
+		return 0;
+	}
+	int e = errno;
+	bool wrong = (e == EACCES || e == EPERM) && perfprobe_privileged();
+	snprintf(why, len, "perf_event_open of %.100s refused: %s%s", tp, strerror(e),
+		 wrong ? " (with CAP_PERFMON/CAP_SYS_ADMIN: a refusal there is a failure)" : "");
+	return wrong ? 1 : 77;
+}
+
+
+/*
  * The verdict for kind: 0 when the events open; 77 (skip) when the kernel refuses them (no perf
  * events, or the policy keeps an unprivileged process out); 1 (fail) when the policy refuses them
  * to a privileged process, or kind is unknown. why gets the reason in words.
@@ -255,6 +327,8 @@ static int perfprobe_verdict(const char *kind, char *why, size_t len)
 	int rc;
 	if (perfprobe_is_hw(kind))
 		return perfprobe_hw(kind, why, len) == 0 ? 0 : 77;
+	if (strncmp(kind, "tracepoint:", 11) == 0)
+		return perfprobe_tracepoint_verdict(kind + 11, why, len);
 	if (strcmp(kind, "task") == 0) {
 		rc = perfprobe_open(kind, 0, -1);
 		if (rc == 0)
@@ -264,8 +338,8 @@ static int perfprobe_verdict(const char *kind, char *why, size_t len)
 	} else if (strcmp(kind, "cpu") == 0) {
 		rc = perfprobe_open(kind, -1, 0);
 	} else {
-		snprintf(why, len, "unknown probe kind '%s' (task, cpu, dwarf, or a hardware one: "
-			 "cycles, precise, raw, cpu-pmu, group, counters, cache, lbr)", kind);
+		snprintf(why, len, "unknown probe kind '%s' (task, cpu, dwarf, tracepoint:SUBSYS:NAME, or a "
+			 "hardware one: cycles, precise, raw, cpu-pmu, group, counters, cache, lbr)", kind);
 		return 1;
 	}
 	if (rc == 0) {

@@ -56,7 +56,8 @@ def _probe_path():
 
 def need_perf_events(*kinds):
     """Exits 77 (skip) when the kernel refuses the perf events of these kinds (task: a command, -p,
-    -t; cpu: -a, -C; dwarf: --call-graph dwarf), 1 when it refuses them to a privileged process."""
+    -t; cpu: -a, -C; dwarf: --call-graph dwarf; tracepoint:SUBSYS:NAME: that tracepoint, with
+    tracefs mounted), 1 when it refuses them to a privileged process."""
     todo = [k for k in kinds if k not in _probed]
     if not todo:
         return

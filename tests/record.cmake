@@ -40,3 +40,14 @@ endforeach()
 add_test(NAME record_test_stream_tmux
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/record/test_stream_tmux.sh $<TARGET_FILE:perftop> ${CMAKE_BINARY_DIR}/fixtures)
 set_tests_properties(record_test_stream_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
+
+# --buildid-mmap: build-ids in perftop's mmap records when given, none by default (perftop's own
+# recording, and perf record's beside perftop -a). Serial: with the flag the kernel marks other
+# tools' MMAP2 records of the same mappings too, and perf aborts on those.
+foreach(part given default default-all)
+  add_test(NAME record_test_buildid_mmap_${part}
+    COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/record/test_buildid_mmap.py $<TARGET_FILE:perftop>
+      ${CMAKE_BINARY_DIR}/fixtures ${part})
+  set_tests_properties(record_test_buildid_mmap_${part} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+    RUN_SERIAL TRUE ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/record:${CMAKE_CURRENT_SOURCE_DIR}/e2e")
+endforeach()

@@ -18,7 +18,7 @@ import tempfile
 
 # Rows whose test is being written elsewhere and is named by a TODO for now (the option's word, and
 # why). A TODO row for any other option, or an option here with a real row, fails.
-ALLOWED_TODO = {"--buildid-mmap": "its test is written on another branch (replay_/record_)"}
+ALLOWED_TODO = {}
 # Tests named by the table that are written on other branches and not registered here yet. Once a
 # test here is registered, it is checked like any other (and should leave this set).
 PENDING_TESTS = {"ui_keys_tmux": "tests/ui/test_keys_tmux.sh, written on another branch"}

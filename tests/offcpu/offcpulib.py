@@ -4,7 +4,8 @@ perftop's nanoseconds over its windows, and holding them against the workload's 
 
 References are the workload's clocks (wall time minus the thread's CPU time around each call) and
 perf on the same run, never numbers of one machine. A test skips (77) only when what it needs does
-not exist here (perf_event_open refused: perfprobe; tracefs that cannot be mounted), and says why."""
+not exist here (perf_event_open refused: perfprobe; tracefs not mounted: the tracefs fixture
+mounts it), and says why."""
 import json
 import os
 import shutil
@@ -24,15 +25,10 @@ NON_DISK_FS = ("tmpfs", "ramfs", "devtmpfs", "squashfs", "proc", "sysfs")
 
 
 def need_tracefs():
-    """perf record and timehist read sched_switch from tracefs: mounted here when it is not (as
-    perf and perftop do), else the test skips saying why."""
-    if os.path.isdir("/sys/kernel/tracing/events") or \
-            os.path.isdir("/sys/kernel/debug/tracing/events"):
-        return
-    m = subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"],
-                       capture_output=True, text=True)
-    if m.returncode != 0 or not os.path.isdir("/sys/kernel/tracing/events"):
-        skip(f"tracefs is not mounted and cannot be: {m.stderr.strip()}")
+    """perf record and timehist read sched_switch from tracefs. The suite's tracefs fixture mounts
+    it (tests/tracefs-fixture.sh) and unmounts it after; here the test only asks the filesystem and
+    the kernel (perf_probe: tracefs mounted, sched:sched_switch opens) and skips saying why."""
+    need_perf_events("tracepoint:sched:sched_switch")
 
 
 def args():

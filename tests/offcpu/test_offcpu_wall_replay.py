@@ -13,7 +13,7 @@ the n cpu-clock samples perf script finds for that thread, plus 1 ms for where t
 against the thread's first and last switch. Both ways: every thread of the recording is a row, and
 every row is a thread of the recording; the snapshot says "mode": "wall".
 
-tracefs is mounted at /sys/kernel/tracing if it is not (perf record needs it for the tracepoint);
+tracefs must be mounted (perf record needs it for the tracepoint: the tracefs fixture mounts it);
 the test skips only when that cannot be done.
 
 usage: test_offcpu_wall_replay.py PERFTOP FIXTURE_DIR"""

@@ -75,9 +75,3 @@ def header_info(path):
             info[m.group(1).strip()] = m.group(2).strip()
     return info
 
-
-def replay_available():
-    """Whether this build's perftop reads perf.data (-i), which another part of issue 3 adds."""
-    p = subprocess.run([perftop_path(), "-i", "/nonexistent.data", "-b"], capture_output=True,
-                       text=True, timeout=30)
-    return "not available in this build" not in p.stderr

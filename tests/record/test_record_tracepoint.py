@@ -5,13 +5,13 @@ thousand times, and perftop --off-cpu -o F (sched:sched_switch with its fields, 
 records): perf report -i F exits 0 without complaint, its samples per event (the sum of its Samples
 column) equal perf script's and perftop's own replay of F (and the live session's, for -e), and
 every sched_switch line of perf script prints the event's fields (prev_comm=... next_pid=...),
-which perf decodes with the format file the section holds. Skips (77) when there is no tracefs
-and it cannot be mounted, or tracepoints are not ours to open (not root)."""
+which perf decodes with the format file the section holds. Skips (77) when tracefs is not mounted
+(the tracefs fixture mounts it) or tracepoints are not ours to open (not root)."""
 import os
 import re
 import subprocess
 import tempfile
-from e2elib import SKIP, fail, parse_snapshots, passed
+from e2elib import SKIP, fail, need_perf_events, parse_snapshots, passed
 from reclib import need_perf, perf, perftop
 from replaylib import replay_json, script_counts
 
@@ -19,12 +19,9 @@ need_perf()
 if os.geteuid() != 0:
     print("SKIP: tracepoints need root (tracefs is root's)")
     raise SystemExit(SKIP)
-ROOTS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
-if not any(os.path.isdir(os.path.join(r, "events")) for r in ROOTS):
-    m = subprocess.run(["mount", "-t", "tracefs", "nodev", ROOTS[0]], capture_output=True, text=True)
-    if m.returncode != 0 or not os.path.isdir(os.path.join(ROOTS[0], "events")):
-        print(f"SKIP: no tracefs, and it cannot be mounted: {m.stderr.strip()}")
-        raise SystemExit(SKIP)
+# tracefs mounted (the suite's tracefs fixture mounts it and unmounts it after) and the tracepoint
+# opened by the kernel: asked of them (perf_probe), never mounted here.
+need_perf_events("tracepoint:sched:sched_switch")
 
 EV = "sched:sched_switch"
 # A thousand short sleeps: as many switch-outs of the command's thread, at least.

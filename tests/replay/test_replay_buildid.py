@@ -13,10 +13,13 @@ another program (probe_work, another build-id) at the same path, and each record
     --only-keep-debug; PERFTOP_DEBUG_ROOT stands for /usr/lib/debug): the same names;
   - with perf's build-id cache (HOME/.debug, filled by perf buildid-cache -a): the same names, and
     perf report with that HOME is the reference for every row of the binary;
-  - with a local debuginfod (debuginfod -F DIR serving the debug file on 127.0.0.1) when the
-    program can start, else that part is skipped with a message.
+  - with a local debuginfod (debuginfod -F DIR serving the debug file on 127.0.0.1).
 
-usage: test_replay_buildid.py PERFTOP DIFF_WORK PROBE_WORK"""
+The last part is a ctest test of its own (PART debuginfod; the others are PART local, the default),
+so that where debuginfod is not installed or cannot serve here it shows as a skipped test (77),
+decided by the filesystem (no program) and by the server's own answer, never as a pass.
+
+usage: test_replay_buildid.py PERFTOP DIFF_WORK PROBE_WORK [local|debuginfod]"""
 import os
 import re
 import shutil
@@ -27,9 +30,16 @@ import time
 import urllib.error
 import urllib.request
 
-from replaylib import fail, kinds_for, need_perf_events, need_tool, replay_json, tmpdir
+from replaylib import fail, kinds_for, need_perf_events, need_tool, replay_json, skip, tmpdir
 
 perftop, work_src, other_src = sys.argv[1], sys.argv[2], sys.argv[3]
+part = sys.argv[4] if len(sys.argv) > 4 else "local"
+if part not in ("local", "debuginfod"):
+    sys.exit(f"usage: {sys.argv[0]} PERFTOP DIFF_WORK PROBE_WORK [local|debuginfod]")
+# What the part needs of the machine, asked first: debuginfod is a program on PATH.
+dbgd = shutil.which("debuginfod") if part == "debuginfod" else None
+if part == "debuginfod" and not dbgd:
+    skip("no debuginfod program here (Debian's debuginfod package)")
 d = tmpdir("perftop-buildid-")
 bindir = os.path.join(d, "bin")
 os.makedirs(bindir)
@@ -54,13 +64,16 @@ def build_id(path):
 
 
 bid = build_id(work)
+need_tool("perf")
+need_perf_events(*kinds_for(["-e", "cpu-clock"]))
 
 # --- the three recordings, while the original is at the path ---
 pfile = os.path.join(d, "perftop.data")
-p = subprocess.run([perftop, "-b", "-q", "-n", "100", "-F", "499", "-o", pfile, "--", work,
-                    "2", "1", "1", "1", "1"], capture_output=True, text=True, timeout=120, env=env)
-if p.returncode != 0:
-    fail(f"perftop -o {pfile} exited {p.returncode}: {p.stderr.strip()[:300]}")
+if part == "local":
+    p = subprocess.run([perftop, "-b", "-q", "-n", "100", "-F", "499", "-o", pfile, "--", work,
+                        "2", "1", "1", "1", "1"], capture_output=True, text=True, timeout=120, env=env)
+    if p.returncode != 0:
+        fail(f"perftop -o {pfile} exited {p.returncode}: {p.stderr.strip()[:300]}")
 sfile = os.path.join(d, "stream.data")
 with open(sfile, "wb") as f:
     p = subprocess.run([perftop, "-b", "-q", "-n", "100", "-F", "499", "-o", "-", "--", work,
@@ -70,8 +83,6 @@ if p.returncode != 0:
     fail(f"perftop -o - exited {p.returncode}: {p.stderr.decode(errors='replace')[:300]}")
 rfile = os.path.join(d, "perf.data")
 # Not replaylib's perf_record, whose -B leaves the build-ids out: -N only (no cache of ours filled).
-need_tool("perf")
-need_perf_events(*kinds_for(["-e", "cpu-clock"]))
 p = subprocess.run(["perf", "record", "-q", "-N", "-g", "-e", "cpu-clock", "-F", "499", "-o", rfile,
                     "--", work, "2", "1", "1", "1", "1"], capture_output=True, text=True, env=env,
                    timeout=120)
@@ -81,14 +92,15 @@ if p.returncode != 0:
 # perf's own stream with build-ids: perf record -o - through perf inject -b (HEADER_BUILD_ID records
 # without the size flag, placed before each binary's first sample).
 ifile = os.path.join(d, "injected.data")
-rec = subprocess.Popen(["perf", "record", "-q", "-N", "-g", "-e", "cpu-clock", "-F", "499", "-o", "-",
-                        "--", work, "2", "1", "1", "1", "1"], stdout=subprocess.PIPE,
-                       stderr=subprocess.DEVNULL, env=env)
-p = subprocess.run(["perf", "inject", "-b", "-o", ifile], stdin=rec.stdout, capture_output=True,
-                   text=True, env=env, timeout=120)
-rec.stdout.close()
-if rec.wait(timeout=60) != 0 or p.returncode != 0:
-    fail(f"perf record -o - | perf inject -b failed: {p.stderr.strip()[:300]}")
+if part == "local":
+    rec = subprocess.Popen(["perf", "record", "-q", "-N", "-g", "-e", "cpu-clock", "-F", "499", "-o",
+                            "-", "--", work, "2", "1", "1", "1", "1"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, env=env)
+    p = subprocess.run(["perf", "inject", "-b", "-o", ifile], stdin=rec.stdout, capture_output=True,
+                       text=True, env=env, timeout=120)
+    rec.stdout.close()
+    if rec.wait(timeout=60) != 0 or p.returncode != 0:
+        fail(f"perf record -o - | perf inject -b failed: {p.stderr.strip()[:300]}")
 
 # The original goes: kept aside for the places it is looked for, another program at its path.
 orig = os.path.join(d, "orig-work")
@@ -139,55 +151,58 @@ def check_named(what, results):
     print(f"ok: {what}: diff_work's four functions named in all {len(results)} replays")
 
 
-# 1. Nothing found: the replacement's names are never used; unresolved, and said once.
-for label, r, err in replays():
-    named = [k for k in r if not re.fullmatch(r"0x[0-9a-f]+", k)]
-    if named:  # diff_work's hot addresses fall in probe_work's main: any name is a wrong one
-        fail(f"no original, {label}: names from a file of another build: {sorted(named)}")
-    if not r:
-        fail(f"no original, {label}: no row of the binary at all")
-    notes = [l for l in err.splitlines() if "another build" in l]
-    if len(notes) != 1 or "work" not in notes[0]:
-        fail(f"no original, {label}: expected one notice of another build, got: {err.strip()[:300]}")
-print("ok: the replacement's names never used, one notice of another build")
+if part == "local":
+    # 1. Nothing found: the replacement's names are never used; unresolved, and said once.
+    for label, r, err in replays():
+        named = [k for k in r if not re.fullmatch(r"0x[0-9a-f]+", k)]
+        if named:  # diff_work's hot addresses fall in probe_work's main: any name is a wrong one
+            fail(f"no original, {label}: names from a file of another build: {sorted(named)}")
+        if not r:
+            fail(f"no original, {label}: no row of the binary at all")
+        notes = [l for l in err.splitlines() if "another build" in l]
+        if len(notes) != 1 or "work" not in notes[0]:
+            fail(f"no original, {label}: expected one notice of another build, got: {err.strip()[:300]}")
+    print("ok: the replacement's names never used, one notice of another build")
 
-# 2. --symfs ROOT with the original at its path.
-check_named("--symfs", replays(["--symfs", symfs]))
+    # 2. --symfs ROOT with the original at its path.
+    check_named("--symfs", replays(["--symfs", symfs]))
 
-# 3. Only the debug file, by build-id under the debug root.
-check_named("debug file by build-id", replays(run_env=dict(env, PERFTOP_DEBUG_ROOT=debug_root)))
+    # 3. Only the debug file, by build-id under the debug root.
+    check_named("debug file by build-id", replays(run_env=dict(env, PERFTOP_DEBUG_ROOT=debug_root)))
 
-# 4. perf's build-id cache; perf report with the same cache is the reference.
-cache_src = os.path.join(d, "cache-src")
-os.makedirs(cache_src)
-shutil.copy2(orig, os.path.join(cache_src, "work"))
-p = subprocess.run(["perf", "buildid-cache", "-a", os.path.join(cache_src, "work")],
-                   capture_output=True, text=True, env=env, timeout=60)
-cached = os.path.join(home, ".debug", ".build-id", bid[:2], bid[2:], "elf")
-if p.returncode != 0 or not os.path.exists(cached):
-    fail(f"perf buildid-cache -a did not make {cached}: {p.stderr.strip()[:200]}")
-os.remove(os.path.join(cache_src, "work"))  # the cache's own copy must be what is read
-results = replays()
-check_named("perf's build-id cache", results)
-for idx, path in ((0, pfile), (1, rfile), (2, sfile)):
-    rep = subprocess.run(["perf", "report", "-i", path, "--stdio", "-q", "-g", "none",
-                          "--no-children", "--sort", "dso,sym", "--percent-limit", "0"],
-                         capture_output=True, text=True, env=env, timeout=120)
-    ref = {}
-    for line in rep.stdout.splitlines():
-        m = re.match(r"\s*([\d.]+)%\s+work\s+\[\.\]\s+(\S+)", line)
-        if m:
-            ref[m.group(2)] = ref.get(m.group(2), 0.0) + float(m.group(1))
-    if not set(ref) >= WORK_FUNCS:
-        fail(f"perf report -i {path} with its build-id cache does not name diff_work's functions: "
-             f"{ref} {rep.stderr.strip()[:200]}")
-    ours = results[idx][1]
-    for sym, pct in ref.items():
-        if pct >= 1.0 and abs(ours.get(sym, 0.0) - pct) > 0.5:
-            fail(f"perf's cache, {results[idx][0]}: {sym} ours {ours.get(sym, 0.0):.2f}% "
-                 f"perf report {pct:.2f}%")
-    print(f"ok: {results[idx][0]} replay with perf's cache agrees with perf report on "
-          f"{len(ref)} rows")
+    # 4. perf's build-id cache; perf report with the same cache is the reference.
+    cache_src = os.path.join(d, "cache-src")
+    os.makedirs(cache_src)
+    shutil.copy2(orig, os.path.join(cache_src, "work"))
+    p = subprocess.run(["perf", "buildid-cache", "-a", os.path.join(cache_src, "work")],
+                       capture_output=True, text=True, env=env, timeout=60)
+    cached = os.path.join(home, ".debug", ".build-id", bid[:2], bid[2:], "elf")
+    if p.returncode != 0 or not os.path.exists(cached):
+        fail(f"perf buildid-cache -a did not make {cached}: {p.stderr.strip()[:200]}")
+    os.remove(os.path.join(cache_src, "work"))  # the cache's own copy must be what is read
+    results = replays()
+    check_named("perf's build-id cache", results)
+    for idx, path in ((0, pfile), (1, rfile), (2, sfile)):
+        rep = subprocess.run(["perf", "report", "-i", path, "--stdio", "-q", "-g", "none",
+                              "--no-children", "--sort", "dso,sym", "--percent-limit", "0"],
+                             capture_output=True, text=True, env=env, timeout=120)
+        ref = {}
+        for line in rep.stdout.splitlines():
+            m = re.match(r"\s*([\d.]+)%\s+work\s+\[\.\]\s+(\S+)", line)
+            if m:
+                ref[m.group(2)] = ref.get(m.group(2), 0.0) + float(m.group(1))
+        if not set(ref) >= WORK_FUNCS:
+            fail(f"perf report -i {path} with its build-id cache does not name diff_work's functions: "
+                 f"{ref} {rep.stderr.strip()[:200]}")
+        ours = results[idx][1]
+        for sym, pct in ref.items():
+            if pct >= 1.0 and abs(ours.get(sym, 0.0) - pct) > 0.5:
+                fail(f"perf's cache, {results[idx][0]}: {sym} ours {ours.get(sym, 0.0):.2f}% "
+                     f"perf report {pct:.2f}%")
+        print(f"ok: {results[idx][0]} replay with perf's cache agrees with perf report on "
+              f"{len(ref)} rows")
+    print("local parts: 4 passed, 0 failed")
+    sys.exit(0)
 
 
 # 5. A local debuginfod serving the debug file.
@@ -197,10 +212,6 @@ def free_port():
         return s.getsockname()[1]
 
 
-dbgd = shutil.which("debuginfod")
-if not dbgd:
-    print("SKIP part: no debuginfod program (Debian's debuginfod package)")
-    sys.exit(0)
 serve = os.path.join(d, "serve")
 os.makedirs(serve)
 shutil.copy2(debug_file, os.path.join(serve, "work.debug"))
@@ -224,13 +235,14 @@ try:
         time.sleep(0.2)
     if not ready:
         err = srv.stderr.read().decode(errors="replace")[-300:] if srv.poll() is not None else ""
-        print(f"SKIP part: debuginfod could not start or serve the file on {url} {err}")
-        sys.exit(0)
+        # The server's own answer, not perftop's: a debuginfod that cannot serve here.
+        skip(f"debuginfod could not start or serve the file on {url} {err}")
     cache = os.path.join(d, "dbgd-client-cache")
     denv = dict(env, DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=cache, DEBUGINFOD_TIMEOUT="20")
-    # Nothing local any more (perf's cache goes): only the server has the file. A batch replay
-    # waits for the fetch (the view would show the names when it arrives).
-    shutil.rmtree(os.path.join(home, ".debug"))
+    # Nothing local (perf's cache is never filled in this part): only the server has the file. A
+    # batch replay waits for the fetch (the view would show the names when it arrives).
+    shutil.rmtree(os.path.join(home, ".debug"), ignore_errors=True)
+    cached = os.path.join(home, ".debug", ".build-id", bid[:2], bid[2:], "elf")
     if os.path.exists(cached):
         fail(f"{cached} still there")
     for label, path in (("perf record -g", rfile), ("stream on stdin", "-")):
@@ -243,6 +255,7 @@ try:
     if not os.path.isdir(os.path.join(cache, bid)):
         fail(f"debuginfod: nothing in the client cache {cache} for {bid}")
     print("ok: the debug file fetched from a local debuginfod names diff_work's functions")
+    print("debuginfod part: 1 passed, 0 failed")
 finally:
     srv.terminate()
     try:
