@@ -75,6 +75,12 @@ class Explained:
                 and self.dso.fullmatch(dso) is not None and self.sym.fullmatch(sym) is not None)
 
 
+def _prefixed(a, b):
+    """a and b differ, and one is the other with something after it (builtin_sum and
+    builtin_sum.lto_priv.0, __libc_start_main and __libc_start_main_impl)."""
+    return a != b and (b.startswith(a) or a.startswith(b))
+
+
 _NAMED_DSO = r"(?!\[unknown\]$).*"
 EXPLAINED = [
     Explained("perf 6.1 with --children names an address met in a callchain, in a binary without a "
@@ -88,20 +94,20 @@ EXPLAINED = [
               "is inlined: an alias (__libc_start_main_impl under __libc_start_main), an LTO or "
               "argument-clinic clone (builtin_sum under builtin_sum.lto_priv.0, builtin_sum_impl "
               "under builtin_sum); perftop takes inline frames from DWARF's inlined subroutines "
-              "only. Covered only where perftop has a function of that dso whose name contains "
-              "the inline frame's or is contained in it",
+              "only. Covered only where perftop has a function of that dso whose name is the "
+              "inline frame's with a suffix (.lto_priv.0, _impl) or the other way round",
               sym=r".* \(inlined\)", key="total", side="ref", context="dwarf",
               other=lambda dso, sym, others: any(
-                  o != sym and not o.endswith(" (inlined)") and
-                  (sym[:-10] in o or (len(o) > 3 and o in sym[:-10])) for o in others)),
+                  not o.endswith(" (inlined)") and _prefixed(sym[:-len(" (inlined)")], o)
+                  for o in others)),
     Explained("the other side of the same perf 6.1 naming: perftop's row of the ELF symbol "
               "(__libc_start_main, builtin_sum.lto_priv.0) carries the Total perf gives to its "
               "inline frame of the DWARF name. Covered only where perf has such an inline frame in "
               "that dso",
-              key="total", side="ours", context="dwarf",
+              sym=r"(?!.* \(inlined\)$).*", key="total", side="ours", context="dwarf",
               other=lambda dso, sym, others: any(
-                  o.endswith(" (inlined)") and o[:-10] != sym and
-                  (o[:-10] in sym or (len(sym) > 3 and sym in o[:-10])) for o in others)),
+                  o.endswith(" (inlined)") and _prefixed(o[:-len(" (inlined)")], sym)
+                  for o in others)),
     Explained("the other half of the same perf 6.1 split: perf's row by offset carries only the "
               "samples taken there (its Self), perftop's the callchains through it too",
               dso=_NAMED_DSO, sym=r"0x[0-9a-f]{16}", key="total", side="ours"),
