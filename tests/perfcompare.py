@@ -207,12 +207,13 @@ class Section:
 
 
 _ROW = re.compile(r"\s*([\d.]+)%\s+(?:([\d.]+)%\s+)?(\d+)\s+(\S.*?)\s+\[([.kgHu])\]\s+(.*?)\s*$")
+_ROW_SYM = re.compile(r"\s*([\d.]+)%\s+(?:([\d.]+)%\s+)?(\d+)\s+\[([.kgHu])\]\s+(.*?)\s*$")
 _ROW_SRCLINE = re.compile(r"\s*([\d.]+)%\s+(?:([\d.]+)%\s+)?(\d+)\s+(\S.*?)\s*$")
 
 
 def parse_report(text, sort="dso,sym"):
     """perf report --stdio -n text -> {event: Section}. With --children a row has two percentages
-    (Total, then Self); without, one (Self)."""
+    (Total, then Self); without, one (Self). sort: "dso,sym", "sym" or "srcline"."""
     out, cur = {}, None
     for line in text.splitlines():
         m = re.match(r"# Samples: \S+\s+of event '(.*)'", line)
@@ -231,6 +232,12 @@ def parse_report(text, sort="dso,sym"):
                 continue
             p1, p2, n, src = m.groups()
             key = (src.strip(),)
+        elif sort == "sym":
+            m = _ROW_SYM.match(line)
+            if not m:
+                continue
+            p1, p2, n, _, sym = m.groups()
+            key = ("", sym_key(sym))
         else:
             m = _ROW.match(line)
             if not m:

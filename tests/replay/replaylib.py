@@ -15,7 +15,7 @@ sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from perfprobe import SKIP, fail, kinds_for, need_perf_events, need_tool, perf_script, skip  # noqa: F401
 # the one comparison with perf report, and its parsers (tests/perfcompare.py)
 from perfcompare import (check, compare, merge_sections, perf_report, report_section,  # noqa: F401
-                         script_section, snapshots as _snapshots)
+                         script_section, snapshots as _snapshots, tolerance)
 
 
 def tmpdir(prefix="perftop-replay-"):
