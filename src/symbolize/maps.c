@@ -234,6 +234,10 @@ struct proc {
 	bool fs_tried;   /* /proc/PID/maps was read (or could not be) */
 	uint64_t dead_seq;
 	struct mapset *ms;
+	/* The maps before its last exec, until it runs in the new image: a sample the kernel takes
+	 * inside execve after the exec's COMM record still carries the old image's user address (its
+	 * registers are the old program's until the new one starts), as perf report names it. */
+	struct mapset *pre_exec;
 	const char *comm;
 	struct u32tab threads;  /* tid -> interned comm */
 	bool ns_read;           /* root_differs and nspid were read from /proc (live only) */
@@ -281,6 +285,7 @@ static void proc_destroy(struct proc *p)
 {
 	jitmap_free(p->jit);
 	mapset_unref(p->ms);
+	mapset_unref(p->pre_exec);
 	u32tab_done(&p->threads);
 	free(p);
 }
@@ -475,7 +480,8 @@ static void maps_feed_comm(struct maps *m, const struct rec *r)
 	struct proc *p = proc_for_record(m, c->pid);
 	const char *comm = intern_strn(m->in, c->comm, strnlen(c->comm, sizeof(c->comm)));
 	if (c->exec || (r->misc & (1u << 13)) /* PERF_RECORD_MISC_COMM_EXEC */) {
-		mapset_unref(p->ms);
+		mapset_unref(p->pre_exec);
+		p->pre_exec = p->ms;
 		p->ms = mapset_new();
 		p->complete = true;
 		/* exec kills the other threads; their comms would only mislead a reused tid. */
@@ -765,6 +771,13 @@ const struct map *maps_find(struct maps *m, uint32_t pid, uint64_t addr)
 	if (!mp && !p->complete && !p->fs_tried && !p->dead && maps_pid_readable(pid) && !m->offline &&
 	    maps_read_proc(m, p))
 		mp = mapset_find(p->ms, addr);
+	if (mp && p->pre_exec) {
+		/* an address of the new image: the exec is over */
+		mapset_unref(p->pre_exec);
+		p->pre_exec = NULL;
+	} else if (!mp && p->pre_exec) {
+		mp = mapset_find(p->pre_exec, addr);
+	}
 	if (mp && mp->kind != MAP_KIND_ANON && mp->kind != MAP_KIND_OTHER && dso_source_pending(mp->dso))
 		maps_choose_source(m, p, mp);
 	return mp;

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 
-from nameslib import fail, need, tmpdir
+from nameslib import fail, need, snapshots, tmpdir
 from perfprobe import need_perf_events
 
 perftop, fixtures, srcdir = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -34,8 +34,7 @@ def live(args, cmd, env=None):
                        timeout=120, env=env)
     if p.returncode != 0:
         fail(f"perftop {' '.join(args)} exited {p.returncode}: {p.stderr.strip()[:300]}")
-    import json
-    return [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    return snapshots(p)
 
 
 def syms(snaps):

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from e2elib import fail, need_perf_events, passed, perftop_path, run_json
+from e2elib import fail, need_perf_events, parse_snapshots, passed, perftop_path, run_json
 from procnameslib import child_pid, rows, start, stop, top
 
 fixtures = sys.argv[2]
@@ -67,8 +67,7 @@ try:
         stop(p)
     if pt.returncode != 0:
         fail(f"perftop -a exited {pt.returncode}: {err.strip()}")
-    import json
-    snaps = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    snaps = parse_snapshots(out, "perftop -a")
     check_spinner(rows([{"rows": [r for r in s["rows"] if r.get("pid") == pid]} for s in snaps]), "-a")
 
     # JIT code in the container: its map file is /tmp/perf-1.map inside its root.

@@ -15,11 +15,10 @@ symbol; the reference is the vdso image itself (this process's: one kernel, one 
 
 usage: test_vdso_live.py PERFTOP FIXTURE_DIR"""
 import os
-import re
-import subprocess
 import sys
 import tempfile
 from e2elib import fail, is_address, passed, run_json
+from perfcompare import report_section
 from perfprobe import need_tool
 from procnameslib import elf_functions, rows, start, stop, vdso_image
 
@@ -43,18 +42,10 @@ def where(name):
 
 
 def perf_vdso(path):
-    """perf report's Self% by (dso, sym) on path."""
-    p = subprocess.run(["perf", "report", "-i", path, "--stdio", "-q", "--no-children", "-g", "none",
-                        "--sort", "dso,sym", "--percent-limit", "0"], capture_output=True, text=True,
-                       timeout=120)
-    if p.returncode != 0:
-        fail(f"perf report -i {path}: {p.stderr.strip()[:300]}")
+    """perf report's Self% by (dso, sym) on path (tests/perfcompare.py's parser)."""
     out = {}
-    for line in p.stdout.splitlines():
-        m = re.match(r"\s*([\d.]+)%\s+(\S+)\s+\[[.k]\]\s+(.*?)\s*$", line)
-        if m:
-            k = (m.group(2), m.group(3))
-            out[k] = out.get(k, 0.0) + float(m.group(1))
+    for k, self_, _, _ in report_section(path, False).rows:
+        out[k] = out.get(k, 0.0) + self_
     return out
 
 

@@ -49,11 +49,20 @@ try:
             fail(f"replay {what}: Python rows, or no _PyEval_EvalFrameDefault: {sorted(syms)[:12]}")
         checks += 1
     if shutil.which("perf"):
-        p = subprocess.run(["perf", "report", "-i", rec, "--stdio", "--no-children"],
+        # perf report reads FILE as perf's: its native rows, every one of them perftop's with
+        # --no-python (tests/perfcompare.py's rule)
+        from perfcompare import check, report_section
+        ref = report_section(rec, False)
+        if not any(k[1] == "_PyEval_EvalFrameDefault" for k, *_ in ref.rows):
+            fail(f"perf report of the recording has no _PyEval_EvalFrameDefault: {ref.rows[:8]}")
+        p = subprocess.run([perftop_path(), "-b", "--json", "-i", rec, "--no-python"],
                            capture_output=True, text=True, timeout=120)
-        if p.returncode != 0 or "_PyEval_EvalFrameDefault" not in p.stdout:
-            fail(f"perf report of the recording: exit {p.returncode}, {p.stderr.strip()[:200]}")
-        checks += 1
+        from e2elib import parse_snapshots
+        native = parse_snapshots(p.stdout, "replay --no-python")
+        if p.returncode != 0 or len(native) != 1:
+            fail(f"replay --no-python: exit {p.returncode}, {len(native)} snapshots: {p.stderr.strip()[:200]}")
+        check("replay --no-python vs perf report", native[0], ref, "self")
+        checks += 2
     else:
         print("perf is not installed: the recording not checked with perf report")
 finally:

@@ -3,14 +3,14 @@
 PERF_SAMPLE_PERIOD (the period is fixed: the attr's sample_period), and each one stands for 1000
 faults. perftop -i F -b --json must count them so: total_period == samples * 1000, equal to the
 total of `perf script -F period` and to perf report's event count on the same file, and the rows'
-Self% within 0.5 points of perf report's.
+Self% as tests/perfcompare.py holds them to perf report's.
 
 usage: test_replay_period.py PERFTOP FIXTURE_DIR"""
 import os
 import re
 import subprocess
 import sys
-from replaylib import compare, fail, perf_record, perf_report, replay_json, skip, tmpdir
+from replaylib import check, fail, perf_record, replay_json, report_section, skip, tmpdir
 
 perftop = sys.argv[1]
 d = tmpdir()
@@ -31,21 +31,18 @@ snaps, _ = replay_json(perftop, data)
 s = snaps[0]
 periods = [int(x) for x in subprocess.run(["perf", "script", "-i", data, "-F", "period"],
                                           capture_output=True, text=True).stdout.split()]
-rep = subprocess.run(["perf", "report", "-i", data, "--stdio"], capture_output=True, text=True).stdout
-m = re.search(r"Event count \(approx\.\): (\d+)", rep)
-if not m:
-    fail(f"perf report shows no event count:\n{rep[:800]}")
+ref = report_section(data, False)
+if ref.event_count is None:
+    fail("perf report shows no event count")
 print(f"perftop: {s['samples']} samples, total_period {s.get('total_period')}; perf script: "
-      f"{len(periods)} samples, periods sum {sum(periods)}; perf report: event count {m.group(1)}")
+      f"{len(periods)} samples, periods sum {sum(periods)}; perf report: event count {ref.event_count}")
 if s["samples"] != len(periods) or not periods:
     fail(f"perftop counts {s['samples']} samples, perf script {len(periods)}")
 if s.get("total_period") != s["samples"] * PERIOD:
     fail(f"total_period {s.get('total_period')} is not samples * {PERIOD} = {s['samples'] * PERIOD}")
-if s["total_period"] != sum(periods) or s["total_period"] != int(m.group(1)):
+if s["total_period"] != sum(periods) or s["total_period"] != int(ref.event_count):
     fail(f"total_period {s['total_period']}: perf script sums {sum(periods)}, perf report counts "
-         f"{m.group(1)}")
-ok, text = compare(s, perf_report(data, False), "self", minpct=3.0)
-print(text)
-if not ok:
-    fail(text)
+         f"{ref.event_count}")
+# about 30 samples: the few places that fault (the allocator, the kernel's page clearing)
+check("page-faults", s, ref, "self", min_rows=2)
 print("3 passed, 0 failed")

@@ -2,8 +2,9 @@
 two processes of one stripped binary, loaded at two different addresses (the second one through the
 dynamic loader, which places it itself, so the addresses differ even without ASLR), recorded by perf
 record -g; perftop -i must give the same rows of that binary (one per relative address, as perf
-report prints them: 0x00000000000011d5) with Self% and Total% within 0.5 points of perf report's on
-the same file. The binary is diff_work with its symbol table stripped (objcopy --strip-all).
+report prints them: 0x00000000000011d5) with Self% and Total% equal to perf report's on the same file
+within tests/perfcompare.py's tolerance. The binary is diff_work with its symbol table stripped
+(objcopy --strip-all).
 
 usage: test_replay_stripped.py PERFTOP STRIPPED_BINARY"""
 import os
@@ -11,7 +12,7 @@ import re
 import subprocess
 import sys
 
-from replaylib import fail, perf_record, perf_report, replay_json, tmpdir
+from replaylib import check, fail, perf_record, replay_json, report_section, tmpdir, tolerance
 
 perftop, work = sys.argv[1], sys.argv[2]
 d = tmpdir()
@@ -60,22 +61,23 @@ def report_rows(children):
     samples, and each address met in a callchain a row by absolute address, one per process; the
     Total of a relative address is the sum of the latter (every sample with it on the stack)."""
     rows = {}
-    for line in perf_report(data, children).splitlines():
-        m = re.match(r"\s*([\d.]+)%\s+(?:([\d.]+)%\s+)?(\S+)\s+\[\.\]\s+(0x[0-9a-f]+)\s*$", line)
-        if not m or m.group(3) != name:
+    sec = report_section(data, children)
+    for (dso, sym), self_, total, _ in sec.rows:
+        if dso != name or not sym.startswith("0x"):
             continue
-        addr = int(m.group(4), 16)
+        pct = total if children else self_
+        addr = int(sym, 16)
         rel = relative(addr) if children else addr
         if rel is None:
             continue  # a relative row: with --children it holds the address's Self only
         key = f"0x{rel:016x}"
-        rows[key] = rows.get(key, 0.0) + float(m.group(1))
-    return rows
+        rows[key] = rows.get(key, 0.0) + pct
+    return rows, sec.samples
 
 
 checked = 0
 for key, children in (("self", False), ("total", True)):
-    ref = report_rows(children)
+    ref, n = report_rows(children)
     if not ref:
         fail(f"perf report has no row of {name} ({key})")
     for sym in sorted(set(ref) | set(ours)):
@@ -83,8 +85,11 @@ for key, children in (("self", False), ("total", True)):
         if pct >= 0.5 or got >= 0.5:
             checked += 1
             print(f"{key:5} {sym} perf {pct:6.2f}  perftop {got:6.2f}")
-            if abs(got - pct) > 0.5:
-                fail(f"{key} of {name} {sym}: perftop {got:.2f}, perf report {pct:.2f}")
+            if abs(got - pct) > tolerance(max(got, pct), n):
+                fail(f"{key} of {name} {sym}: perftop {got:.2f}, perf report {pct:.2f} (tolerance "
+                     f"{tolerance(max(got, pct), n):.2f}: tests/perfcompare.py's rule)")
+# and every row, the binary's and the others, by the suite's one rule
+check("all rows", snap, report_section(data, False), "self", min_rows=4)
 if checked < 4:
     fail(f"too few rows of {name} to compare ({checked})")
 print(f"ok: {len(ours)} rows of {name} by relative address in two processes, {checked} compared "

@@ -43,9 +43,11 @@ def check(name, args, extra=()):
         if f.read(8) != b"PERFILE2" or g.read(8) != b"2ELIFREP":
             fail(f"{name}: the converted file does not have the swapped magic")
     # perf's own reader is the judge of the converter
-    ref_le, ref_be = perf_report(le, False), perf_report(be, False)
-    if ref_le != ref_be or not ref_le.strip():
-        fail(f"{name}: perf report differs on the converted file:\n{ref_le[:800]}\n---\n{ref_be[:800]}")
+    ref_le, ref_be = ({e: (s.samples, s.rows) for e, s in perf_report(path, False).items()}
+                      for path in (le, be))
+    if ref_le != ref_be or not any(rows for _, rows in ref_le.values()):
+        fail(f"{name}: perf report differs on the converted file:\n{str(ref_le)[:800]}\n---\n"
+             f"{str(ref_be)[:800]}")
     checks += 1
     a, err_a = replay_json(perftop, le, extra)
     b, err_b = replay_json(perftop, be, extra)

@@ -662,7 +662,16 @@ static void test_fork_exec_comm(void)
 
 	r = comm_rec(FAKE_PID, FAKE_PID, "newprog", true);
 	symbolizer_feed(s, &r);
-	struct frame f = look1(s, FAKE_PID, (void *)fx_beta);
+	/* Inside execve, after its COMM, a sample's user address is still the old program's (its
+	 * registers are): the maps before the exec name it until the new image runs. */
+	CHECK_STR(look1(s, FAKE_PID, (void *)fx_beta).sym, "fixture_beta");
+	struct rec *mm = mk_mmap(FAKE_PID, 0x400000, 0x1000, 0, 8, 1, 4321, "/nonexistent/newprog");
+	symbolizer_feed(s, mm);
+	free(mm);
+	struct frame f = look1(s, FAKE_PID, (void *)0x400100);
+	CHECK_STR(f.dso, "newprog");
+	/* an address of the new image was met: the old maps are gone */
+	f = look1(s, FAKE_PID, (void *)fx_beta);
 	CHECK_STR(f.dso, "[unknown]");
 	CHECK(strncmp(f.sym, "0x", 2) == 0);
 	CHECK_STR(symbolizer_comm(s, FAKE_PID, FAKE_PID), "newprog");
@@ -772,6 +781,11 @@ static void test_dso_eviction(void)
 		free(mm);
 		struct rec c = comm_rec(pid, pid, "next", true);  /* an exec empties its maps */
 		maps_feed(m, &c);
+		/* and once the new program runs, the maps before it go too */
+		mm = mk_mmap(pid, 0x500000, 0x1000, 0, 8, 1, 999, "/nonexistent/next");
+		maps_feed(m, mm);
+		free(mm);
+		CHECK(maps_find(m, pid, 0x500100) != NULL);
 	}
 	CHECK(dso_set_count(ds) <= 4);
 	CHECK(evictions >= 16);

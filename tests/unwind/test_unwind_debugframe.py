@@ -12,13 +12,12 @@ leaf, mid, top and main a Total% of at least 90 and unwind at least 90% of the s
   4. under ASan+UBSan (perftop_asan);
 and, as the control, with the debug info stripped and no debug file, mid and top are not found.
 """
-import json
 import os
 import re
 import subprocess
 import sys
 
-from replaylib import fail, need_perf_events, need_tool, tmpdir
+from replaylib import fail, need_perf_events, need_tool, snapshots, tmpdir
 
 perftop, perftop_asan, plain, drap = sys.argv[1:5]
 FUNCS = ("leaf", "mid", "top", "main")
@@ -71,7 +70,7 @@ def run(binary, fixture, env=None):
         fail(f"{binary} exited {p.returncode}: {p.stderr.strip()[:500]}")
     if "ERROR: AddressSanitizer" in p.stderr or "runtime error" in p.stderr:
         fail(f"{binary} on {fixture}: sanitizer report: {p.stderr[:800]}")
-    snaps = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    snaps = snapshots(p)
     if not snaps:
         fail(f"{binary} on {fixture}: no snapshot; stderr {p.stderr.strip()[:300]}")
     # The fullest window (the run may end in a short one as the fixture exits).

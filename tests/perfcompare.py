@@ -1,0 +1,474 @@
+"""The one comparison of perftop with perf report, for every test that compares the two.
+
+It reads perf report --stdio (-n, -g none, --sort dso,sym, sym or srcline, --children or
+--no-children, one section per event of a file of several; and, for what perf report cannot show,
+the callchains of perf script) and perftop's -b --json snapshots, matches rows by (dso
+basename, normalised symbol) and checks both ways:
+
+  - every perf report row at or above MIN_SHARE percent is in perftop within the tolerance;
+  - every perftop row at or above MIN_SHARE percent is in perf report within the tolerance;
+  - a row that fails either check passes only when an entry of EXPLAINED (below: each with its
+    reason) covers it; rows the tools name differently on purpose are paired by PAIRINGS (each
+    with its reason); where perf report has several rows of one name and perftop one (Total), the
+    one must lie between perf's largest and their sum;
+  - the snapshot's sample count is perf report's (when it covers the whole recording);
+  - a comparison that compared fewer rows than asked (min_rows) fails: a comparison of nothing
+    passes nothing.
+
+C++ rows (perf and perftop both print demangled names without their parameter lists; what is left
+of a parameter list or an ABI tag is cut on both sides), inline rows ("f (inlined)") and [vdso] rows
+are compared like any other: nothing is dropped. Unresolved rows (an address) are compared too:
+both tools print an address in a binary as its offset in that binary, an address in no mapping as
+itself.
+
+The tolerance. Both tools read the same N samples, so on one file the two shares of a row should be
+equal but for printing, and on the frame-pointer files of the suite they are (worst difference
+0.00 points) but for what EXPLAINED lists. The bound is not zero for what the two may
+legitimately attribute differently: perf script's callchains standing in for perf report on a
+pipe-mode file, another DWARF unwinder and inline expander (tenths of a point on
+test_unwind_replay's Python), another name of one address. The bound on such differences is the precision the profile itself has: a share p measured from N samples is
+known to within its binomial standard error sqrt(p(1-p)/N), the scatter a second recording of the
+same program would show. A difference smaller than SIGMAS of those changes nothing a reader of the
+profile can conclude; a larger one is a real disagreement over which samples a row holds. N is
+the sample count perf report shows for the section (the sum of its Samples column, exact), p the
+larger of the two shares. To that is added what printing costs: perf prints 2 decimals (half a
+unit: 0.005 points), perftop 4 (0.00005). The bound is small where it must be: a 1% row of 2000
+samples has 0.67 points, a row missing altogether fails whatever its size.
+
+Python 3 stdlib only. Imported as `from perfcompare import ...` (tests/ is on sys.path, as for
+perfprobe.py)."""
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(1, os.path.dirname(os.path.abspath(__file__)))
+from perfprobe import fail  # noqa: E402
+
+MIN_SHARE = 0.5     # percent: rows at or above it, on either side, are compared
+SIGMAS = 3.0        # standard errors of the share allowed between the two tools
+ROUNDING = 0.005 + 0.00005   # perf's 2 decimals, perftop's 4: half a printed unit each
+MIN_ROWS = 5        # a comparison must compare at least this many rows unless the caller says
+
+
+def tolerance(p, n):
+    """Points allowed between the two shares of a row: SIGMAS binomial standard errors of share p
+    (percent) measured over n samples, plus the rounding of the printed values."""
+    q = min(max(p / 100.0, 0.0), 1.0)
+    return SIGMAS * 100.0 * math.sqrt(q * (1.0 - q) / max(n, 1)) + ROUNDING
+
+
+# ---- differences that are not perftop's errors ------------------------------------------------
+# Each entry: which row it covers (regular expressions on the normalised dso and symbol, which key,
+# and the side the row is missing from or larger on: "ours" = perftop has it or has more, "ref" =
+# perf report has it or has more, "either"), only in comparisons that declare the context (a
+# string the caller passes, e.g. "dwarf"; None = always), and why it is right.
+class Explained:
+    def __init__(self, reason, dso=".*", sym=".*", key=None, side="either", context=None,
+                 duplicate=False, other=None):
+        self.reason, self.dso, self.sym = reason, re.compile(dso), re.compile(sym)
+        self.key, self.side, self.context, self.duplicate = key, side, context, duplicate
+        self.other = other   # f(dso, sym, the other side's symbols of that dso): a condition more
+
+    def covers(self, dso, sym, key, side, contexts, duplicate, others=()):
+        return ((self.context is None or self.context in contexts)
+                and (not self.duplicate or duplicate)
+                and (self.other is None or self.other(dso, sym, others))
+                and (self.key is None or self.key == key)
+                and (self.side == "either" or self.side == side)
+                and self.dso.fullmatch(dso) is not None and self.sym.fullmatch(sym) is not None)
+
+
+def _prefixed(a, b):
+    """a and b differ, and one is the other with something after it (builtin_sum and
+    builtin_sum.lto_priv.0, __libc_start_main and __libc_start_main_impl)."""
+    return a != b and (b.startswith(a) or a.startswith(b))
+
+
+_NAMED_DSO = r"(?!\[unknown\]$).*"
+EXPLAINED = [
+    Explained("perf 6.1 with --children names an address met in a callchain, in a binary without a "
+              "symbol there, by its absolute address (callchain entries do not go through map_ip), "
+              "beside the sampled address's row by its offset in the binary: one place is two rows "
+              "in perf report, one in perftop (by offset, as perf's Self rows; tests/replay/"
+              "test_replay_stripped.py checks those Totals against perf's absolute rows)",
+              dso=_NAMED_DSO, sym=r"0x[0-9a-f]{16}", key="total", side="ref"),
+    Explained("the other half of the same perf 6.1 split: perf's row by offset carries only the "
+              "samples taken there (its Self), perftop's the callchains through it too",
+              dso=_NAMED_DSO, sym=r"0x[0-9a-f]{16}", key="total", side="ours"),
+    Explained("perf 6.1 adds an inline frame named after the DWARF function of an address "
+              "whenever that name is not the ELF symbol's it named the address by, where nothing "
+              "is inlined: an alias (__libc_start_main_impl under __libc_start_main), an LTO or "
+              "argument-clinic clone (builtin_sum under builtin_sum.lto_priv.0, builtin_sum_impl "
+              "under builtin_sum); perftop takes inline frames from DWARF's inlined subroutines "
+              "only. Covered only where perftop has a function of that dso whose name is the "
+              "inline frame's with a suffix (.lto_priv.0, _impl) or the other way round",
+              sym=r".* \(inlined\)", key="total", side="ref", context="dwarf",
+              other=lambda dso, sym, others: any(
+                  not o.endswith(" (inlined)") and _prefixed(sym[:-len(" (inlined)")], o)
+                  for o in others)),
+    Explained("the other side of the same perf 6.1 naming: perftop's row of the ELF symbol "
+              "(__libc_start_main, builtin_sum.lto_priv.0) carries the Total perf gives to its "
+              "inline frame of the DWARF name. Covered only where perf has such an inline frame in "
+              "that dso",
+              sym=r"(?!.* \(inlined\)$).*", key="total", side="ours", context="dwarf",
+              other=lambda dso, sym, others: any(
+                  o.endswith(" (inlined)") and _prefixed(o[:-len(" (inlined)")], sym)
+                  for o in others)),
+]
+
+
+# Rows the two tools name differently on purpose, paired when each is alone on its side.
+class Pairing:
+    def __init__(self, reason, pairs):
+        self.reason, self.pairs = reason, pairs
+
+
+_kallsyms = None
+
+
+def kernel_aliases(name):
+    """The names /proc/kallsyms has at the address of name (itself included)."""
+    global _kallsyms
+    if _kallsyms is None:
+        by_addr, by_name = {}, {}
+        try:
+            with open("/proc/kallsyms") as f:
+                for line in f:
+                    parts = line.split()
+                    if len(parts) >= 3 and parts[0].strip("0"):
+                        by_addr.setdefault(parts[0], set()).add(parts[2])
+                        by_name.setdefault(parts[2], parts[0])
+        except OSError:
+            pass
+        _kallsyms = (by_addr, by_name)
+    by_addr, by_name = _kallsyms
+    return by_addr.get(by_name.get(name, ""), {name})
+
+
+PAIRINGS = [
+    Pairing("another name of the kernel's at the same address (__x86_indirect_thunk_rax and "
+            "__pi___x86_indirect_thunk_rax): which one names it is a choice",
+            lambda r, o: r[0] == o[0] == "[kernel.kallsyms]" and o[1] in kernel_aliases(r[1])),
+    Pairing("a uprobe's out-of-line slot ([uprobes], the kernel's page of copied instructions, no "
+            "file): perf prints its offset in the page, perftop the address",
+            lambda r, o: r[0] == o[0] == "[uprobes]" and r[1].startswith("0x") and
+            o[1].startswith("0x") and int(o[1], 16) & 0xfff == int(r[1], 16)),
+    Pairing("perf 6.1 names a PLT entry whose relocation is IRELATIVE (an ifunc: no symbol, the "
+            "addend is the resolver) with an empty name, perftop after the ifunc (strspn@plt)",
+            lambda r, o: r[0] == o[0] and r[1] == "@plt" and o[1].endswith("@plt")),
+]
+
+
+# ---- names --------------------------------------------------------------------------------------
+def dso_key(dso):
+    """The dso as compared: its base name ([JIT] maps by any name are one: perf says "[JIT] tid N"
+    or the perf-N.map file)."""
+    d = (dso or "").strip()
+    if d.startswith("[JIT]") or re.fullmatch(r"perf-\d+\.map", os.path.basename(d)):
+        return "[JIT]"
+    return d if d.startswith("[") else os.path.basename(d)
+
+
+def sym_key(sym):
+    """The symbol as compared. A symbol version is not part of the name (libc's
+    clock_nanosleep@GLIBC_2.2.5 and clock_nanosleep@@GLIBC_2.17 are one address that perf names by
+    either). An address is one spelling of its number. A C++ parameter list at the end, and what follows it (const, ABI tags), is cut: perf
+    prints names without it, a demangler asked for it gives it. " (inlined)" stays: an inline row
+    is a row of its own."""
+    s = re.sub(r"@@?[A-Za-z_][\w.]*$", "", (sym or "").strip())
+    if re.fullmatch(r"0x[0-9a-fA-F]+|[0-9a-fA-F]{16}", s):
+        # an address: perf prints 0x0000000000001234, or (a callchain entry in no mapping, with
+        # --children) 0000000000001234; one number
+        return f"0x{int(s, 16):016x}"
+    inl = s.endswith(" (inlined)")
+    if inl:
+        s = s[:-len(" (inlined)")]
+    s = re.sub(r"(\s*\[abi:[^\]]*\])+$", "", s)
+    s = re.sub(r"\s+(const|volatile|&&|&)$", "", s)
+    if s.endswith(")") and not s.startswith("("):
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(s[i], 0)
+            if depth == 0:
+                # operator() keeps its own pair
+                if i > 0 and not s[:i].endswith("operator"):
+                    s = s[:i].rstrip()
+                break
+    return s + (" (inlined)" if inl else "")
+
+
+# ---- perf report ------------------------------------------------------------------------------------
+class Section:
+    """One event's rows of a perf report: rows [(key tuple, self%, total% or None, samples)], the
+    sample count N (exact: the sum of the Samples column) and the event count (total period)."""
+
+    def __init__(self, event):
+        self.event, self.rows, self.samples, self.event_count = event, [], 0, None
+
+    def __repr__(self):
+        return f"<{self.event}: {self.samples} samples, {len(self.rows)} rows>"
+
+
+_ROW = re.compile(r"\s*([\d.]+)%\s+(?:([\d.]+)%\s+)?(\d+)\s+(\S.*?)\s+\[([.kgHu])\]\s+(.*?)\s*$")
+_ROW_SYM = re.compile(r"\s*([\d.]+)%\s+(?:([\d.]+)%\s+)?(\d+)\s+\[([.kgHu])\]\s+(.*?)\s*$")
+_ROW_SRCLINE = re.compile(r"\s*([\d.]+)%\s+(?:([\d.]+)%\s+)?(\d+)\s+(\S.*?)\s*$")
+
+
+def parse_report(text, sort="dso,sym"):
+    """perf report --stdio -n text -> {event: Section}. With --children a row has two percentages
+    (Total, then Self); without, one (Self). sort: "dso,sym", "sym" or "srcline"."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"# Samples: \S+\s+of event '(.*)'", line)
+        if m:
+            cur = out[m.group(1)] = Section(m.group(1))
+            continue
+        m = re.match(r"# Event count \(approx\.\): (\d+)", line)
+        if m and cur is not None:
+            cur.event_count = int(m.group(1))
+            continue
+        if line.startswith("#") or not line.strip():
+            continue
+        if sort == "srcline":
+            m = _ROW_SRCLINE.match(line)
+            if not m:
+                continue
+            p1, p2, n, src = m.groups()
+            key = (src.strip(),)
+        elif sort == "sym":
+            m = _ROW_SYM.match(line)
+            if not m:
+                continue
+            p1, p2, n, _, sym = m.groups()
+            key = ("", sym_key(sym))
+        else:
+            m = _ROW.match(line)
+            if not m:
+                continue
+            p1, p2, n, dso, _, sym = m.groups()
+            key = (dso_key(dso) if sort == "dso,sym" else "", sym_key(sym))
+        if cur is None:
+            cur = out[""] = Section("")
+        total, self_ = (float(p1), float(p2)) if p2 is not None else (None, float(p1))
+        cur.rows.append((key, self_, total, int(n)))
+        cur.samples += int(n)
+    return out
+
+
+def perf_report(path, children, sort="dso,sym", env=None, extra=(), timeout=600):
+    """perf report -i PATH on every row (--percent-limit 0, -n for the exact sample count):
+    {event: Section}. The test fails when perf report does."""
+    args = ["perf", "report", "-i", path, "--stdio", "-n", "-g", "none", "--percent-limit", "0",
+            "--sort", sort, "--children" if children else "--no-children"] + list(extra)
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
+    if p.returncode != 0:
+        fail(f"{' '.join(args)} exited {p.returncode}: {p.stderr.strip()[:300]}")
+    out = parse_report(p.stdout, sort)
+    if not out:
+        fail(f"{' '.join(args)}: no section in its output: {p.stdout[:300]!r}")
+    return out
+
+
+def report_section(path, children, **kw):
+    """The one section of a file of one event."""
+    secs = perf_report(path, children, **kw)
+    if len(secs) != 1:
+        fail(f"perf report -i {path}: {len(secs)} events ({sorted(secs)}), want one")
+    return next(iter(secs.values()))
+
+
+def script_section(path, env=None, timeout=600):
+    """The --children rows of a recording, from perf script's callchains (for what perf report
+    cannot show: perf 6.1's report has no --children on a pipe-mode file). Each sample's period
+    goes to Self of its first frame and to Total of each distinct (dso, symbol) of its chain, as
+    perf report counts them; a frame perf script cannot name is its address, which perf script
+    prints as perf report does (the offset in its binary, or the address itself in no mapping)."""
+    args = ["perf", "script", "-i", path, "-F", "period,ip,sym,dso"]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
+    if p.returncode != 0:
+        fail(f"{' '.join(args)} exited {p.returncode}: {p.stderr.strip()[:300]}")
+    self_w, tot_w, nsamp, total = {}, {}, {}, 0
+    for block in p.stdout.split("\n\n"):
+        lines = [l for l in block.splitlines() if l.strip()]
+        if not lines or not lines[0].strip().isdigit():
+            continue
+        period = int(lines[0].strip())
+        keys = []
+        for l in lines[1:]:
+            m = re.match(r"\s*([0-9a-f]+) (.*) \((.*)\)\s*$", l)
+            if not m:
+                continue
+            ip, sym, dso = m.groups()
+            sym = re.sub(r"\+0x[0-9a-f]+$", "", sym)
+            keys.append((dso_key(dso), sym_key("0x" + ip if sym == "[unknown]" else sym)))
+        if not keys:
+            continue
+        total += period
+        self_w[keys[0]] = self_w.get(keys[0], 0) + period
+        nsamp[keys[0]] = nsamp.get(keys[0], 0) + 1
+        for k in set(keys):
+            tot_w[k] = tot_w.get(k, 0) + period
+    out = Section("")
+    out.event_count = total
+    for k, w in tot_w.items():
+        out.rows.append((k, 100.0 * self_w.get(k, 0) / max(total, 1), 100.0 * w / max(total, 1),
+                         nsamp.get(k, 0)))
+        out.samples += nsamp.get(k, 0)
+    return out
+
+
+def merge_sections(sections):
+    """Sections of several files of one session, as one: each row's period is its share of its
+    file's event count; shares over the sum of the event counts."""
+    out = Section(sections[0].event if sections else "")
+    per = {}
+    total = sum(s.event_count or 0 for s in sections)
+    for s in sections:
+        out.samples += s.samples
+        for key, self_, tot, n in s.rows:
+            r = per.setdefault(key, [0.0, None, 0])
+            r[0] += self_ * (s.event_count or 0)
+            if tot is not None:
+                r[1] = (r[1] or 0.0) + tot * (s.event_count or 0)
+            r[2] += n
+    out.event_count = total
+    for key, (self_, tot, n) in per.items():
+        out.rows.append((key, self_ / max(total, 1), None if tot is None else tot / max(total, 1), n))
+    return out
+
+
+# ---- perftop's snapshots ----------------------------------------------------------------------
+def snapshots(stdout, what="perftop"):
+    """The JSON snapshots (one a line) of perftop -b --json's output; a line that starts like one
+    and does not parse fails the test."""
+    out = []
+    for line in stdout.splitlines():
+        if line.startswith("{"):
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                fail(f"{what}: not JSON: {e}: {line[:200]}")
+    return out
+
+
+def snapshot_rows(snap, sort="dso,sym"):
+    """[(key, self%, total%)] of a snapshot's rows, keyed as perf report's."""
+    out = []
+    for r in snap.get("rows", []):
+        if sort == "srcline":
+            key = (str(r.get("srcline", "")),)
+        else:
+            key = (dso_key(str(r.get("dso", ""))) if sort == "dso,sym" else "", sym_key(str(r.get("sym", ""))))
+        out.append((key, float(r.get("self", 0.0)), float(r.get("total", 0.0))))
+    return out
+
+
+# ---- the comparison ---------------------------------------------------------------------------------
+def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contexts=(),
+            samples=None, whole=True):
+    """perftop's snapshot against perf report's section on key ('self' or 'total'; 'total' needs a
+    --children report). samples: N when the section's own count is not the right one; whole: the
+    snapshot covers the whole recording, so its sample count must be perf report's.
+    Returns (ok, text)."""
+    n = samples if samples is not None else section.samples
+    if key == "total" and any(r[2] is None for r in section.rows):
+        return False, "total: the reference is a --no-children report"
+    problems = []
+    if whole and samples is None and snap.get("samples") != section.samples:
+        problems.append(f"perftop counts {snap.get('samples')} samples, perf report {section.samples}")
+    col = 1 if key == "self" else 2
+    ref, ours = {}, {}
+    for r in section.rows:
+        ref.setdefault(r[0], []).append(r[col])
+    for r in snapshot_rows(snap, sort):
+        ours.setdefault(r[0], []).append(r[col])
+    # Rows of one name on a side (C++ overloads, static functions of one name in two files) are
+    # matched in order of size.
+    for v in list(ref.values()) + list(ours.values()):
+        v.sort(reverse=True)
+    pairs, lone_ref, lone_ours = [], [], []
+    for k in sorted(set(ref) | set(ours)):
+        a, b = ref.get(k, []), ours.get(k, [])
+        for i in range(max(len(a), len(b))):
+            if len(b) == 1 < len(a) and key == "total":
+                # perf 6.1 keeps several rows of one function where its unwinder made several
+                # symbol instances (a --call-graph dwarf recording: an inline frame per call
+                # site); perftop has one, whose Total is at least perf's largest and at most the
+                # sum of them (they overlap where one sample passes two of them)
+                lo, hi = a[0], sum(a)
+                pairs.append((k, b[0] if lo <= b[0] <= hi else (lo if b[0] < lo else hi), b[0],
+                              f" (perf's {len(a)} rows of it: {lo:.2f}..{hi:.2f}%)"))
+                break
+            if i < len(a) and i < len(b):
+                pairs.append((k, a[i], b[i], ""))
+            elif i < len(a):
+                lone_ref.append((k, a[i]))
+            else:
+                lone_ours.append((k, b[i]))
+    # A row one side names otherwise (PAIRINGS: each with its reason) is its counterpart there.
+    for rule in PAIRINGS:
+        for r in list(lone_ref):
+            cands = [o for o in lone_ours if rule.pairs(r[0], o[0])]
+            if cands:
+                o = min(cands, key=lambda o: abs(o[1] - r[1]))
+                lone_ref.remove(r)
+                lone_ours.remove(o)
+                pairs.append((r[0], r[1], o[1], f" (perftop's {o[0][-1]}: {rule.reason})"))
+    pairs += [(k, v, None, "") for k, v in lone_ref] + [(k, None, v, "") for k, v in lone_ours]
+    compared, explained, worst, notes = 0, [], 0.0, []
+    for k, pr, po, note in pairs:
+        if max(pr or 0.0, po or 0.0) < MIN_SHARE:
+            continue
+        tol = tolerance(max(pr or 0.0, po or 0.0), n)
+        name = f"{k[-1]} ({k[0]})" if len(k) > 1 else k[0]
+        if pr is None or po is None:
+            side = "ours" if pr is None else "ref"
+            msg = (f"{name}: perftop {po:.2f}%, not in perf report" if pr is None else
+                   f"{name}: perf report {pr:.2f}%, not in perftop")
+        else:
+            d = abs(pr - po)
+            if d <= tol:
+                compared += 1
+                worst = max(worst, d)
+                if note:
+                    notes.append(name + note)
+                continue
+            side = "ours" if po > pr else "ref"
+            msg = f"{name}{note}: perftop {po:.2f}%, perf report {pr:.2f}% (tolerance {tol:.2f})"
+        dup = k in ref and k in ours   # a row of a name the other side has fewer rows of
+        others = {o[-1] for o in (ours if side == "ref" else ref) if o[0] == k[0]}
+        why = next((e for e in EXPLAINED if e.covers(k[0], k[-1], key, side, contexts, dup, others)),
+                   None)
+        if why is not None:
+            explained.append((msg, why))
+        else:
+            problems.append(msg)
+    text = (f"{key}: {compared} rows of {MIN_SHARE}% or more equal within {SIGMAS:g} sigma of "
+            f"{n} samples (worst {worst:.2f} points)")
+    if notes:
+        text += "; paired: " + "; ".join(notes[:4])
+    if compared < min_rows:
+        problems.append(f"only {compared} rows compared, want at least {min_rows}")
+    if problems:
+        text += "; FAILED: " + "; ".join(problems[:8])
+    if explained:
+        reasons = []
+        for _, why in explained:
+            if why not in reasons:
+                reasons.append(why)
+        text += (f"; {len(explained)} explained: " +
+                 "; ".join(f"{msg} [{reasons.index(why) + 1}]" for msg, why in explained[:4]) +
+                 "".join(f" [{i + 1}] {why.reason}." for i, why in enumerate(reasons)))
+    return not problems, text
+
+
+def check(what, snap, section, key="self", **kw):
+    """compare(), printed; the test fails when it does."""
+    ok, text = compare(snap, section, key, **kw)
+    print(f"{what}: {text}")
+    if not ok:
+        fail(f"{what}: {text}")
+    return text
