@@ -1214,8 +1214,13 @@ static uint64_t dso_dwarf_identity(struct dso *d)
 		}
 		free(found);
 	}
-	char key[64];
-	int n = snprintf(key, sizeof(key), "srcinfo-v1:%s", src);
+	/* perftop's own build is part of the answer's identity: a store written by another build (one
+	 * whose naming of inline frames differed) is ignored and replaced, never read. */
+	uint8_t self[64];
+	char selfhex[2 * sizeof(self) + 1] = "";
+	hex_encode(selfhex, self, self_build_id(self, sizeof(self)));
+	char key[64 + sizeof(selfhex)];
+	int n = snprintf(key, sizeof(key), "srcinfo-v1:%s:%s", src, selfhex);
 	return strcmp(src, "none") ? hash_fnv1a(key, (size_t)n) : 0;
 }
 

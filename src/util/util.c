@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -209,6 +210,32 @@ size_t kernel_build_id(uint8_t *out, size_t max)
 	ssize_t n = read(fd, buf, sizeof(buf));
 	close(fd);
 	return n > 0 ? elf_notes_build_id(buf, (size_t)n, 4, out, max) : 0;
+}
+
+struct self_note {
+	uint8_t *out;
+	size_t max, n;
+};
+
+/* The first object dl_iterate_phdr reports is the executable itself. */
+static int self_note_scan(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct self_note *sn = arg;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum && !sn->n; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_NOTE)
+			sn->n = elf_notes_build_id((const unsigned char *)(info->dlpi_addr + ph->p_vaddr),
+						   ph->p_memsz, ph->p_align >= 8 ? 8 : 4, sn->out, sn->max);
+	}
+	return 1;
+}
+
+size_t self_build_id(uint8_t *out, size_t max)
+{
+	struct self_note sn = {.out = out, .max = max};
+	dl_iterate_phdr(self_note_scan, &sn);
+	return sn.n;
 }
 
 bool write_full(int fd, const void *buf, size_t len)

@@ -41,6 +41,10 @@ void hex_encode(char *out, const unsigned char *b, size_t n);
 size_t elf_notes_build_id(const unsigned char *p, size_t n, size_t align, uint8_t *out, size_t max);
 /* The running kernel's build-id (its notes, /sys/kernel/notes) the same way; 0 when unknown. */
 size_t kernel_build_id(uint8_t *out, size_t max);
+/* This program's own build-id (the running executable's notes, as loaded) the same way; 0 when it
+ * has none. What perftop caches across sessions carries it, so that another build of perftop never
+ * reads answers the one before wrote. */
+size_t self_build_id(uint8_t *out, size_t max);
 /* Writes all of buf to fd: retries after EINTR, and waits for room after EAGAIN (a profiled command
  * shares our stdout and may have made it non-blocking, as node does). False on any other error. */
 bool write_full(int fd, const void *buf, size_t len);
