@@ -291,7 +291,10 @@ bool replay_is_stream(const struct replay *rp)
 void replay_set_range(struct replay *rp, double start, double end)
 {
 	rp->range_start = start > 0 ? start : 0;
-	rp->range_end = end < 0 ? INFINITY : end;
+	/* The range is half-open, but an end at the recording's end (] at END) is the end of the
+	 * recording: its last sample, at exactly that time, is in. */
+	bool at_recording_end = (rp->scanned || rp->at_end) && end >= replay_duration(rp);
+	rp->range_end = end < 0 || at_recording_end ? INFINITY : end;
 }
 
 void replay_get_range(const struct replay *rp, double *start, double *end)

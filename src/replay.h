@@ -84,8 +84,8 @@ bool replay_at_end(const struct replay *rp);
  * not the end. */
 bool replay_is_stream(const struct replay *rp);
 
-/* Samples outside [start, end) (seconds) are not fed; start < 0: from the start, end < 0: to the end
- * (TUI_RANGE_NONE). */
+/* Samples outside [start, end) (seconds) are not fed; start < 0: from the start, end < 0 or an end at
+ * the recording's known end: to the end (TUI_RANGE_NONE). */
 void replay_set_range(struct replay *rp, double start, double end);
 void replay_get_range(const struct replay *rp, double *start, double *end);
 

@@ -2,7 +2,7 @@
 # Annotate on the real binary through tmux: perftop -o F -- fixture (main -> top -> mid -> leaf_a /
 # leaf_b, built -O2 -g). a on leaf_a's row shows lines of fixture.c with percentages, s shows its
 # assembly (mov / imul / add / ret ...) and then both interleaved, H puts the cursor on the hottest
-# line, Tab moves it, Esc gets back to the table, a from the function view annotates too, and q in
+# line, Tab moves it to the next hot line (and between leaf_b's hot instructions), Esc gets back to the table, a from the function view annotates too, and q in
 # the table exits 0 with the terminal restored. Which lines are hot is this CPU's business (its
 # skid puts the samples of the loop on the for line, on the add, or on both): the lines perftop
 # showed hot are checked against perf report --sort srcline on F, the recording of the same
@@ -45,20 +45,60 @@ lines=$(screen | awk '/Self% +Total% +Line/ { f = 1; next } f && $1 ~ /%$/ && $3
 	v = $1; sub("%", "", v); print $3, v }')
 [ -n "$lines" ] || fail "no line with a Self% in the annotate view"
 ok
-# H: the hottest line goes under the cursor (it has the biggest Self%).
-tm send-keys -t t H
-sleep 0.3
-sel=$(selected)
-hot=$(screen | awk '/Line +\/|Line +fixture|Line +\//{f=1; next} f && $1 ~ /%$/ {v=$1; sub("%","",v); if (v+0 > m) {m=v+0; l=$0}} END{print l}')
-[ -n "$sel" ] || fail "no cursor line after H"
-echo "$sel" | grep -Eq '^ +[0-9.]+%' || fail "the cursor line after H has no Self%: $sel"
-[ "$(echo "$sel" | awk '{print $1}')" = "$(echo "$hot" | awk '{print $1}')" ] ||
-	fail "H did not go to the hottest line: '$sel' vs '$hot'"
-ok
-# Tab: on to another hot line (or stays, when there is only one).
-tm send-keys -t t Tab
-sleep 0.3
-[ -n "$(selected)" ] || fail "no cursor line after Tab"
+# The rows of the annotate list with a Self% on screen, in the list's order, as "key self": the key
+# is the line number (source) or the address (assembly).
+self_rows() {
+	screen | awk '/Self% +Total% +(Line|Address)/ { f = 1; next }
+		f && $1 ~ /%$/ && $2 ~ /%$/ && $3 ~ /^[0-9a-f]+:?$/ {
+			k = $3; sub(":", "", k); v = $1; sub("%", "", v); print k, v }'
+}
+# The key of the row under the cursor ("" when it has no Self%).
+selected_key() {
+	selected | awk '$1 ~ /%$/ && $2 ~ /%$/ { k = $3; sub(":", "", k); print k }'
+}
+# H: the cursor goes to the row with the biggest Self% (a tie in the screen's rounding lets either
+# be it).
+check_hottest() {
+	tm send-keys -t t H
+	sleep 0.3
+	local key verdict
+	key=$(selected_key)
+	[ -n "$key" ] || fail "the cursor row after H has no Self%: '$(selected)'"
+	verdict=$(self_rows | awk -v s="$key" '{ v[$1] = $2; if ($2 + 0 > m) m = $2 + 0 }
+		END { if ((s in v) && v[s] + 0.011 >= m) print "OK"
+		      else print "row " s " (" v[s] "%), the hottest is " m "%" }')
+	[ "$verdict" = OK ] || fail "H did not go to the hottest row: $verdict"
+	echo "$key"
+}
+# Tab: the cursor goes to the next hot row (Self at least a twentieth of the hottest's) after it in
+# the list's order, wrapping round (back to the same row when it is the only hot one). A row whose
+# Self% is within the screen's rounding of that bar may count either way: it is accepted, and so is
+# the first row after it that is clearly hot. Prints the new row's key.
+check_next_hot() {
+	local from=$1 want got
+	want=$(self_rows | awk -v s="$from" '
+		{ n++; k[n] = $1; v[n] = $2 + 0; if ($1 == s) at = n; if ($2 + 0 > m) m = $2 + 0 }
+		END {
+			bar = m / 20
+			for (j = 1; j <= n; j++) {
+				i = (at + j - 1) % n + 1
+				if (v[i] >= bar + 0.011) { out = out " " k[i]; break }
+				if (v[i] > bar - 0.011) out = out " " k[i]
+			}
+			print out
+		}')
+	tm send-keys -t t Tab
+	sleep 0.3
+	got=$(selected_key)
+	case " $want " in
+	*" $got "*) ;;
+	*) fail "Tab went from row $from to '${got:-$(selected)}', not to the next hot row (one of:$want)" ;;
+	esac
+	echo "$got"
+}
+hot=$(check_hottest) || { echo "$hot"; exit 1; }
+next=$(check_next_hot "$hot") || { echo "$next"; exit 1; }
+echo "source of leaf_a: H line $hot, Tab line $next (lines with Self%: $(self_rows | tr '\n' ' '))"
 ok
 
 # s: the assembly, with instructions and addresses.
@@ -79,6 +119,26 @@ ok
 # Esc: back to the table.
 tm send-keys -t t Escape
 wait_for 'Self%.*Total%.*Symbol' || fail "Esc did not go back to the table"
+ok
+# H and Tab where there are two hot rows to go between: leaf_b's loop in assembly, where its two
+# shifts (each followed by the xor that waits for it) take the samples. Tab twice: to the other hot
+# row and round again.
+cursor_to leaf_b
+tm send-keys -t t a
+wait_for "^ leaf_b +$dso +Self .*source" || fail "no annotate view of leaf_b after a"
+tm send-keys -t t s
+wait_for "^ leaf_b .*assembly" || fail "no assembly mode of leaf_b after s"
+wait_for '^ +[0-9.]+% +[0-9.]+% +[0-9a-f]+:  ' || fail "no instruction of leaf_b with a percentage"
+hot_rows=$(self_rows | awk '{ v[NR] = $2 + 0; if ($2 + 0 > m) m = $2 + 0 }
+	END { for (i = 1; i <= NR; i++) if (v[i] >= m / 20 + 0.011) n++; print n + 0 }')
+[ "$hot_rows" -ge 2 ] || fail "leaf_b's loop has $hot_rows clearly hot instruction(s), Tab needs two: $(self_rows | tr '\n' ' ')"
+hot=$(check_hottest) || { echo "$hot"; exit 1; }
+next=$(check_next_hot "$hot") || { echo "$next"; exit 1; }
+[ "$next" != "$hot" ] || fail "Tab stayed on $hot with $hot_rows hot instructions"
+again=$(check_next_hot "$next") || { echo "$again"; exit 1; }
+echo "assembly of leaf_b: H $hot, Tab $next, Tab $again (instructions with Self%: $(self_rows | tr '\n' ' '))"
+tm send-keys -t t Escape
+wait_for 'Self%.*Total%.*Symbol' || fail "Esc did not go back to the table from leaf_b's annotate view"
 ok
 # From the function view of leaf_a: a annotates too; q returns to the table.
 cursor_to leaf_a

@@ -61,12 +61,27 @@ done
 # Up from the root (all) to the widest child three times: __libc_start_call_main, main, top.
 tm send-keys -t t Up Up Up
 wait_for "▶ top  $dso" || fail "Up did not walk to top"
+# The screen line (from 1) of the flame graph's row that starts with frame $1, empty when none.
+frame_line() { screen | awk -v f="$1" '$1 == f && /^ [^ ]/ { print NR; exit }'; }
+# Zoomed into top, the frames under it (main, __libc_start_call_main, all) leave the graph, top is
+# its bottom row; Backspace brings them back, under top.
 tm send-keys -t t Enter
 wait_for 'zoom: all › .*top' || fail "Enter did not zoom into top"
+wait_gone '^ main( |$)' || fail "main is still drawn under the zoom into top"
+[ -z "$(frame_line all)" ] || fail "the root (all) is still drawn under the zoom into top"
+[ -n "$(frame_line top)" ] || fail "no top row under the zoom into top"
 tm send-keys -t t BSpace
 wait_gone 'zoom:' || fail "Backspace did not zoom out"
+wait_for '^ main( |$)' || fail "main is not drawn again after Backspace"
+# Root at the bottom: all's row under main's, main's under leaf_a's; v flips them (icicle).
+for _ in $(seq 30); do [ -n "$(frame_line all)" ] && break; sleep 0.1; done
+[ "$(frame_line all)" -gt "$(frame_line main)" ] && [ "$(frame_line main)" -gt "$(frame_line leaf_a)" ] ||
+	fail "the flame graph is not root at the bottom: all at $(frame_line all), main at $(frame_line main), leaf_a at $(frame_line leaf_a)"
 tm send-keys -t t v
 wait_for 'icicle' || fail "v did not flip to an icicle"
+for _ in $(seq 30); do [ "$(frame_line all)" -lt "$(frame_line main)" ] 2>/dev/null && break; sleep 0.1; done
+[ "$(frame_line all)" -lt "$(frame_line main)" ] && [ "$(frame_line main)" -lt "$(frame_line leaf_a)" ] ||
+	fail "v did not put the root on top: all at $(frame_line all), main at $(frame_line main), leaf_a at $(frame_line leaf_a)"
 tm send-keys -t t Escape
 wait_for 'Self%.*Total%.*Symbol' || fail "Esc did not leave the flame graph"
 ok

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Find, filter, zoom, setup and the mouse on the real binary through tmux: perftop -- fixture
 # (main -> top -> mid -> leaf_a / leaf_b). /leaf_b + Enter puts the cursor on leaf_b's row; \leaf +
-# Enter leaves only the leaves; Esc clears the filter; I inverts the order; d zooms into the
-# fixture's dso and K hides kernel frames (said in the mode line), Esc pops them; F2 opens the
+# Enter leaves only the leaves; Esc clears the filter; I inverts the order (the rows follow); K hides
+# kernel frames and d zooms into the fixture's dso (said in the mode line, and the table's rows are
+# only those the zoom lets in), Esc pops them; F2 opens the
 # setup and Space hides Samples; a mouse click (an xterm mouse report sent into the pane) selects
 # a row and a click on a column title orders by it; the function-key bar is at the bottom; q and
 # Esc always get back out. Exit 77 (skip) only when tmux is missing or perf_event_open is refused.
@@ -51,24 +52,44 @@ wait_gone 'filter: leaf' || fail "filter still there after Esc"
 rows | grep -qx mid || fail "mid not back after Esc"
 ok
 
-# I inverts the order: Self% ascending, its arrow up.
+# I inverts the order: Self% ascending, its arrow up; the rows (paused: one refresh's) follow it.
+# self_in_order asc|desc: the Self% column on screen in that order, over at least two rows.
+self_in_order() {
+	screen | awk -v d="$1" '/Self%.*Total%.*Symbol/ { h = 1; next } h && $1 ~ /%$/ {
+		v = $1; sub("%", "", v); v += 0; n++
+		if (n > 1 && (d == "asc" ? v < prev : v > prev)) bad = 1
+		prev = v }
+		END { exit !(n >= 2 && !bad) }'
+}
 tm send-keys -t t I
 wait_for 'Self%▲' || fail "no inverted order after I"
+self_in_order asc || fail "the rows are not in ascending Self% after I"
+self_in_order desc && fail "the rows are still in descending Self% after I"
 tm send-keys -t t I
 wait_for 'Self%▼' || fail "order not back after I again"
+self_in_order desc || fail "the rows are not back in descending Self% after I again"
 ok
 
-# Zoom: d into the fixture's dso, K hides the kernel; Esc pops each.
-tm send-keys -t t Home d
-wait_for "zoom: dso $(basename "$fixture")" || fail "no dso zoom after d"
+# Zoom: K hides the kernel's frames, then d zooms into the fixture's dso; Esc pops each. A zoom
+# starts the aggregation over, so a refresh after each shows only what it lets in: no kernel row
+# after K (the fixture's kernel time is gone from the table), only the fixture's rows after d.
+dso=$(basename "$fixture")
 tm send-keys -t t K
-wait_for "zoom: dso $(basename "$fixture") › kernel hidden" || fail "no kernel hidden after K"
+wait_for "zoom: kernel hidden" || fail "no kernel hidden after K"
 tm send-keys -t t Space   # resume: the zoomed table fills again
+wait_for ' leaf_a ' 50 || fail "no leaf_a with the kernel hidden"
+sleep 1
+screen | grep -q '\[kernel\.kallsyms\]' && fail "a kernel row with the kernel hidden (K)"
+tm send-keys -t t Home d
+wait_for "zoom: kernel hidden › dso $dso" || fail "no dso zoom after d"
 wait_for ' leaf_a ' 50 || fail "no leaf_a under the zoom"
+sleep 1
+others=$(screen | awk -v d="$dso" '/Self%.*Total%.*Symbol/ { h = 1; next } h && $1 ~ /%$/ && $NF != d { print $4 " (" $NF ")" }')
+[ -z "$others" ] || fail "rows of other binaries under the zoom into $dso: $(echo $others)"
 tm send-keys -t t Escape
-wait_gone 'kernel hidden' || fail "Esc did not pop K"
+wait_gone "› dso $dso" || fail "Esc did not pop the dso zoom"
 tm send-keys -t t Escape
-wait_gone 'zoom:' || fail "Esc did not pop the dso zoom"
+wait_gone 'zoom:' || fail "Esc did not pop K"
 ok
 
 # F2: the setup; Space on Samples hides the column; Esc closes.

@@ -4,19 +4,29 @@
 # it): perftop -- sh -c 'fixture & a churn of short processes' (their unnamed addresses are new names
 # at every refresh). The function view of leaf_a keeps showing mid as its caller across compactions;
 # a dso zoom keeps its rows; paused, the windows go on (and compactions with them) while the screen
-# stays, and a function view opened from the paused screen, the m key and resuming all work; q
-# exits 0 with no ASan report and with several compactions counted.
+# stays, and a function view opened from the paused screen, the m key and resuming all work. A C++
+# workload (names/cxx_fixture.cc, built here) runs beside: its rows are demangled at first, raw in
+# the table after the m pressed in mid's function view, demangled again after a second m; q exits 0
+# with no ASan report and with several compactions counted.
 set -u
 pt=${1:?usage: test_names_tmux.sh PERFTOP_ASAN FIXTURE}
 fixture=${2:?}
 dso=$(basename "$fixture")
 . "$(dirname "$0")/tmuxlib.sh" names
+command -v g++ >/dev/null || { echo "SKIP: g++ is not installed (the C++ workload for m)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
-churn="$fixture 60 & while :; do /bin/true; ls / >/dev/null; done"
+# A C++ workload beside the fixture, so that m (demangled / raw names) has names to change.
+g++ -O1 -g -fno-omit-frame-pointer -fno-inline -o "$tmp/cxx_fixture" \
+	"$(dirname "$0")/../names/cxx_fixture.cc" || fail "g++ could not build names/cxx_fixture.cc"
+churn="$fixture 60 & $tmp/cxx_fixture 60 & while :; do /bin/true; ls / >/dev/null; done"
+# Its own settings directory: m is saved there at q, and each run starts from the defaults.
 tm new-session -d -s t -x 140 -y 40 \
-	"PERFTOP_NAMES_FLOOR=1 ASAN_OPTIONS=log_path=$tmp/asan:detect_leaks=1 $pt -d 0.3 -- sh -c '$churn' 2>$tmp/err; echo PERFTOP-EXITED:\$?; sleep 60"
+	"XDG_CONFIG_HOME=$tmp/config PERFTOP_NAMES_FLOOR=1 ASAN_OPTIONS=log_path=$tmp/asan:detect_leaks=1 $pt -d 0.3 -- sh -c '$churn' 2>$tmp/err; echo PERFTOP-EXITED:\$?; sleep 60"
 wait_for ' leaf_a ' 200 || fail "no leaf_a row"
+# The table's C++ rows: demangled (geo::...) or raw (_ZN...3geo...).
+wait_for ' geo::Grid::' 100 || fail "no demangled row of the C++ workload (geo::Grid::...)"
+screen | grep -q '_ZN[A-Z0-9]*3geo' && fail "a raw C++ name in the table while demangling"
 ok
 
 compactions() { grep -o 'names: [0-9]* compactions' "$tmp/err" 2>/dev/null | grep -o '[0-9]*'; }
@@ -59,7 +69,19 @@ wait_gone 'PAUSED' || fail "still PAUSED after resuming"
 sleep 2
 screen | sed -n '/Callees of mid/,$p' | grep -Eq "%  [▾▸·] leaf_a  $dso" ||
 	fail "leaf_a is no longer a callee of mid after resuming"
-tm send-keys -t t q q
+# m in the function view changed the names everywhere: the table's C++ rows are raw now; m again
+# brings the demangled names back.
+tm send-keys -t t q
+wait_for 'Self%.*Total%.*Symbol' || fail "q did not return to the table from mid's function view"
+tm send-keys -t t Home # the hottest rows, the C++ ones among them, on screen
+wait_for ' _ZN[A-Z0-9]*3geo4Grid' || fail "no raw C++ name (_ZN...3geo4Grid...) in the table after m"
+wait_gone ' geo::' || fail "demangled C++ names still in the table after m"
+ok
+tm send-keys -t t m
+wait_for ' geo::Grid::' || fail "no demangled C++ name in the table after m again"
+wait_gone ' _ZN[A-Z0-9]*3geo' || fail "raw C++ names still in the table after m again"
+ok
+tm send-keys -t t q
 wait_for 'PERFTOP-EXITED:0' 100 || fail "q did not exit 0 ($(cat "$tmp"/asan* 2>/dev/null | head -20))"
 ok
 ls "$tmp"/asan* >/dev/null 2>&1 && fail "ASan/UBSan reported: $(head -30 "$tmp"/asan*)"

@@ -29,6 +29,13 @@ wait_for() {
 	done
 	return 1
 }
+wait_gone() {
+	for _ in $(seq "${2:-80}"); do
+		screen | grep -Eq -- "$1" || return 0
+		sleep 0.1
+	done
+	return 1
+}
 # Replaces the prompt's text with $1 and presses Enter.
 write_to() {
 	tm send-keys -t t w
@@ -48,7 +55,11 @@ write_to "$d/win.pb.gz"
 [ -s "$d/win.pb.gz" ] || fail "no $d/win.pb.gz"
 
 tm send-keys -t t '\' && tm send-keys -t t -l work_b && tm send-keys -t t Enter
-wait_for 'Filter|work_b' || fail "no filter"
+# The filter's effect on screen, not its prompt: the mode line names it, work_a's row (no stack of
+# work_a passes through work_b) leaves the table and work_b's stays.
+wait_for 'filter: work_b ' || fail "the mode line does not name the filter work_b"
+wait_gone 'work_a +diff_work' || fail "work_a is still in the table under the filter work_b"
+wait_for 'work_b +diff_work' || fail "work_b left the table under its own filter"
 sleep 1 # a refresh with the filter on: the window written next is a whole one
 write_to "$d/filtered.folded"
 lines=$(wc -l < "$d/filtered.folded")

@@ -10,8 +10,8 @@ is timed by the program (wall time minus the thread's CPU time over it).
 
   - -s sym: each function's total_ns summed over the windows (each -z window counts its own time,
     blocks still open at a refresh counted up to it) within 10% of the workload's figure (sync_wait
-    where fdatasync never blocks: within 10% or 1% of the run; spin_work's preemptions printed beside
-    the kernel's figures, offcpulib.check_functions says why not compared); every snapshot says
+    where fdatasync never blocks: within 10% or 1% of the run; spin_work within 10% or 1% of the
+    run, its blocks at least the spinner's switches, offcpulib.check_functions); every snapshot says
     "mode": "off-cpu" and its rows carry self_ns, total_ns, total_blocks and longest_ns; the blocks
     with each function on the stack are at least the calls that blocked, its longest block no
     longer than its longest call's wait and at least the sleep (10 ms) or the hold (30 ms; the

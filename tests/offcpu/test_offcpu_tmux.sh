@@ -3,7 +3,8 @@
 # (threads waiting in sleep_wait, sync_wait, lock_wait and hold_lock, blocker.c): the header says
 # off-CPU, the table has rows for the blocking functions with their state (sleep_wait's S, and
 # sync_wait's D when fdatasync blocks in the directory used: a short run of blocker first says
-# whether it does), r hides the run-queue waits, shows them alone, then all again, f draws the
+# whether it does), r hides the run-queue waits, shows them alone (spin_work's among them: blocker
+# runs on one CPU, where the kernel counts the spinner's preemptions), then all again, f draws the
 # flame graph of the window with the blocking functions in it, q goes
 # back to the table and q again exits 0. Exit 77 (skip) only when tmux is missing or the kernel
 # refuses the perf events perftop needs.
@@ -25,8 +26,13 @@ f = json.load(open(sys.argv[1]))["functions"]["sync_wait"]
 print(1 if f["calls"] and f["blocked_calls"] >= f["calls"] // 2 else 0)' "$dir/probe.json")
 echo "fdatasync in $dir ($(findmnt -n -o FSTYPE -T "$dir")): $([ "$want_d" = 1 ] && echo blocks || echo 'never blocks here: no D row required')"
 
+# blocker on one CPU: its threads' wake-ups preempt the spinner there, so run-queue waits (R, R+)
+# happen on any machine, however many idle CPUs it has; the kernel counts them (the spinner's
+# nonvoluntary_ctxt_switches) for the r check below.
+command -v taskset >/dev/null || { echo "SKIP: taskset is not installed (util-linux)"; exit 77; }
+cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
 tm new-session -d -s t -x 160 -y 45 \
-	"$pt --off-cpu -d 0.5 -s state,sym -- $blocker 40 --dir $dir --out $dir/run.json; echo PERFTOP-EXITED:\$?; sleep 60"
+	"$pt --off-cpu -d 0.5 -s state,sym -- taskset -c $cpu $blocker 40 --dir $dir --out $dir/run.json; echo PERFTOP-EXITED:\$?; sleep 60"
 for fn in sleep_wait lock_wait hold_lock; do
 	wait_for " $fn( |$)" 100 || fail "no $fn row"
 done
@@ -60,16 +66,40 @@ case " $(states_shown)" in *" R "* | *" R+ "*) fail "R rows shown with the run-q
 has_state sleep_wait S || fail "sleep_wait's S row went with the run-queue waits"
 echo "run-queue waits hidden: states $(states_shown)"
 ok
+# The kernel's count of the spinner's preemptions (each one a run-queue wait of spin_work's).
+spinner_preempted() {
+	local pid t
+	pid=$(pgrep -f -x "$blocker 40 --dir $dir --out $dir/run.json" | head -1)
+	[ -n "$pid" ] || return
+	for t in /proc/"$pid"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = spinner ] &&
+			awk '/^nonvoluntary_ctxt_switches:/ { print $2 }' "$t/status" 2>/dev/null
+	done
+}
 tm send-keys -t t r
 wait_for 'run-queue waits only' 30 || fail "r again did not show the run-queue waits alone"
 sleep 1.2
-for st in $(states_shown); do
-	case "$st" in R | R+) ;; *) fail "a $st row shown with the run-queue waits alone: $(states_shown)" ;; esac
+shown=$(states_shown)
+preempted=$(spinner_preempted)
+[ -n "$preempted" ] || fail "no spinner thread of blocker in /proc"
+[ -n "$shown" ] || fail "no row with the run-queue waits alone (the kernel counts $preempted preemptions of the spinner)"
+for st in $shown; do
+	case "$st" in R | R+) ;; *) fail "a $st row shown with the run-queue waits alone: $shown" ;; esac
 done
-echo "run-queue waits alone: states $(states_shown)"
+# The spinner waits only in the run queue: spin_work's row is there exactly when the kernel says
+# it was preempted.
+if [ "$preempted" -gt 0 ]; then
+	has_state spin_work R || has_state spin_work R+ ||
+		fail "no spin_work row in state R or R+ with the run-queue waits alone, the kernel counts $preempted preemptions of the spinner"
+else
+	screen | grep -q ' spin_work' && fail "a spin_work row, but the kernel counts no preemption of the spinner"
+fi
+echo "run-queue waits alone: states $shown; the spinner preempted $preempted times (/proc)"
 ok
 tm send-keys -t t r
 wait_gone 'run-queue waits' || fail "r a third time did not show everything again"
+for _ in $(seq 30); do case " $(states_shown)" in *" R "* | *" R+ "*) break ;; esac; sleep 0.1; done
+case " $(states_shown)" in *" R "* | *" R+ "*) ;; *) fail "no R or R+ row back after r a third time: $(states_shown)" ;; esac
 ok
 
 # f: the flame graph with the blocking functions (names that fit their frames).

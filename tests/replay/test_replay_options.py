@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Replay options on files made here by perf record: --select-event on a two-event file (default: both
 events, one snapshot each), -d windows of recorded time (each covers its own window), --time START,END,
---header (hostname, OS release, arch, CPUs, command line), the text table, and one-line errors with
+--header (hostname, OS release, arch, CPUs; command line and events as perf report --header-only
+reads them), the text table (its rows' samples as perf script counts them), and one-line errors with
 exit 1 for a missing file and for a file that is not a perf.data file. Counts and times are checked
 against perf script on the same file (its samples per event and their timestamps), never against
 what the workload should have done: how much CPU it got moves with the machine's load.
@@ -98,15 +99,52 @@ ok(hdr.get("hostname") == socket.gethostname(), f"hostname: {hdr.get('hostname')
 ok(hdr.get("os release") == platform.release(), f"os release: {hdr.get('os release')}")
 ok(hdr.get("arch") == platform.machine(), f"arch: {hdr.get('arch')}")
 ok(int(hdr.get("nrcpus online", "0")) == os.cpu_count(), f"nrcpus online: {hdr.get('nrcpus online')}")
-ok("perf record" in hdr.get("cmdline", "") or "perf" in hdr.get("cmdline", ""),
-   f"cmdline: {hdr.get('cmdline')}")
-ok(any(k.startswith("event") for k in hdr), "no event line in --header")
+# The command line and the events as perf report --header-only reads them from the same file (its
+# cmdline may run over several lines where an argument holds newlines: compared word by word).
+p = subprocess.run(["perf", "report", "-i", f, "--header-only"], capture_output=True, text=True,
+                   timeout=120)
+perf_hdr = p.stdout.split("\n# cmdline : ", 1)[-1] if "\n# cmdline : " in p.stdout else ""
+perf_cmdline = perf_hdr.split("\n# event : ", 1)[0].split()
+perf_events = [l.split("name = ", 1)[1].split(",", 1)[0] for l in p.stdout.splitlines()
+               if l.startswith("# event : name = ")]
+ok(perf_cmdline and hdr.get("cmdline", "").split() == perf_cmdline,
+   f"cmdline: perftop {hdr.get('cmdline')!r}, perf report {' '.join(perf_cmdline)!r}")
+events = [v.split(" (", 1)[0] for k, v in sorted(hdr.items()) if k.startswith("event ")]
+ok(perf_events and events == perf_events, f"events: perftop {events}, perf report {perf_events}")
 
-# the text table
+# the text table: its rows of 2% Self or more against each function's own samples in perf script on
+# the same file (the sampled address's symbol and binary), both ways, with the same sample count.
 p = run_perftop(perftop, ["-i", f, "-b"])
-# the interpreter's code is in libpython3.x.so (pyenv's python) or in python3.x itself (Debian's)
-ok(p.returncode == 0 and "Self%" in p.stdout and "python3" in p.stdout,
-   f"text table: exit {p.returncode}: {p.stdout[:300]}")
+ok(p.returncode == 0, f"text table: exit {p.returncode}: {p.stderr.strip()[:300]}")
+table = {}
+lines = p.stdout.splitlines()
+title = next((i for i, l in enumerate(lines) if l.split()[:3] == ["Self%", "Total%", "Samples"]), None)
+ok(title is not None and lines[title].split()[3:5] == ["Shared", "Object"],
+   f"text table: no 'Self% Total% Samples Shared Object Symbol' title: {p.stdout[:300]}")
+for l in lines[title + 1:]:
+    fl = l.split(None, 4)
+    if len(fl) < 5 or not fl[0].endswith("%"):
+        break
+    table[(fl[3], fl[4])] = (float(fl[0][:-1]), int(fl[2]))
+sp = subprocess.run(["perf", "script", "-i", f, "-F", "ip,sym,dso", "-G"], capture_output=True,
+                    text=True, timeout=120)
+own = {}
+for l in sp.stdout.splitlines():
+    fl = l.split()
+    if len(fl) >= 3 and fl[-1].startswith("(") and fl[-1].endswith(")"):
+        key = (os.path.basename(fl[-1][1:-1]), " ".join(fl[1:-1]))
+        own[key] = own.get(key, 0) + 1
+nsamples = sum(own.values())
+ok(nsamples == total, f"perf script -F ip,sym,dso: {nsamples} samples, the file has {total}")
+want = {k: n for k, n in own.items() if n >= 0.02 * nsamples}
+got = {k: v[1] for k, v in table.items() if v[0] >= 2}
+bad = [f"{k}: perf script {n}, text table {table.get(k, (0, 'no row'))[1]}" for k, n in want.items()
+       if table.get(k, (0, None))[1] != n]
+bad += [f"{k}: text table {n} ({table[k][0]}%), not in perf script" for k, n in got.items()
+        if k not in own]
+ok(want and not bad, f"text table against perf script on {f}: {bad or 'no row of 2% or more'}")
+print(f"text table: {len(want)} rows of 2% or more, as perf script counts them: "
+      f"{sorted(want.items(), key=lambda kv: -kv[1])[:4]}")
 
 # errors
 p = run_perftop(perftop, ["-i", os.path.join(d, "missing.data"), "-b"])

@@ -1,7 +1,8 @@
 """Live --call-graph dwarf (issue 5): perftop -b --json on the C chain main -> top -> mid -> leaf built
 -O2 -fomit-frame-pointer. Frame pointers cannot see past leaf; DWARF unwinding must give mid and top a
 Total% of at least 90, report the share unwound to the root ("unwound") in the JSON, and do the same
-under ASan+UBSan (perftop_asan: the accessors read stack copies of a live process)."""
+under ASan+UBSan (perftop_asan: the accessors read stack copies of a live process). The control, -g
+(frame pointers only), must profile leaf and not reach mid or top, or the fixture tests nothing."""
 import json
 import subprocess
 import sys
@@ -42,11 +43,26 @@ def check(binary, what):
 
 check(perftop, "perftop")
 check(perftop_asan, "perftop_asan")
-# Frame pointers alone (the control): mid is not a caller of leaf's samples there.
-snaps = subprocess.run([perftop, "-g", "-b", "-n", "2", "-d", "1", "--json", "--", chain, "2"],
-                       capture_output=True, text=True, timeout=60).stdout.splitlines()
-rows = [json.loads(l) for l in snaps if l.startswith("{")]
-if rows:
-    tot = {r["sym"]: r["total"] for r in max(rows, key=lambda s: s["samples"])["rows"]}
-    print(f"frame pointers only: mid {tot.get('mid', 0):.1f}% top {tot.get('top', 0):.1f}%")
+# Frame pointers alone (the control): the chain is built without them, so the frame-pointer walk
+# from leaf's samples cannot reach mid or top. Were it to reach them, the DWARF check above would
+# pass with an unwinder that fell back to frame pointers: the fixture would test nothing. The
+# control's own run must still see the workload (leaf's samples).
+p = subprocess.run([perftop, "-g", "-b", "-n", "2", "-d", "1", "--json", "--", chain, "2"],
+                   capture_output=True, text=True, timeout=60)
+if p.returncode != 0:
+    fail(f"frame pointers only: {perftop} exited {p.returncode}: {p.stderr.strip()[:500]}")
+rows = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+if not rows:
+    fail(f"frame pointers only: no snapshot; stderr {p.stderr.strip()[:300]}")
+best = max(rows, key=lambda s: s.get("samples", 0))
+tot = {r["sym"]: r["total"] for r in best["rows"]}
+print(f"frame pointers only: leaf {tot.get('leaf', 0):.1f}% mid {tot.get('mid', 0):.1f}% "
+      f"top {tot.get('top', 0):.1f}% ({best['samples']} samples)")
+if tot.get("leaf", 0) < 90:
+    fail(f"frame pointers only: leaf Total% {tot.get('leaf', 0):.1f} < 90: the control did not "
+         f"profile the chain; top rows: {sorted(tot.items(), key=lambda kv: -kv[1])[:12]}")
+for f in ("mid", "top"):
+    if tot.get(f, 0) >= 10:
+        fail(f"frame pointers only: {f} Total% {tot[f]:.1f} >= 10: the frame-pointer walk reaches "
+             f"the callers of a chain built without frame pointers (are they DWARF-unwound?)")
 print("ok")
