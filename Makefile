@@ -13,7 +13,7 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 INSTALLED ?= $(BUILD)/installed.txt
 PACKAGES  := cmake make gcc pkg-config libdw-dev libelf-dev libncurses-dev libunwind-dev \
-             libzstd-dev libcapstone-dev tmux python3 linux-perf procps bc \
+             libzstd-dev libcapstone-dev tmux python3 python3.11 python3.11-dbg linux-perf procps bc \
              libiberty-dev libdebuginfod-dev elfutils g++ binutils time nodejs util-linux libc6-dbg \
              libcurl4-openssl-dev zlib1g-dev golang-go golang-github-google-pprof-dev python3-jsonschema \
              bash-completion zsh man-db groff-base dpkg-dev file gzip debuginfod

@@ -18,22 +18,26 @@ screen() { tm capture-pane -p -t t 2>/dev/null; }
 checks=0
 fail() { echo "FAIL: $*"; echo "--- screen:"; screen; exit 1; }
 ok() { checks=$((checks + 1)); }
-# wait_for REGEX [tenths]: polls the screen, 10 s by default.
+# wait_for REGEX [tenths]: polls the screen for that long (10 s by default; of wall time, not of
+# tries: on a busy machine a capture alone takes a while), and never less than WAIT_MIN: a wait
+# returns as soon as the screen shows what it waits for, so its bound only tells a hang from a
+# slow machine (a key's effect drawn in 3 s on a quiet one may take longer on a busy one).
+WAIT_MIN=300
 wait_for() {
-	local i
-	for ((i = 0; i < ${2:-100}; i++)); do
-		screen | grep -Eq -- "$1" && return 0
+	local n=${2:-100} end
+	((n < WAIT_MIN)) && n=$WAIT_MIN
+	end=$((SECONDS + (n + 9) / 10))
+	until screen | grep -Eq -- "$1"; do
+		((SECONDS < end)) || return 1
 		sleep 0.1
 	done
-	return 1
 }
 wait_gone() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		screen | grep -Eq -- "$1" || return 0
+	local end=$((SECONDS + WAIT_MIN / 10))
+	while screen | grep -Eq -- "$1"; do
+		((SECONDS < end)) || return 1
 		sleep 0.1
 	done
-	return 1
 }
 # The index (from 0) of the table row whose symbol is $1.
 row_index() {

@@ -1,31 +1,29 @@
 #!/usr/bin/env python3
-"""Issue 17, Python under native under Python: pysorted.py's keyfn is called back by the builtin
-sorted (C), itself called by caller (Python). With --call-graph dwarf (whole native chains), the
-stacks perftop exports (--export FILE.folded: root first) read main's native frames, then
-<module>, main, caller, then the builtin's native frames, then keyfn: each run of Python frames in
-the place of its own call of the eval loop. For each Python found (pyenv 3.11, 3.12, 3.13, Debian's
-3.11); one that is not installed is skipped with a message."""
+"""A Python function called back from C under Python: pysorted.py's keyfn is called back by the
+builtin sorted (C), itself called by caller (Python). With --call-graph dwarf (whole native
+chains), the stacks perftop exports (--export FILE.folded: root first) read main's native frames,
+then <module>, main, caller, then the builtin's native frames, then keyfn: each run of Python frames
+in the place of its own call of the eval loop. For every interpreter of the CPython version given
+(pylib.py finds them; none: a skip).
+
+usage: test_python_callback.py PERFTOP FIXTURE_DIR VERSION"""
 import os
 import re
 import shutil
-import sys
 import tempfile
 
-from e2elib import SKIP, fail, passed, run_json
-from pylib import HERE, pythons
+from e2elib import fail, passed, run_json
+from pylib import HERE, pythons_of, version_arg
 
-found = pythons(["pyenv 3.11", "pyenv 3.12", "pyenv 3.13", "debian 3.11"])
-if not found:
-    print("skip: none of the Pythons of the test is installed")
-    sys.exit(SKIP)
+found = pythons_of(version_arg())
 script = os.path.join(HERE, "pysorted.py")
 d = tempfile.mkdtemp(prefix="perftop-pycb-")
 checks = 0
 try:
-    for label, exe in found:
-        out = os.path.join(d, label.replace(" ", "") + ".folded")
-        run_json(["-n", "3", "-d", "1", "--call-graph", "dwarf", "--export", out, "--", exe, script,
-                  "3"])
+    for i, py in enumerate(found):
+        out = os.path.join(d, f"{i}.folded")
+        run_json(["-n", "3", "-d", "1", "--call-graph", "dwarf", "--export", out, "--", py.exe, script,
+                  "3"], timeout=120)
         stacks = {}
         for line in open(out):
             stack, _, n = line.rstrip("\n").rpartition(" ")
@@ -36,10 +34,10 @@ try:
         good = sum(n for s, n in stacks.items() if shape.search(s) and ";main (pysorted.py);" in s)
         key = sum(n for s, n in stacks.items() if "keyfn (pysorted.py)" in s)
         best = max(stacks, key=lambda s: stacks[s] if "keyfn" in s else 0)
-        print(f"{label}: {good} of {key} samples in keyfn ({total} in all) read caller -> native -> "
-              f"keyfn; e.g. {best[-230:]}")
+        print(f"{py.label}: {good} of {key} samples in keyfn ({total} in all) read caller -> native "
+              f"-> keyfn; e.g. {best[-230:]}")
         if key < 0.5 * total or good < 0.9 * key:
-            fail(f"{label}: {good} of {key} keyfn samples (of {total}) have caller, native frames, "
+            fail(f"{py.label}: {good} of {key} keyfn samples (of {total}) have caller, native frames, "
                  "keyfn in that order")
         checks += 1
 finally:
