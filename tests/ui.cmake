@@ -45,4 +45,4 @@ perftop_unit_test(test_offcpu_view SOURCES ui/test_offcpu_view.c
 add_test(NAME ui_keys_tmux
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ui/test_keys_tmux.sh $<TARGET_FILE:perftop>
           $<TARGET_FILE:drill_fixture> ${CMAKE_CURRENT_SOURCE_DIR}/names/cxx_fixture.cc)
-set_tests_properties(ui_keys_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK perf)
+set_tests_properties(ui_keys_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 RESOURCE_LOCK perf)
