@@ -3,7 +3,7 @@
 # screen of the real perftop in tmux: the key aliases (j k g G h l, the upper-case ones, F1 F3 F4
 # F5 F10, , . = Ctrl-L), the flame graph's and the function view's moves, the annotate view's, the
 # setup's and the i page's, z Z, the zoom keys t and U, the replay's speed keys, the mouse (double
-# click, wheel, a click on the function-key bar) and m (demangled / raw C++ names).
+# click, wheel, a click on the function-key bar), m (demangled / raw C++ names) and Shift-Tab.
 #
 # The input is fixed: perf record of the drill fixture (main -> top -> mid -> leaf_a / leaf_b) and of
 # the C++ fixture (tests/names/cxx_fixture.cc), replayed with perftop -i. Once the replay has reached
@@ -26,20 +26,30 @@ trap 'tm kill-server 2>/dev/null; rm -rf "$d"' EXIT
 # that no earlier run decides where this one starts.
 export XDG_CONFIG_HOME=$d/config
 
+# The waits by the clock, not by a count of polls: on a loaded machine a capture takes long, and
+# each key that does nothing costs a whole wait. wait_for REGEX [tenths], wait_gone REGEX [tenths].
+now_us() { echo "${EPOCHREALTIME/./}"; }
+until_ok() { # TENTHS COMMAND...: runs COMMAND until it succeeds, TENTHS tenths of a second at most
+	local end=$(($(now_us) + $1 * 100000))
+	shift
+	while :; do
+		"$@" && return 0
+		(($(now_us) > end)) && return 1
+		sleep 0.1
+	done
+}
+on_screen() { screen | grep -Eq -- "$1"; }
+off_screen() { ! screen | grep -Eq -- "$1"; }
+wait_for() { until_ok "${2:-50}" on_screen "$1"; }
+wait_gone() { until_ok "${2:-50}" off_screen "$1"; }
 fails=0
 # bad: a check failed; the screen is printed and the test goes on.
 bad() { fails=$((fails + 1)); echo "FAIL: $*"; echo "--- screen:"; screen; echo "---"; }
 expect() { wait_for "$1" "${3:-50}" && ok || bad "$2"; }
 expect_gone() { wait_gone "$1" && ok || bad "$2"; }
 # wait_eq CMD WANT: polls the output of CMD (a function) until it is WANT, 5 s at most.
-wait_eq() {
-	local i
-	for ((i = 0; i < 50; i++)); do
-		[ "$($1)" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+is_eq() { [ "$($1)" = "$2" ]; }
+wait_eq() { until_ok 50 is_eq "$1" "$2"; }
 expect_eq() { # CMD WANT MESSAGE
 	wait_eq "$1" "$2" && ok || bad "$3 (got '$($1)', want '$2')"
 }
@@ -91,7 +101,7 @@ pid=$(perf script -i "$d/drill.data" -F pid,comm 2>/dev/null | awk -v c="$dso" '
 # --- the table -----------------------------------------------------------------------------------
 tm new-session -d -s t -x 140 -y 30 \
 	"$pt -i $d/drill.data -d 0.5; echo PERFTOP-EXITED:\$?; sleep 60"
-wait_for '^ END ' 150 || fail "the replay of drill.data did not reach its end"
+wait_for '^ END ' 600 || fail "the replay of drill.data did not reach its end"
 wait_for " leaf_b +$dso" || fail "no leaf_b row"
 total=$(where | cut -d/ -f2)
 first=$(rows | sed -n 1p)
@@ -473,7 +483,7 @@ raw=$(report --no-demangle | awk '$5 ~ /^_Z.*4Grid6smooth/ { print $5; exit }')
 echo "m: $shown / $raw"
 tm new-session -d -s t -x 160 -y 30 \
 	"$pt -i $d/cxx.data -d 0.5; echo PERFTOP-EXITED:\$?; sleep 60"
-wait_for '^ END ' 150 || fail "the replay of cxx.data did not reach its end"
+wait_for '^ END ' 600 || fail "the replay of cxx.data did not reach its end"
 wait_for " $shown +cxx_fixture" || fail "no $shown row"
 screen | grep -q ' _Z' && bad "raw names in the table before m"
 key m
@@ -496,6 +506,26 @@ key m
 expect "^ $shown +cxx_fixture +Self" "m again in the function view did not demangle"
 key q q
 wait_for 'PERFTOP-EXITED:0' && ok || bad "q q did not exit 0"
+tm kill-session -t t
+
+# --- Shift-Tab: the previous event, round, in a recording of three (Tab, the next, has its test in
+# e2e_events_tmux; with two events the two keys would land on the same one) ---------------------
+rec_events() { perf record -q -N -B -g -F 999 -e cpu-clock -e task-clock -e page-faults -o "$d/three.data" -- "$fixture" 1 2>&1 >/dev/null; }
+out=$(rec_events) || { echo "FAIL: perf record of three events: $out"; exit 1; }
+mapfile -t ev < <(perf evlist -i "$d/three.data" 2>/dev/null)
+[ "${#ev[@]}" = 3 ] || fail "perf evlist names ${#ev[@]} events in three.data: ${ev[*]}"
+tm new-session -d -s t -x 140 -y 30 \
+	"$pt -i $d/three.data -d 0.5; echo PERFTOP-EXITED:\$?; sleep 60"
+wait_for '^ END ' 600 || fail "the replay of three.data did not reach its end"
+wait_for "event 1/3: ${ev[0]} " || fail "the replay does not start on its first event ${ev[0]}"
+key BTab
+expect "event 3/3: ${ev[2]} " "Shift-Tab on the first event did not go round to the last (${ev[2]})"
+key BTab
+expect "event 2/3: ${ev[1]} " "Shift-Tab did not go back to the second event (${ev[1]})"
+key Tab
+expect "event 3/3: ${ev[2]} " "Tab did not go on to the third event (${ev[2]})"
+key q
+wait_for 'PERFTOP-EXITED:0' && ok || bad "q did not exit 0 (three events)"
 
 echo "$checks passed, $fails failed"
 [ "$fails" = 0 ]
