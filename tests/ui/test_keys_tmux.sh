@@ -3,10 +3,12 @@
 # screen of the real perftop in tmux: the key aliases (j k g G h l, the upper-case ones, F1 F3 F4
 # F5 F10, , . = Ctrl-L), the flame graph's and the function view's moves, the annotate view's, the
 # setup's and the i page's, z Z, the zoom keys t and U, the replay's speed keys, the mouse (double
-# click, wheel, a click on the function-key bar), m (demangled / raw C++ names) and Shift-Tab.
+# click, wheel, a click on the function-key bar), m (demangled / raw C++ names), Shift-Tab and the
+# live i page.
 #
-# The input is fixed: perf record of the drill fixture (main -> top -> mid -> leaf_a / leaf_b) and of
-# the C++ fixture (tests/names/cxx_fixture.cc), replayed with perftop -i. Once the replay has reached
+# The input is fixed: perf record of the drill fixture (main -> top -> mid -> leaf_a / leaf_b), of
+# the C++ fixture (tests/names/cxx_fixture.cc) and of the drill fixture with three events, replayed
+# with perftop -i (only the i page of a live session runs live). Once the replay has reached
 # its end the table stays as it is, so what a key changes is all that changes. The names a key must
 # bring up come from the recording itself (perf report, perf script) or from the fixtures' call
 # graph. A check that fails is reported and the test goes on to the next, so that one run names
@@ -72,6 +74,7 @@ table_up() { wait_for 'Symbol +Shared Object' 30; }
 # used to get somewhere): up to the first row, then down to the row of SYM.
 goto_row() {
 	local cur i idx
+	reset_table
 	cur=$(where | cut -d/ -f1)
 	for ((i = 1; i < cur; i++)); do key Up; done
 	wait_eq where "1/$total" || fail "Up did not get the cursor to the first row"
@@ -299,6 +302,10 @@ key j
 expect_eq sel_node main "j did not move to the next node"
 key k
 expect_eq sel_node top "k did not move back"
+key Down
+expect_eq sel_node main "Down did not move to the next node"
+key Up
+expect_eq sel_node top "Up did not move back"
 key G
 expect_eq sel_node "$lastnode" "G did not move to the last node"
 key g
@@ -311,7 +318,7 @@ key PgDn
 expect_eq sel_node "$lastnode" "PgDn did not move a page down (to the last node of this short list)"
 key PgUp
 expect_eq sel_node top "PgUp did not move a page up"
-# h l (and - + = Left Right): collapse and expand the node under the cursor (top: open, main under).
+# h l (and - = Left Right +): collapse and expand the node under the cursor (top: open, main under).
 for ((i = 0; i < 10; i++)); do key Up; done
 wait_eq sel_node top || fail "Up did not get the cursor to top"
 shown_main() { screen | grep -Ec '[▾▸·] main '; }
@@ -329,6 +336,10 @@ key Left
 expect '▸ top ' "Left did not collapse top"
 key Right
 expect '▾ top ' "Right did not expand top"
+key h
+wait_for '▸ top ' || fail "h did not collapse top (before +)"
+key +
+expect '▾ top ' "+ did not expand top"
 # e E: every node open (no ▸ left); c C: every node closed (no ▾ left).
 key e
 expect_gone '▸' "e did not expand every node"
@@ -359,6 +370,10 @@ second_line=$(src_lines | sed -n 2p | sed -E 's/^ +([0-9.]+% +)*//')
 expect_eq sel_text "$second_line" "j did not move a line down"
 key k
 expect_eq sel_text "$first_line" "k did not move a line up"
+key Down
+expect_eq sel_text "$second_line" "Down did not move a line down"
+key Up
+expect_eq sel_text "$first_line" "Up did not move a line up"
 key End
 expect_eq sel_text "$last_line" "End did not move to the last line"
 key Home
@@ -389,6 +404,10 @@ key j
 expect_eq sel_setup "[x] Total%" "j did not move to Total% in the setup"
 key k
 expect_eq sel_setup "[x] Self%" "k did not move back to Self% in the setup"
+key Down
+expect_eq sel_setup "[x] Total%" "Down did not move to Total% in the setup"
+key Up
+expect_eq sel_setup "[x] Self%" "Up did not move back to Self% in the setup"
 key Enter
 expect '\[ \] Self%' "Enter did not hide Self% in the setup"
 key Space
@@ -420,10 +439,18 @@ key j
 expect_eq where "2-$((h + 1))/$n" "j did not scroll the i page a line"
 key k
 expect_eq where "1-$h/$n" "k did not scroll the i page back"
+key Down
+expect_eq where "2-$((h + 1))/$n" "Down did not scroll the i page a line"
+key Up
+expect_eq where "1-$h/$n" "Up did not scroll the i page back"
 key G
 expect_eq where "$((n - h + 1))-$n/$n" "G did not scroll the i page to its end"
 key g
 expect_eq where "1-$h/$n" "g did not scroll the i page to its start"
+key End
+expect_eq where "$((n - h + 1))-$n/$n" "End did not scroll the i page to its end"
+key Home
+expect_eq where "1-$h/$n" "Home did not scroll the i page to its start"
 key PgDn
 expect_eq where "$((1 + h))-$((2 * h > n ? n : 2 * h))/$n" "PgDn did not scroll the i page a page"
 key PgUp
@@ -526,6 +553,17 @@ key Tab
 expect "event 3/3: ${ev[2]} " "Tab did not go on to the third event (${ev[2]})"
 key q
 wait_for 'PERFTOP-EXITED:0' && ok || bad "q did not exit 0 (three events)"
+tm kill-session -t t
+
+# --- i live: the session information page (a binding of its own, the replay's is above) ---------
+tm new-session -d -s t -x 140 -y 30 "$pt -d 0.5 -- $fixture 60; echo PERFTOP-EXITED:\$?; sleep 60"
+wait_for " leaf_a +$dso" 300 || fail "no leaf_a row in the live view"
+key i
+expect 'perftop — session information' "i did not open the session information page (live)"
+key Escape
+expect_gone 'session information' "Esc did not close the session information page"
+key q
+wait_for 'PERFTOP-EXITED:0' && ok || bad "q did not exit 0 (live)"
 
 echo "$checks passed, $fails failed"
 [ "$fails" = 0 ]
