@@ -38,3 +38,11 @@ perftop_unit_test(test_annotate_view SOURCES ui/test_annotate_view.c
 # table_offcpu_80x24.txt, table_wall_*_100x30.txt, flame_offcpu_80x24.txt).
 perftop_unit_test(test_offcpu_view SOURCES ui/test_offcpu_view.c
   LIBS perftop_ui perftop_model perftop_util ARGS ${CMAKE_CURRENT_SOURCE_DIR}/ui/golden)
+# Every key the other terminal tests leave out (aliases, upper-case keys, F1 F3 F4 F5 F10, the moves
+# of the flame graph, function, annotate, setup and i views, the mouse's wheel, double click and
+# bar, m), each checked by its effect on the real perftop replaying perf record's files of the drill
+# and C++ fixtures in tmux.
+add_test(NAME ui_keys_tmux
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ui/test_keys_tmux.sh $<TARGET_FILE:perftop>
+          $<TARGET_FILE:drill_fixture> ${CMAKE_CURRENT_SOURCE_DIR}/names/cxx_fixture.cc)
+set_tests_properties(ui_keys_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 RESOURCE_LOCK perf)
