@@ -9,21 +9,28 @@ command -v zsh >/dev/null || { echo "SKIP: zsh is not installed"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cp "$comp" "$dir/_perftop"
-# complete TEXT: what the line reads after TEXT<Tab> in an interactive zsh.
+# complete TEXT WANT: whether the line reads WANT after TEXT<Tab> in an interactive zsh. The zsh
+# is read until WANT shows or 60 s pass (a hang): compinit and the completion take a second or
+# more on a loaded machine, so no fixed wait decides. The Tab goes only after the shell has
+# answered a marker, so that compinit has run by then.
 complete() {
-	timeout 20 zsh -f -c '
+	timeout 90 zsh -f -c '
 		zmodload zsh/zpty
 		zpty z zsh -f -i
 		zpty -w z "PS1=\"> \"; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D"
-		zpty -w z "bindkey \"^I\" complete-word"
-		sleep 1
+		zpty -w z "bindkey \"^I\" complete-word; print READY\$((6*7))"
+		local all="" chunk t=$SECONDS
+		while (( SECONDS - t < 60 )) && [[ $all != *READY42* ]]; do
+			zpty -r -t z chunk && all+=$chunk || sleep 0.1
+		done
 		zpty -w -n z "$2"$'\''\t'\''
-		sleep 2
-		local all="" chunk
-		while zpty -r -t z chunk; do all+=$chunk; done
+		all=""
+		while (( SECONDS - t < 60 )) && [[ ${all//$'\''\r'\''/} != *"$3"* ]]; do
+			zpty -r -t z chunk && all+=$chunk || sleep 0.1
+		done
 		zpty -d z
-		print -r -- "$all"' zsh "$dir" "$1" | tr -d '\r'
+		[[ ${all//$'\''\r'\''/} == *"$3"* ]]' zsh "$dir" "$1" "$2"
 }
-complete 'perftop --sel' | grep -aq 'perftop --select-event' || { echo "FAIL: --sel did not complete to --select-event"; exit 1; }
-complete 'perftop --call-graph dw' | grep -aq 'perftop --call-graph dwarf' || { echo "FAIL: --call-graph dw did not complete to dwarf"; exit 1; }
+complete 'perftop --sel' 'perftop --select-event' || { echo "FAIL: --sel did not complete to --select-event"; exit 1; }
+complete 'perftop --call-graph dw' 'perftop --call-graph dwarf' || { echo "FAIL: --call-graph dw did not complete to dwarf"; exit 1; }
 echo ok
