@@ -7,6 +7,7 @@ names and binaries that come and go (short processes recorded system-wide with c
 unnamed addresses, comms and binaries), frame-pointer and DWARF (where unwinding reads the files).
 
 usage: test_replay_names.py PERFTOP PERFTOP_ASAN"""
+import json
 import os
 import re
 import subprocess
@@ -29,6 +30,22 @@ perf_record(["-a", "-g", "-e", "cpu-clock", "-F", "999"], data, churn)
 dwarf = os.path.join(d, "churn-dwarf.data")
 perf_record(["-a", "--call-graph", "dwarf,4096", "-e", "cpu-clock", "-F", "499"], dwarf,
             ["sh", "-c", churn[2].replace("seq 200", "seq 100")])
+
+
+
+def row_diff(x, y):
+    """The rows of two windows' JSON that differ, without compaction and with it."""
+    try:
+        wx, wy = json.loads(x), json.loads(y)
+    except json.JSONDecodeError:
+        return f"\n{x[:400]}\n{y[:400]}"
+    rows = [{(r.get("comm"), r.get("pid"), r.get("dso"), r.get("sym"), r.get("srcline")): r
+             for r in w.get("rows", [])} for w in (wx, wy)]
+    out = [f"{k}: {rows[0].get(k)} | {rows[1].get(k)}" for k in sorted(set(rows[0]) | set(rows[1]), key=str)
+           if rows[0].get(k) != rows[1].get(k)]
+    head = {k: (wx.get(k), wy.get(k)) for k in set(wx) | set(wy) if k != "rows" and wx.get(k) != wy.get(k)}
+    return f"{head} " + "; ".join(out[:8])
+
 
 env = dict(os.environ)
 for data, sort in ((data, "dso,sym"), (data, "comm,pid,dso,sym,srcline"), (dwarf, "dso,sym")):
@@ -58,6 +75,6 @@ for data, sort in ((data, "dso,sym"), (data, "comm,pid,dso,sym,srcline"), (dwarf
         a, b = plain.stdout.splitlines(), comp.stdout.splitlines()
         for i, (x, y) in enumerate(zip(a, b)):
             if x != y:
-                fail(f"window {i} differs with compaction:\n{x[:400]}\n{y[:400]}")
+                fail(f"window {i} differs with compaction: {row_diff(x, y)}")
         fail(f"{len(a)} windows without compaction, {len(b)} with")
 print("ok: the same output with the names compacted")
