@@ -7,21 +7,36 @@
   - -p A,B: two spinners at once: -s pid shows both pids and no other;
   - -C LIST: a spinner pinned (sched_setaffinity) to one CPU and another to a second CPU; -C FIRST -s
     pid shows the first and not the second, and perf script on the recording (-o) finds every sample
-    on that CPU (on a one-CPU machine only the first half can be done, and the test says so);
+    on that CPU; the second spinner needs a second CPU, so "leaving out the other CPU" is a part of
+    its own (PART cpu-leaves-out-other, its own ctest test, which skips where
+    /sys/devices/system/cpu/online and the test's affinity give one CPU);
   - a command's children: sh -c 'spinner & spinner; wait': the work is in two children sh forked and
     exec'd, and both show up (two pids with spinner_work, comm spinner).
 
-usage: test_targets.py PERFTOP FIXTURE_DIR"""
+usage: test_targets.py PERFTOP FIXTURE_DIR [cpu-leaves-out-other]"""
 import os
 import subprocess
 import sys
 import tempfile
 import time
 from e2elib import fail, passed, run_json
-from perfprobe import need_tool
+from perfprobe import need_tool, skip
 
 spinner = os.path.join(sys.argv[2], "spinner")
+part = sys.argv[3] if len(sys.argv) > 3 else None
+if part not in (None, "cpu-leaves-out-other"):
+    fail(f"no part {part!r}: cpu-leaves-out-other or none")
 checks = 0
+
+
+def cpus_here():
+    """The CPUs this test can pin to: online (the kernel's list) and in its affinity mask."""
+    with open("/sys/devices/system/cpu/online") as f:
+        online = set()
+        for span in f.read().strip().split(","):
+            lo, _, hi = span.partition("-")
+            online.update(range(int(lo), int(hi or lo) + 1))
+    return sorted(online & os.sched_getaffinity(0)), sorted(online)
 
 
 def spin(secs, late_ms=None, cpu=None):
@@ -52,6 +67,46 @@ def field_rows(snaps, key):
             out[k] = out.get(k, 0.0) + r["self"]
     return out
 
+
+# -C: a CPU's samples only (and, as its own part, not those of a spinner on another CPU)
+def cpu_part(other):
+    global checks
+    cpus, online = cpus_here()
+    if other and len(cpus) < 2:
+        skip(f"one CPU to pin to (online {online}, affinity {sorted(os.sched_getaffinity(0))}): "
+             "no other CPU whose spinner -C could leave out")
+    need_tool("perf")
+    with tempfile.TemporaryDirectory(prefix="perftop-cpu-") as d:
+        rec = os.path.join(d, "c.data")
+        a = spin(3, cpu=cpus[0])
+        b = spin(3, cpu=cpus[1]) if other else None
+        try:
+            snaps, _ = run_json(["-C", str(cpus[0]), "-s", "pid", "-n", "2", "-d", "0.5", "-o", rec])
+        finally:
+            stop(*[x for x in (a, b) if x])
+        pids = {}
+        for s in snaps:
+            for r in s["rows"]:
+                pids[r["pid"]] = pids.get(r["pid"], 0.0) + r["self"]
+        on = subprocess.run(["perf", "script", "-i", rec, "-F", "cpu"], capture_output=True,
+                            text=True, timeout=120).stdout.split()
+        seen = {int(c.strip("[]")) for c in on}
+    print(f"-C {cpus[0]}: Self% by pid {sorted(pids.items(), key=lambda kv: -kv[1])[:4]}; "
+          f"CPUs of the recording's {len(on)} samples: {sorted(seen)}")
+    if a.pid not in pids or seen != {cpus[0]}:
+        fail(f"-C {cpus[0]}: the spinner pinned there ({a.pid}) should be in {pids}, and the samples "
+             f"on CPU {cpus[0]} only: {sorted(seen)}")
+    checks += 2
+    if other:
+        if b.pid in pids:
+            fail(f"-C {cpus[0]}: the spinner pinned to CPU {cpus[1]} ({b.pid}) is in the rows: {pids}")
+        print(f"-C {cpus[0]}: the spinner pinned to CPU {cpus[1]} ({b.pid}) is left out")
+        checks += 1
+
+
+if part == "cpu-leaves-out-other":
+    cpu_part(True)
+    passed(checks)
 
 # -t: the late thread alone
 p = spin(3, late_ms=200)
@@ -88,36 +143,7 @@ if set(pids) != {a.pid, b.pid} or min(pids.values()) < 10:
     fail(f"-p {a.pid},{b.pid}: rows of pids {pids}")
 checks += 1
 
-# -C: a CPU's samples only
-cpus = sorted(os.sched_getaffinity(0))
-need_tool("perf")
-with tempfile.TemporaryDirectory(prefix="perftop-cpu-") as d:
-    rec = os.path.join(d, "c.data")
-    a = spin(3, cpu=cpus[0])
-    b = spin(3, cpu=cpus[1]) if len(cpus) > 1 else None
-    try:
-        snaps, _ = run_json(["-C", str(cpus[0]), "-s", "pid", "-n", "2", "-d", "0.5", "-o", rec])
-    finally:
-        stop(*[x for x in (a, b) if x])
-    pids = {}
-    for s in snaps:
-        for r in s["rows"]:
-            pids[r["pid"]] = pids.get(r["pid"], 0.0) + r["self"]
-    on = subprocess.run(["perf", "script", "-i", rec, "-F", "cpu"], capture_output=True, text=True,
-                        timeout=120).stdout.split()
-    seen = {int(c.strip("[]")) for c in on}
-print(f"-C {cpus[0]}: Self% by pid {sorted(pids.items(), key=lambda kv: -kv[1])[:4]}; "
-      f"CPUs of the recording's {len(on)} samples: {sorted(seen)}")
-if a.pid not in pids or seen != {cpus[0]}:
-    fail(f"-C {cpus[0]}: the spinner pinned there ({a.pid}) should be in {pids}, and the samples on "
-         f"CPU {cpus[0]} only: {sorted(seen)}")
-checks += 2
-if b:
-    if b.pid in pids:
-        fail(f"-C {cpus[0]}: the spinner pinned to CPU {cpus[1]} ({b.pid}) is in the rows: {pids}")
-    checks += 1
-else:
-    print("note: one CPU here: the spinner on another CPU cannot be left out")
+cpu_part(False)
 
 # a command's children: the work is in two processes sh forks and execs
 snaps, _ = run_json(["-s", "comm,pid,sym", "-d", "0.5", "--", "sh", "-c",

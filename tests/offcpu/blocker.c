@@ -24,8 +24,13 @@
  * would mix it with its own output).
  * --wait-signal: the threads run their loops untimed ("warm-up") and the program prints
  * "ready PID" until SIGUSR1 comes; then it prints "started" and the timed phase runs SECONDS.
- * A test attaches a profiler mid-run, then starts the phase it compares. Without it the timed
- * phase is the whole run. Built -O2 -g -fno-omit-frame-pointer; the functions are noipa (no clone
+ * A test attaches a profiler mid-run, then starts the phase it compares. The warm-up waits the
+ * same ways inside functions of their own (warmup_sleep, warmup_sync, warmup_lock, warmup_hold,
+ * warmup_spin):
+ * a live profiler's windows are cut when it has taken the records in, which may be well after
+ * they were written, so no window boundary can split the timed phase from what came before it;
+ * with the names apart, every block of a timed function is of the timed phase, whatever window
+ * it lands in. Without --wait-signal the timed phase is the whole run. Built -O2 -g -fno-omit-frame-pointer; the functions are noipa (no clone
  * renames them) and do something after their blocking call (a tail jump would take them off the
  * stack).
  */
@@ -171,8 +176,34 @@ NOINLINE void hold_lock(void)
 	KEEP_FRAME();
 }
 
+/* The warm-up's waits (--wait-signal): the timed functions' twins, under names of their own. */
+NOINLINE void warmup_sleep(void)
+{
+	nap(10);
+	KEEP_FRAME();
+}
+
+NOINLINE void warmup_sync(void)
+{
+	static char buf[4096];
+	write_sync(sync_fd, buf, sizeof(buf), 0);
+	KEEP_FRAME();
+}
+
+NOINLINE void warmup_lock(void)
+{
+	take_release(&lock);
+	KEEP_FRAME();
+}
+
+NOINLINE void warmup_hold(void)
+{
+	nap(30);
+	KEEP_FRAME();
+}
+
 /* Spins until the phase it was called in ends. */
-NOINLINE void spin_work(int ph)
+static inline __attribute__((always_inline)) void spin_until(int ph)
 {
 	unsigned long x = 1;
 	while (atomic_load_explicit(&phase, memory_order_relaxed) == ph)
@@ -181,16 +212,29 @@ NOINLINE void spin_work(int ph)
 	sink = x;
 }
 
+NOINLINE void spin_work(int ph)
+{
+	spin_until(ph);
+}
+
+NOINLINE void warmup_spin(int ph)
+{
+	spin_until(ph);
+}
+
 /* The thread's clocks and counts at the start of its timed phase, once. */
 static void start_timed(int t)
 {
 	if (tst[t].started)
 		return;
 	tst[t].started = 1;
-	tst[t].s0 = all_switches();
 	tst[t].d0 = run_delay_ns();
 	tst[t].t0 = clock_ns(CLOCK_MONOTONIC);
 	tst[t].c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	/* The switches are counted last here and first in leave(): a switch while the schedstat file
+	 * is read (open, read, close: each a point where the thread may be switched out) is none of
+	 * the timed functions', so it stays out of the count that perftop's blocks are held to. */
+	tst[t].s0 = all_switches();
 }
 
 /* The phase this thread is in now; the first time it sees the timed phase its clocks start. */
@@ -205,17 +249,17 @@ static int enter(int t)
 static void leave(int t)
 {
 	start_timed(t); /* stopped before it ever saw the timed phase: an empty one */
+	tst[t].s1 = all_switches();
 	tst[t].t1 = clock_ns(CLOCK_MONOTONIC);
 	tst[t].c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	tst[t].d1 = run_delay_ns();
-	tst[t].s1 = all_switches();
 }
 
-/* Calls fn (timed when the phase is the timed one). */
-#define CALL(f, ph, ...)                                                                   \
+/* Calls the timed function (timed) in the timed phase, its warm-up twin before it. */
+#define CALL(f, ph, warmup, ...)                                                           \
 	do {                                                                               \
 		if ((ph) != PH_TIMED) {                                                    \
-			__VA_ARGS__;                                                       \
+			warmup;                                                            \
 			break;                                                             \
 		}                                                                          \
 		long v0 = voluntary_switches();                                            \
@@ -244,7 +288,7 @@ static void *sleeper(void *arg)
 	(void)arg;
 	start_thread(T_SLEEPER);
 	for (int ph; (ph = enter(T_SLEEPER)) != PH_STOP;)
-		CALL(FN_SLEEP, ph, sleep_wait());
+		CALL(FN_SLEEP, ph, warmup_sleep(), sleep_wait());
 	leave(T_SLEEPER);
 	return NULL;
 }
@@ -254,7 +298,7 @@ static void *syncer(void *arg)
 	(void)arg;
 	start_thread(T_SYNCER);
 	for (int ph; (ph = enter(T_SYNCER)) != PH_STOP;)
-		CALL(FN_SYNC, ph, sync_wait());
+		CALL(FN_SYNC, ph, warmup_sync(), sync_wait());
 	leave(T_SYNCER);
 	return NULL;
 }
@@ -269,7 +313,7 @@ static void *holder(void *arg)
 	for (int ph; (ph = enter(T_HOLDER)) != PH_STOP;) {
 		pthread_mutex_lock(&lock);
 		sem_post(&locked);
-		CALL(FN_HOLD, ph, hold_lock());
+		CALL(FN_HOLD, ph, warmup_hold(), hold_lock());
 		pthread_mutex_unlock(&lock);
 		while (sem_wait(&taken) != 0)
 			;
@@ -289,7 +333,7 @@ static void *locker(void *arg)
 		int ph = enter(T_LOCKER);
 		if (ph == PH_STOP)
 			break;
-		CALL(FN_LOCK, ph, lock_wait());
+		CALL(FN_LOCK, ph, warmup_lock(), lock_wait());
 		sem_post(&taken);
 	}
 	leave(T_LOCKER);
@@ -302,7 +346,7 @@ static void *spinner(void *arg)
 	(void)arg;
 	start_thread(T_SPINNER);
 	for (int ph; (ph = enter(T_SPINNER)) != PH_STOP;)
-		CALL(FN_SPIN, ph, spin_work(ph));
+		CALL(FN_SPIN, ph, warmup_spin(ph), spin_work(ph));
 	leave(T_SPINNER);
 	return NULL;
 }

@@ -4,7 +4,7 @@
  * For every compile unit of (a) the inline fixtures (DWARF 5 as the compiler emits by default, and
  * the same source built -gdwarf-2/3/4), (b) libc.so.6 through its separate debug file (libc6-dbg),
  * (c) a libpython3 with DWARF, found at run time whatever python3 is first on PATH (findpy.h: the
- *     first on PATH's, else pyenv's; a note says so when the machine has none, as plain Debian):
+ *     first on PATH's, else pyenv's):
  * for every row address of libdw's table, the address one past it, one before it and the midpoint to
  * the next row, linetab_line must give what dwarf_getsrc_die + dwarf_linesrc + dwarf_lineno give
  * (the file's basename and the line, or nothing for both); and for every file index (and one past
@@ -12,7 +12,12 @@
  * (libdw answers for it in srcinfo); it must not be one libdw decodes when all the checked binaries
  * are plain gcc output, so the count of those is required to be 0 too.
  *
- * usage: test_linetab (fixture paths compiled in)
+ * (b) and (c) are parts of their own, each its own ctest test, that skip (77) where the machine lacks
+ * what they read: test_linetab libc (test_linetab_libc) where libc6-dbg's debug file for this libc
+ * is not at /usr/lib/debug/.build-id/xx/yyyy.debug, test_linetab libpython (test_linetab_libpython)
+ * where no libpython3 found here has DWARF (Debian's has none, nor a debug file for it).
+ *
+ * usage: test_linetab [libc | libpython] (fixture paths compiled in)
  */
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
@@ -169,30 +174,83 @@ static bool has_dwarf(const char *path)
 	return ok;
 }
 
-int main(void)
+/* Where libc6-dbg puts the debug file of the libc at path: /usr/lib/debug/.build-id/xx/yyyy.debug of
+ * its build-id, into out; false when libdw finds no build-id in it. */
+static bool build_id_debug_path(const char *path, char *out, size_t cap)
 {
-	static const char *fixtures[] = { INLINE_FIXTURE_PATH, OTHER_FIXTURE_PATH, DW2_FIXTURE_PATH,
-					  DW3_FIXTURE_PATH, DW4_FIXTURE_PATH };
-	for (size_t i = 0; i < sizeof(fixtures) / sizeof(*fixtures); i++)
-		CHECK(check_binary(fixtures[i]) > 0);
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+	Dwfl_Module *m = dwfl ? dwfl_report_offline(dwfl, "", path, -1) : NULL;
+	if (dwfl)
+		dwfl_report_end(dwfl, NULL, NULL);
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = m ? dwfl_module_build_id(m, &bits, &vaddr) : -1;
+	if (n > 1) {
+		size_t o = (size_t)snprintf(out, cap, "/usr/lib/debug/.build-id/%02x/", bits[0]);
+		for (int i = 1; i < n && o + 3 < cap; i++)
+			o += (size_t)snprintf(out + o, cap - o, "%02x", bits[i]);
+		snprintf(out + o, cap > o ? cap - o : 0, ".debug");
+	}
+	if (dwfl)
+		dwfl_end(dwfl);
+	return n > 1;
+}
+
+/* libc.so.6 through its separate debug file (libc6-dbg); 77 where that file is not here. */
+static int libc_part(void)
+{
 	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
-	if (access(libc, R_OK) == 0)
-		CHECK(check_binary(libc) > 100);  /* its debug file: libc6-dbg */
-	else
-		printf("note: no %s, skipped\n", libc);
-	/* A libpython with DWARF (pyenv's builds have it; Debian's has none, nor a debug file for it):
-	 * the first found, the python3 first on PATH's before the others (findpy.h). */
+	char dbg[512];
+	if (!build_id_debug_path(libc, dbg, sizeof(dbg))) {
+		printf("SKIP: %s has no build-id: no libc6-dbg debug file to find for it\n", libc);
+		return 77;
+	}
+	if (access(dbg, R_OK) != 0) {
+		/* the Makefile's PACKAGES installs it */
+		printf("SKIP: libc6-dbg is not installed (no %s for %s)\n", dbg, libc);
+		return 77;
+	}
+	CHECK(check_binary(libc) > 100);
+	return 0;
+}
+
+/* A libpython with DWARF (pyenv's builds have it; Debian's has none, nor a debug file for it): the
+ * first found, the python3 first on PATH's before the others (findpy.h); 77 where there is none. */
+static int libpython_part(void)
+{
 	static struct findpy fp;  /* 512 KiB: not on the stack */
 	findpy_collect(&fp);
 	int py = -1;
 	for (int i = 0; i < fp.n && py < 0; i++)
 		if (has_dwarf(fp.path[i]))
 			py = i;
-	if (py >= 0)
-		CHECK(check_binary(fp.path[py]) > 0);
-	else
-		printf("note: none of the %d libpython3 libraries found here has DWARF (pyenv's would): "
-		       "no libpython compared\n", fp.n);
+	if (py < 0) {
+		printf("SKIP: none of the %d libpython3 libraries found here has DWARF (pyenv's would)\n",
+		       fp.n);
+		return 77;
+	}
+	CHECK(check_binary(fp.path[py]) > 0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *part = argc > 1 ? argv[1] : "";
+	if (strcmp(part, "libc") == 0) {
+		if (libc_part() == 77)
+			return 77;
+	} else if (strcmp(part, "libpython") == 0) {
+		if (libpython_part() == 77)
+			return 77;
+	} else if (part[0]) {
+		fprintf(stderr, "usage: test_linetab [libc | libpython]\n");
+		return 2;
+	} else {
+		static const char *fixtures[] = { INLINE_FIXTURE_PATH, OTHER_FIXTURE_PATH,
+						  DW2_FIXTURE_PATH, DW3_FIXTURE_PATH, DW4_FIXTURE_PATH };
+		for (size_t i = 0; i < sizeof(fixtures) / sizeof(*fixtures); i++)
+			CHECK(check_binary(fixtures[i]) > 0);
+	}
 	printf("total: %llu CUs, %llu addresses, %llu file indices compared; %llu differences; "
 	       "%llu CUs left to libdw\n",
 	       (unsigned long long)n_cus, (unsigned long long)n_addrs, (unsigned long long)n_files,
