@@ -27,7 +27,8 @@
 
 struct pend {
 	struct pend *prev, *next; /* switch-out order: head is the oldest */
-	uint64_t out_time;        /* the switch-out sample (the tracepoint's time): the block's start */
+	uint64_t out_time;        /* the switch-out sample (the tracepoint's time) */
+	uint64_t rec_out;         /* the switch-out record's time, 0 before it comes */
 	uint64_t start;           /* the block's start, once its first part is out (pend_begin) */
 	uint64_t mark;            /* where the time not yet emitted starts: the start, or the last piece's end */
 	size_t bytes;             /* what this allocation counts in oc->bytes */
@@ -166,18 +167,19 @@ static void pend_drop(struct offcpu *oc, struct pend *p, uint64_t *counter)
 	pend_free(oc, p);
 }
 
-/* Fixes the block's start before its first part goes out: the switch-out sample's time (the
- * tracepoint's, taken before its call chain), whatever ends the block. The switch-out record comes
- * after the sample's call chain, which under load took tens of microseconds a switch (18 us on
- * average in one recording): a block started there lost that much against the kernel's own
- * run-queue wait, 5-30% of a preempted thread's waits. The switch-in record that ends a per-task
- * block comes a few microseconds after the switch (the thread's events are scheduled in first),
- * close to what the tracepoint lags the start of the switch by. */
-static void pend_begin(struct pend *p)
+/* Fixes the block's start before its first part goes out. Its two ends are taken from marks of
+ * the same kind, so that what each mark lags the switch by cancels out: the switch-out sample
+ * (the tracepoint, before its call chain is taken) when the end is a sched_switch sample naming
+ * the thread as next_pid, as perf sched timehist pairs them; else the switch-out record, written
+ * once the sample is out and right before the switch, when the end is a switch-in record (written
+ * after the switch, once the thread's events are scheduled in), an exit or a refresh. */
+static void pend_begin(struct pend *p, bool sample_end, uint64_t end)
 {
 	if (p->emitted)
 		return;
 	p->start = p->out_time;
+	if (!sample_end && p->rec_out && p->rec_out <= end)
+		p->start = p->rec_out;
 	p->mark = p->start;
 }
 
@@ -199,10 +201,10 @@ static void emit_part(struct offcpu *oc, struct pend *p, uint64_t end, offcpu_em
 /* The block ends at t (a switch-in, an exit): its last part out, or dropped when too short. A time
  * before the last piece's end (a flush ran ahead of records still to come) ends it there: what was
  * emitted cannot be taken back. */
-static void pend_close(struct offcpu *oc, struct pend *p, uint64_t t, offcpu_emit_fn emit,
-		       void *ctx)
+static void pend_close(struct offcpu *oc, struct pend *p, uint64_t t, bool sample_end,
+		       offcpu_emit_fn emit, void *ctx)
 {
-	pend_begin(p);
+	pend_begin(p, sample_end, t);
 	if (t < p->mark)
 		t = p->mark;
 	uint64_t total = t - p->start;
@@ -216,11 +218,12 @@ static void pend_close(struct offcpu *oc, struct pend *p, uint64_t t, offcpu_emi
 	pend_free(oc, p);
 }
 
-static void switch_in(struct offcpu *oc, uint32_t tid, uint64_t t, offcpu_emit_fn emit, void *ctx)
+static void switch_in(struct offcpu *oc, uint32_t tid, uint64_t t, bool sample_end,
+		      offcpu_emit_fn emit, void *ctx)
 {
 	struct pend *p = table_find(oc, tid);
 	if (p)
-		pend_close(oc, p, t, emit, ctx);
+		pend_close(oc, p, t, sample_end, emit, ctx);
 }
 
 /* Bytes of r worth keeping: all but its raw fields when they are the trailing data's last part. */
@@ -303,7 +306,7 @@ static void switch_out(struct offcpu *oc, const struct rec *r, offcpu_emit_fn em
 		return;
 	/* The same switch brings next_pid in: its block ends here. */
 	if (raw_field(r, oc->o.next_pid_off, oc->o.next_pid_size, &v) && v > 0 && v <= UINT32_MAX)
-		switch_in(oc, (uint32_t)v, r->time, emit, ctx);
+		switch_in(oc, (uint32_t)v, r->time, true, emit, ctx);
 	if (r->tid == 0)
 		return;
 	struct pend *old = table_find(oc, r->tid);
@@ -319,14 +322,17 @@ static void switch_out(struct offcpu *oc, const struct rec *r, offcpu_emit_fn em
 static void switch_rec(struct offcpu *oc, const struct rec *r, offcpu_emit_fn emit, void *ctx)
 {
 	if (!r->u.sw.out) {
-		switch_in(oc, r->tid, r->time, emit, ctx);
+		switch_in(oc, r->tid, r->time, false, emit, ctx);
 		return;
 	}
 	/* The switch-out record follows its sched_switch sample: where the raw state is unknown, it
-	 * tells a preemption from a sleep. */
+	 * tells a preemption from a sleep; its time is the start of a block that a switch-in record
+	 * ends (pend_begin). */
 	struct pend *p = table_find(oc, r->tid);
 	if (p && !p->state_known && r->u.sw.preempt)
 		p->state = OFFCPU_R_PREEMPTED;
+	if (p && !p->emitted && !p->rec_out && r->time >= p->out_time)
+		p->rec_out = r->time;
 }
 
 /* A lost-records gap may have hidden the switch-ins of every block pending since before it. */
@@ -383,7 +389,7 @@ void offcpu_feed(struct offcpu *oc, const struct rec *r, offcpu_emit_fn emit, vo
 		switch_rec(oc, r, emit, ctx);
 		return;
 	case REC_EXIT:
-		switch_in(oc, r->tid, r->time, emit, ctx);
+		switch_in(oc, r->tid, r->time, false, emit, ctx);
 		break;
 	case REC_LOST:
 	case REC_LOST_SAMPLES:
@@ -398,7 +404,7 @@ void offcpu_feed(struct offcpu *oc, const struct rec *r, offcpu_emit_fn emit, vo
 void offcpu_flush(struct offcpu *oc, uint64_t now, offcpu_emit_fn emit, void *ctx)
 {
 	for (struct pend *p = oc->head; p; p = p->next) {
-		pend_begin(p);
+		pend_begin(p, false, now);
 		if (now <= p->mark || now - p->start < oc->o.min_block_ns ||
 		    now - p->mark < oc->o.piece_ns)
 			continue;

@@ -14,12 +14,14 @@
  * nanoseconds (or of a piece of it, see offcpu_flush), time = the end of that time, and
  * rec_sample.block_ns / block_state / block_begins set (record.h).
  *
- * A block starts at its switch-out sample (the sched_switch tracepoint, taken before the sample's
- * call chain) and ends at the sample naming the thread as next_pid (per CPU: tracepoint to
- * tracepoint, as perf sched timehist measures) or at its switch-in record (per task, where the
- * kernel gives no tracepoint at the switch-in; or a wakeup on an idle CPU). The switch-out record
- * is not a start: it comes after the sample's call chain, tens of microseconds a switch under load,
- * which the kernel's own run-queue wait does not leave out.
+ * A block's two ends are marks of the same kind, so that what each lags the switch by cancels out:
+ * a block that a sched_switch sample ends (per CPU: the sample naming the thread as next_pid)
+ * starts at the switch-out sample, tracepoint to tracepoint as perf sched timehist measures; one
+ * that a switch-in record ends (per task, where the kernel gives no tracepoint at the switch-in;
+ * or a switch away from an idle CPU) starts at the switch-out record (PERF_RECORD_SWITCH with
+ * MISC_SWITCH_OUT), record to record. Each record comes some microseconds after its tracepoint
+ * (the sample's call chain is taken in between, and at the switch-in the thread's events are
+ * scheduled in first).
  *
  * Accounting rules (the issue's "correct accounting"):
  *  - times are the records' (the kernel's clock), never the process's own; offcpu_flush takes

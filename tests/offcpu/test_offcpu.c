@@ -276,16 +276,15 @@ static void test_states_of_blocks(void)
 	offcpu_feed(oc, mk_switch(&b, 14, 3020, false, false, false), collect, &s);
 	CHECK_EQ_U64(s.n, 2);
 	if (s.n == 2) {
-		/* each block starts at its switch-out sample (1000, 1020), not its record (1010, 1030):
-		 * the record comes after the sample's call chain, which the kernel's run-queue wait
-		 * does not leave out */
-		check_block(s.r[0], 13, 0x3000, 1000, 2000, 1000, OFFCPU_R_PREEMPTED, true);
-		check_block(s.r[1], 14, 0x4000, 2000, 3020, 2000, OFFCPU_S, true);
+		/* each block starts at its switch-out record (1010, 1030), not its sample */
+		check_block(s.r[0], 13, 0x3000, 990, 2000, 990, OFFCPU_R_PREEMPTED, true);
+		check_block(s.r[1], 14, 0x4000, 1990, 3020, 1990, OFFCPU_S, true);
 	}
 	sink_clear(&s);
 	offcpu_free(oc);
 
-	/* a switch-out record does not move the block's start, before a piece or after it */
+	/* a switch-out record after a piece does not move the block's start (what was emitted
+	 * stays); one before it does */
 	o = known_layout();
 	o.piece_ns = 0;
 	oc = offcpu_new(&o);
@@ -525,8 +524,8 @@ static void test_next_pid(void)
 	CHECK_EQ_U64(s.n, 2);
 	sink_clear(&s);
 
-	/* a block that a next_pid sample ends starts at its switch-out sample (5000), not at its
-	 * switch-out record (5010), tracepoint to tracepoint as perf sched timehist pairs */
+	/* like marks: a block that a next_pid sample ends starts at its switch-out sample (1000), not
+	 * at its switch-out record (1010), tracepoint to tracepoint as perf sched timehist pairs */
 	offcpu_feed(oc, mk_out(&b, 74, 5000, 0x1, 0, 0xc500), collect, &s);
 	offcpu_feed(oc, mk_switch(&b, 74, 5010, true, false, false), collect, &s);
 	offcpu_feed(oc, mk_out(&b, 75, 7000, 0x1, 74, 0xc600), collect, &s);
@@ -664,7 +663,7 @@ static void test_pass_through(void)
 	size_t j = 0;
 	for (size_t i = 0; i < s.n; i++) {
 		if (i == 3) {
-			check_block(s.r[i], 80, 0xf000, 110, 260, 110, OFFCPU_S, true); /* from 150 */
+			check_block(s.r[i], 80, 0xf000, 10, 260, 10, OFFCPU_S, true); /* from 250 */
 			continue;
 		}
 		if (j < nin) {

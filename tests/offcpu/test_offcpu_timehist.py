@@ -16,10 +16,10 @@ and the longest of its stretches off the CPU in the reference.
 
 With -a perftop takes both ends of a block from the sched_switch tracepoint, as timehist does. Per
 task the kernel delivers no tracepoint sample at a switch-in (the task is not running yet), only a
-switch-in record written after the switch, once the task's events are scheduled in; perftop
-measures from the switch-out tracepoint to that record (sampler/offcpu.h). What timehist does not
-count is then the switch itself and the scheduling in of the task's events, 2-3 us a block in this
-VM: for a thread whose blocks last some tens of microseconds
+switch-in record written after the switch, once the task's events are scheduled in; perftop then
+measures from the switch-out record, so that the two records' lags after their tracepoints mostly
+cancel (sampler/offcpu.h). What does not cancel is the switch itself and the scheduling in of the
+task's events, 2-3 us a block in this VM: for a thread whose blocks last some tens of microseconds
 (fdatasync on a fast disk) that is several per cent. Per task, a thread is therefore held to 5% or
 3 us a block, whichever is more. (With -a, perftop's and perf's handlers at one tracepoint take
 their own timestamps, each some microseconds after the other's; the difference of their call chain
