@@ -9,8 +9,8 @@ basename, normalised symbol) and checks both ways:
   - every perftop row at or above MIN_SHARE percent is in perf report within the tolerance;
   - a row that fails either check passes only when an entry of EXPLAINED (below: each with its
     reason) covers it; rows the tools name differently on purpose are paired by PAIRINGS (each
-    with its reason); where perf report has several rows of one name and perftop one (Total), the
-    one must lie between perf's largest and their sum;
+    with its reason); where perf report has several rows of one name and perftop one, its Self
+    must be their sum and its Total lie between perf's largest and their sum;
   - the snapshot's sample count is perf report's (when it covers the whole recording);
   - a comparison that compared fewer rows than asked (min_rows) fails: a comparison of nothing
     passes nothing.
@@ -401,6 +401,12 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
                 lo, hi = a[0], sum(a)
                 pairs.append((k, b[0] if lo <= b[0] <= hi else (lo if b[0] < lo else hi), b[0],
                               f" (perf's {len(a)} rows of it: {lo:.2f}..{hi:.2f}%)"))
+                break
+            if len(b) == 1 < len(a) and key == "self":
+                # perf keeps a row per symbol, perftop one per name: static functions of one name
+                # in one binary (a static inline Py_DECREF of an -O0 build, once in each file
+                # that calls it) are one row of perftop's, whose Self is the sum of perf's rows
+                pairs.append((k, sum(a), b[0], f" (the sum of perf's {len(a)} rows of it)"))
                 break
             if i < len(a) and i < len(b):
                 pairs.append((k, a[i], b[i], ""))

@@ -158,12 +158,17 @@ def check_functions(by_sym, w, tol, what, funcs=None, note="", blocks=None):
     number of checks.
 
     spin_work (off the CPU only when preempted, thousands of short waits in the run queue) is held
-    against the spinner's own off-CPU time within tol or 1% of the run (its run-queue wait as the
-    kernel counts it, schedstat, is printed beside: the two agree to a fraction of a per cent), and
-    its blocks against the spinner's switches (getrusage over its timed phase): every switch of the
-    spinner in the phase is a block of spin_work's, so perftop's blocks are at least the switches
-    but for one at each edge of the phase (a session that covers more than the phase, attached
-    before it or system-wide, has more)."""
+    to its blocks and, from above, to its time. Blocks: every switch of the spinner in its timed
+    phase (getrusage) is a block of spin_work's, so perftop's blocks are at least the switches but
+    for one at each edge of the phase (a session that covers more than the phase, attached before
+    it or system-wide, has more). Time: at most the spinner's own off-CPU time (its run-queue wait
+    as schedstat counts it is printed beside) plus tol or 1% of the run. Not from below: the
+    kernel's clocks start and stop a wait at the run queue's clock, read when __schedule begins,
+    while a block's marks (the sched_switch sample, as perf sched timehist measures too) come
+    after the switch-out's own sample and call chain, tens of microseconds later under load; over
+    thousands of ~100 us preemptions that is 5-25% of the total, and grows with the load, not with
+    any fault of perftop's (seen: 4268 blocks for 4268 switches, 23% short). The timehist test holds
+    the spinner's time to perf's tracepoints, the same marks, within 5%."""
     blocked, _ = sync_blocked(w)
     n = 0
     bad = []
@@ -173,6 +178,8 @@ def check_functions(by_sym, w, tol, what, funcs=None, note="", blocks=None):
         ok, line = close(fn, by_sym.get(fn, 0), ref, tol if big else 0, 0 if big else
                          max(tol * ref, 0.01 * w["phase_ns"]))
         if fn == "spin_work":
+            ok = by_sym.get(fn, 0) <= ref + max(tol * ref, 0.01 * w["phase_ns"])
+            line += "" if ok else " (more than the spinner's own off-CPU time)"
             spinner = w["threads"]["spinner"]
             if spinner.get("run_delay_ns"):
                 line += f"; the kernel's run-queue wait of the spinner {spinner['run_delay_ns'] / 1e6:.1f} ms"
