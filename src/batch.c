@@ -141,7 +141,8 @@ int batch_run(struct session *s, const struct cli *c)
 	signal(SIGPIPE, SIG_IGN);
 	/* A buffer of our own: glibc ignores the size when given none, and takes 4 KiB on a pipe.
 	 * A snapshot up to this size then leaves in one write, so that a profiled command writing to
-	 * the same stdout ("ready" from a workload) lands between snapshots, not inside one's JSON. */
+	 * the same stdout ("ready" from a workload) lands between snapshots, not inside one's JSON;
+	 * only a line longer than the pipe holds can still be cut, where the write waits for room. */
 	static char stdout_buf[1 << 20];
 	setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
 	if (session_replay(s))

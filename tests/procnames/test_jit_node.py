@@ -46,7 +46,11 @@ def check_hot(merged, what, pid=None):
 # write an isolate-*-v8.log into the working directory (the build tree), which nothing here reads
 # (--logfile=/dev/null is no good: this V8 then writes the log to stdout).
 NODE = [node, "--perf-basic-prof", "--no-turbo-inlining", "--no-logfile-per-isolate", "--logfile=+"]
-snaps, _ = run_json(["-n", "3", "-d", "1", "--"] + NODE + [script, "4"])
+# node's own output goes elsewhere: on the stdout it would share with perftop, its "done" lands
+# inside a snapshot's JSON line whenever the line outgrows the pipe (64 KiB, as the JIT's rows do)
+# and perftop's write of it waits for the reader in the middle.
+snaps, _ = run_json(["-n", "3", "-d", "1", "--", "sh", "-c", 'exec "$@" >/dev/null', "sh"] + NODE
+                    + [script, "4"])
 merged = rows(snaps)
 remove_jit_maps(merged)
 check_hot(merged, "command")
