@@ -16,7 +16,9 @@ from perfcompare import check, report_section
 from perfprobe import need_tool
 from pylib import PYSPLIT, SPLIT_SECS, check_split, pythons_of, version_arg
 
-found = pythons_of(version_arg())
+# The first interpreter of the version: the others of it (Debian's, its debug build) are read by
+# test_python_live; this test's subject is the same for each, and the suite's time is bounded.
+found = pythons_of(version_arg())[:1]
 need_tool("perf")
 d = tempfile.mkdtemp(prefix="perftop-pyrec-")
 checks = 0
