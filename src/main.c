@@ -21,6 +21,7 @@
 #include "settings/settings.h"
 #include "symbolize/symbolizer.h"
 #include "ui/tui.h"
+#include "util/crash.h"
 #include "util/util.h"
 
 struct tui_glue {
@@ -358,6 +359,7 @@ int main(int argc, char **argv)
 {
 	struct cli cli;
 	char err[512] = "";
+	crash_report_install();
 	/* The child that fetches one debug file from debuginfod while the view goes on. */
 	if (argc == 3 && strcmp(argv[1], "--debuginfod-fetch") == 0)
 		return symbolizer_fetch_main(argv[2]);

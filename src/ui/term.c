@@ -24,9 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "ui/keycode.h"
+#include "util/crash.h"
 #include "util/util.h"
 
 static SCREEN *screen;
@@ -148,9 +150,16 @@ int term_init(char *err, size_t errlen)
 	 * and prints numbers and must keep the "C" decimal point. */
 	setlocale(LC_CTYPE, "");
 	utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	/* The terminal as it was, for a crash to put back (term_done cannot run in a fault handler):
+	 * cooked mode, the normal screen, the cursor shown, no mouse reports. */
+	struct termios before;
+	int out_fd = tty ? fileno(tty) : STDOUT_FILENO;
+	if (tcgetattr(out_fd, &before) == 0)
+		crash_set_terminal(out_fd, &before, "\033[?1000l\033[?1002l\033[?1006l\033[?25h\033[?1049l");
 	/* newterm, unlike initscr, returns NULL for an unknown TERM instead of exiting. */
 	screen = newterm(NULL, tty ? tty : stdout, tty ? tty : stdin);
 	if (!screen) {
+		crash_set_terminal(-1, NULL, NULL);
 		snprintf(err, errlen, "cannot use terminal type '%s'", t);
 		if (tty)
 			fclose(tty);
@@ -194,6 +203,7 @@ void term_done(void)
 	if (!active)
 		return;
 	active = false;
+	crash_set_terminal(-1, NULL, NULL);
 	curs_set(1);
 	mousemask(0, NULL); /* the terminal's own selection back, even if endwin left it on */
 	endwin();

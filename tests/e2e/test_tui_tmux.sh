@@ -78,6 +78,23 @@ wait_for 'PERFTOP-EXITED:' || fail "Ctrl-C did not end perftop"
 [ "$(tm display -p -t t '#{alternate_on}')" = 0 ] || fail "Ctrl-C left the alternate screen on"
 checks=$((checks + 1))
 
+# A fault (SIGSEGV, here sent from outside so that it comes whatever the code does): the report on
+# stderr names the signal, the terminal is given back (normal screen, cooked mode with echo: a
+# shell after it works), and the exit status is the signal's, as the fault's would be.
+tm kill-server 2>/dev/null
+run=$((run + 1))
+sock=perftop-e2e-$$-$run
+tm new-session -d -s t -x 120 -y 30 "$pt -d 0.5 -- $fixtures/spinner 30; echo PERFTOP-EXITED:\$?; stty -a | tr -s '; ' '\n\n' | grep -xE -- '-?(icanon|echo)' | tr '\n' ' '; echo; sleep 60"
+wait_for 'spinner_(work|main_loop)' || fail "no rows on the fault run"
+pid=$(pgrep -P "$(tm display -p -t t '#{pane_pid}')" -x perftop | head -n1)
+[ -n "$pid" ] || fail "no perftop process under the pane"
+kill -SEGV "$pid"
+wait_for 'PERFTOP-EXITED:139' || fail "a SIGSEGV did not end perftop with status 139"
+[ "$(tm display -p -t t '#{alternate_on}')" = 0 ] || fail "a fault left the alternate screen on"
+wait_for '^icanon echo *$' || fail "a fault left the terminal in raw mode (stty: $(tm capture-pane -p -t t | grep -E 'icanon|echo'))"
+tm capture-pane -p -t t | grep -q 'perftop: crashed: SEGV (signal 11)' || fail "no crash report naming SIGSEGV"
+checks=$((checks + 4))
+
 # The target exits: the view says so and keeps the data until q.
 run_view -d 0.5 -- "$fixtures/spinner" 1.5
 wait_for 'exited' || fail "the view does not say the target exited"
