@@ -159,7 +159,36 @@ PAIRINGS = [
     Pairing("perf 6.1 names a PLT entry whose relocation is IRELATIVE (an ifunc: no symbol, the "
             "addend is the resolver) with an empty name, perftop after the ifunc (strspn@plt)",
             lambda r, o: r[0] == o[0] and r[1] == "@plt" and o[1].endswith("@plt")),
+    Pairing("perf 6.1 does not name the entries of .plt.got (the stubs of functions whose address "
+            "is also taken: jmp *GOT slot of a GLOB_DAT relocation) and prints the address; "
+            "perftop names them NAME@plt, and binutils' objdump names the same address so",
+            lambda r, o: r[0] == o[0] and o[1].endswith("@plt") and
+            re.fullmatch(r"0x[0-9a-f]+", r[1]) is not None and
+            objdump_plt_name(r[0], int(r[1], 16)) == o[1]),
 ]
+
+# Full paths of the dsos met in perftop's snapshots, by the base name rows are compared by (for
+# the checks that read the binary itself).
+_dso_paths = {}
+_objdump_cache = {}
+
+
+def objdump_plt_name(dso, addr):
+    """The label binutils' objdump gives the .plt.got entry at file address addr of the dso
+    (by base name, as seen in a snapshot), or None."""
+    path = _dso_paths.get(dso)
+    if not path or not os.path.isfile(path):
+        return None
+    if (path, addr) not in _objdump_cache:
+        try:
+            out = subprocess.run(["objdump", "-d", "-j", ".plt.got", f"--start-address={addr:#x}",
+                                  f"--stop-address={addr + 1:#x}", path], capture_output=True,
+                                 text=True, timeout=60).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            out = ""
+        m = re.search(r"^0*%x <([^>+]+@plt)>:" % addr, out, re.M)
+        _objdump_cache[(path, addr)] = m.group(1) if m else None
+    return _objdump_cache[(path, addr)]
 
 
 # ---- names --------------------------------------------------------------------------------------
@@ -178,7 +207,9 @@ def sym_key(sym):
     either). An address is one spelling of its number. A C++ parameter list at the end, and what follows it (const, ABI tags), is cut: perf
     prints names without it, a demangler asked for it gives it. " (inlined)" stays: an inline row
     is a row of its own."""
-    s = re.sub(r"@@?[A-Za-z_][\w.]*$", "", (sym or "").strip())
+    s = (sym or "").strip()
+    if not s.endswith("@plt"):   # a PLT stub's name is not a version
+        s = re.sub(r"@@?[A-Za-z_][\w.]*$", "", s)
     if re.fullmatch(r"0x[0-9a-fA-F]+|[0-9a-fA-F]{16}", s):
         # an address: perf prints 0x0000000000001234, or (a callchain entry in no mapping, with
         # --children) 0000000000001234; one number
@@ -361,7 +392,10 @@ def snapshot_rows(snap, sort="dso,sym"):
         if sort == "srcline":
             key = (str(r.get("srcline", "")),)
         else:
-            key = (dso_key(str(r.get("dso", ""))) if sort == "dso,sym" else "", sym_key(str(r.get("sym", ""))))
+            dso = str(r.get("dso", ""))
+            key = (dso_key(dso) if sort == "dso,sym" else "", sym_key(str(r.get("sym", ""))))
+            if dso.startswith("/"):
+                _dso_paths.setdefault(key[0], dso)
         out.append((key, float(r.get("self", 0.0)), float(r.get("total", 0.0))))
     return out
 

@@ -86,8 +86,10 @@ with tempfile.TemporaryDirectory() as d:
             fail(f"replay of {e}: {s['samples']} samples, perf script {counts[e]}")
         for key, children in (("self", False), ("total", True)):
             # rows by address are compared too (code without symbols: the faults of Debian's
-            # stripped mmap module); page faults land in a few places
-            ok, text = compare(s, reports[children][e], key, min_rows=5 if e == "cpu-clock" else 2)
+            # stripped mmap module); page faults land in one or two functions (the page writes
+            # of mmap_ass_subscript: all of them in some runs) and their callers
+            rows = 5 if e == "cpu-clock" else (1 if key == "self" else 2)
+            ok, text = compare(s, reports[children][e], key, min_rows=rows)
             print(f"replay {e} vs perf report: {text}")
             if not ok:
                 fail(f"replay of {e}: {text}")
