@@ -346,17 +346,19 @@ static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, i
 static int open_one(struct sampler_ev *ev, pid_t pid, int cpu, int group_fd)
 {
 	struct perf_event_attr *a = &ev->attr;
-	int member_retries = 3;
+	int member_retries = 40;
 	for (;;) {
 		long fd = sys_perf_event_open(a, pid, cpu, group_fd);
 		if (fd >= 0)
 			return (int)fd;
 		if (errno == EINVAL && group_fd >= 0 && pid != -1 && member_retries-- > 0) {
-			/* A task's member once came back EINVAL under load (a TSan test, a few times in
-			 * hundreds of runs): the kernel refuses a member whose leader's context is not the
-			 * task's at that moment, and a task's context can be swapped with a related
-			 * task's at a context switch. Another try finds them together again. */
-			sched_yield();
+			/* A task's member comes back EINVAL now and then under load (a TSan test, about
+			 * one run in six on a busy 2-CPU machine, three quick retries were not enough):
+			 * the kernel refuses a member whose leader's context is not the task's at that
+			 * moment, and a task's context can be swapped with a related task's at a context
+			 * switch. Tries spaced by a millisecond, 40 ms at most, let the tasks run and
+			 * meet again; a member the kernel refuses for good costs those 40 ms. */
+			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 			continue;
 		}
 		if (errno == EINVAL && a->build_id) {

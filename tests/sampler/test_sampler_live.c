@@ -383,6 +383,20 @@ static int count_tasks(pid_t pid)
 	return n;
 }
 
+static bool catches_usr1(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	bool yes = false;
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "SigCgt:", 7) == 0)
+			yes = (strtoull(line + 7, NULL, 16) >> (SIGUSR1 - 1)) & 1;
+	if (f)
+		fclose(f);
+	return yes;
+}
+
 static void test_pids(const char *fixture)
 {
 	struct sampler_opts o = { 0 };
@@ -402,7 +416,10 @@ static void test_pids(const char *fixture)
 	CHECK(pid > 0);
 	if (pid <= 0)
 		return;
-	sleep_ms(80);
+	/* Attached once the fixture catches SIGUSR1 (exec done, handler set), so the signal that
+	 * starts its thread cannot kill it: SigCgt in /proc/PID/status, for up to 10 s. */
+	for (int i = 0; i < 1000 && !catches_usr1(pid); i++)
+		sleep_ms(10);
 	ntasks = count_tasks(pid);
 	ids[0] = pid;
 	o.target = TARGET_PIDS;
@@ -421,11 +438,14 @@ static void test_pids(const char *fixture)
 		return;
 	}
 	CHECK(sampler_start(s, err, sizeof(err)) == 0);
+	/* attached: now the fixture starts its second thread */
+	kill(pid, SIGUSR1);
 	CHECK(collect(s, &st, 30000) == 0);
 	sampler_get_stats(s, &stats);
 	sampler_stop(s);
 	waitpid(pid, &status, 0);
 
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	CHECK(stats.target_exited);
 	CHECK_EQ_U64(stats.bad_records, 0);
 	check_order(&st);
