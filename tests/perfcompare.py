@@ -81,10 +81,21 @@ class Explained:
                 and self.dso.fullmatch(dso) is not None and self.sym.fullmatch(sym) is not None)
 
 
+def _glibc_public(name):
+    """The public name of a glibc internal alias: glibc names the hidden alias of a function
+    __GI_NAME and its implementation __libc_NAME (__GI___libc_malloc, __libc_malloc: malloc)."""
+    if name.startswith("__GI_"):
+        name = name[len("__GI_"):]
+    if name.startswith("__libc_"):
+        name = name[len("__libc_"):]
+    return name
+
+
 def _prefixed(a, b):
     """a and b differ, and one is the other with something after it (builtin_sum and
-    builtin_sum.lto_priv.0, __libc_start_main and __libc_start_main_impl)."""
-    return a != b and (b.startswith(a) or a.startswith(b))
+    builtin_sum.lto_priv.0, __libc_start_main and __libc_start_main_impl), or both are names of
+    one glibc function (__GI___libc_malloc and malloc)."""
+    return a != b and (b.startswith(a) or a.startswith(b) or _glibc_public(a) == _glibc_public(b))
 
 
 _NAMED_DSO = r"(?!\[unknown\]$).*"
@@ -100,11 +111,13 @@ EXPLAINED = [
               dso=_NAMED_DSO, sym=r"0x[0-9a-f]{16}", key="total", side="ours"),
     Explained("perf 6.1 adds an inline frame named after the DWARF function of an address "
               "whenever that name is not the ELF symbol's it named the address by, where nothing "
-              "is inlined: an alias (__libc_start_main_impl under __libc_start_main), an LTO or "
+              "is inlined: an alias (__libc_start_main_impl under __libc_start_main, glibc's "
+              "__GI___libc_malloc under malloc), an LTO or "
               "argument-clinic clone (builtin_sum under builtin_sum.lto_priv.0, builtin_sum_impl "
               "under builtin_sum); perftop takes inline frames from DWARF's inlined subroutines "
               "only. Covered only where perftop has a function of that dso whose name is the "
-              "inline frame's with a suffix (.lto_priv.0, _impl) or the other way round",
+              "inline frame's with a suffix (.lto_priv.0, _impl) or the other way round, or its "
+              "public name by glibc's alias prefixes (__GI_, __libc_)",
               sym=r".* \(inlined\)", key="total", side="ref", context="dwarf",
               other=lambda dso, sym, others: any(
                   not o.endswith(" (inlined)") and _prefixed(sym[:-len(" (inlined)")], o)

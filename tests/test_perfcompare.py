@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The comparison with perf report (perfcompare.py) on rows made here, so that its rules are held
+to what they say: equal rows pass; a row of 1% that only perftop has fails, and one that only perf
+has fails; a perf row by address in libc's .plt.got pairs with perftop's NAME@plt only when
+binutils' objdump names that address NAME@plt (and a wrong name fails); perf 6.1's inline frame of
+a glibc alias (__GI___libc_malloc under malloc) is explained only with the dwarf context; a
+comparison of fewer rows than asked fails; symbol versions are cut from names, @plt is not.
+
+usage: test_perfcompare.py"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfcompare as pc  # noqa: E402
+from perfprobe import fail  # noqa: E402
+
+LIBC = "/lib/x86_64-linux-gnu/libc.so.6"
+checks = 0
+
+
+def section(rows, n=2000):
+    """A perf report section of rows [(dso, sym, self, total)]."""
+    s = pc.Section("cpu-clock")
+    s.rows = [((dso, pc.sym_key(sym)), self_, total, round(self_ * n / 100))
+              for dso, sym, self_, total in rows]
+    s.samples = n
+    return s
+
+
+def snap(rows, n=2000):
+    return {"samples": n, "rows": [{"dso": d, "sym": s, "self": a, "total": b} for d, s, a, b in rows]}
+
+
+def expect(what, ok_wanted, snap_rows, ref_rows, key="self", **kw):
+    global checks
+    ok, text = pc.compare(snap(snap_rows), section(ref_rows), key, min_rows=kw.pop("min_rows", 1), **kw)
+    print(f"{what}: {'passes' if ok else 'fails'}: {text[:300]}")
+    if ok != ok_wanted:
+        fail(f"{what}: the comparison {'passed' if ok else 'failed'}, it should "
+             f"{'pass' if ok_wanted else 'fail'}: {text}")
+    checks += 1
+
+
+base = [("/usr/bin/prog", "work", 60.0, 90.0), ("/usr/bin/prog", "main", 30.0, 95.0),
+        ("/lib/x86_64-linux-gnu/libc.so.6", "memcpy", 10.0, 10.0)]
+ref = [(os.path.basename(d), s, a, b) for d, s, a, b in base]
+expect("equal rows", True, base, ref)
+expect("equal rows, Total", True, base, ref, key="total")
+expect("a row of 1% only perftop has", False, base + [("/usr/bin/prog", "extra", 1.0, 1.0)], ref)
+expect("a row of 1% only perf has", False, base, ref + [("prog", "extra", 1.0, 1.0)])
+expect("a row 5 points apart (3 sigma of 2000 samples: 3.3)", False, [("/usr/bin/prog", "work", 65.0, 90.0)] + base[1:], ref)
+expect("fewer rows than asked", False, base, ref, min_rows=4)
+
+# .plt.got: the first entry objdump names in libc's .plt.got, perf's row by its address
+out = subprocess.run(["objdump", "-d", "-j", ".plt.got", LIBC], capture_output=True, text=True).stdout
+m = re.search(r"^([0-9a-f]+) <([^>+]+@plt)>:", out, re.M)
+if not m:
+    fail(f"objdump names no .plt.got entry of {LIBC}: {out[-300:]}")
+addr, name = f"0x{int(m.group(1), 16):016x}", m.group(2)
+other = "memcpy@plt" if name != "memcpy@plt" else "strlen@plt"
+expect(f"perf's {addr} against perftop's {name}", True,
+       base + [(LIBC, name, 2.0, 2.0)], ref + [("libc.so.6", addr, 2.0, 2.0)])
+expect(f"perf's {addr} against perftop's {other} (a wrong name)", False,
+       base + [(LIBC, other, 2.0, 2.0)], ref + [("libc.so.6", addr, 2.0, 2.0)])
+
+# perf 6.1's inline frame of a glibc alias, Total only, with --call-graph dwarf
+alias = ref + [("libc.so.6", "__GI___libc_malloc (inlined)", 0.0, 1.0)]
+with_malloc = base + [(LIBC, "malloc", 1.0, 1.0)]
+expect("__GI___libc_malloc (inlined) beside perftop's malloc, dwarf", True, with_malloc,
+       alias + [("libc.so.6", "malloc", 1.0, 1.0)], key="total", contexts=("dwarf",))
+expect("the same without the dwarf context", False, with_malloc,
+       alias + [("libc.so.6", "malloc", 1.0, 1.0)], key="total")
+expect("__GI___libc_free (inlined) beside perftop's malloc only", False, with_malloc,
+       ref + [("libc.so.6", "__GI___libc_free (inlined)", 0.0, 1.0), ("libc.so.6", "malloc", 1.0, 1.0)],
+       key="total", contexts=("dwarf",))
+
+for raw, want in (("clock_nanosleep@@GLIBC_2.17", "clock_nanosleep"), ("memcpy@GLIBC_2.2.5", "memcpy"),
+                  ("free@plt", "free@plt"), ("0x1234", "0x0000000000001234")):
+    if pc.sym_key(raw) != want:
+        fail(f"sym_key({raw!r}) is {pc.sym_key(raw)!r}, not {want!r}")
+    checks += 1
+print(f"{checks} checks passed")
