@@ -69,7 +69,7 @@ struct replay {
 
 	char **lines;
 	size_t nlines;
-	char warning[320];
+	char warning[512];
 };
 
 static void hist_add(struct hist *h, uint64_t time)
@@ -449,16 +449,33 @@ void replay_get_stats(const struct replay *rp, struct perfdata_stats *st)
 		perfdata_get_stats(rp->rd, st);
 }
 
+/* perf's enum auxtrace_type, as its tools name the traces. */
+static const char *aux_kind(uint32_t type)
+{
+	static const char *const kinds[] = { "an AUX area", "an Intel PT", "an Intel BTS",
+					     "a CoreSight ETM", "an Arm SPE", "an s390 CPU-MF",
+					     "a HiSilicon PTT" };
+	return type < sizeof(kinds) / sizeof(kinds[0]) ? kinds[type] : kinds[0];
+}
+
 const char *replay_warning(struct replay *rp)
 {
 	struct perfdata_stats st;
 	replay_get_stats(rp, &st);
+	char aux[160] = "";
+	/* The trace's branches are perf's to decode into samples: what is shown here lacks them. */
+	if (st.aux_records)
+		snprintf(aux, sizeof(aux), "%s trace is in the recording and not decoded here "
+			 "(perf script --itrace decodes it)%s", aux_kind(st.aux_type),
+			 st.warning[0] || st.bad_records ? "; " : "");
 	if (st.warning[0])
-		snprintf(rp->warning, sizeof(rp->warning), "%.60s: %.255s", rp->path, st.warning);
+		snprintf(rp->warning, sizeof(rp->warning), "%.60s: %s%.255s", rp->path, aux, st.warning);
 	else if (st.bad_records)
 		snprintf(rp->warning, sizeof(rp->warning),
-			 "%s: %llu records did not parse and were skipped", rp->path,
+			 "%.60s: %s%llu records did not parse and were skipped", rp->path, aux,
 			 (unsigned long long)st.bad_records);
+	else if (aux[0])
+		snprintf(rp->warning, sizeof(rp->warning), "%.60s: %s", rp->path, aux);
 	else
 		return NULL;
 	return rp->warning;

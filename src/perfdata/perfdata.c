@@ -271,6 +271,34 @@ static void canonical_name(const struct perf_event_attr *a, char *out, size_t le
 		snprintf(out, len, "%s", sw[a->config]);
 	else
 		snprintf(out, len, "event type %u config 0x%" PRIx64, a->type, (uint64_t)a->config);
+	/* perf's modifiers, from the attr: k, u, h for the contexts counted when some are excluded;
+	 * p for each level of precise_ip; H and G for host and guest counted when exclude_guest is
+	 * not what those imply (excluded with any of the above, counted without). */
+	char mod[16];
+	size_t n = 0;
+	bool guest_off_default = false;
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		if (!a->exclude_kernel)
+			mod[n++] = 'k';
+		if (!a->exclude_user)
+			mod[n++] = 'u';
+		if (!a->exclude_hv)
+			mod[n++] = 'h';
+		guest_off_default = true;
+	}
+	for (unsigned i = 0; i < a->precise_ip && i < 3; i++)
+		mod[n++] = 'p';
+	if (a->precise_ip)
+		guest_off_default = true;
+	if (a->exclude_host || (bool)a->exclude_guest == guest_off_default) {
+		if (!a->exclude_host)
+			mod[n++] = 'H';
+		if (!a->exclude_guest)
+			mod[n++] = 'G';
+	}
+	size_t used = strnlen(out, len);
+	if (n && used + n + 2 <= len)
+		snprintf(out + used, len - used, ":%.*s", (int)n, mod);
 }
 
 /* ---- attrs and ids ---- */
@@ -618,11 +646,12 @@ static void feature_event_desc(struct perfdata_reader *r, struct fcur *c)
 }
 
 /* Keeps one (path, build-id) pair for perfdata_build_ids, once: a rewound stream or file gives its
- * records again. Only files (a path from /): the kernel's is the running kernel's business. */
+ * records again. Files (a path from /) and the recording's kernel ("[kernel.kallsyms]": whether
+ * this machine's kallsyms may name its addresses). */
 static void build_id_keep(struct perfdata_reader *r, const char *path, const unsigned char *bid,
 			  unsigned blen)
 {
-	if (path[0] != '/' || blen == 0)
+	if ((path[0] != '/' && strcmp(path, "[kernel.kallsyms]") != 0) || blen == 0)
 		return;
 	size_t n = atomic_load_explicit(&r->nbids, memory_order_relaxed);
 	for (size_t i = 0; i < n; i++)
@@ -1599,8 +1628,14 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 				stop_cut_short(r);
 		}
 		break;
+	case PD_AUXTRACE_INFO:
+		/* u32 type, u32 reserved, then the PMU's own fields */
+		if (!r->stats.aux_records++ && size >= 12)
+			r->stats.aux_type = ld32(r, p + 8);
+		break;
 	case PD_AUXTRACE:
 		/* u64 size, offset, reference; u32 idx, tid, cpu, reserved; the trace data follows */
+		r->stats.aux_records++;
 		if (size >= 48 && !from_z) {
 			uint64_t n = ld64(r, p + 8);
 			if (r->data_end != UINT64_MAX && n > r->data_end - in_offset(r)) {

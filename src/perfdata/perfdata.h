@@ -62,6 +62,8 @@ struct perfdata_stats {
 	bool truncated;            /* the file ends before its header says it should, or mid-record */
 	uint64_t bytes_recovered;  /* data bytes read up to the cut */
 	char warning[256];         /* where reading stopped and why, when it stopped early */
+	uint64_t aux_records;      /* AUXTRACE_INFO and AUXTRACE records: an AUX area trace (not decoded) */
+	uint32_t aux_type;         /* the first AUXTRACE_INFO's kind (perf's enum auxtrace_type) */
 };
 
 struct perfdata_reader;
