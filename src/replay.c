@@ -470,10 +470,25 @@ const char *replay_warning(struct replay *rp)
 			 st.warning[0] || st.bad_records ? "; " : "");
 	if (st.warning[0])
 		snprintf(rp->warning, sizeof(rp->warning), "%.60s: %s%.255s", rp->path, aux, st.warning);
-	else if (st.bad_records)
+	else if (st.bad_records) {
+		/* which kinds: "7 records did not parse and were skipped (5 MMAP2, 2 type 99)" */
+		char kinds[128] = "";
+		size_t k = 0;
+		for (size_t i = 0; i < sizeof(st.bad_kinds) / sizeof(st.bad_kinds[0]); i++) {
+			if (!st.bad_kinds[i].n || k >= sizeof(kinds))
+				continue;
+			const char *name = perfdata_record_name(st.bad_kinds[i].type);
+			int w = name ? snprintf(kinds + k, sizeof(kinds) - k, "%s%llu %s", k ? ", " : "",
+						(unsigned long long)st.bad_kinds[i].n, name)
+				     : snprintf(kinds + k, sizeof(kinds) - k, "%s%llu of type %u",
+						k ? ", " : "", (unsigned long long)st.bad_kinds[i].n,
+						st.bad_kinds[i].type);
+			k += w > 0 ? (size_t)w : 0;
+		}
 		snprintf(rp->warning, sizeof(rp->warning),
-			 "%.60s: %s%llu records did not parse and were skipped", rp->path, aux,
-			 (unsigned long long)st.bad_records);
+			 "%.60s: %s%llu records did not parse and were skipped (%s)", rp->path, aux,
+			 (unsigned long long)st.bad_records, kinds[0] ? kinds : "?");
+	}
 	else if (aux[0])
 		snprintf(rp->warning, sizeof(rp->warning), "%.60s: %s", rp->path, aux);
 	else

@@ -95,3 +95,8 @@ endif()
 add_test(NAME replay_test_corpus
   COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_corpus.py $<TARGET_FILE:perftop> ${REPLAY_CORPUS_DIR})
 set_tests_properties(replay_test_corpus PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# A recording from elsewhere written here byte by byte: relative and absolute MMAP names, [vdso],
+# [anon:NAME], //anon and [heap], kernel-mode samples without a kernel map, short MMAP2 records.
+add_test(NAME replay_test_replay_mapnames
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_mapnames.py $<TARGET_FILE:perftop>)
+set_tests_properties(replay_test_replay_mapnames PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)

@@ -439,8 +439,13 @@ static uint8_t maps_kind(const char *path)
 {
 	if (strcmp(path, "[vdso]") == 0)
 		return MAP_KIND_VDSO;
+	/* A region named by prctl(PR_SET_VMA_ANON_NAME) ("[anon:v8]") is that name, as perf shows
+	 * it: not JIT code of the process's perf map. */
+	/* Executable memory of no file, [heap], [stack...] and SysV shared memory included, is code
+	 * a JIT wrote, named by its perf map as perf names it ("[JIT] tid PID"). */
 	if (strcmp(path, "//anon") == 0 || maps_has_prefix(path, "/dev/zero") ||
-	    maps_has_prefix(path, "/anon_hugepage") || maps_has_prefix(path, "[anon:"))
+	    maps_has_prefix(path, "/anon_hugepage") || strcmp(path, "[heap]") == 0 ||
+	    maps_has_prefix(path, "[stack") || maps_has_prefix(path, "/SYSV"))
 		return MAP_KIND_ANON;
 	if (path[0] == '/' && path[1] != '/' && !maps_has_prefix(path, "/memfd:") &&
 	    !maps_has_prefix(path, "/SYSV") && !maps_has_prefix(path, "/dev/") &&
