@@ -50,7 +50,8 @@ struct symbolizer {
 	struct sym_cached *cache;  /* SYM_CACHE_SLOTS, made on first use */
 	struct hex_cached *hex;    /* HEX_CACHE_SLOTS */
 	bool offline;         /* a replay: this machine's kernel is not the recording's */
-	/* A replay's kernel: whether this machine's kallsyms may name it (see recorded_kernel). */
+	/* A replay's kernel: whether this machine's kallsyms may name it
+	 * (recorded_kernel_named_here). */
 	enum { KBID_UNKNOWN, KBID_SAME, KBID_OTHER } kernel_bid;
 	enum { KTEXT_UNCHECKED, KTEXT_SAME, KTEXT_OTHER } kernel_text;
 	const char *kmod_last_path; /* the last module map's dso path and the name made of it */
