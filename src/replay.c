@@ -69,7 +69,7 @@ struct replay {
 
 	char **lines;
 	size_t nlines;
-	char warning[320];
+	char warning[512];
 };
 
 static void hist_add(struct hist *h, uint64_t time)
@@ -449,16 +449,48 @@ void replay_get_stats(const struct replay *rp, struct perfdata_stats *st)
 		perfdata_get_stats(rp->rd, st);
 }
 
+/* perf's enum auxtrace_type, as its tools name the traces. */
+static const char *aux_kind(uint32_t type)
+{
+	static const char *const kinds[] = { "an AUX area", "an Intel PT", "an Intel BTS",
+					     "a CoreSight ETM", "an Arm SPE", "an s390 CPU-MF",
+					     "a HiSilicon PTT" };
+	return type < sizeof(kinds) / sizeof(kinds[0]) ? kinds[type] : kinds[0];
+}
+
 const char *replay_warning(struct replay *rp)
 {
 	struct perfdata_stats st;
 	replay_get_stats(rp, &st);
+	char aux[160] = "";
+	/* The trace's branches are perf's to decode into samples: what is shown here lacks them. */
+	if (st.aux_records)
+		snprintf(aux, sizeof(aux), "%s trace is in the recording and not decoded here "
+			 "(perf script --itrace decodes it)%s", aux_kind(st.aux_type),
+			 st.warning[0] || st.bad_records ? "; " : "");
 	if (st.warning[0])
-		snprintf(rp->warning, sizeof(rp->warning), "%.60s: %.255s", rp->path, st.warning);
-	else if (st.bad_records)
+		snprintf(rp->warning, sizeof(rp->warning), "%.60s: %s%.255s", rp->path, aux, st.warning);
+	else if (st.bad_records) {
+		/* which kinds: "7 records did not parse and were skipped (5 MMAP2, 2 type 99)" */
+		char kinds[128] = "";
+		size_t k = 0;
+		for (size_t i = 0; i < sizeof(st.bad_kinds) / sizeof(st.bad_kinds[0]); i++) {
+			if (!st.bad_kinds[i].n || k >= sizeof(kinds))
+				continue;
+			const char *name = perfdata_record_name(st.bad_kinds[i].type);
+			int w = name ? snprintf(kinds + k, sizeof(kinds) - k, "%s%llu %s", k ? ", " : "",
+						(unsigned long long)st.bad_kinds[i].n, name)
+				     : snprintf(kinds + k, sizeof(kinds) - k, "%s%llu of type %u",
+						k ? ", " : "", (unsigned long long)st.bad_kinds[i].n,
+						st.bad_kinds[i].type);
+			k += w > 0 ? (size_t)w : 0;
+		}
 		snprintf(rp->warning, sizeof(rp->warning),
-			 "%s: %llu records did not parse and were skipped", rp->path,
-			 (unsigned long long)st.bad_records);
+			 "%.60s: %s%llu records did not parse and were skipped (%s)", rp->path, aux,
+			 (unsigned long long)st.bad_records, kinds[0] ? kinds : "?");
+	}
+	else if (aux[0])
+		snprintf(rp->warning, sizeof(rp->warning), "%.60s: %s", rp->path, aux);
 	else
 		return NULL;
 	return rp->warning;

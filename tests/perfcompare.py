@@ -261,12 +261,25 @@ _ROW_SYM = re.compile(r"\s*([\d.]+)%\s+(?:([\d.]+)%\s+)?(\d+)\s+\[([.kgHu])\]\s+
 _ROW_SRCLINE = re.compile(r"\s*([\d.]+)%\s+(?:([\d.]+)%\s+)?(\d+)\s+(\S.*?)\s*$")
 
 
+COMM_DSO_SEP = "\x1f"  # perf report -t for --sort comm,dso: a comm may hold blanks, none holds this
+
+
 def parse_report(text, sort="dso,sym"):
     """perf report --stdio -n text -> {event: Section}. With --children a row has two percentages
-    (Total, then Self); without, one (Self). sort: "dso,sym", "sym" or "srcline"."""
+    (Total, then Self); without, one (Self). sort: "dso,sym", "sym", "srcline", or "comm,dso"
+    (text of perf report -t COMM_DSO_SEP, as perf_report runs it: key (comm, dso))."""
     out, cur = {}, None
     for line in text.splitlines():
-        m = re.match(r"# Samples: \S+\s+of event '(.*)'", line)
+        if sort == "comm,dso" and not line.startswith("#") and COMM_DSO_SEP in line:
+            f = line.split(COMM_DSO_SEP)
+            if cur is None:
+                cur = out[""] = Section("")
+            if len(f) == 4:
+                cur.rows.append(((f[2].rstrip(), dso_key(f[3])), float(f[0].strip().rstrip("%")),
+                                 None, int(f[1])))
+                cur.samples += int(f[1])
+            continue
+        m = re.match(r"# Samples: \S+\s+of events? '(.*)'", line)
         if m:
             cur = out[m.group(1)] = Section(m.group(1))
             continue
@@ -307,6 +320,8 @@ def perf_report(path, children, sort="dso,sym", env=None, extra=(), timeout=600)
     {event: Section}. The test fails when perf report does."""
     args = ["perf", "report", "-i", path, "--stdio", "-n", "-g", "none", "--percent-limit", "0",
             "--sort", sort, "--children" if children else "--no-children"] + list(extra)
+    if sort == "comm,dso":
+        args += ["-t", COMM_DSO_SEP]
     p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
     if p.returncode != 0:
         fail(f"{' '.join(args)} exited {p.returncode}: {p.stderr.strip()[:300]}")
@@ -404,6 +419,8 @@ def snapshot_rows(snap, sort="dso,sym"):
     for r in snap.get("rows", []):
         if sort == "srcline":
             key = (str(r.get("srcline", "")),)
+        elif sort == "comm,dso":
+            key = (str(r.get("comm", "")), dso_key(str(r.get("dso", ""))))
         else:
             dso = str(r.get("dso", ""))
             key = (dso_key(dso) if sort == "dso,sym" else "", sym_key(str(r.get("sym", ""))))
@@ -415,10 +432,12 @@ def snapshot_rows(snap, sort="dso,sym"):
 
 # ---- the comparison ---------------------------------------------------------------------------------
 def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contexts=(),
-            samples=None, whole=True):
+            samples=None, whole=True, points=None):
     """perftop's snapshot against perf report's section on key ('self' or 'total'; 'total' needs a
     --children report). samples: N when the section's own count is not the right one; whole: the
-    snapshot covers the whole recording, so its sample count must be perf report's.
+    snapshot covers the whole recording, so its sample count must be perf report's; points: a
+    fixed tolerance in points instead of the binomial one (where both tools count the very same
+    samples into the same rows, as on --sort comm,dso).
     Returns (ok, text)."""
     n = samples if samples is not None else section.samples
     if key == "total" and any(r[2] is None for r in section.rows):
@@ -475,7 +494,7 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
     for k, pr, po, note in pairs:
         if max(pr or 0.0, po or 0.0) < MIN_SHARE:
             continue
-        tol = tolerance(max(pr or 0.0, po or 0.0), n)
+        tol = points if points is not None else tolerance(max(pr or 0.0, po or 0.0), n)
         name = f"{k[-1]} ({k[0]})" if len(k) > 1 else k[0]
         if pr is None or po is None:
             side = "ours" if pr is None else "ref"
@@ -499,8 +518,9 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
             explained.append((msg, why))
         else:
             problems.append(msg)
-    text = (f"{key}: {compared} rows of {MIN_SHARE}% or more equal within {SIGMAS:g} sigma of "
-            f"{n} samples (worst {worst:.2f} points)")
+    text = (f"{key}: {compared} rows of {MIN_SHARE}% or more equal within " +
+            (f"{points:g} points" if points is not None else f"{SIGMAS:g} sigma") +
+            f" of {n} samples (worst {worst:.2f} points)")
     if notes:
         text += "; paired: " + "; ".join(notes[:4])
     if compared < min_rows:

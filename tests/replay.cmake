@@ -82,3 +82,21 @@ add_test(NAME replay_test_replay_buildid_debuginfod
     $<TARGET_FILE:diff_work> $<TARGET_FILE:probe_work> debuginfod)
 set_tests_properties(replay_test_replay_buildid_debuginfod PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
+# Recordings made elsewhere by perf 3.2 to 6.12 (perf_data_converter's test files: pipe and file,
+# armv7, i686, branch stacks, Intel PT, groups, hybrid) against perf report --sort comm,dso, and
+# their kernel rows by symbol. The corpus is not in the repository: the environment's
+# PERFTOP_CORPUS_DIR when the test runs, else the cache variable of that name (tests/pmu.cmake's),
+# else ../shared/corpus beside the source; where it has no perf_data_converter/ the test skips.
+if(DEFINED PERFTOP_CORPUS_DIR)
+  set(REPLAY_CORPUS_DIR "${PERFTOP_CORPUS_DIR}")
+else()
+  set(REPLAY_CORPUS_DIR "${CMAKE_SOURCE_DIR}/../shared/corpus")
+endif()
+add_test(NAME replay_test_corpus
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_corpus.py $<TARGET_FILE:perftop> ${REPLAY_CORPUS_DIR})
+set_tests_properties(replay_test_corpus PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# A recording from elsewhere written here byte by byte: relative and absolute MMAP names, [vdso],
+# [anon:NAME], //anon and [heap], kernel-mode samples without a kernel map, short MMAP2 records.
+add_test(NAME replay_test_replay_mapnames
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_mapnames.py $<TARGET_FILE:perftop>)
+set_tests_properties(replay_test_replay_mapnames PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)

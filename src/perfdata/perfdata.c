@@ -238,6 +238,38 @@ static void set_warning(struct perfdata_reader *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *perfdata_record_name(uint32_t type)
+{
+	static const char *const kernel[] = { NULL, "MMAP", "LOST", "COMM", "EXIT", "THROTTLE",
+		"UNTHROTTLE", "FORK", "READ", "SAMPLE", "MMAP2", "AUX", "ITRACE_START", "LOST_SAMPLES",
+		"SWITCH", "SWITCH_CPU_WIDE", "NAMESPACES", "KSYMBOL", "BPF_EVENT", "CGROUP",
+		"TEXT_POKE", "AUX_OUTPUT_HW_ID" };
+	static const char *const user[] = { "HEADER_ATTR", "HEADER_EVENT_TYPE",
+		"HEADER_TRACING_DATA", "HEADER_BUILD_ID", "FINISHED_ROUND", "ID_INDEX",
+		"AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG",
+		"STAT", "STAT_ROUND", "EVENT_UPDATE", "TIME_CONV", "HEADER_FEATURE", "COMPRESSED",
+		"FINISHED_INIT", "COMPRESSED2" };
+	if (type < ARRAY_SIZE(kernel))
+		return kernel[type];
+	if (type >= 64 && type - 64 < ARRAY_SIZE(user))
+		return user[type - 64];
+	return NULL;
+}
+
+/* One record of this type did not parse and is skipped: counted, by kind for the warning. */
+static void count_bad(struct perfdata_reader *r, uint32_t type)
+{
+	r->stats.bad_records++;
+	for (size_t i = 0; i < ARRAY_SIZE(r->stats.bad_kinds); i++) {
+		if (!r->stats.bad_kinds[i].n)
+			r->stats.bad_kinds[i].type = type;
+		if (r->stats.bad_kinds[i].type == type) {
+			r->stats.bad_kinds[i].n++;
+			return;
+		}
+	}
+}
+
 static void add_line(struct perfdata_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_line(struct perfdata_reader *r, const char *fmt, ...)
 {
@@ -271,6 +303,34 @@ static void canonical_name(const struct perf_event_attr *a, char *out, size_t le
 		snprintf(out, len, "%s", sw[a->config]);
 	else
 		snprintf(out, len, "event type %u config 0x%" PRIx64, a->type, (uint64_t)a->config);
+	/* perf's modifiers, from the attr: k, u, h for the contexts counted when some are excluded;
+	 * p for each level of precise_ip; H and G for host and guest counted when exclude_guest is
+	 * not what those imply (excluded with any of the above, counted without). */
+	char mod[16];
+	size_t n = 0;
+	bool guest_off_default = false;
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		if (!a->exclude_kernel)
+			mod[n++] = 'k';
+		if (!a->exclude_user)
+			mod[n++] = 'u';
+		if (!a->exclude_hv)
+			mod[n++] = 'h';
+		guest_off_default = true;
+	}
+	for (unsigned i = 0; i < a->precise_ip && i < 3; i++)
+		mod[n++] = 'p';
+	if (a->precise_ip)
+		guest_off_default = true;
+	if (a->exclude_host || (bool)a->exclude_guest == guest_off_default) {
+		if (!a->exclude_host)
+			mod[n++] = 'H';
+		if (!a->exclude_guest)
+			mod[n++] = 'G';
+	}
+	size_t used = strnlen(out, len);
+	if (n && used + n + 2 <= len)
+		snprintf(out + used, len - used, ":%.*s", (int)n, mod);
 }
 
 /* ---- attrs and ids ---- */
@@ -618,11 +678,12 @@ static void feature_event_desc(struct perfdata_reader *r, struct fcur *c)
 }
 
 /* Keeps one (path, build-id) pair for perfdata_build_ids, once: a rewound stream or file gives its
- * records again. Only files (a path from /): the kernel's is the running kernel's business. */
+ * records again. Files (a path from /) and the recording's kernel ("[kernel.kallsyms]": whether
+ * this machine's kallsyms may name its addresses). */
 static void build_id_keep(struct perfdata_reader *r, const char *path, const unsigned char *bid,
 			  unsigned blen)
 {
-	if (path[0] != '/' || blen == 0)
+	if ((path[0] != '/' && strcmp(path, "[kernel.kallsyms]") != 0) || blen == 0)
 		return;
 	size_t n = atomic_load_explicit(&r->nbids, memory_order_relaxed);
 	for (size_t i = 0; i < n; i++)
@@ -1340,7 +1401,7 @@ static int pd_parse(struct perfdata_reader *r, size_t evi, const unsigned char *
 	if (rc == -ENOSPC && cap < PD_REC_MAX)
 		return rc; /* the caller finds more room: not a bad record */
 	if (rc < 0) {
-		r->stats.bad_records++;
+		count_bad(r, ld32(r, p));
 		return -EINVAL;
 	}
 	/* A sample without PERF_SAMPLE_PERIOD (perf record -c N on a software event) stands for the
@@ -1366,7 +1427,7 @@ static void order_add(struct perfdata_reader *r, const unsigned char *p, size_t 
 	struct pd_ent e = { .evi = (uint32_t)evi, .in_file = in_file };
 	if (in_file) {
 		if (parse_record_time(&r->ev[evi].cfg, p, size, &e.time) < 0) {
-			r->stats.bad_records++;
+			count_bad(r, type);
 			return;
 		}
 		e.off = (uint64_t)(p - r->mem);
@@ -1429,7 +1490,7 @@ static bool z_more(struct perfdata_reader *r)
 	r->zin_pos = in.pos;
 	r->zout_len = out.pos;
 	if (ZSTD_isError(rc) || !progress) {
-		r->stats.bad_records++;
+		count_bad(r, PD_COMPRESSED);
 		r->zin_pos = r->zin_len; /* give up on this payload */
 		ZSTD_initDStream(r->zd);
 		return false;
@@ -1473,7 +1534,7 @@ static bool z_next(struct perfdata_reader *r)
 			size = sw16(r, size);
 			if (size < 8) {
 				/* nothing after a broken record in this stream can be trusted */
-				r->stats.bad_records++;
+				count_bad(r, PD_COMPRESSED);
 				r->zout_pos = r->zout_len;
 				r->zin_pos = r->zin_len;
 				return false;
@@ -1545,13 +1606,13 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 		if (asz == 0)
 			asz = PERF_ATTR_SIZE_VER0;
 		if (asz < PERF_ATTR_SIZE_VER0 || asz > size - 8) {
-			r->stats.bad_records++;
+			count_bad(r, type);
 			break;
 		}
 		struct perf_event_attr a;
 		attr_load(r, p + 8, asz, &a);
 		if (event_add(r, &a, p + 8 + asz, (size - 8 - asz) / 8) < 0)
-			r->stats.bad_records++;
+			count_bad(r, type);
 		break;
 	}
 	case PD_HEADER_FEATURE:
@@ -1567,7 +1628,7 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 	case PD_COMPRESSED:
 	case PD_COMPRESSED2:
 		if (from_z) {
-			r->stats.bad_records++; /* compressed inside compressed: not something perf writes */
+			count_bad(r, type); /* compressed inside compressed: not something perf writes */
 			break;
 		}
 		if (type == PD_COMPRESSED2) {
@@ -1584,7 +1645,7 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 		 * lines only while the preamble is read at open (after, the reading may be another
 		 * thread's than the lines' reader) */
 		if (!build_id_entry(r, p, size, r->in_preamble && r->info.nextra < 1000))
-			r->stats.bad_records++;
+			count_bad(r, type);
 		break;
 	case PD_HEADER_TRACING_DATA:
 		/* u32 size; the tracing data itself follows the record, padded to 8. As in a file's
@@ -1599,8 +1660,14 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 				stop_cut_short(r);
 		}
 		break;
+	case PD_AUXTRACE_INFO:
+		/* u32 type, u32 reserved, then the PMU's own fields */
+		if (!r->stats.aux_records++ && size >= 12)
+			r->stats.aux_type = ld32(r, p + 8);
+		break;
 	case PD_AUXTRACE:
 		/* u64 size, offset, reference; u32 idx, tid, cpu, reserved; the trace data follows */
+		r->stats.aux_records++;
 		if (size >= 48 && !from_z) {
 			uint64_t n = ld64(r, p + 8);
 			if (r->data_end != UINT64_MAX && n > r->data_end - in_offset(r)) {
@@ -1726,7 +1793,7 @@ int perfdata_next(struct perfdata_reader *r, struct rec *out, size_t cap)
 			memcpy(out, rec, rec->size);
 			return 1;
 		}
-		r->stats.bad_records++; /* the caller's buffer is too small for this one: skipped */
+		count_bad(r, rec->perf_type); /* the caller's buffer is too small for this one: skipped */
 	}
 }
 

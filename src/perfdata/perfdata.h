@@ -62,6 +62,12 @@ struct perfdata_stats {
 	bool truncated;            /* the file ends before its header says it should, or mid-record */
 	uint64_t bytes_recovered;  /* data bytes read up to the cut */
 	char warning[256];         /* where reading stopped and why, when it stopped early */
+	struct {                   /* the kinds of the records that did not parse, first ones first */
+		uint32_t type;     /* the record's type (PERF_RECORD_*, perf's user types from 64) */
+		uint64_t n;
+	} bad_kinds[4];
+	uint64_t aux_records;      /* AUXTRACE_INFO and AUXTRACE records: an AUX area trace (not decoded) */
+	uint32_t aux_type;         /* the first AUXTRACE_INFO's kind (perf's enum auxtrace_type) */
 };
 
 struct perfdata_reader;
@@ -131,5 +137,7 @@ const struct perfdata_build_id *const *perfdata_build_ids(const struct perfdata_
 int perfdata_rewind(struct perfdata_reader *r);
 
 void perfdata_get_stats(const struct perfdata_reader *r, struct perfdata_stats *st);
+/* perf's name of a record type ("MMAP2", "SAMPLE", "HEADER_ATTR"...), or NULL for one it has not. */
+const char *perfdata_record_name(uint32_t type);
 
 #endif

@@ -333,9 +333,10 @@ static bool dso_path_is_file(const char *path)
 
 static const char *dso_short_name(struct intern *in, const char *path)
 {
-	if (path[0] != '/' || strncmp(path, "//", 2) == 0)
-		return intern_str(in, path);  /* [vdso], [heap], //anon: as they are */
 	const char *slash = strrchr(path, '/');
+	if (path[0] == '[' || strncmp(path, "//", 2) == 0 || !slash)
+		return intern_str(in, path);  /* [vdso], [heap], [anon:NAME], //anon: as they are */
+	/* a path, absolute or not ("64/ld-2.17.so" of an old recording): its base name, as perf's */
 	return intern_str(in, slash[1] ? slash + 1 : path);
 }
 

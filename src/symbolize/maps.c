@@ -439,8 +439,13 @@ static uint8_t maps_kind(const char *path)
 {
 	if (strcmp(path, "[vdso]") == 0)
 		return MAP_KIND_VDSO;
+	/* A region named by prctl(PR_SET_VMA_ANON_NAME) ("[anon:v8]") is that name, as perf shows
+	 * it: not JIT code of the process's perf map. */
+	/* Executable memory of no file, [heap], [stack...] and SysV shared memory included, is code
+	 * a JIT wrote, named by its perf map as perf names it ("[JIT] tid PID"). */
 	if (strcmp(path, "//anon") == 0 || maps_has_prefix(path, "/dev/zero") ||
-	    maps_has_prefix(path, "/anon_hugepage") || maps_has_prefix(path, "[anon:"))
+	    maps_has_prefix(path, "/anon_hugepage") || strcmp(path, "[heap]") == 0 ||
+	    maps_has_prefix(path, "[stack") || maps_has_prefix(path, "/SYSV"))
 		return MAP_KIND_ANON;
 	if (path[0] == '/' && path[1] != '/' && !maps_has_prefix(path, "/memfd:") &&
 	    !maps_has_prefix(path, "/SYSV") && !maps_has_prefix(path, "/dev/") &&
@@ -452,8 +457,11 @@ static uint8_t maps_kind(const char *path)
 static void maps_feed_mmap(struct maps *m, const struct rec *r)
 {
 	const struct rec_mmap *mm = &r->u.mmap;
-	if (!mm->executable || !mm->len || mm->start + mm->len < mm->start)
+	if (!mm->executable || !mm->len)
 		return;
+	/* perf writes the kernel's map up to the end of the address space (start + len wraps to 0,
+	 * or past it): it ends at the top. */
+	uint64_t end = mm->start + mm->len < mm->start ? UINT64_MAX : mm->start + mm->len;
 	if (mm->filename_off < sizeof(struct rec) || mm->filename_off >= r->size)
 		return;
 	const char *fn = rec_filename(r);
@@ -468,7 +476,7 @@ static void maps_feed_mmap(struct maps *m, const struct rec *r)
 		.ino = mm->has_build_id ? 0 : mm->ino,
 	};
 	struct proc *p = proc_for_record(m, mm->pid);
-	struct map nm = { mm->start, mm->start + mm->len, mm->pgoff, dso_set_get(m->dsos, fn, &id),
+	struct map nm = { mm->start, end, mm->pgoff, dso_set_get(m->dsos, fn, &id),
 			  id.ino, maps_kind(fn), mm->has_build_id };
 	p->ms = mapset_own(p->ms);
 	mapset_insert(p->ms, &nm);

@@ -50,6 +50,12 @@ struct symbolizer {
 	struct sym_cached *cache;  /* SYM_CACHE_SLOTS, made on first use */
 	struct hex_cached *hex;    /* HEX_CACHE_SLOTS */
 	bool offline;         /* a replay: this machine's kernel is not the recording's */
+	/* A replay's kernel: whether this machine's kallsyms may name it
+	 * (recorded_kernel_named_here). */
+	enum { KBID_UNKNOWN, KBID_SAME, KBID_OTHER } kernel_bid;
+	enum { KTEXT_UNCHECKED, KTEXT_SAME, KTEXT_OTHER } kernel_text;
+	const char *kmod_last_path; /* the last module map's dso path and the name made of it */
+	const char *kmod_last_name;
 };
 
 #define SYM_CACHE_SLOTS (1u << 14)
@@ -88,6 +94,7 @@ static void symbolizer_dso_evicted(void *ctx, struct dso *d)
 	struct symbolizer *s = ctx;
 	symbolizer_forget_names(s);
 	unwind_forget_dso(s->uw, d);
+	s->kmod_last_path = s->kmod_last_name = NULL;
 }
 
 struct symbolizer *symbolizer_new(void)
@@ -152,6 +159,7 @@ void symbolizer_compact_begin(struct symbolizer *s)
 		s->why[i] = intern_move(s->in, s->why[i]);
 	/* The caches fill again with the new pointers. */
 	symbolizer_forget_names(s);
+	s->kmod_last_path = s->kmod_last_name = NULL;
 	if (s->hex)
 		memset(s->hex, 0, HEX_CACHE_SLOTS * sizeof(*s->hex));
 	demangler_forget(s->dm);
@@ -261,17 +269,100 @@ bool symbolizer_mapping(struct symbolizer *s, uint32_t pid, uint64_t addr,
 	return true;
 }
 
+/* The pid of the kernel's MMAP records (perf writes -1). */
+#define KERNEL_MAPS_PID UINT32_MAX
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+/*
+ * The dso name perf gives a kernel map of a recording: "[kernel.kallsyms]" for the kernel's own
+ * ("[kernel.kallsyms]_text" and the like), "[NAME]" for a module's file (its base name without
+ * .ko and a compression suffix, '-' as '_', as the kernel names modules), a "[...]" name as it is.
+ */
+static const char *kernel_map_name(struct symbolizer *s, const char *path)
+{
+	if (has_prefix(path, "[kernel.kallsyms]") || !*path)
+		return kernel_dso_name(s->kernel);
+	if (path[0] == '[')
+		return intern_str(s->in, path);
+	if (path == s->kmod_last_path && s->kmod_last_name)
+		return s->kmod_last_name;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	char buf[80];
+	size_t n = 0;
+	buf[n++] = '[';
+	for (const char *c = base; *c && *c != '.' && n < sizeof(buf) - 2; c++)
+		buf[n++] = *c == '-' ? '_' : *c;
+	buf[n++] = ']';
+	s->kmod_last_path = path;
+	s->kmod_last_name = intern_strn(s->in, buf, n);
+	return s->kmod_last_name;
+}
+
+/*
+ * Whether this machine's kallsyms may name the kernel of a recording whose kernel map m is: when
+ * the recording's kernel build-id is this machine's; without one (perf record --no-buildid, a
+ * stream before its build-ids at the end), when the recording's _text (the pgoff of perf's
+ * "[kernel.kallsyms]_text" map) is where this machine's kallsyms has a symbol starting: the same
+ * kernel at the same place. Otherwise another kernel's names would be given to its addresses.
+ */
+static bool recorded_kernel_named_here(struct symbolizer *s, const struct map *m)
+{
+	if (s->kernel_bid != KBID_UNKNOWN)
+		return s->kernel_bid == KBID_SAME;
+	if (s->kernel_text == KTEXT_UNCHECKED) {
+		struct frame f;
+		bool text = m->dso && has_prefix(dso_path(m->dso), "[kernel.kallsyms]_text") && m->pgoff;
+		s->kernel_text = text && kernel_lookup(s->kernel, m->pgoff, &f) && f.sym_start == m->pgoff
+			? KTEXT_SAME : KTEXT_OTHER;
+	}
+	return s->kernel_text == KTEXT_SAME;
+}
+
+/*
+ * A kernel address of a replayed recording, mapped with the recording's own kernel and module
+ * maps (its MMAP records of pid -1), as perf report does: in none of them it is [unknown] (a
+ * recording made without access to kernel addresses has none; a kernel-mode sample at a user
+ * address is in none), in one it is that map's dso, named from this machine's kallsyms only when
+ * that is the recording's kernel, else by its address.
+ */
+static int symbolizer_recorded_kernel(struct symbolizer *s, uint64_t addr, struct frame *out)
+{
+	const struct map *m = maps_find(s->maps, KERNEL_MAPS_PID, addr);
+	if (!m) {
+		s->st.no_map++;
+		frame_unresolved(s, &out[0], addr, s->unknown, true);
+		return 1;
+	}
+	const char *dname = kernel_map_name(s, m->dso ? dso_path(m->dso) : "");
+	if (!recorded_kernel_named_here(s, m) || !kernel_lookup(s->kernel, addr, &out[0])) {
+		/* perf prints a module's address as where it is in the module, the kernel's as is */
+		bool module = dname != kernel_dso_name(s->kernel);
+		frame_unresolved_as(s, &out[0], addr, module ? addr - m->start + m->pgoff : addr, dname,
+				    true);
+		return 1;
+	}
+	return 0;  /* named from kallsyms: the caller completes the frame */
+}
+
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
 		      struct frame *out, int max)
 {
 	if (max < 1)
 		return 0;
 	s->st.lookups++;
-	if (kernel) {
-		if (!kernel_lookup(s->kernel, addr, &out[0])) {
-			frame_unresolved(s, &out[0], addr, kernel_dso_name(s->kernel), true);
+	if (kernel && s->offline) {
+		if (symbolizer_recorded_kernel(s, addr, out))
 			return 1;
-		}
+	} else if (kernel && !kernel_lookup(s->kernel, addr, &out[0])) {
+		frame_unresolved(s, &out[0], addr, kernel_dso_name(s->kernel), true);
+		return 1;
+	}
+	if (kernel) {
 		out[0].addr = addr;
 		out[0].srcline = NULL;
 		out[0].inlined = false;
@@ -495,6 +586,13 @@ void symbolizer_wait_fetches(struct symbolizer *s, bool on)
 
 bool symbolizer_add_build_id(struct symbolizer *s, const char *path, const uint8_t *bid, size_t len)
 {
+	if (s->offline && has_prefix(path, "[kernel.kallsyms]")) {
+		uint8_t here[64];
+		size_t n = kernel_build_id(here, sizeof(here));
+		s->kernel_bid = n && n == len && memcmp(here, bid, n) == 0 ? KBID_SAME : KBID_OTHER;
+		symbolizer_forget_names(s);
+		return true;
+	}
 	return dso_set_expect(s->dsos, path, bid, len);
 }
 
@@ -505,6 +603,10 @@ int symbolizer_fetch_main(const char *build_id_hex)
 
 const char *symbolizer_comm(struct symbolizer *s, uint32_t pid, uint32_t tid)
 {
+	/* Thread 0 is the idle task whatever pid the sample says (a sample taken as a thread exits
+	 * can carry its pid with tid 0): perf names the thread by its tid, so swapper. */
+	if (tid == 0)
+		pid = 0;
 	const char *c = maps_comm(s->maps, pid, tid);
 	if (c)
 		return c;
