@@ -127,9 +127,9 @@ EXPLAINED = [
               "the Total of the chains through them, perf's only the samples taken there",
               dso=r"\[kernel\.kallsyms\]", key="total", side="ours", context="lbr"),
     Explained("a 0 in a callchain is where the kernel's frame-pointer walk ended (the outermost "
-              "frame's saved return address), no frame: perf 6.1 makes it a root row of every "
-              "chain that has it, perftop none", dso=r"\[unknown\]", sym=r"0x0{16}", key="total",
-              side="ref", context="fp-zero"),
+              "frame's saved return address, 0 in a thread's first frame), no frame: perf 6.1 "
+              "makes it a root row of every chain that has it, perftop none",
+              dso=r"\[unknown\]", sym=r"0x0{16}", key="total", side="ref"),
 ]
 
 
