@@ -696,9 +696,11 @@ static void copy_trailing(const struct rec_parse *p)
 	if (nw) {
 		s->callchain_off = off;
 		s->callchain_nr = (uint32_t)nw;
-		memcpy(dst, sp->callchain, sp->chain_keep * 8);
-		if (p->cfg->swapped)
-			swap_words(dst, sp->chain_keep);
+		if (sp->chain_keep) {
+			memcpy(dst, sp->callchain, sp->chain_keep * 8);
+			if (p->cfg->swapped)
+				swap_words(dst, sp->chain_keep);
+		}
 		unsigned char *w = dst + sp->chain_keep * 8;
 		uint64_t v = PERF_CONTEXT_USER;
 		if (sp->lbr_marker) {

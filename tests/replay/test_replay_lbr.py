@@ -340,6 +340,7 @@ def folded(path, d, name):
 
 def replay():
     need_tool("perf")
+    # LBR_KEEP_DIR: where to leave the files, to look at them by hand
     d = os.environ.get("LBR_KEEP_DIR") or tmpdir("perftop-lbr-")
     files, expect = build_recordings(d)
     want = structural_totals(expect)

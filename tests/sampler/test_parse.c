@@ -386,6 +386,23 @@ static void test_sample_lbr(void)
 			CHECK(parse_bb(&cfg, &t) == -EINVAL);
 		}
 	}
+	/* No callchain asked for at all: the branch stack's chain alone, after its marker. */
+	cfg.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK;
+	cfg.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
+	begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put64(&b, 0x107);                    /* IP */
+	put64(&b, 1);                        /* BRANCH_STACK: nr */
+	put64(&b, 0x1000); put64(&b, 0x100); put64(&b, 0);   /*   from, to, flags */
+	end(&b);
+	CHECK(parse_bb(&cfg, &b) == 0);
+	cc = rec_callchain(&out.r);
+	CHECK_EQ_U64(out.r.u.sample.callchain_nr, 3);
+	CHECK_EQ_U64(cc[0], PERF_CONTEXT_USER);
+	CHECK_EQ_U64(cc[1], 0x100);
+	CHECK_EQ_U64(cc[2], 0x1000);
+	cfg.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN |
+			  PERF_SAMPLE_BRANCH_STACK;
+
 	/* The other byte order: the chain's words come out in this machine's. */
 	cfg.swapped = true;
 	const uint64_t user_sw[] = { __builtin_bswap64(PERF_CONTEXT_USER), __builtin_bswap64(0x10a) };
