@@ -12,8 +12,10 @@ depths, with different numbers of samples, and one set in the kernel (a syscall 
 callchain's user part holds the IP off by a precise event's skid and an address in no mapping, which
 both tools must ignore. Each file is checked against
 
-  - the fixture's own structure: perf report --children's Total of every function of the chains is
-    the share of the samples whose chain passes through it (so perf 6.1 did build LBR chains);
+  - the fixture's own structure: perf report --children's Total of every function of the fixture is
+    the share of the samples whose chain passes through it (so perf 6.1 did build LBR chains), and
+    perftop's Total of every function of the chains, the kernel's included, too (perf 6.1's
+    --children names the kernel part of an LBR chain as [unknown] user addresses);
   - perf report --children -g none --sort dso,sym on the same file, through tests/perfcompare.py:
     Self and Total of every row, both ways (each frame of the chains within 1 point and more);
   - perftop's folded export: each sample's stack is its chain, each function once (a leaf whose
@@ -349,7 +351,9 @@ def replay():
         sec = report_section(path, True)
         ref = {k[1]: tot for k, _, tot, _ in sec.rows}
         # perf itself must have built the chains the file holds (LBR ones, or the fp ones), on
-        # the fixture's functions (perf 6.1 misnames the kernel part of LBR chains: KERNEL_LBR)
+        # the fixture's functions (perf 6.1's --children makes [unknown] user rows of the kernel
+        # part of an LBR chain: perfcompare's EXPLAINED says so; perftop's kernel rows are held to
+        # the chains below)
         for f, share in want.items():
             if f not in FIXTURE:
                 continue
