@@ -7,8 +7,7 @@
 #   counters+IPC   the header's counters line (the view, under tmux) and the JSON counters
 #   cycles         -e cycles (and the default event: cycles where the kernel opens it)
 #   cycles:pp      precise sampling (PEBS, IBS)
-#   lbr            LBR call stacks (--call-graph lbr): not implemented in perftop; says whether
-#                  the kernel would give them
+#   lbr            LBR call stacks: -e cycles --call-graph lbr
 #   cache          -e L1-dcache-load-misses
 #   raw            -e r01c2
 #   cpu/event=     -e cpu/event=0x3c/ (the cpu PMU of sysfs)
@@ -59,13 +58,14 @@ verdict() {
 	esac
 }
 
-# sampling NAME KIND EVENT [VIEW...]: perftop -b --json -e EVENT on the spinner; each VIEW (the
-# event's name by default; a group's members) must sample it
+# sampling NAME KIND EVENT [VIEW...]: perftop -b --json -e EVENT $extra on the spinner; each VIEW
+# (the event's name by default; a group's members) must sample it
 sampling() {
 	local name=$1 kind=$2 event=$3; shift 3
 	[ $# = 0 ] && set -- "$event"
 	verdict "$kind"
-	"$pt" -b --json -n 0 -d 0.5 -e "$event" -- "$spinner" 2 >"$tmp/out" 2>"$tmp/err"
+	# shellcheck disable=SC2086  # extra: options as words
+	"$pt" -b --json -n 0 -d 0.5 -e "$event" ${extra:-} -- "$spinner" 2 >"$tmp/out" 2>"$tmp/err"
 	local rc=$?
 	if [ "$opens" = 0 ]; then
 		if [ $rc = 0 ]; then
@@ -152,13 +152,7 @@ print(snaps[-1]["event"] if snaps else "-", " ".join(f"{k}={c[k]}" for k in ("cy
 counters
 sampling cycles cycles cycles
 sampling cycles:pp precise cycles:pp
-verdict lbr
-if "$pt" --help 2>&1 | grep -q 'lbr'; then
-	line lbr "not checked" "perftop now has an lbr call graph: add its check here"
-else
-	if [ "$opens" = 1 ]; then k="the kernel would give them ($why)"; else k="the kernel would not either: $why"; fi
-	line lbr "not implemented" "perftop has no --call-graph lbr; $k"
-fi
+extra="--call-graph lbr" sampling lbr lbr cycles
 sampling cache cache L1-dcache-load-misses
 sampling raw raw r01c2
 sampling cpu/event= cpu-pmu cpu/event=0x3c/

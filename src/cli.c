@@ -369,6 +369,7 @@ static enum cli_result set_fp(struct cli_parsing *p, const struct cli_option *o,
 	(void)arg;
 	p->c->sampler.callchain = true;
 	p->c->sampler.dwarf_stack = 0;
+	p->c->sampler.lbr = false;
 	return CLI_OK;
 }
 
@@ -378,6 +379,12 @@ static enum cli_result set_call_graph(struct cli_parsing *p, const struct cli_op
 	(void)o;
 	struct sampler_opts *so = &p->c->sampler;
 	so->dwarf_stack = 0;
+	so->lbr = false;
+	if (!strcmp(arg, "lbr")) {
+		so->callchain = true;
+		so->lbr = true;
+		return CLI_OK;
+	}
 	if (!strcmp(arg, "none") || !strcmp(arg, "no")) {
 		so->callchain = false;
 		return CLI_OK;
@@ -387,7 +394,7 @@ static enum cli_result set_call_graph(struct cli_parsing *p, const struct cli_op
 		return CLI_OK;
 	}
 	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
-		return fail(p, "--call-graph wants fp, dwarf[,SIZE] or none, not '%s'", arg);
+		return fail(p, "--call-graph wants fp, dwarf[,SIZE], lbr or none, not '%s'", arg);
 	uint64_t size = SAMPLER_DWARF_STACK_DEFAULT;
 	if (arg[5] && (parse_u64(arg + 6, &size) || size == 0 || size > SAMPLER_DWARF_STACK_MAX ||
 		       size % 8))
@@ -575,9 +582,17 @@ static const struct cli_option options[] = {
 	  .doc = "frame-pointer call graphs (on by default). `-g` takes no argument (`-g none` "
 		"would run a command named `none`)" },
 
-	{ OPT("call-graph", 0, "fp|dwarf[,SIZE]|none", CLI_SAMPLING), .set = set_call_graph,
+	{ OPT("call-graph", 0, "fp|dwarf[,SIZE]|lbr|none", CLI_SAMPLING), .set = set_call_graph,
 	  .help = "frame pointers, DWARF unwinding of SIZE bytes of user\n"
-		"stack per sample (default 8192, at most 65528), or none" },
+		"stack per sample (default 8192, at most 65528), the LBR\n"
+		"call stack (Intel hardware events), or none",
+	  .doc = "frame pointers (`fp`, the default), DWARF unwinding of SIZE bytes of user stack "
+		"copied with each sample (`dwarf`, default 8192, at most 65528), the CPU's last "
+		"branch records in call-stack mode (`lbr`: Intel CPUs' hardware events only, as "
+		"perf's; the user chain needs neither frame pointers nor stack copies, and is at "
+		"most as deep as the CPU's LBR, 16 to 32 calls), or `none`. Replays of "
+		"`perf record --call-graph lbr` files take their chains from the branch stacks "
+		"whatever this says" },
 
 	{ OPT("buildid-mmap", 0, NULL, CLI_NAMES), .set = set_flag,
 	  .field = FIELD(sampler.buildid_mmap),

@@ -130,6 +130,19 @@ EXPLAINED = [
               other=lambda dso, sym, others: any(
                   o.endswith(" (inlined)") and _prefixed(o[:-len(" (inlined)")], sym)
                   for o in others)),
+    Explained("perf 6.1's --children gives the kernel part of an LBR call stack's chain (the "
+              "callchain's addresses before PERF_CONTEXT_USER) rows of [unknown] user addresses, "
+              "where its own --no-children call graph and perf script name the same entries in "
+              "the kernel; perftop names them there (the test checks them against the chains it "
+              "wrote)", dso=r"\[unknown\]", sym=r"0xffff[0-9a-f]{12}", key="total", side="ref",
+              context="lbr"),
+    Explained("the other half of the same perf 6.1 --children naming: perftop's kernel rows carry "
+              "the Total of the chains through them, perf's only the samples taken there",
+              dso=r"\[kernel\.kallsyms\]", key="total", side="ours", context="lbr"),
+    Explained("a 0 in a callchain is where the kernel's frame-pointer walk ended (the outermost "
+              "frame's saved return address, 0 in a thread's first frame), no frame: perf 6.1 "
+              "makes it a root row of every chain that has it, perftop none",
+              dso=r"\[unknown\]", sym=r"0x0{16}", key="total", side="ref"),
 ]
 
 

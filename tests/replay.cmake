@@ -100,3 +100,23 @@ set_tests_properties(replay_test_corpus PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 3
 add_test(NAME replay_test_replay_mapnames
   COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_mapnames.py $<TARGET_FILE:perftop>)
 set_tests_properties(replay_test_replay_mapnames PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
+# LBR call stacks (--call-graph lbr): recordings written by the test (attrs, mappings and samples
+# whose branch entries are lbr_work's real call sites, with and without HW_INDEX) against perf
+# report --children on the same files; and live --call-graph lbr where the PMU offers it, its
+# one-line error where it does not (the kernel's verdict picks the part that runs).
+add_executable(lbr_work ${REPLAY_TEST_DIR}/lbr_work.c)
+target_compile_options(lbr_work PRIVATE -O1 -g -fno-omit-frame-pointer -fno-inline
+  -fno-optimize-sibling-calls)
+set_target_properties(lbr_work PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
+add_test(NAME replay_test_replay_lbr
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_lbr.py $<TARGET_FILE:perftop>
+    $<TARGET_FILE:lbr_work> replay)
+set_tests_properties(replay_test_replay_lbr PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+  ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
+foreach(mode works refused)
+  add_test(NAME replay_test_live_lbr_${mode}
+    COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_lbr.py $<TARGET_FILE:perftop>
+      $<TARGET_FILE:lbr_work> live-${mode})
+  set_tests_properties(replay_test_live_lbr_${mode} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+    RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
+endforeach()

@@ -95,6 +95,7 @@ void parse_cfg_init(struct parse_cfg *cfg, const struct perf_event_attr *attr, u
 	cfg->sample_regs_intr = attr->sample_regs_intr;
 	cfg->branch_sample_type = attr->branch_sample_type;
 	cfg->sample_id_all = attr->sample_id_all;
+	cfg->exclude_callchain_user = attr->exclude_callchain_user;
 	cfg->evidx = evidx;
 }
 
@@ -219,6 +220,13 @@ struct sample_parts {
 	uint64_t stack_size;
 	const unsigned char *raw;  /* PERF_SAMPLE_RAW's data, without its u32 size */
 	uint32_t raw_size;
+	const unsigned char *branch; /* the branch stack's entries: from, to, flags (24 bytes each) */
+	uint64_t branch_nr;
+	/* The chain kept (lbr_chain_plan): the callchain's first chain_keep words, then, when
+	 * lbr_words, PERF_CONTEXT_USER if lbr_marker, the first entry's to and each entry's from. */
+	uint64_t chain_keep;
+	bool lbr_marker;
+	uint64_t lbr_words;
 };
 
 /* The fields of a sample up to PERIOD (IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD)
@@ -346,6 +354,8 @@ static int parse_sample(const struct parse_cfg *cfg, struct cursor *c, struct re
 		if ((cfg->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && cursor_u64(c, &v))
 			return -EINVAL;
 		/* Each entry is from, to, flags: 24 bytes. */
+		sp->branch = c->p;
+		sp->branch_nr = n;
 		if (n > cursor_left(c) / 24 || cursor_skip(c, n * 24))
 			return -EINVAL;
 	}
@@ -396,6 +406,41 @@ static int parse_sample(const struct parse_cfg *cfg, struct cursor *c, struct re
 			return -EINVAL;
 	}
 	return 0;
+}
+
+/* Word i of an array of the record (in this machine's byte order). */
+static uint64_t word_at(const struct parse_cfg *cfg, const unsigned char *p, uint64_t i)
+{
+	uint64_t v;
+	memcpy(&v, p + i * 8, 8);
+	return cfg->swapped ? __builtin_bswap64(v) : v;
+}
+
+/* Which chain a sample keeps: its callchain, or with an LBR call stack the callchain's kernel part
+ * and the branch stack's user part (parse.h says when). The parts were bounds-checked, so the
+ * chain is at most the record's size. */
+static void lbr_chain_plan(const struct parse_cfg *cfg, struct sample_parts *sp)
+{
+	sp->chain_keep = sp->callchain_nr;
+	if (!(cfg->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) || !sp->branch_nr)
+		return;
+	for (uint64_t i = 0; i < sp->callchain_nr; i++) {
+		if (word_at(cfg, sp->callchain, i) == PERF_CONTEXT_USER) {
+			sp->chain_keep = i + 1;
+			sp->lbr_words = 1 + sp->branch_nr;
+			return;
+		}
+	}
+	if (cfg->exclude_callchain_user || !(cfg->sample_type & PERF_SAMPLE_CALLCHAIN)) {
+		sp->lbr_marker = true;
+		sp->lbr_words = 1 + sp->branch_nr;
+	}
+}
+
+/* Words of the chain a sample keeps. */
+static uint64_t chain_words(const struct sample_parts *sp)
+{
+	return sp->chain_keep + sp->lbr_marker + sp->lbr_words;
 }
 
 /* A NUL-terminated string that must end within [p, end); returns its length with the NUL. */
@@ -647,14 +692,34 @@ static void copy_trailing(const struct rec_parse *p)
 	if (out->type != REC_SAMPLE)
 		return;
 	struct rec_sample *s = &out->u.sample;
-	if (sp->callchain_nr) {
+	uint64_t nw = chain_words(sp);
+	if (nw) {
 		s->callchain_off = off;
-		s->callchain_nr = (uint32_t)sp->callchain_nr;
-		memcpy(dst, sp->callchain, sp->callchain_nr * 8);
-		if (p->cfg->swapped)
-			swap_words(dst, sp->callchain_nr);
-		dst += sp->callchain_nr * 8;
-		off += (uint32_t)sp->callchain_nr * 8;
+		s->callchain_nr = (uint32_t)nw;
+		if (sp->chain_keep) {
+			memcpy(dst, sp->callchain, sp->chain_keep * 8);
+			if (p->cfg->swapped)
+				swap_words(dst, sp->chain_keep);
+		}
+		unsigned char *w = dst + sp->chain_keep * 8;
+		uint64_t v = PERF_CONTEXT_USER;
+		if (sp->lbr_marker) {
+			memcpy(w, &v, 8);
+			w += 8;
+		}
+		if (sp->lbr_words) {
+			/* the function running (the last call's target), then the call sites */
+			v = word_at(p->cfg, sp->branch, 1);
+			memcpy(w, &v, 8);
+			w += 8;
+			for (uint64_t i = 0; i < sp->branch_nr; i++, w += 8) {
+				v = word_at(p->cfg, sp->branch, i * 3);
+				memcpy(w, &v, 8);
+			}
+			s->lbr_chain = 1;
+		}
+		dst += nw * 8;
+		off += (uint32_t)nw * 8;
 	}
 	if (sp->regs_nr) {
 		s->regs_user_off = off;
@@ -723,7 +788,9 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 		out->type = REC_SAMPLE;
 		p.c.end = p.end;
 		err = parse_sample(cfg, &p.c, out, &p.sp);
-		p.extra = p.sp.callchain_nr * 8 + (uint64_t)p.sp.regs_nr * 8 + align8(p.sp.stack_size) +
+		if (!err)
+			lbr_chain_plan(cfg, &p.sp);
+		p.extra = chain_words(&p.sp) * 8 + (uint64_t)p.sp.regs_nr * 8 + align8(p.sp.stack_size) +
 			  align8(p.sp.raw_size);
 		break;
 	case PERF_RECORD_MMAP:

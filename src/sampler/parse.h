@@ -23,6 +23,8 @@ struct parse_cfg {
 	uint64_t sample_regs_intr;
 	uint64_t branch_sample_type;
 	bool sample_id_all;
+	/* attr.exclude_callchain_user: the callchain has no user part (nor its PERF_CONTEXT_USER) */
+	bool exclude_callchain_user;
 	bool swapped;  /* the bytes are of the other byte order (a perf.data file from such a machine) */
 	uint32_t evidx;
 };
@@ -30,6 +32,15 @@ struct parse_cfg {
 void parse_cfg_init(struct parse_cfg *cfg, const struct perf_event_attr *attr, uint32_t evidx);
 
 /*
+ * LBR call stacks (branch_sample_type with PERF_SAMPLE_BRANCH_CALL_STACK): the branch stack holds
+ * the user part of the chain, innermost call first, and the sample's callchain the kernel part.
+ * parse_record gives such a sample the chain they make together, as perf report builds it: the
+ * callchain up to and with its PERF_CONTEXT_USER, then the first entry's target (the function
+ * running), then each entry's source (the call sites, innermost first); the callchain's own user
+ * part (frame-pointer guesses) is dropped. A callchain without a user part takes the branch stack
+ * only when the attr excluded it (exclude_callchain_user: then the marker is added) or there is no
+ * callchain; otherwise (a kernel thread) it is kept as it is. rec_sample.lbr_chain says it was done.
+ *
  * Parses the record at bytes (its perf_event_header included; len is what the caller has, which must
  * cover header.size) into out, which has cap bytes. Returns 0; -EINVAL when the record's sizes do not
  * add up (out is then unspecified); -ENOSPC when cap is too small. A type we do not keep becomes

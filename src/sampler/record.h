@@ -37,7 +37,8 @@ struct rec_sample {
 	uint64_t ip;
 	uint64_t period;        /* 1 when the attr does not sample PERIOD */
 	uint64_t addr;
-	/* Raw kernel callchain, PERF_CONTEXT_* markers included; 0/0 when absent. */
+	/* Raw kernel callchain, PERF_CONTEXT_* markers included; 0/0 when absent. With an LBR call
+	 * stack (lbr_chain) its user part is the branch stack's (parse.h). */
 	uint32_t callchain_off;
 	uint32_t callchain_nr;
 	/* User registers and stack for DWARF unwinding (later issue); 0 when absent. */
@@ -56,7 +57,8 @@ struct rec_sample {
 	uint64_t block_ns;      /* the block's length from its switch-out to the end of this piece */
 	uint8_t block_state;    /* enum offcpu_state: how the thread left the CPU */
 	uint8_t block_begins;   /* the block's first piece: it counts once in the blocks */
-	uint8_t block_reserved[6];
+	uint8_t lbr_chain;      /* the chain's user part came from the LBR call stack */
+	uint8_t block_reserved[5];
 };
 
 struct rec_mmap {

@@ -379,6 +379,17 @@ static int open_one(struct sampler_ev *ev, pid_t pid, int cpu, int group_fd)
 static void open_error(struct sampler *s, const struct sampler_ev *ev, int e, pid_t pid, int cpu,
 		       char *err, size_t errlen)
 {
+	/* LBR call stacks exist on Intel CPUs' hardware events only (software events, most VMs and
+	 * other vendors' PMUs refuse branch sampling): say that, not "no such event". */
+	if ((ev->attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) &&
+	    (e == EOPNOTSUPP || e == EINVAL || e == ENOENT || e == ENODEV)) {
+		seterr(err, errlen,
+		       "--call-graph lbr: the kernel refuses LBR call stacks for event '%s' (%s): they "
+		       "need a hardware event of an Intel CPU with last branch records (most VMs have "
+		       "none); use --call-graph fp or --call-graph dwarf",
+		       ev->name, strerror(e));
+		return;
+	}
 	/* A PMU without precise sampling (no PEBS or IBS: most VMs that have a PMU) refuses :p, :pp,
 	 * :ppp alone; saying "no hardware PMU" there would send the user the wrong way. */
 	if (ev->attr.precise_ip && (e == EOPNOTSUPP || e == EINVAL)) {
@@ -822,6 +833,15 @@ static int setup_sampling(struct sampler *s, int e, const struct sampler_opts *o
 		a->sample_regs_user = SAMPLER_DWARF_REGS;
 		a->sample_stack_user = o->dwarf_stack;
 		a->exclude_callchain_user = 1;
+	}
+	if (o->lbr && a->type != PERF_TYPE_TRACEPOINT) {
+		/* The user chain from the CPU's last branch records in call-stack mode (parse.h builds
+		 * the chain); the callchain keeps the kernel part. A recording (-o) keeps the
+		 * callchain's user part too: perf report takes an LBR chain only from a callchain that
+		 * has one (its PERF_CONTEXT_USER marks where the branch stack's part goes). */
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
+		a->exclude_callchain_user = !o->tee;
 	}
 	/* A recording's readers match every record to its attr by this id, however many events; and
 	 * so does stage() when there are several. */

@@ -111,6 +111,9 @@ struct sampler_opts {
 	 * SAMPLER_DWARF_STACK_MAX), with the user registers; the callchain then holds only the kernel
 	 * part. 0: frame pointers (or none, per callchain). */
 	unsigned dwarf_stack;
+	/* --call-graph lbr: the user chain from the LBR call stack (Intel's last branch records),
+	 * the callchain's kernel part before it (parse.h). */
+	bool lbr;
 	unsigned mmap_pages;   /* data pages per CPU ring, power of two; 0 = default */
 	size_t queue_bytes;    /* 0 = default */
 	bool synthesize;       /* describe existing processes from /proc (default on) */

@@ -479,6 +479,13 @@ static int symbolizer_unwound(struct symbolizer *s, const struct rec *r, bool ip
 	return n;
 }
 
+/* Two frames of one function (their outermost frames, inline ones aside). */
+static bool same_function(const struct frame *a, const struct frame *b)
+{
+	return a->sym == b->sym && a->dso == b->dso && a->kernel == b->kernel &&
+	       a->sym_start == b->sym_start && !a->inlined && !b->inlined;
+}
+
 /* Frames of an address we cannot resolve by design (hypervisor, guest). */
 static int symbolizer_other(struct symbolizer *s, uint64_t addr, bool kernel, struct frame *out)
 {
@@ -508,6 +515,7 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *o
 	const uint64_t *cc = rec_callchain(r);
 	enum sym_mode mode = ip_kernel ? MODE_KERNEL : MODE_USER;
 	bool skip_ip = true;  /* the first address of the chain is normally the IP again */
+	int n_ip = n;
 	for (uint32_t i = 0; i < nr && n < max; i++) {
 		uint64_t a = cc[i];
 		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -518,15 +526,25 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *o
 			}
 			continue;
 		}
+		if (a == 0)
+			continue;  /* where a kernel's walk ended: no frame */
+		bool first = skip_ip;
 		if (skip_ip) {
 			skip_ip = false;
 			if (a == smp->ip)
 				continue;
 		}
+		int k;
 		if (mode == MODE_OTHER)
-			n += symbolizer_other(s, a, false, &out[n]);
+			k = symbolizer_other(s, a, false, &out[n]);
 		else
-			n += symbolizer_lookup(s, r->pid, a, mode == MODE_KERNEL, &out[n], max - n);
+			k = symbolizer_lookup(s, r->pid, a, mode == MODE_KERNEL, &out[n], max - n);
+		/* The chain's first address is the IP's function again when it differs from the IP
+		 * only by a precise event's skid, or is that function's entry (an LBR call stack's
+		 * first target): the leaf once, as perf report counts it. */
+		if (first && k > 0 && n_ip > 0 && same_function(&out[n_ip - 1], &out[n + k - 1]))
+			continue;
+		n += k;
 	}
 	if (unwind_possible(r))
 		n = symbolizer_unwound(s, r, !ip_kernel, out, n, max);

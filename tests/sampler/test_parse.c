@@ -275,6 +275,165 @@ static void test_sample_full(void)
 	CHECK(parse_bb(&cfg, &b) == 0);
 }
 
+/* An LBR call stack sample: IP, TID, CALLCHAIN (chain words given), BRANCH_STACK (n entries from
+ * 0x1000*(i+1) to 0x100*(i+1), with hw_idx when asked). */
+static void build_lbr_sample(struct bb *b, uint16_t misc, const uint64_t *cc, size_t ncc, int nbr,
+			     bool hw_idx)
+{
+	begin(b, PERF_RECORD_SAMPLE, misc);
+	put64(b, 0x100 + 7);                 /* IP: inside the function the last call entered */
+	put2x32(b, 10, 11);                  /* TID */
+	put64(b, ncc);                       /* CALLCHAIN: nr */
+	for (size_t i = 0; i < ncc; i++)
+		put64(b, cc[i]);
+	put64(b, (uint64_t)nbr);             /* BRANCH_STACK: nr */
+	if (hw_idx)
+		put64(b, 5);                 /*   hw_idx */
+	for (int i = 0; i < nbr; i++) {      /*   from (call site), to (callee), flags */
+		put64(b, 0x1000u * (unsigned)(i + 1));
+		put64(b, 0x100u * (unsigned)(i + 1));
+		put64(b, 0);
+	}
+	end(b);
+}
+
+/* The chain parse_record gives an LBR call stack sample: the callchain to its PERF_CONTEXT_USER,
+ * then the last call's target and each call site, innermost first (parse.h). */
+static void test_sample_lbr(void)
+{
+	struct parse_cfg cfg;
+	struct bb b;
+	const uint64_t *cc;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN |
+			  PERF_SAMPLE_BRANCH_STACK;
+	for (int hw = 0; hw < 2; hw++) {
+		cfg.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+					 (hw ? PERF_SAMPLE_BRANCH_HW_INDEX : 0);
+		/* A user sample: the callchain's user part (the IP off by a skid, a frame-pointer
+		 * guess) gives way to the branch stack's. */
+		const uint64_t user[] = { PERF_CONTEXT_USER, 0x10a, 0xdead };
+		build_lbr_sample(&b, PERF_RECORD_MISC_USER, user, 3, 3, hw);
+		CHECK(parse_bb(&cfg, &b) == 0);
+		cc = rec_callchain(&out.r);
+		CHECK_EQ_U64(out.r.u.sample.callchain_nr, 5);
+		CHECK_EQ_U64(cc[0], PERF_CONTEXT_USER);
+		CHECK_EQ_U64(cc[1], 0x100);      /* entry 0's target: the function running */
+		CHECK_EQ_U64(cc[2], 0x1000);     /* entry 0's source: its caller's call site */
+		CHECK_EQ_U64(cc[3], 0x2000);
+		CHECK_EQ_U64(cc[4], 0x3000);
+		CHECK(out.r.u.sample.lbr_chain == 1);
+		CHECK_EQ_U64(out.r.size % 8, 0);
+		CHECK_EQ_U64(out.r.size, sizeof(struct rec) + 5 * 8);
+
+		/* A kernel sample: the kernel part stays, the user part is the branch stack's. */
+		const uint64_t kern[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
+					  0xffffffff81000020ull, PERF_CONTEXT_USER, 0x10a };
+		build_lbr_sample(&b, PERF_RECORD_MISC_KERNEL, kern, 5, 2, hw);
+		CHECK(parse_bb(&cfg, &b) == 0);
+		cc = rec_callchain(&out.r);
+		CHECK_EQ_U64(out.r.u.sample.callchain_nr, 7);
+		CHECK_EQ_U64(cc[2], 0xffffffff81000020ull);
+		CHECK_EQ_U64(cc[3], PERF_CONTEXT_USER);
+		CHECK_EQ_U64(cc[4], 0x100);
+		CHECK_EQ_U64(cc[6], 0x2000);
+
+		/* A kernel thread's sample (no user part, and the attr did not exclude it): as is. */
+		build_lbr_sample(&b, PERF_RECORD_MISC_KERNEL, kern, 3, 2, hw);
+		CHECK(parse_bb(&cfg, &b) == 0);
+		CHECK_EQ_U64(out.r.u.sample.callchain_nr, 3);
+		CHECK(out.r.u.sample.lbr_chain == 0);
+
+		/* exclude_callchain_user (perftop's own live --call-graph lbr): the kernel has no user
+		 * part to give; the marker and the branch stack's chain follow the kernel part. */
+		cfg.exclude_callchain_user = true;
+		build_lbr_sample(&b, PERF_RECORD_MISC_KERNEL, kern, 3, 2, hw);
+		CHECK(parse_bb(&cfg, &b) == 0);
+		cc = rec_callchain(&out.r);
+		CHECK_EQ_U64(out.r.u.sample.callchain_nr, 7);
+		CHECK_EQ_U64(cc[3], PERF_CONTEXT_USER);
+		CHECK_EQ_U64(cc[4], 0x100);
+		CHECK_EQ_U64(cc[5], 0x1000);
+		build_lbr_sample(&b, PERF_RECORD_MISC_USER, NULL, 0, 1, hw);
+		CHECK(parse_bb(&cfg, &b) == 0);
+		cc = rec_callchain(&out.r);
+		CHECK_EQ_U64(out.r.u.sample.callchain_nr, 3);
+		CHECK_EQ_U64(cc[0], PERF_CONTEXT_USER);
+		CHECK_EQ_U64(cc[1], 0x100);
+		CHECK_EQ_U64(cc[2], 0x1000);
+		cfg.exclude_callchain_user = false;
+
+		/* An empty branch stack: the callchain as it is. */
+		build_lbr_sample(&b, PERF_RECORD_MISC_USER, user, 3, 0, hw);
+		CHECK(parse_bb(&cfg, &b) == 0);
+		CHECK_EQ_U64(out.r.u.sample.callchain_nr, 3);
+		CHECK_EQ_U64(rec_callchain(&out.r)[2], 0xdead);
+
+		/* Branch entries that are not a call stack (perf record -b): the callchain as it is. */
+		cfg.branch_sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_CALL_STACK;
+		build_lbr_sample(&b, PERF_RECORD_MISC_USER, user, 3, 3, hw);
+		CHECK(parse_bb(&cfg, &b) == 0);
+		CHECK_EQ_U64(out.r.u.sample.callchain_nr, 3);
+		CHECK(out.r.u.sample.lbr_chain == 0);
+
+		/* Every length is checked: one word less anywhere is an error. */
+		cfg.branch_sample_type |= PERF_SAMPLE_BRANCH_CALL_STACK;
+		build_lbr_sample(&b, PERF_RECORD_MISC_USER, user, 3, 3, hw);
+		for (size_t cut = 8; cut < b.n; cut += 8) {
+			struct bb t = b;
+			t.n = cut;
+			end(&t);
+			CHECK(parse_bb(&cfg, &t) == -EINVAL);
+		}
+	}
+	/* No callchain asked for at all: the branch stack's chain alone, after its marker. */
+	cfg.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK;
+	cfg.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
+	begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put64(&b, 0x107);                    /* IP */
+	put64(&b, 1);                        /* BRANCH_STACK: nr */
+	put64(&b, 0x1000); put64(&b, 0x100); put64(&b, 0);   /*   from, to, flags */
+	end(&b);
+	CHECK(parse_bb(&cfg, &b) == 0);
+	cc = rec_callchain(&out.r);
+	CHECK_EQ_U64(out.r.u.sample.callchain_nr, 3);
+	CHECK_EQ_U64(cc[0], PERF_CONTEXT_USER);
+	CHECK_EQ_U64(cc[1], 0x100);
+	CHECK_EQ_U64(cc[2], 0x1000);
+	cfg.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN |
+			  PERF_SAMPLE_BRANCH_STACK;
+
+	/* The other byte order: the chain's words come out in this machine's. */
+	cfg.swapped = true;
+	const uint64_t user_sw[] = { __builtin_bswap64(PERF_CONTEXT_USER), __builtin_bswap64(0x10a) };
+	begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	{
+		uint16_t sz;
+		put64(&b, __builtin_bswap64(0x107));          /* IP */
+		put2x32(&b, __builtin_bswap32(10), __builtin_bswap32(11));
+		put64(&b, __builtin_bswap64(2));              /* CALLCHAIN nr */
+		put64(&b, user_sw[0]);
+		put64(&b, user_sw[1]);
+		put64(&b, __builtin_bswap64(1));              /* BRANCH_STACK nr */
+		put64(&b, __builtin_bswap64(0x1000));         /*   from */
+		put64(&b, __builtin_bswap64(0x100));          /*   to */
+		put64(&b, 0);                                 /*   flags */
+		sz = __builtin_bswap16((uint16_t)b.n);
+		uint32_t ty = __builtin_bswap32(PERF_RECORD_SAMPLE);
+		uint16_t mi = __builtin_bswap16(PERF_RECORD_MISC_USER);
+		memcpy(b.b, &ty, 4);
+		memcpy(b.b + 4, &mi, 2);
+		memcpy(b.b + 6, &sz, 2);
+	}
+	cfg.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
+	CHECK(parse_exact(&cfg, b.b, b.n, sizeof(out)) == 0);
+	cc = rec_callchain(&out.r);
+	CHECK_EQ_U64(out.r.u.sample.callchain_nr, 3);
+	CHECK_EQ_U64(cc[0], PERF_CONTEXT_USER);
+	CHECK_EQ_U64(cc[1], 0x100);
+	CHECK_EQ_U64(cc[2], 0x1000);
+}
+
 static void test_sample_small_variants(void)
 {
 	struct parse_cfg cfg;
@@ -780,6 +939,7 @@ int main(void)
 {
 	test_sample_callchain();
 	test_sample_full();
+	test_sample_lbr();
 	test_sample_small_variants();
 	test_mmap();
 	test_comm();

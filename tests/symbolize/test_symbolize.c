@@ -1009,6 +1009,37 @@ static void test_sample(void)
 	CHECK(symbolizer_sample(s, r, out, 2) == 2);
 	CHECK(symbolizer_sample(s, r, out, 0) == 0);
 
+	/* The chain's first address off the IP by a precise event's skid, or at the function's
+	 * entry (an LBR call stack's first target), is the leaf again: once. A 0 where the kernel's
+	 * walk ended is no frame. */
+	uint64_t firsts[] = { ip + 2, (uint64_t)(uintptr_t)fx_alpha };
+	for (size_t i = 0; i < ARRAY_SIZE(firsts); i++) {
+		uint64_t cc2[] = { PERF_CONTEXT_USER, firsts[i], (uint64_t)(uintptr_t)fx_beta + 6,
+				   (uint64_t)(uintptr_t)fx_local + 6 };
+		memcpy((char *)r + sizeof(struct rec), cc2, sizeof(cc2));
+		n = symbolizer_sample(s, r, out, 8);
+		CHECK(n == 3);
+		if (n == 3) {
+			CHECK_STR(out[0].sym, "fixture_alpha");
+			CHECK_STR(out[1].sym, "fixture_beta");
+		}
+	}
+	uint64_t cc3[] = { PERF_CONTEXT_USER, ip, (uint64_t)(uintptr_t)fx_beta + 6, 0 };
+	memcpy((char *)r + sizeof(struct rec), cc3, sizeof(cc3));
+	n = symbolizer_sample(s, r, out, 8);
+	CHECK(n == 2);
+	if (n == 2)
+		CHECK_STR(out[1].sym, "fixture_beta");
+	/* A first address in another function (the skid crossed a return) is a frame. */
+	uint64_t cc4[] = { PERF_CONTEXT_USER, (uint64_t)(uintptr_t)fx_beta + 6,
+			   (uint64_t)(uintptr_t)fx_local + 6, 0 };
+	memcpy((char *)r + sizeof(struct rec), cc4, sizeof(cc4));
+	n = symbolizer_sample(s, r, out, 8);
+	CHECK(n == 3);
+	if (n == 3)
+		CHECK_STR(out[1].sym, "fixture_beta");
+	memcpy((char *)r + sizeof(struct rec), cc, sizeof(cc));
+
 	/* No callchain: the IP alone. */
 	r->u.sample.callchain_nr = 0;
 	n = symbolizer_sample(s, r, out, 8);
