@@ -170,16 +170,27 @@ static void image_unmap(struct image *img)
 
 bool image_bias(const struct image *img, uint64_t start, uint64_t pgoff, uint64_t *bias)
 {
+	/* A mapping starts at the page that holds its segment's first byte. That page may also hold
+	 * the end of the segment before (a binary whose segments are not page-aligned in the file:
+	 * rustc's and lld's links, the R segment ending at 0x169b0 and the code starting there, both
+	 * in the page at 0x16000): the segment that starts in the mapping's first page is the one
+	 * mapped, and only when none does is one that merely covers it taken. Taking the earlier one
+	 * put every address of such code a page off, and each walk into [unmapped address]. */
+	const struct image_load *cover = NULL;
 	for (int i = 0; i < img->nloads; i++) {
 		const struct image_load *l = &img->loads[i];
-		/* A mapping starts at the page that holds the segment's first byte. */
 		uint64_t page_off = l->off & ~(uint64_t)4095;
-		if (pgoff >= page_off && pgoff < l->off + (l->filesz ? l->filesz : 1)) {
-			*bias = start - (l->vaddr - (l->off - pgoff));
-			return true;
+		if (pgoff == page_off) {
+			cover = l;
+			break;
 		}
+		if (!cover && pgoff >= page_off && pgoff < l->off + (l->filesz ? l->filesz : 1))
+			cover = l;
 	}
-	return false;
+	if (!cover)
+		return false;
+	*bias = start - (cover->vaddr - (cover->off - pgoff));
+	return true;
 }
 
 bool image_read(const struct image *img, uint64_t vaddr, void *out, size_t len)

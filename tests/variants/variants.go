@@ -1,0 +1,38 @@
+// variants.go: the Go program of test_build_variants.py: main -> outer -> hotLeaf (kept out of
+// line). For SECS seconds (argv[1], default 1).
+package main
+
+import (
+	"os"
+	"strconv"
+	"time"
+)
+
+var sink uint64
+
+//go:noinline
+func hotLeaf(n uint64) uint64 {
+	var s uint64
+	for i := uint64(0); i < n; i++ {
+		s += i*i ^ (s >> 3)
+	}
+	return s
+}
+
+//go:noinline
+func outer(n uint64) uint64 {
+	return hotLeaf(n) + 1
+}
+
+func main() {
+	secs := 1.0
+	if len(os.Args) > 1 {
+		if v, err := strconv.ParseFloat(os.Args[1], 64); err == nil {
+			secs = v
+		}
+	}
+	end := time.Now().Add(time.Duration(secs * float64(time.Second)))
+	for time.Now().Before(end) {
+		sink += outer(400000)
+	}
+}
