@@ -83,11 +83,13 @@ class Explained:
 
 def _glibc_public(name):
     """The public name of a glibc internal alias: glibc names the hidden alias of a function
-    __GI_NAME and its implementation __libc_NAME (__GI___libc_malloc, __libc_malloc: malloc)."""
+    __GI_NAME and its implementation __libc_NAME or __NAME (__GI___libc_malloc, __libc_malloc:
+    malloc; __GI___clock_gettime, __clock_gettime: clock_gettime)."""
     if name.startswith("__GI_"):
         name = name[len("__GI_"):]
-    if name.startswith("__libc_"):
-        name = name[len("__libc_"):]
+    for prefix in ("__libc_", "__"):
+        if name.startswith(prefix):
+            return name[len(prefix):]
     return name
 
 

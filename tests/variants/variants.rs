@@ -12,11 +12,15 @@ fn hot_leaf<T: Into<u64> + Copy>(n: T) -> u64 {
     s
 }
 
-// black_box after the call keeps it a call (LLVM made outer a tail jump to hot_leaf, which leaves
-// outer out of every stack).
+static mut LAST: u64 = 0;
+
+// The volatile store after the call keeps it a call (LLVM made outer a tail jump to hot_leaf, which
+// leaves outer out of every stack). No std::hint::black_box: Debian's rustc 1.63 has it unstable.
 #[inline(never)]
 fn outer(n: u32) -> u64 {
-    std::hint::black_box(hot_leaf(n)).wrapping_add(1)
+    let r = hot_leaf(n);
+    unsafe { std::ptr::write_volatile(std::ptr::addr_of_mut!(LAST), r) };
+    r.wrapping_add(1)
 }
 
 fn main() {
@@ -24,7 +28,8 @@ fn main() {
     let end = Instant::now() + Duration::from_secs_f64(secs);
     let mut sink: u64 = 0;
     while Instant::now() < end {
-        sink = sink.wrapping_add(outer(std::hint::black_box(400000)));
+        let n = unsafe { std::ptr::read_volatile(std::ptr::addr_of!(LAST)) } as u32 & 1;
+        sink = sink.wrapping_add(outer(400000 + n));
     }
     std::process::exit((sink & 1) as i32 * 0);
 }
