@@ -176,6 +176,10 @@ static int jit_resume(struct walk *w, unw_cursor_t *c, unw_addr_space_t as, uint
 		res->stop = UNWIND_ERROR;
 		return 0;
 	}
+	if (!walk_mapped(w, ra - 1)) {
+		res->stop = UNWIND_UNMAPPED;
+		return 0;
+	}
 	*prev_ip = ra;
 	*prev_sp = sp;
 	ips[(*n)++] = ra - 1;
@@ -250,7 +254,13 @@ static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, u
 		prev_sp = sp;
 		/* The caller is at the call instruction, one byte before where it returns to; a signal
 		 * frame's IP is the interrupted instruction itself. */
-		ips[n++] = unw_is_signal_frame(&c) > 0 ? ip : ip - 1;
+		uint64_t at = unw_is_signal_frame(&c) > 0 ? ip : ip - 1;
+		/* A return address in no mapping (or not even canonical) is no frame: the end. */
+		if (!walk_mapped(&w, at)) {
+			res->stop = UNWIND_UNMAPPED;
+			break;
+		}
+		ips[n++] = at;
 	}
 	free(w.dbg_row);
 	return n;
