@@ -4,7 +4,10 @@
  *
  * DESIGN
  * - Images (unwind_image.c): each binary a walk touches, mapped read-only once per dso, its
- *   PT_LOADs and .eh_frame_hdr read; a bounded number mapped at a time.
+ *   PT_LOADs and .eh_frame_hdr read (or its .eh_frame section found, and a search table built from
+ *   it by unwind_ehframe.c); a bounded number mapped at a time.
+ * - No guesses: where no CFI describes an address libunwind is stopped (it would guess the caller
+ *   from RBP), and a return address in no mapping ends the chain rather than being a frame.
  * - One walk's reads and libunwind's accessors (unwind_access.c): the stack copy, else the images;
  *   the accessors note why a walk stopped as they fail, and it is reported with the result.
  * - The fast path (unwind_cfi.c) goes first: each address's CFI row computed once and cached in a
