@@ -212,7 +212,7 @@ static void eh_build(struct image *img)
 		uint64_t cie_va = base + rec + 4 - id;
 		unsigned slot = (unsigned)((cie_va >> 2) % EH_CIES);
 		if (cies[slot].va != cie_va) {
-			struct cfi_cie cie;
+			struct cfi_cie cie = { .fde_enc = 0 };
 			cies[slot].va = cie_va;
 			cies[slot].ok = cfi_cie(img, cie_va, &cie);
 			cies[slot].enc = cie.fde_enc;
