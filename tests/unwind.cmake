@@ -32,3 +32,20 @@ add_test(NAME unwind_test_unwind_debugframe
           $<TARGET_FILE:unwind_debugframe_drap>)
 set_tests_properties(unwind_test_unwind_debugframe PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/replay")
+
+# .eh_frame without .eh_frame_hdr: a C++ program linked with g++ -static (GCC links static executables
+# without --eh-frame-hdr), replayed from perf record and live; the reference is its own call structure.
+# The project is C only: g++ is run as the command it is (the fixture skips where there is none).
+find_program(PERFTOP_GXX NAMES g++)
+set(static_cxx ${CMAKE_BINARY_DIR}/fixtures/unwind_static_cxx)
+if(PERFTOP_GXX)
+  add_custom_command(OUTPUT ${static_cxx}
+    COMMAND ${PERFTOP_GXX} -static -O2 -g -o ${static_cxx} ${CMAKE_CURRENT_SOURCE_DIR}/unwind/static_cxx.cpp
+    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/unwind/static_cxx.cpp VERBATIM)
+endif()
+add_custom_target(unwind_static_cxx ALL DEPENDS $<$<BOOL:${PERFTOP_GXX}>:${static_cxx}>)
+add_test(NAME unwind_test_unwind_static
+  COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/unwind/test_unwind_static.py
+          $<TARGET_FILE:perftop> ${static_cxx})
+set_tests_properties(unwind_test_unwind_static PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/replay")

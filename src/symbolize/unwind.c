@@ -4,7 +4,10 @@
  *
  * DESIGN
  * - Images (unwind_image.c): each binary a walk touches, mapped read-only once per dso, its
- *   PT_LOADs and .eh_frame_hdr read; a bounded number mapped at a time.
+ *   PT_LOADs and .eh_frame_hdr read (or its .eh_frame section found, and a search table built from
+ *   it by unwind_ehframe.c); a bounded number mapped at a time.
+ * - No guesses: where no CFI describes an address libunwind is stopped (it would guess the caller
+ *   from RBP), and a return address in no mapping ends the chain rather than being a frame.
  * - One walk's reads and libunwind's accessors (unwind_access.c): the stack copy, else the images;
  *   the accessors note why a walk stopped as they fail, and it is reported with the result.
  * - The fast path (unwind_cfi.c) goes first: each address's CFI row computed once and cached in a
@@ -176,6 +179,10 @@ static int jit_resume(struct walk *w, unw_cursor_t *c, unw_addr_space_t as, uint
 		res->stop = UNWIND_ERROR;
 		return 0;
 	}
+	if (!walk_mapped(w, ra - 1)) {
+		res->stop = UNWIND_UNMAPPED;
+		return 0;
+	}
 	*prev_ip = ra;
 	*prev_sp = sp;
 	ips[(*n)++] = ra - 1;
@@ -250,7 +257,13 @@ static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, u
 		prev_sp = sp;
 		/* The caller is at the call instruction, one byte before where it returns to; a signal
 		 * frame's IP is the interrupted instruction itself. */
-		ips[n++] = unw_is_signal_frame(&c) > 0 ? ip : ip - 1;
+		uint64_t at = unw_is_signal_frame(&c) > 0 ? ip : ip - 1;
+		/* A return address in no mapping (or not even canonical) is no frame: the end. */
+		if (!walk_mapped(&w, at)) {
+			res->stop = UNWIND_UNMAPPED;
+			break;
+		}
+		ips[n++] = at;
 	}
 	free(w.dbg_row);
 	return n;

@@ -4,7 +4,8 @@
  * A sample carries the user registers and a copy of the top of the user stack. libunwind walks it
  * through our accessors: registers from the sample, memory from the stack copy and, outside it, from
  * the mapped binaries' files (read-only bytes: the unwind tables and code); procedure info from each
- * binary's .eh_frame_hdr search table, and for code .eh_frame does not cover from the .debug_frame of
+ * binary's .eh_frame_hdr search table (or one built from its .eh_frame where it has none, as GCC's
+ * -static executables), and for code .eh_frame does not cover from the .debug_frame of
  * the binary or of its separate debug file (libdw's CFI, whose rules we evaluate on the sample's
  * registers and stack copy). Each binary's file is mapped and its tables found once, cached
  * per dso (which is itself one per build-id/inode); libunwind's own cache is kept per process, since
@@ -12,7 +13,8 @@
  *
  * The result is raw addresses: the IP, then return addresses minus one (the call instruction, so a
  * call at a function's very end is not charged to the next function), ready for the symbolizer. When
- * the walk stops before the thread's root, unwind says why.
+ * the walk stops before the thread's root, unwind says why. No frame is guessed: where no CFI
+ * describes an address, or a return address is in no mapping, the walk ends there.
  *
  * One thread only (the session's), like the rest of the symbolizer.
  */

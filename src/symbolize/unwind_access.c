@@ -11,8 +11,10 @@
  *
  * Why a walk stopped is noted by the accessors as they fail (no mapping, no table, a read past the
  * stack copy) and reported with the result. Procedure info comes from the image's .eh_frame_hdr
- * table, searched by libunwind; for code only .debug_frame describes, find_proc_info stops libunwind
- * (see unwind.c) with that row in the walk.
+ * table, searched by libunwind, or from the table unwind_ehframe.c built from .eh_frame, which
+ * libunwind reads at a reserved address during that one search; for code only .debug_frame
+ * describes, find_proc_info stops libunwind (see unwind.c) with that row in the walk. Where no CFI
+ * describes the code at all, the walk ends: libunwind is never left to guess frames.
  */
 #include "symbolize/unwind_int.h"
 
@@ -68,6 +70,14 @@ uint32_t walk_cursor_regs(unw_cursor_t *c, uint64_t regs[17])
 	return have;
 }
 
+bool walk_mapped(struct walk *w, uint64_t addr)
+{
+	for (int i = 0; i < w->nt; i++)
+		if (addr >= w->t[i].start && addr < w->t[i].end)
+			return true;
+	return maps_find(w->u->maps, w->pid, addr) != NULL;
+}
+
 bool walk_in_jit(struct walk *w, uint64_t addr)
 {
 	const struct map *m = maps_find(w->u->maps, w->pid, addr);
@@ -108,25 +118,38 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 		w->jit_stop = true;
 		return -UNW_ESTOPUNWIND;
 	}
+	/* Any error but UNW_ENOINFO makes unw_step return it as it is, with the cursor still on this
+	 * frame; UNW_ENOINFO would make libunwind guess the caller from RBP, which in code built
+	 * without frame pointers reads whatever the stack holds there: no guesses, the chain ends. */
 	if (!t)
-		return -UNW_ENOINFO;
+		return -UNW_ESTOPUNWIND;
 	int r = -UNW_ENOINFO;
+	unw_dyn_info_t di;
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = t->start;
+	di.end_ip = t->end;
+	uint64_t count;
+	const int32_t *built;
 	if (t->img->ok) {
-		unw_dyn_info_t di;
-		memset(&di, 0, sizeof(di));
-		di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-		di.start_ip = t->start;
-		di.end_ip = t->end;
 		di.u.rti.segbase = t->img->hdr_vaddr + t->bias;
 		di.u.rti.table_data = t->img->table_vaddr + t->bias;
 		/* In words: each entry is two int32s, one unw_word_t. */
 		di.u.rti.table_len = t->img->fde_count * 8 / sizeof(unw_word_t);
 		r = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+	} else if ((built = eh_table(t->img, &count)) != NULL) {
+		/* The table built from .eh_frame, read by libunwind at EH_TABLE_ADDR (walk_read). */
+		di.u.rti.segbase = t->img->ehf_vaddr + t->bias;
+		di.u.rti.table_data = EH_TABLE_ADDR;
+		di.u.rti.table_len = count * 8 / sizeof(unw_word_t);
+		w->synth = built;
+		w->synth_len = count * 8;
+		r = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+		w->synth = NULL;
+		w->synth_len = 0;
 	}
 	if (r == -UNW_ENOINFO) {
-		/* No .eh_frame entry for ip: .debug_frame's, if it has one, stepped by unwind_slow. Any
-		 * error but UNW_ENOINFO makes unw_step return it as it is, with the cursor still on this
-		 * frame (UNW_ENOINFO would make it guess a frame-pointer frame). */
+		/* No .eh_frame entry for ip: .debug_frame's, if it has one, stepped by unwind_slow. */
 		Dwarf_Frame *f = dbg_frame(w->u, t->img, ip - t->bias);
 		if (f) {
 			free(w->dbg_row);
@@ -138,7 +161,7 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 		w->why = UNWIND_NO_INFO;
 		w->why_dso = dso_name(t->img->dso);
 	}
-	return r;
+	return r == -UNW_ENOINFO ? -UNW_ESTOPUNWIND : r;
 }
 
 static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
@@ -160,6 +183,11 @@ static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, voi
 
 bool walk_read(struct walk *w, uint64_t addr, void *out, size_t n)
 {
+	if (w->synth && addr >= EH_TABLE_ADDR && addr - EH_TABLE_ADDR < w->synth_len &&
+	    w->synth_len - (addr - EH_TABLE_ADDR) >= n) {
+		memcpy(out, (const uint8_t *)w->synth + (addr - EH_TABLE_ADDR), n);
+		return true;
+	}
 	if (addr >= w->sp && addr - w->sp < w->stack_len && w->stack_len - (addr - w->sp) >= n) {
 		memcpy(out, w->stack + (addr - w->sp), n);
 		return true;

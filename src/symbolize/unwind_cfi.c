@@ -28,105 +28,6 @@ struct cfi_state {
 	int64_t cfa_off, ra_off, bp_off;
 };
 
-struct cfi_cursor {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint64_t cfi_uleb(struct cfi_cursor *c)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; c->p < c->end; shift += 7) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = true;
-	return 0;
-}
-
-static int64_t cfi_sleb(struct cfi_cursor *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	for (;;) {
-		if (c->p >= c->end) {
-			c->bad = true;
-			return 0;
-		}
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~0ull << shift;
-			return (int64_t)v;
-		}
-	}
-}
-
-static uint64_t cfi_fixed(struct cfi_cursor *c, unsigned n)
-{
-	if ((size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-/* A pointer in encoding enc at file virtual address va (the field's own, for pc-relative values).
- * Only what .eh_frame uses for code addresses; anything else marks the cursor bad. */
-static uint64_t cfi_pointer(struct cfi_cursor *c, uint8_t enc, uint64_t va, bool apply)
-{
-	uint64_t v;
-	switch (enc & 0x0f) {
-	case 0x00: v = cfi_fixed(c, 8); break;
-	case 0x01: v = cfi_uleb(c); break;
-	case 0x02: v = cfi_fixed(c, 2); break;
-	case 0x03: v = cfi_fixed(c, 4); break;
-	case 0x04: v = cfi_fixed(c, 8); break;
-	case 0x09: v = (uint64_t)cfi_sleb(c); break;
-	case 0x0a: v = (uint64_t)(int64_t)(int16_t)cfi_fixed(c, 2); break;
-	case 0x0b: v = (uint64_t)(int64_t)(int32_t)cfi_fixed(c, 4); break;
-	case 0x0c: v = cfi_fixed(c, 8); break;
-	default: c->bad = true; return 0;
-	}
-	if (!apply)
-		return v;
-	switch (enc & 0x70) {
-	case 0x00: break;
-	case 0x10: v += va; break;
-	default: c->bad = true; break;
-	}
-	return v;
-}
-
-/* One CFI record (CIE or FDE) at va: its content after the length, and the va of that content. */
-static bool cfi_record(const struct image *img, uint64_t va, struct cfi_cursor *c, uint64_t *body_va)
-{
-	const uint8_t *p = image_ptr(img, va, 4);
-	if (!p)
-		return false;
-	uint32_t len32;
-	memcpy(&len32, p, 4);
-	if (len32 == 0 || len32 >= 0xfffffff0u)  /* terminator, or the 64-bit form .eh_frame never uses */
-		return false;
-	const uint8_t *b = image_ptr(img, va + 4, len32);
-	if (!b)
-		return false;
-	*c = (struct cfi_cursor){ b, b + len32, false };
-	*body_va = va + 4;
-	return true;
-}
-
 /*
  * A DW_CFA_def_cfa_expression that is RSP + a constant at this address: the one of every PLT
  * (DW_OP_breg7 8; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and; DW_OP_lit11; DW_OP_ge; DW_OP_lit3;
@@ -341,31 +242,12 @@ static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi
 /* The row of img's code at file address pc, computed from its .eh_frame FDE (rip: the frame's IP,
  * pc itself or, for a caller, pc + 1). False when no FDE covers pc (row->ok is then 0 too); true
  * when one does, whether or not the row fits row->ok. */
-static bool cfi_compute(const struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row)
+static bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row)
 {
 	row->ok = 0;
-	if (!img->ok || !img->fde_count)
+	uint64_t fde_va;
+	if (!eh_find(img, pc, &fde_va))
 		return false;
-	/* The .eh_frame_hdr table: (initial location, FDE) pairs, sdata4 relative to the table's
-	 * section, sorted by location: the last entry at or below pc. */
-	const uint8_t *tab = image_ptr(img, img->table_vaddr, img->fde_count * 8);
-	if (!tab)
-		return false;
-	size_t lo = 0, hi = img->fde_count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int32_t loc;
-		memcpy(&loc, tab + mid * 8, 4);
-		if ((uint64_t)((int64_t)img->hdr_vaddr + loc) <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return false;
-	int32_t fde_rel;
-	memcpy(&fde_rel, tab + (lo - 1) * 8 + 4, 4);
-	uint64_t fde_va = (uint64_t)((int64_t)img->hdr_vaddr + fde_rel);
 	struct cfi_cursor f;
 	uint64_t fbody;
 	if (!cfi_record(img, fde_va, &f, &fbody))
@@ -374,67 +256,29 @@ static bool cfi_compute(const struct image *img, uint64_t pc, uint64_t rip, stru
 	uint32_t cie_ptr = (uint32_t)cfi_fixed(&f, 4);
 	if (f.bad || cie_ptr == 0 || cie_ptr > fbody)
 		return true;
-	struct cfi_cursor c;
-	uint64_t cbody;
-	if (!cfi_record(img, fbody - cie_ptr, &c, &cbody))
-		return true;
-	/* The CIE: id 0, version, augmentation, alignment factors, return address column. */
-	uint32_t id = (uint32_t)cfi_fixed(&c, 4);
-	uint8_t version = (uint8_t)cfi_fixed(&c, 1);
-	if (c.bad || id != 0 || (version != 1 && version != 3))
-		return true;
-	const char *aug = (const char *)c.p;
-	size_t auglen = strnlen(aug, (size_t)(c.end - c.p));
-	if (auglen == (size_t)(c.end - c.p))
-		return true;
-	c.p += auglen + 1;
-	if (aug[0] && aug[0] != 'z')
-		return true;  /* "eh" and other old forms */
-	uint64_t caf = cfi_uleb(&c);
-	int64_t daf = cfi_sleb(&c);
-	uint64_t ra_col = version == 1 ? cfi_fixed(&c, 1) : cfi_uleb(&c);
-	uint8_t fde_enc = 0;
-	if (aug[0] == 'z') {
-		uint64_t n = cfi_uleb(&c);
-		if (c.bad || (uint64_t)(c.end - c.p) < n)
-			return true;
-		struct cfi_cursor a = { c.p, c.p + n, false };
-		c.p += n;
-		for (const char *k = aug + 1; *k; k++) {
-			if (*k == 'R') {
-				fde_enc = (uint8_t)cfi_fixed(&a, 1);
-			} else if (*k == 'P') {
-				uint8_t pe = (uint8_t)cfi_fixed(&a, 1);
-				(void)cfi_pointer(&a, pe, 0, false);
-			} else if (*k == 'L') {
-				(void)cfi_fixed(&a, 1);
-			} else {
-				return true;  /* 'S' (a signal frame) and anything unknown: libunwind's */
-			}
-		}
-		if (a.bad)
-			return true;
-	}
-	if (c.bad || ra_col != DW_RA)
+	struct cfi_cie cie;
+	/* 'S' (a signal frame) and forms we do not know are libunwind's */
+	if (!cfi_cie(img, fbody - cie_ptr, &cie) || cie.signal || cie.ra_col != DW_RA)
 		return true;
 	/* The FDE: its range, the augmentation data, then its instructions. */
 	uint64_t field_va = fbody + (uint64_t)(f.p - fstart);
-	uint64_t start = cfi_pointer(&f, fde_enc, field_va, true);
-	uint64_t range = cfi_pointer(&f, fde_enc & 0x0f, 0, false);
+	uint64_t start = cfi_pointer(&f, cie.fde_enc, field_va, true);
+	uint64_t range = cfi_pointer(&f, cie.fde_enc & 0x0f, 0, false);
 	if (f.bad)
 		return true;
 	if (pc < start || pc - start >= range)
 		return false;
-	if (aug[0] == 'z') {
+	if (cie.z) {
 		uint64_t n = cfi_uleb(&f);
 		if (f.bad || (uint64_t)(f.end - f.p) < n)
 			return true;
 		f.p += n;
 	}
 	struct cfi_state st = { .cfa_reg = DW_RSP, .ra_rule = RULE_NONE, .bp_rule = RULE_NONE };
-	cfi_run(&c, &st, &st, start, UINT64_MAX, 0, false, caf, daf);
+	struct cfi_cursor c = cie.insns;
+	cfi_run(&c, &st, &st, start, UINT64_MAX, 0, false, cie.caf, cie.daf);
 	struct cfi_state init = st;
-	cfi_run(&f, &st, &init, start, pc, rip, true, caf, daf);
+	cfi_run(&f, &st, &init, start, pc, rip, true, cie.caf, cie.daf);
 	if (st.bad || (st.cfa_reg != DW_RSP && st.cfa_reg != DW_RBP) ||
 	    (st.ra_rule != RULE_OFFSET && st.ra_rule != RULE_UNDEF) ||
 	    (st.bp_rule != RULE_NONE && st.bp_rule != RULE_SAME && st.bp_rule != RULE_OFFSET) ||
@@ -458,14 +302,6 @@ static void fast_compute(struct unwind *u, struct image *img, uint64_t pc, uint6
 		dbg_compact(f, row);
 		free(f);
 	}
-}
-
-/* rt_sigreturn's trampoline (mov $15,%rax; syscall), which libunwind treats as a signal frame. */
-bool fast_sigreturn(const struct image *img, uint64_t va)
-{
-	static const uint8_t code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
-	const uint8_t *p = image_ptr(img, va, sizeof(code));
-	return p && memcmp(p, code, sizeof(code)) == 0;
 }
 
 /* A caller's row is its call instruction's (the return address - 1), the first frame's its IP's: the
@@ -495,7 +331,7 @@ static const struct fast_row *fast_row(struct unwind *u, struct image *img, uint
 		r = &fc->rows[i];
 	}
 	fast_compute(u, img, first ? va : va - 1, va, r);
-	if (r->ok && fast_sigreturn(img, va))
+	if (r->ok && image_sigreturn(img, va))
 		r->ok = 0;
 	r->img = img;
 	r->va = key;
@@ -580,6 +416,11 @@ int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res)
 			return -1;
 		prev_ip = ip;
 		prev_sp = sp;
+		/* A return address in no mapping (or not even canonical) is no frame: the end. */
+		if (!walk_mapped(w, ip - 1)) {
+			res->stop = UNWIND_UNMAPPED;
+			return n;
+		}
 		ips[n++] = ip - 1;
 	}
 }

@@ -443,6 +443,10 @@ int dbg_resume(struct unwind *u, struct walk *w, unw_cursor_t *c, unw_addr_space
 		res->stop = UNWIND_ERROR;
 		return 0;
 	}
+	if (!walk_mapped(w, signal ? ip : ip - 1)) {
+		res->stop = UNWIND_UNMAPPED;
+		return 0;
+	}
 	*prev_ip = ip;
 	*prev_sp = sp;
 	ips[(*n)++] = signal ? ip : ip - 1;
@@ -453,7 +457,7 @@ int dbg_resume(struct unwind *u, struct walk *w, unw_cursor_t *c, unw_addr_space
 	w->have = nhave;
 	if (!signal) {
 		struct touched *t = walk_touch(w, ip);
-		if (!t || !fast_sigreturn(t->img, ip - t->bias))
+		if (!t || !image_sigreturn(t->img, ip - t->bias))
 			w->regs[UNW_X86_64_RIP] = ip - 1;
 		w->why = UNWIND_END;
 		w->why_dso = NULL;

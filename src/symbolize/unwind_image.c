@@ -4,7 +4,9 @@
  * Each binary is mapped from the file its dso was opened from (dso_file: --symfs, deleted binaries
  * and our vdso copy included) and its ELF program headers are read once: the PT_LOAD segments (to
  * turn a runtime address into file bytes) and PT_GNU_EH_FRAME (the .eh_frame_hdr binary-search table
- * libunwind's dwarf_search_unwind_table walks, and the fast path too). An image is kept per dso (one
+ * libunwind's dwarf_search_unwind_table walks, and the fast path too). A binary without it (GCC's
+ * -static executables) has its .eh_frame section found through the section headers instead, and
+ * unwind_ehframe.c builds the table. An image is kept per dso (one
  * per build-id/inode, so each file is read once); at most UNWIND_MAPPED are mapped at a time, the
  * least recently used unmapped between two walks (and mapped again when needed: the rows cached from
  * it stay, they are numbers, not pointers into it). Every read is bounds-checked against the file.
@@ -66,6 +68,42 @@ static bool image_hdr_value(const struct image *img, uint64_t file_off, uint64_t
 	return true;
 }
 
+/* The .eh_frame section from the section headers (a binary without .eh_frame_hdr): its address
+ * and size into img when its bytes are in a PT_LOAD segment of the file. */
+static void image_find_eh_frame(struct image *img, const Elf64_Ehdr *eh)
+{
+	if (!eh->e_shoff || eh->e_shentsize != sizeof(Elf64_Shdr))
+		return;
+	Elf64_Shdr sh0;
+	if (!image_bytes(img, eh->e_shoff, sizeof(sh0)))
+		return;
+	memcpy(&sh0, img->data + eh->e_shoff, sizeof(sh0));
+	/* Past 0xff00 sections the count and the string table's index are in section 0. */
+	uint64_t shnum = eh->e_shnum ? eh->e_shnum : sh0.sh_size;
+	uint32_t strndx = eh->e_shstrndx == SHN_XINDEX ? sh0.sh_link : eh->e_shstrndx;
+	if (shnum > (img->size - eh->e_shoff) / sizeof(Elf64_Shdr) || strndx >= shnum)
+		return;
+	const uint8_t *shdrs = img->data + eh->e_shoff;
+	Elf64_Shdr strs;
+	memcpy(&strs, shdrs + (uint64_t)strndx * sizeof(strs), sizeof(strs));
+	if (strs.sh_type != SHT_STRTAB || !image_bytes(img, strs.sh_offset, strs.sh_size))
+		return;
+	static const char want[] = ".eh_frame";
+	for (uint64_t i = 1; i < shnum; i++) {
+		Elf64_Shdr sh;
+		memcpy(&sh, shdrs + i * sizeof(sh), sizeof(sh));
+		if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_ALLOC) || sh.sh_size < 8 ||
+		    sh.sh_name >= strs.sh_size || strs.sh_size - sh.sh_name < sizeof(want) ||
+		    memcmp(img->data + strs.sh_offset + sh.sh_name, want, sizeof(want)) != 0)
+			continue;
+		if (image_ptr(img, sh.sh_addr, sh.sh_size)) {
+			img->ehf_vaddr = sh.sh_addr;
+			img->ehf_size = sh.sh_size;
+		}
+		return;
+	}
+}
+
 static void image_read_elf(struct image *img)
 {
 	Elf64_Ehdr eh;
@@ -95,17 +133,20 @@ static void image_read_elf(struct image *img)
 	}
 	/* version 1, then the encodings of eh_frame_ptr, fde_count and the table entries. */
 	if (!have_hdr || hdr_size < 12 || !image_bytes(img, hdr_off, hdr_size) ||
-	    img->data[hdr_off] != 1)
+	    img->data[hdr_off] != 1) {
+		image_find_eh_frame(img, &eh);
 		return;
+	}
 	uint8_t ptr_enc = img->data[hdr_off + 1], cnt_enc = img->data[hdr_off + 2],
 		tab_enc = img->data[hdr_off + 3];
 	uint64_t eh_frame, count;
 	/* libunwind's remote table wants datarel sdata4 entries, which is what linkers write. */
 	if (tab_enc != 0x3b || !image_hdr_value(img, hdr_off + 4, img->hdr_vaddr + 4, ptr_enc, &eh_frame) ||
-	    !image_hdr_value(img, hdr_off + 8, img->hdr_vaddr + 8, cnt_enc, &count))
+	    !image_hdr_value(img, hdr_off + 8, img->hdr_vaddr + 8, cnt_enc, &count) || count == 0 ||
+	    count > (hdr_size - 12) / 8) {
+		image_find_eh_frame(img, &eh);
 		return;
-	if (count == 0 || count > (hdr_size - 12) / 8)
-		return;
+	}
 	img->table_vaddr = img->hdr_vaddr + 12;
 	img->fde_count = count;
 	img->ok = true;
@@ -153,17 +194,18 @@ struct image *image_get(struct unwind *u, struct dso *d)
 		if (fd >= 0)
 			close(fd);
 		u->images++;
-		if (!img->ok)
+		if (!img->ok && !img->ehf_size)
 			u->no_info++;
 	}
 	return img->data ? img : NULL;
 }
 
-/* Lets go of what an image holds: its file's mapping and its .debug_frame handle. */
+/* Lets go of what an image holds: its file's mapping, its built table and its .debug_frame handle. */
 static void image_unmap(struct image *img)
 {
 	if (img->data)
 		munmap((void *)img->data, img->size);
+	free(img->ehf_tab);
 	if (img->dwfl)
 		dwfl_end(img->dwfl);
 }
@@ -218,6 +260,14 @@ const uint8_t *image_ptr(const struct image *img, uint64_t va, uint64_t len)
 		return image_bytes(img, off, len) ? img->data + off : NULL;
 	}
 	return NULL;
+}
+
+/* rt_sigreturn's trampoline (mov $15,%rax; syscall), which libunwind treats as a signal frame. */
+bool image_sigreturn(const struct image *img, uint64_t va)
+{
+	static const uint8_t code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	const uint8_t *p = image_ptr(img, va, sizeof(code));
+	return p && memcmp(p, code, sizeof(code)) == 0;
 }
 
 bool image_drop(struct unwind *u, const struct dso *d)

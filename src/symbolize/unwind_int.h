@@ -1,12 +1,14 @@
 /*
  * unwind_int: what the files of the unwinder share, and only they include (unwind.c, unwind_image.c,
- * unwind_access.c, unwind_cfi.c, unwind_dwarf.c): the unwinder, its images, one walk, the fast
- * path's rows, and the few functions one file calls in another.
+ * unwind_ehframe.c, unwind_access.c, unwind_cfi.c, unwind_dwarf.c): the unwinder, its images, one
+ * walk, the fast path's rows, and the few functions one file calls in another.
  *
  * unwind.c: the facade (unwind.h) and the slow path driving libunwind; unwind_image.c: the mapped
- * binaries and their .eh_frame_hdr; unwind_access.c: a walk's reads, libunwind's accessors over
- * them; unwind_cfi.c: the .eh_frame reader and the fast path over cached rows; unwind_dwarf.c:
- * .debug_frame through libdw, its rules evaluated.
+ * binaries, their .eh_frame_hdr or .eh_frame section; unwind_ehframe.c: the .eh_frame reader (values,
+ * records, CIEs) and the search of an image's FDEs, with the table it builds where there is no
+ * .eh_frame_hdr; unwind_access.c: a walk's reads, libunwind's accessors over them; unwind_cfi.c: CFI
+ * instructions and the fast path over cached rows; unwind_dwarf.c: .debug_frame through libdw, its
+ * rules evaluated. unwind_image.c calls none of the others, unwind_ehframe.c only unwind_image.c.
  */
 #ifndef PERFTOP_SYMBOLIZE_UNWIND_INT_H
 #define PERFTOP_SYMBOLIZE_UNWIND_INT_H
@@ -36,7 +38,7 @@ struct image_load {
 
 struct image {
 	struct dso *dso;        /* key */
-	bool tried, ok;         /* mapped, with a usable .eh_frame_hdr */
+	bool tried, ok;         /* mapped; ok: with a usable .eh_frame_hdr */
 	const uint8_t *data;
 	size_t size;
 	struct image_load loads[UNWIND_MAX_LOADS];
@@ -44,6 +46,13 @@ struct image {
 	uint64_t hdr_vaddr;     /* .eh_frame_hdr */
 	uint64_t table_vaddr;   /* its sorted (initial location, FDE) pairs */
 	uint64_t fde_count;
+	/* Without .eh_frame_hdr: the .eh_frame section (from the section headers), and the search
+	 * table built from it on first use (unwind_ehframe.c): fde_count int32 pairs, as the
+	 * header's, relative to ehf_vaddr; NULL when it has no FDE we can read. */
+	uint64_t ehf_vaddr, ehf_size;
+	bool ehf_built;
+	int32_t *ehf_tab;
+	uint64_t ehf_count;
 	/* .debug_frame, for addresses .eh_frame does not cover: opened on the first such address */
 	bool dbg_tried;
 	Dwfl *dwfl;
@@ -102,7 +111,14 @@ struct walk {
 	Dwarf_Frame *dbg_row;
 	/* ... or at JIT code, perhaps a -X perf trampoline (walk_jit_step) */
 	bool jit_stop;
+	/* During one find_proc_info: the built search table libunwind reads at EH_TABLE_ADDR */
+	const int32_t *synth;
+	uint64_t synth_len;     /* bytes */
 };
+
+/* Where libunwind reads a table unwind_ehframe.c built: a non-canonical address, so that no
+ * process's memory is ever there (walk_read serves it from struct walk's synth). */
+#define EH_TABLE_ADDR 0x5afe000000000000ull
 
 struct unwind {
 	struct maps *maps;
@@ -136,6 +152,40 @@ bool image_bias(const struct image *img, uint64_t start, uint64_t pgoff, uint64_
 const uint8_t *image_ptr(const struct image *img, uint64_t va, uint64_t len);
 /* len bytes at file virtual address vaddr of img into out; false when the file has none there. */
 bool image_read(const struct image *img, uint64_t vaddr, void *out, size_t len);
+/* Whether img's code at file address va is rt_sigreturn's trampoline. */
+bool image_sigreturn(const struct image *img, uint64_t va);
+
+/* ---- unwind_ehframe.c ---- */
+
+/* A cursor over CFI bytes: a read past end marks it bad (and reads 0). */
+struct cfi_cursor {
+	const uint8_t *p, *end;
+	bool bad;
+};
+uint64_t cfi_uleb(struct cfi_cursor *c);
+int64_t cfi_sleb(struct cfi_cursor *c);
+uint64_t cfi_fixed(struct cfi_cursor *c, unsigned n);
+/* A pointer in encoding enc at file virtual address va (the field's own, for pc-relative values);
+ * apply false: the value alone, as an FDE's range is. Only the forms .eh_frame uses for code. */
+uint64_t cfi_pointer(struct cfi_cursor *c, uint8_t enc, uint64_t va, bool apply);
+/* One CFI record (CIE or FDE) at va: its content after the length, and the va of that content. */
+bool cfi_record(const struct image *img, uint64_t va, struct cfi_cursor *c, uint64_t *body_va);
+
+struct cfi_cie {
+	struct cfi_cursor insns;  /* its initial instructions */
+	uint64_t caf, ra_col;     /* code alignment factor, return address column */
+	int64_t daf;              /* data alignment factor */
+	uint8_t fde_enc;          /* how its FDEs' addresses are encoded ('R') */
+	bool z, signal;           /* augmentation data ('z'); a signal frame's ('S') */
+};
+/* The CIE at va; false when it cannot be read or has a form we do not know. */
+bool cfi_cie(const struct image *img, uint64_t va, struct cfi_cie *cie);
+/* The FDE that may cover file address pc of img (the last one starting at or below it), from its
+ * .eh_frame_hdr table or, without one, the table built from .eh_frame on first use. */
+bool eh_find(struct image *img, uint64_t pc, uint64_t *fde_va);
+/* img's table built from .eh_frame (on first use) and its pair count; NULL when img has an
+ * .eh_frame_hdr (libunwind reads that one in the file), no .eh_frame or no FDE in it. */
+const int32_t *eh_table(struct image *img, uint64_t *count);
 
 /* ---- unwind_access.c ---- */
 
@@ -144,6 +194,9 @@ unw_accessors_t acc_table(void);
 /* The image and bias for the executable mapping holding addr, remembered for this walk; NULL (and
  * w->why says why) when there is none. */
 struct touched *walk_touch(struct walk *w, uint64_t addr);
+/* Whether addr is in a mapping of the process (a file, JIT code, the vdso...): a return address
+ * anywhere else is garbage, and ends the chain. */
+bool walk_mapped(struct walk *w, uint64_t addr);
 /* Whether addr is in anonymous executable memory (JIT code: no unwind tables). */
 bool walk_in_jit(struct walk *w, uint64_t addr);
 /* A step out of JIT code at ip (SP sp, RBP bp) when it is one of CPython's -X perf trampolines,
@@ -176,8 +229,6 @@ int dbg_resume(struct unwind *u, struct walk *w, unw_cursor_t *c, unw_addr_space
 /* The walk of w through cached rows, its frames into ips as unwind_sample says. Returns the frames,
  * or -1 when libunwind must do this sample. */
 int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res);
-/* Whether img's code at file address va is rt_sigreturn's trampoline. */
-bool fast_sigreturn(const struct image *img, uint64_t va);
 /* Every cached row goes (their images may go); fast_free: and the table. */
 void fast_clear(struct fast_cache *fc);
 void fast_free(struct fast_cache *fc);

@@ -3,9 +3,12 @@
  * main -> deep1 -> deep2 -> deep3 -> capture copies its registers and the top of its stack into a
  * REC_SAMPLE as the kernel would (perf's x86-64 register mask, PERF_SAMPLE_STACK_USER bytes), and the
  * symbolizer unwinds it: the chain must read deep3, deep2, deep1, main up to the libc root. Then the
- * same sample with its stack copy cut short must end in "[stack copy too short]", and thousands of
- * garbage samples (random registers, random stack bytes, stacks of return-address-looking words)
- * must stay within the frame bound and never crash (run under ASan+UBSan too).
+ * same sample with its stack copy cut short must end in "[stack copy too short]"; with deep2's
+ * return address replaced by one in no mapping (or a non-canonical one) the chain must end there, in
+ * one "[unmapped address]" frame, the garbage never a frame of its own and the chain not counted as
+ * unwound to the root (by the fast path and by libunwind alone); and thousands of garbage samples
+ * (random registers, random stack bytes, stacks of return-address-looking words) must stay within
+ * the frame bound and never crash (run under ASan+UBSan too).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -162,6 +165,53 @@ static void test_chain(struct symbolizer *s, const struct captured *c)
 	free(r);
 }
 
+/* deep2's return address (into deep1) replaced by bad in the stack copy: the chain ends at deep2. */
+static void test_unmapped(struct symbolizer *s, const struct captured *c, uint64_t bad, const char *what)
+{
+	struct frame f[512];
+	struct rec *r = make_sample(c, c->len);
+	int n = symbolizer_sample(s, r, f, 512);
+	free(r);
+	int i1 = find(f, n, "deep1");
+	CHECK(i1 > 0);
+	if (i1 <= 0)
+		return;
+	uint64_t ra = f[i1].addr + 1;
+	static struct captured g;
+	memcpy(&g, c, sizeof(g));
+	size_t at = 0;
+	for (size_t i = 0; i + 8 <= g.len && !at; i += 8) {
+		uint64_t v;
+		memcpy(&v, g.stack + i, 8);
+		if (v == ra)
+			at = i + 1;
+	}
+	CHECK(at != 0);
+	if (!at)
+		return;
+	memcpy(g.stack + at - 1, &bad, 8);
+	struct symbolizer_stats before, after;
+	symbolizer_get_stats(s, &before);
+	r = make_sample(&g, g.len);
+	n = symbolizer_sample(s, r, f, 512);
+	free(r);
+	symbolizer_get_stats(s, &after);
+	int i2 = find(f, n, "deep2"), unmapped = 0, garbage = 0;
+	for (int i = 0; i < n; i++) {
+		unmapped += !strcmp(f[i].sym, "[unmapped address]");
+		garbage += f[i].addr == bad || f[i].addr == bad - 1;
+	}
+	if (!(i2 > 0 && n == i2 + 2 && unmapped == 1 && garbage == 0)) {
+		fprintf(stderr, "%s:\n", what);
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "  #%d %s (%s) %#llx\n", i, f[i].sym, f[i].dso,
+				(unsigned long long)f[i].addr);
+	}
+	CHECK(i2 > 0 && n == i2 + 2 && !strcmp(f[n - 1].sym, "[unmapped address]"));
+	CHECK(unmapped == 1 && garbage == 0);
+	CHECK(after.unwind_samples == before.unwind_samples + 1 && after.unwind_root == before.unwind_root);
+}
+
 static uint64_t rnd(uint64_t *x)
 {
 	*x ^= *x << 13;
@@ -212,7 +262,15 @@ int main(void)
 	deep1(&c);
 	struct symbolizer *s = symbolizer_new();
 	test_chain(s, &c);
+	test_unmapped(s, &c, 0xdead00000000beefull, "non-canonical");
+	test_unmapped(s, &c, 0x1008, "unmapped");
 	test_garbage(s, &c);
+	symbolizer_free(s);
+	/* libunwind alone (no fast path): its steps end the same way */
+	setenv("PERFTOP_UNWIND", "libunwind", 1);
+	s = symbolizer_new();
+	test_unmapped(s, &c, 0xdead00000000beefull, "non-canonical, libunwind");
+	test_unmapped(s, &c, 0x1008, "unmapped, libunwind");
 	symbolizer_free(s);
 	return CHECK_DONE();
 }
