@@ -18,3 +18,10 @@ add_test(NAME names_test_plt_stubs
           ${CMAKE_CURRENT_SOURCE_DIR}/names)
 set_tests_properties(names_test_plt_stubs PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/names:${CMAKE_CURRENT_SOURCE_DIR}/replay")
+# The same on a real perf record of the static binary (perf 6.1 names its stubs _init): samples.
+add_test(NAME names_test_plt_stubs_record
+  COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/names/test_plt_stubs_record.py
+          $<TARGET_FILE:perftop> ${CMAKE_CURRENT_SOURCE_DIR}/names)
+set_tests_properties(names_test_plt_stubs_record PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  RESOURCE_LOCK perf
+  ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/names:${CMAKE_CURRENT_SOURCE_DIR}/replay")

@@ -62,23 +62,28 @@ def build(cc, name, flags):
     return out, None
 
 
-binaries, notes = [], []
-for name, flags in VARIANTS:
-    path, err = build("gcc", name, flags)
-    if path:
+def has_static_libc(cc):
+    """Whether cc finds libc.a (libc6-dev's static part): -static links need it."""
+    p = subprocess.run([cc, "-print-file-name=libc.a"], capture_output=True, text=True, timeout=60)
+    return os.path.isabs(p.stdout.strip()) and os.path.isfile(p.stdout.strip())
+
+
+def build_all(cc, variants):
+    static_ok = has_static_libc(cc)
+    for name, flags in variants:
+        if not static_ok and any(f.startswith("-static") for f in flags):
+            notes.append(f"{cc} {name} skipped: {cc} finds no libc.a here")
+            continue
+        path, err = build(cc, name, flags)
+        if not path:
+            fail(f"{cc} {' '.join(flags)} {source}: {err[0]}")
         binaries.append(path)
-    elif "-static" in flags or "-static-pie" in flags:
-        # the machine lacks libc.a / libm.a (libc6-dev's static part): that variant cannot exist here
-        notes.append(f"gcc {name} not built (no static libc here?): {err[0]}")
-    else:
-        fail(f"gcc {' '.join(flags)} {source}: {err[0]}")
+
+
+binaries, notes = [], []
+build_all("gcc", VARIANTS)
 if shutil.which("clang"):
-    for name, flags in CLANG_VARIANTS:
-        path, err = build("clang", name, flags)
-        if path:
-            binaries.append(path)
-        else:
-            notes.append(f"clang {name} not built: {err[0]}")
+    build_all("clang", CLANG_VARIANTS)
 else:
     notes.append("clang variants skipped: clang is not installed")
 
@@ -114,11 +119,10 @@ def cstr8(s):
 
 
 data = bytearray()
-where = {}
+elfs = {path: Elf(path) for path in binaries}
 for k, (path, sec, addr, want, what) in enumerate(checks):
     pid = PID0 + k
-    elf = Elf(path) if where.get("path") != path else where["elf"]
-    where.update(path=path, elf=elf)
+    elf = elfs[path]
     vaddr, off, memsz = elf.exec_segment()
     base = PIE_BASE if elf.type == 3 else 0
     start = base + (vaddr & ~0xfff)
