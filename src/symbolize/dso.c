@@ -1051,7 +1051,10 @@ static void dso_push_plt(struct dso *d, struct dso_vec *vec, uint64_t start, uin
 			 const char *name)
 {
 	static const char suffix[] = "@plt";
-	size_t len = strlen(name);
+	/* The function's name without a symbol version (a debug file's logf@@GLIBC_2.27): NAME@plt. */
+	size_t len = strcspn(name, "@");
+	if (!len)
+		len = strlen(name);
 	char small[256];
 	char *buf = len + sizeof(suffix) <= sizeof(small) ? small : xmalloc(len + sizeof(suffix));
 	memcpy(buf, name, len);

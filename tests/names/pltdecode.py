@@ -45,6 +45,26 @@ class Elf:
             out.append((self.cstr(stroff + name) if name else "", value, info & 15, shndx))
         return out
 
+    def build_id(self):
+        """The GNU build-id note's bytes (hex), or None."""
+        for i, sh in enumerate(self.shdrs):
+            if sh[1] != 7:   # SHT_NOTE
+                continue
+            pos, end = sh[4], sh[4] + sh[5]
+            while pos + 12 <= end:
+                namesz, descsz, ntype = struct.unpack_from("<III", self.b, pos)
+                name_end = pos + 12 + ((namesz + 3) & ~3)
+                if ntype == 3 and self.b[pos + 12:pos + 12 + namesz] == b"GNU\0":
+                    return self.b[name_end:name_end + descsz].hex()
+                pos = name_end + ((descsz + 3) & ~3)
+        return None
+
+    def debug_file(self):
+        """The separate debug file of this build under /usr/lib/debug/.build-id, or None."""
+        bid = self.build_id()
+        path = f"/usr/lib/debug/.build-id/{bid[:2]}/{bid[2:]}.debug" if bid else None
+        return path if path and os.path.isfile(path) else None
+
     def exec_segment(self):
         """(vaddr, offset, memsz) of the executable PT_LOAD."""
         for typ, flags, off, vaddr, _, _, memsz, _ in self.phdrs:
@@ -56,12 +76,17 @@ class Elf:
 def expected_names(elf):
     """{GOT slot address: (set of acceptable names, how they were found)} from every loaded RELA
     section. IRELATIVE: the ifunc symbols at the addend, else any function symbol there."""
-    symtabs = [i for i, s in enumerate(elf.shdrs) if s[1] in (SHT_SYMTAB, SHT_DYNSYM)]
     at = {}
-    for i in symtabs:
-        for name, value, typ, shndx in elf.symbols(i):
-            if name and shndx and typ in (STT_FUNC, STT_GNU_IFUNC):
-                at.setdefault(value, set()).add((name, typ))
+    debug = elf.debug_file()
+    for f in [elf] + ([Elf(debug)] if debug else []):
+        for i, sh in enumerate(f.shdrs):
+            if sh[1] not in (SHT_SYMTAB, SHT_DYNSYM):
+                continue
+            for name, value, typ, shndx in f.symbols(i):
+                if name and shndx and typ in (STT_FUNC, STT_GNU_IFUNC):
+                    # a debug file's symbol may carry its version (logf@@GLIBC_2.27): not part of
+                    # the function's name
+                    at.setdefault(value, set()).add((name.split("@")[0] or name, typ))
     slots = {}
     for i in range(len(elf.shdrs)):
         name, typ, flags, _, off, size, link = elf.section(i)

@@ -3,12 +3,13 @@
 
 One C program that calls libc and libm functions, ifuncs among them (plt_calls.c), is built here
 -static, -static-pie, PIE, -no-pie, with -z now and -z lazy, with -fcf-protection (and -z ibtplt,
-which gives the .plt.sec split), with gcc and with clang when it is installed. Each binary's PLT
-sections (.plt, .plt.sec, .plt.got, .iplt) are decoded by this test on its own: the ELF section
-headers, the relocation sections and the symbol tables are parsed here, and every entry's
-`jmp *disp(%rip)` gives its GOT slot; the relocation of that slot gives the expected name (JUMP_SLOT,
-GLOB_DAT: its symbol; IRELATIVE: the ifunc at its addend, looked up in the binary's own symbols),
-NAME@plt as perf 6.3+ prints it.
+which gives the .plt.sec split), with gcc and with clang when it is installed; the machine's
+libc.so.6 and libm.so.6 are checked beside them. Each binary's PLT sections (.plt, .plt.sec,
+.plt.got, .iplt) are decoded by this test on its own (pltdecode.py): the ELF section headers, the
+relocation sections and the symbol tables are parsed here, and every entry's `jmp *disp(%rip)`
+gives its GOT slot; the relocation of that slot gives the expected name (JUMP_SLOT, GLOB_DAT: its
+symbol; IRELATIVE: the ifunc at its addend, looked up in the binary's own symbols and those of its
+debug file under /usr/lib/debug/.build-id when there is one), NAME@plt as perf 6.3+ prints it.
 
 perftop is asked without sampling: the test writes a perf.data file of its own (one process per
 address checked, each with its MMAP2 record of the binary and one sample at that address) and
@@ -19,6 +20,7 @@ stub otherwise (`_init` for the stubs of static binaries and the first of a lazy
 for .plt.sec and .plt.got), the test says so and holds perftop to the decode, not to perf.
 
 usage: test_plt_stubs.py PERFTOP SOURCE_DIR"""
+import concurrent.futures
 import os
 import re
 import shutil
@@ -68,24 +70,34 @@ def has_static_libc(cc):
     return os.path.isabs(p.stdout.strip()) and os.path.isfile(p.stdout.strip())
 
 
-def build_all(cc, variants):
+def buildable(cc, variants):
     static_ok = has_static_libc(cc)
     for name, flags in variants:
         if not static_ok and any(f.startswith("-static") for f in flags):
             notes.append(f"{cc} {name} skipped: {cc} finds no libc.a here")
-            continue
-        path, err = build(cc, name, flags)
-        if not path:
-            fail(f"{cc} {' '.join(flags)} {source}: {err[0]}")
-        binaries.append(path)
+        else:
+            yield cc, name, flags
 
 
 binaries, notes = [], []
-build_all("gcc", VARIANTS)
+jobs = list(buildable("gcc", VARIANTS))
 if shutil.which("clang"):
-    build_all("clang", CLANG_VARIANTS)
+    jobs += buildable("clang", CLANG_VARIANTS)
 else:
     notes.append("clang variants skipped: clang is not installed")
+with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+    for (cc, name, flags), (path, err) in zip(jobs, ex.map(lambda j: build(*j), jobs)):
+        if not path:
+            fail(f"{cc} {' '.join(flags)} {source}: {err[0]}")
+        binaries.append(path)
+# and the distribution's own libc and libm, as the machine has them (their ifuncs' IRELATIVE
+# entries, named from their debug files' symbols when those are installed)
+for lib in ("libc.so.6", "libm.so.6"):
+    p = subprocess.run(["gcc", f"-print-file-name={lib}"], capture_output=True, text=True, timeout=60)
+    if os.path.isabs(p.stdout.strip()) and os.path.isfile(p.stdout.strip()):
+        binaries.append(os.path.realpath(p.stdout.strip()))
+    else:
+        notes.append(f"{lib} not found by gcc: left out")
 
 
 # ---- what to ask perftop: each address to check, with what it must be called ----------------------
