@@ -168,9 +168,11 @@ for snap in snaps:
     for r in snap.get("rows", []):
         got[int(r.get("pid", -1))] = str(r.get("sym", ""))
 
-# perf report on the same file, for the record: perf 6.1 is not the reference here
+# perf report on the same file, for the record: perf is not the reference here
 perf_names = {}
 if shutil.which("perf"):
+    perf_version = subprocess.run(["perf", "--version"], capture_output=True, text=True,
+                                  timeout=60).stdout.strip() or "perf"
     p = subprocess.run(["perf", "report", "-i", recording, "--stdio", "-n", "--sort", "pid,sym",
                         "--percent-limit", "0"], capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
@@ -182,7 +184,7 @@ if shutil.which("perf"):
     if not perf_names:
         fail(f"perf report -i {recording} printed no row: {p.stdout[:300]!r}")
 else:
-    notes.append("perf is not installed: perf 6.1's names are not shown beside perftop's")
+    notes.append("perf is not installed: perf's names are not shown beside perftop's")
 
 for line in notes + summary:
     print(line)
@@ -200,7 +202,7 @@ for k, (path, sec, addr, want, what) in enumerate(checks):
         perf_wrong.setdefault(binary, []).append(f"{addr:#x} {perf or '(empty)'} for {shown}")
 
 for binary, v in perf_wrong.items():
-    print(f"perf 6.1 is wrong on {binary} ({len(v)} of its stub addresses; perftop is held to the "
+    print(f"{perf_version} is wrong on {binary} ({len(v)} of its stub addresses; perftop is held to the "
           f"decode instead): {'; '.join(v[:4])}{' ...' if len(v) > 4 else ''}")
 for b in bad[:40]:
     print(f"wrong: {b}")

@@ -80,7 +80,9 @@ print(f"{nsamples} samples, {stub_samples} on {len(expected)} PLT stubs (the bin
       f"perf report: _init {perf_rows.get('_init', 0)} samples, "
       f"{sum(n for s, n in perf_rows.items() if s.endswith('@plt'))} on @plt rows")
 if perf_rows.get("_init", 0) >= stub_samples:
-    print(f"perf 6.1 is wrong here: it names the samples on the static binary's PLT stubs `_init`; "
+    version = subprocess.run(["perf", "--version"], capture_output=True, text=True,
+                             timeout=60).stdout.strip() or "perf"
+    print(f"{version} is wrong here: it names the samples on the static binary's PLT stubs `_init`; "
           "perftop is checked against the decode")
 
 bad, seen = [], set()
