@@ -874,9 +874,11 @@ static uint64_t dso_sym_limit(const struct dso *d, Elf *selem, GElf_Word shndx, 
  * is named after what the slot's relocation fills it with: the symbol of a JUMP_SLOT or GLOB_DAT
  * relocation, or for an IRELATIVE one (an ifunc, in static binaries and for a binary's own ifuncs)
  * the function at its addend (the resolver), found in the binary's own symbols. Nothing is assumed
- * of the entries' size, of a PLT0 header or of the relocations' order: the current linker writes
- * 8-byte entries without PLT0 for static and -z now links, and IRELATIVE relocations out of entry
- * order. Entries that jump nowhere named (PLT0, the lazy entries of an IBT .plt) get no name. */
+ * of the entries' size, of a PLT0 header or of the relocations' order: GNU ld 2.40 writes 8-byte
+ * entries without PLT0 for static links (16-byte ones with IBT), their IRELATIVE relocations in
+ * reverse entry order, and libc's own .rela.plt mixes IRELATIVE and JUMP_SLOT relocations in
+ * another order than its entries. Entries that jump nowhere named (PLT0, the lazy entries of an
+ * IBT .plt) get no name. */
 
 struct dso_vec {
 	struct dso_sym *v;
@@ -971,7 +973,8 @@ static const char *dso_reloc_sym_name(Elf *elf, uint32_t symtab, uint32_t idx)
 	Elf_Data *syms = elf_getdata(scn, NULL);
 	size_t esz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	GElf_Sym sym;
-	if (!syms || !esz || idx >= syms->d_size / esz || idx > INT_MAX || !gelf_getsym(syms, (int)idx, &sym))
+	if (!syms || !esz || idx >= syms->d_size / esz || idx > INT_MAX ||
+	    !gelf_getsym(syms, (int)idx, &sym))
 		return NULL;
 	const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 	return name && name[0] ? name : NULL;
@@ -1115,7 +1118,8 @@ static size_t dso_plt_insn(const uint8_t *p, size_t n, enum dso_plt_insn *kind, 
 	if (i + 3 > n || p[i] != 0x0f || p[i + 1] != 0x1f)
 		return 0;
 	unsigned modrm = p[i + 2], mod = modrm >> 6, rm = modrm & 7;
-	size_t len = i + 3 + (mod != 3 && rm == 4) + (mod == 1 ? 1 : mod == 2 ? 4 : mod == 0 && rm == 5 ? 4 : 0);
+	size_t dlen = mod == 1 ? 1 : mod == 2 || (mod == 0 && rm == 5) ? 4 : 0;
+	size_t len = i + 3 + (mod != 3 && rm == 4) + dlen;
 	return len <= n ? len : 0;
 }
 
@@ -1136,9 +1140,10 @@ static void dso_plt_entry(struct dso *d, Elf *elf, struct dso_vec *vec, struct d
 }
 
 /* One PLT section, decoded linearly. An entry begins at an endbr64, at PLT0's push, at a jmp
- * through the GOT that neither endbr64 nor that push precedes, or at a push $n that is not the second instruction of
- * a lazy entry (jmp *slot; push $n; jmp PLT0); it ends where the next begins. A byte that is no PLT
- * instruction ends the entry, and decoding resumes at the next 8-byte boundary. */
+ * through the GOT that neither endbr64 nor that push precedes, or at a push $n that is not the
+ * second instruction of a lazy entry (jmp *slot; push $n; jmp PLT0); it ends where the next
+ * begins. A byte that is no PLT instruction ends the entry, and decoding resumes at the next
+ * 8-byte boundary. */
 static void dso_plt_section(struct dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 			    struct dso_vec *vec, struct dso_plt_names *pn,
 			    const struct dso_plt_slot *slots, size_t nslots)
