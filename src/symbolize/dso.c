@@ -980,20 +980,6 @@ static const char *dso_reloc_sym_name(Elf *elf, uint32_t symtab, uint32_t idx)
 	return name && name[0] ? name : NULL;
 }
 
-/* The symbols read so far (the binary's own, merged with its debug files'), by address: what an
- * IRELATIVE addend is looked up in. Built on the first IRELATIVE slot met. */
-struct dso_plt_names {
-	const struct dso_vec *vec;
-	size_t nread;
-	struct dso_sym **by_addr;  /* NULL until built */
-};
-
-static int dso_sym_ptr_cmp(const void *a, const void *b)
-{
-	const struct dso_sym *x = *(struct dso_sym *const *)a, *y = *(struct dso_sym *const *)b;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* Leading underscores of a name (at most 7, as dso_sym_rank counts them). */
 static unsigned dso_underscores(const char *name)
 {
@@ -1022,32 +1008,71 @@ static bool dso_ifunc_better(const struct dso_sym *x, const struct dso_sym *y)
 	return strcmp(x->name, y->name) < 0;
 }
 
-/* The ifunc at addr (what an IRELATIVE slot resolves, named at its resolver's address). */
-static const char *dso_plt_ifunc_name(struct dso_plt_names *pn, uint64_t addr)
+/* The ifuncs IRELATIVE slots resolve, named at their resolvers' addresses (the addends): for each
+ * distinct addend, the best of the symbols read so far (the binary's own, merged with its debug
+ * files') that start there, by index into the symbol vector (which grows as entries are named). */
+struct dso_plt_names {
+	const struct dso_vec *vec;
+	uint64_t *addends;     /* sorted, distinct */
+	size_t *best;          /* index into vec->v, or SIZE_MAX */
+	size_t n;
+};
+
+static int dso_u64_cmp(const void *a, const void *b)
 {
-	if (!pn->nread)
-		return NULL;
-	if (!pn->by_addr) {
-		pn->by_addr = xmalloc(pn->nread * sizeof(*pn->by_addr));
-		for (size_t i = 0; i < pn->nread; i++)
-			pn->by_addr[i] = &pn->vec->v[i];
-		qsort(pn->by_addr, pn->nread, sizeof(*pn->by_addr), dso_sym_ptr_cmp);
-	}
-	size_t lo = 0, hi = pn->nread;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static size_t dso_addend_index(const struct dso_plt_names *pn, uint64_t addr)
+{
+	size_t lo = 0, hi = pn->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (pn->by_addr[mid]->start < addr)
+		if (pn->addends[mid] < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	const struct dso_sym *best = NULL;
-	for (size_t i = lo; i < pn->nread && pn->by_addr[i]->start == addr; i++) {
-		const struct dso_sym *s = pn->by_addr[i];
-		if (!best || dso_ifunc_better(s, best))
-			best = s;
+	return lo < pn->n && pn->addends[lo] == addr ? lo : SIZE_MAX;
+}
+
+/* One pass over the nread symbols read, each looked up among the few addends. */
+static void dso_plt_names_init(struct dso_plt_names *pn, const struct dso_vec *vec, size_t nread,
+			       const struct dso_plt_slot *slots, size_t nslots)
+{
+	*pn = (struct dso_plt_names){ .vec = vec };
+	for (size_t i = 0; i < nslots; i++)
+		if (slots[i].type == R_X86_64_IRELATIVE)
+			pn->n++;
+	if (!pn->n || !nread)
+		return;
+	pn->addends = xmalloc(pn->n * sizeof(*pn->addends));
+	size_t n = 0;
+	for (size_t i = 0; i < nslots; i++)
+		if (slots[i].type == R_X86_64_IRELATIVE)
+			pn->addends[n++] = slots[i].addend;
+	qsort(pn->addends, n, sizeof(*pn->addends), dso_u64_cmp);
+	pn->n = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!pn->n || pn->addends[pn->n - 1] != pn->addends[i])
+			pn->addends[pn->n++] = pn->addends[i];
+	pn->best = xmalloc(pn->n * sizeof(*pn->best));
+	for (size_t k = 0; k < pn->n; k++)
+		pn->best[k] = SIZE_MAX;
+	for (size_t i = 0; i < nread; i++) {
+		size_t k = dso_addend_index(pn, vec->v[i].start);
+		if (k != SIZE_MAX && (pn->best[k] == SIZE_MAX ||
+				      dso_ifunc_better(&vec->v[i], &vec->v[pn->best[k]])))
+			pn->best[k] = i;
 	}
-	return best ? best->name : NULL;
+}
+
+/* The ifunc an IRELATIVE slot of this addend resolves, or NULL. */
+static const char *dso_plt_ifunc_name(const struct dso_plt_names *pn, uint64_t addend)
+{
+	size_t k = pn->best ? dso_addend_index(pn, addend) : SIZE_MAX;
+	return k != SIZE_MAX && pn->best[k] != SIZE_MAX ? pn->vec->v[pn->best[k]].name : NULL;
 }
 
 static void dso_push_plt(struct dso *d, struct dso_vec *vec, uint64_t start, uint64_t size,
@@ -1125,9 +1150,9 @@ static size_t dso_plt_insn(const uint8_t *p, size_t n, enum dso_plt_insn *kind, 
 
 /* Names the entry [start, end) of a PLT section after the slot it jumps through, if that slot's
  * relocation names something. */
-static void dso_plt_entry(struct dso *d, Elf *elf, struct dso_vec *vec, struct dso_plt_names *pn,
-			  const struct dso_plt_slot *slots, size_t nslots, uint64_t start, uint64_t end,
-			  uint64_t got)
+static void dso_plt_entry(struct dso *d, Elf *elf, struct dso_vec *vec,
+			  const struct dso_plt_names *pn, const struct dso_plt_slot *slots, size_t nslots,
+			  uint64_t start, uint64_t end, uint64_t got)
 {
 	const struct dso_plt_slot *s = dso_plt_slot_at(slots, nslots, got);
 	if (!s || end <= start)
@@ -1145,7 +1170,7 @@ static void dso_plt_entry(struct dso *d, Elf *elf, struct dso_vec *vec, struct d
  * begins. A byte that is no PLT instruction ends the entry, and decoding resumes at the next
  * 8-byte boundary. */
 static void dso_plt_section(struct dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-			    struct dso_vec *vec, struct dso_plt_names *pn,
+			    struct dso_vec *vec, const struct dso_plt_names *pn,
 			    const struct dso_plt_slot *slots, size_t nslots)
 {
 	Elf_Data *code = elf_getdata(scn, NULL);
@@ -1196,7 +1221,8 @@ static void dso_synth_plt(struct dso *d, Elf *elf, struct dso_vec *vec, size_t n
 		return;
 	struct dso_plt_slot *slots;
 	size_t nslots = dso_plt_slots(elf, &slots);
-	struct dso_plt_names pn = { .vec = vec, .nread = nread };
+	struct dso_plt_names pn;
+	dso_plt_names_init(&pn, vec, nread, slots, nslots);
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && nslots; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
@@ -1206,7 +1232,8 @@ static void dso_synth_plt(struct dso *d, Elf *elf, struct dso_vec *vec, size_t n
 			     strcmp(name, ".iplt") == 0))
 			dso_plt_section(d, elf, scn, &sh, vec, &pn, slots, nslots);
 	}
-	free(pn.by_addr);
+	free(pn.addends);
+	free(pn.best);
 	free(slots);
 }
 
