@@ -97,7 +97,8 @@ def expected_names(elf):
             r_offset, r_info, addend = struct.unpack_from("<QQq", elf.b, off + 24 * k)
             rtype, rsym = r_info & 0xffffffff, r_info >> 32
             if rtype in (R_JUMP_SLOT, R_GLOB_DAT) and rsym and rsym < len(syms):
-                slots[r_offset] = ({syms[rsym][0]}, f"{name} {'JUMP_SLOT' if rtype == R_JUMP_SLOT else 'GLOB_DAT'}")
+                kind = "JUMP_SLOT" if rtype == R_JUMP_SLOT else "GLOB_DAT"
+                slots[r_offset] = ({syms[rsym][0]}, f"{name} {kind}")
             elif rtype == R_IRELATIVE:
                 cands = at.get(addend, set())
                 ifuncs = {n for n, t in cands if t == STT_GNU_IFUNC}
@@ -134,7 +135,8 @@ def insn(b, i):
     if b[k:k + 2] != b"\x0f\x1f" or k + 2 >= len(b):
         return 0, None, 0
     mod, rm = b[k + 2] >> 6, b[k + 2] & 7
-    n = k + 3 - i + (1 if mod != 3 and rm == 4 else 0) + {1: 1, 2: 4}.get(mod, 4 if mod == 0 and rm == 5 else 0)
+    disp = 1 if mod == 1 else 4 if mod == 2 or (mod == 0 and rm == 5) else 0
+    n = k + 3 - i + (1 if mod != 3 and rm == 4 else 0) + disp
     return (n, "pad", 0) if i + n <= len(b) else (0, None, 0)
 
 

@@ -144,7 +144,7 @@ for k, (path, sec, addr, want, what) in enumerate(checks):
     data += rec(10, 2, struct.pack("<IIQQQIIQQII", pid, pid, start, length, off & ~0xfff,
                                    os.major(st.st_dev), os.minor(st.st_dev), st.st_ino, 0,
                                    5, 2) + cstr8(path))                           # MMAP2, r-x private
-    data += rec(9, 2, struct.pack("<QIIQ", base + addr, pid, pid, 1))              # SAMPLE: ip tid period
+    data += rec(9, 2, struct.pack("<QIIQ", base + addr, pid, pid, 1))   # SAMPLE: ip, tid, period
 
 ATTR_SIZE = 128   # PERF_ATTR_SIZE_VER7, what perf 6.1 writes and reads
 attr = struct.pack("<IIQQQQQ", 1, ATTR_SIZE, 0, 1, 0x1 | 0x2 | 0x100, 0, (1 << 8) | (1 << 9))
