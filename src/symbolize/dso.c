@@ -47,6 +47,7 @@ struct dso_sym {
 	uint8_t interned;
 	uint8_t rank;         /* while loading: which of several names at one address wins */
 	uint8_t unsized;      /* while loading: end is only the limit (its section's end) */
+	uint8_t ifunc;        /* while loading: STT_GNU_IFUNC (names an IRELATIVE PLT entry first) */
 };
 
 struct dso_seg {              /* one PT_LOAD: file bytes [off, off + size) are at vaddr */
@@ -867,7 +868,18 @@ static uint64_t dso_sym_limit(const struct dso *d, Elf *selem, GElf_Word shndx, 
 	return start + 1;
 }
 
-/* ---- PLT entries: NAME@plt, the way perf synthesizes them (x86-64 only) ---- */
+/* ---- PLT entries: NAME@plt, named from what each entry jumps to (x86-64 only) ----
+ *
+ * Every PLT section (.plt, .plt.sec, .plt.got, .iplt) is decoded the same way, entry by entry: an
+ * entry that jumps through a GOT slot (jmp *disp(%rip), after endbr64 and with a bnd prefix or not)
+ * is named after what the slot's relocation fills it with: the symbol of a JUMP_SLOT or GLOB_DAT
+ * relocation, or for an IRELATIVE one (an ifunc, in static binaries and for a binary's own ifuncs)
+ * the function at its addend (the resolver), found in the binary's own symbols. Nothing is assumed
+ * of the entries' size, of a PLT0 header or of the relocations' order: GNU ld 2.40 writes 8-byte
+ * entries without PLT0 for static links (16-byte ones with IBT), their IRELATIVE relocations in
+ * reverse entry order, and libc's own .rela.plt mixes IRELATIVE and JUMP_SLOT relocations in
+ * another order than its entries. Entries that jump nowhere named (PLT0, the lazy entries of an
+ * IBT .plt) get no name. */
 
 struct dso_vec {
 	struct dso_sym *v;
@@ -883,70 +895,195 @@ static void dso_vec_push(struct dso_vec *vec, struct dso_sym s)
 	vec->v[vec->n++] = s;
 }
 
-struct dso_scn {
-	Elf_Scn *scn;
-	GElf_Shdr sh;
+/* A GOT slot a PLT entry may jump through, and the relocation that fills it. */
+struct dso_plt_slot {
+	uint64_t got;         /* r_offset: the slot's address */
+	uint64_t addend;
+	uint32_t type, sym;
+	uint32_t symtab;      /* section index of the relocation section's symbol table (sh_link) */
 };
 
-static bool dso_find_scn(Elf *elf, size_t shstrndx, const char *want, struct dso_scn *out)
+/* Relocations kept at most (a hostile file may claim millions; real binaries have thousands). */
+#define DSO_MAX_PLT_SLOTS (1u << 20)
+
+static int dso_plt_slot_cmp(const void *a, const void *b)
 {
-	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+	const struct dso_plt_slot *x = a, *y = b;
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+/* The JUMP_SLOT and GLOB_DAT relocations that carry a symbol and the IRELATIVE ones, of every
+ * loaded RELA section (.rela.plt, .rela.dyn, .rela.iplt), sorted by slot address. */
+static size_t dso_plt_slots(Elf *elf, struct dso_plt_slot **out)
+{
+	struct dso_plt_slot *v = NULL;
+	size_t n = 0, cap = 0;
+	size_t resz = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && resz; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !(sh.sh_flags & SHF_ALLOC))
 			continue;
-		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && strcmp(name, want) == 0 && sh.sh_type != SHT_NOBITS) {
-			out->scn = scn;
-			out->sh = sh;
-			return true;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t nrel = data ? data->d_size / resz : 0;
+		for (size_t i = 0; i < nrel && i <= INT_MAX; i++) {
+			GElf_Rela r;
+			if (!gelf_getrela(data, (int)i, &r))
+				break;
+			uint32_t type = (uint32_t)GELF_R_TYPE(r.r_info), sym = (uint32_t)GELF_R_SYM(r.r_info);
+			if (!(type == R_X86_64_IRELATIVE ||
+			      ((type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT) && sym)))
+				continue;
+			if (n == DSO_MAX_PLT_SLOTS)
+				break;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				v = xrealloc(v, cap * sizeof(*v));
+			}
+			v[n++] = (struct dso_plt_slot){ .got = r.r_offset, .addend = (uint64_t)r.r_addend,
+							.type = type, .sym = sym, .symtab = sh.sh_link };
 		}
 	}
-	return false;
+	if (n)
+		qsort(v, n, sizeof(*v), dso_plt_slot_cmp);
+	*out = v;
+	return n;
 }
 
-/* The dynamic symbol table a relocation section refers to (sh_link) and its string table. */
-struct dso_dynsyms {
-	Elf_Data *syms;
-	size_t strndx, nsyms;
-};
-
-static bool dso_dynsyms(Elf *elf, const GElf_Shdr *rel_sh, struct dso_dynsyms *out)
+static const struct dso_plt_slot *dso_plt_slot_at(const struct dso_plt_slot *v, size_t n,
+						  uint64_t got)
 {
-	Elf_Scn *scn = elf_getscn(elf, rel_sh->sh_link);
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].got < got)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].got == got ? &v[lo] : NULL;
+}
+
+/* The name of symbol idx of the symbol table in section symtab. */
+static const char *dso_reloc_sym_name(Elf *elf, uint32_t symtab, uint32_t idx)
+{
+	Elf_Scn *scn = elf_getscn(elf, symtab);
 	GElf_Shdr sh;
-	if (!scn || !gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
-		return false;
-	out->syms = elf_getdata(scn, NULL);
-	out->strndx = sh.sh_link;
-	size_t esz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	out->nsyms = out->syms && esz ? out->syms->d_size / esz : 0;
-	return out->nsyms > 0;
-}
-
-static const char *dso_dynsym_name(Elf *elf, const struct dso_dynsyms *ds, size_t idx)
-{
-	GElf_Sym sym;
-	if (idx == 0 || idx >= ds->nsyms || !gelf_getsym(ds->syms, (int)idx, &sym))
+	if (!idx || !scn || !gelf_getshdr(scn, &sh) ||
+	    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
 		return NULL;
-	const char *name = elf_strptr(elf, ds->strndx, sym.st_name);
+	Elf_Data *syms = elf_getdata(scn, NULL);
+	size_t esz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	GElf_Sym sym;
+	if (!syms || !esz || idx >= syms->d_size / esz || idx > INT_MAX ||
+	    !gelf_getsym(syms, (int)idx, &sym))
+		return NULL;
+	const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 	return name && name[0] ? name : NULL;
 }
 
-/* Best-ranked symbol already read that starts at addr (what an IRELATIVE addend points to). */
-static const char *dso_name_at(const struct dso_vec *vec, size_t nread, uint64_t addr)
+/* Leading underscores of a name (at most 7, as dso_sym_rank counts them). */
+static unsigned dso_underscores(const char *name)
 {
-	const struct dso_sym *best = NULL;
-	for (size_t i = 0; i < nread; i++)
-		if (vec->v[i].start == addr && (!best || vec->v[i].rank > best->rank))
-			best = &vec->v[i];
-	return best ? best->name : NULL;
+	unsigned n = 0;
+	while (name[n] == '_' && n < 7)
+		n++;
+	return n;
+}
+
+/* Whether x names an ifunc's PLT entry better than y: an STT_GNU_IFUNC symbol before the resolver's
+ * own name (sin over __sin_ifunc), then the name the program was most likely written with: fewer
+ * leading underscores (sin over __sin, memcpy over __new_memcpy), global over weak (strchr over
+ * index, memcmp over bcmp), the shorter (sin over its weak aliases sinf64 and sinf32x). */
+static bool dso_ifunc_better(const struct dso_sym *x, const struct dso_sym *y)
+{
+	if (x->ifunc != y->ifunc)
+		return x->ifunc > y->ifunc;
+	unsigned ux = dso_underscores(x->name), uy = dso_underscores(y->name);
+	if (ux != uy)
+		return ux < uy;
+	if (x->rank != y->rank)
+		return x->rank > y->rank;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly;
+	return strcmp(x->name, y->name) < 0;
+}
+
+/* The ifuncs IRELATIVE slots resolve, named at their resolvers' addresses (the addends): for each
+ * distinct addend, the best of the symbols read so far (the binary's own, merged with its debug
+ * files') that start there, by index into the symbol vector (which grows as entries are named). */
+struct dso_plt_names {
+	const struct dso_vec *vec;
+	uint64_t *addends;     /* sorted, distinct */
+	size_t *best;          /* index into vec->v, or SIZE_MAX */
+	size_t n;
+};
+
+static int dso_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static size_t dso_addend_index(const struct dso_plt_names *pn, uint64_t addr)
+{
+	size_t lo = 0, hi = pn->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pn->addends[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pn->n && pn->addends[lo] == addr ? lo : SIZE_MAX;
+}
+
+/* One pass over the nread symbols read, each looked up among the few addends. */
+static void dso_plt_names_init(struct dso_plt_names *pn, const struct dso_vec *vec, size_t nread,
+			       const struct dso_plt_slot *slots, size_t nslots)
+{
+	*pn = (struct dso_plt_names){ .vec = vec };
+	for (size_t i = 0; i < nslots; i++)
+		if (slots[i].type == R_X86_64_IRELATIVE)
+			pn->n++;
+	if (!pn->n || !nread)
+		return;
+	pn->addends = xmalloc(pn->n * sizeof(*pn->addends));
+	size_t n = 0;
+	for (size_t i = 0; i < nslots; i++)
+		if (slots[i].type == R_X86_64_IRELATIVE)
+			pn->addends[n++] = slots[i].addend;
+	qsort(pn->addends, n, sizeof(*pn->addends), dso_u64_cmp);
+	pn->n = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!pn->n || pn->addends[pn->n - 1] != pn->addends[i])
+			pn->addends[pn->n++] = pn->addends[i];
+	pn->best = xmalloc(pn->n * sizeof(*pn->best));
+	for (size_t k = 0; k < pn->n; k++)
+		pn->best[k] = SIZE_MAX;
+	for (size_t i = 0; i < nread; i++) {
+		size_t k = dso_addend_index(pn, vec->v[i].start);
+		if (k != SIZE_MAX && (pn->best[k] == SIZE_MAX ||
+				      dso_ifunc_better(&vec->v[i], &vec->v[pn->best[k]])))
+			pn->best[k] = i;
+	}
+}
+
+/* The ifunc an IRELATIVE slot of this addend resolves, or NULL. */
+static const char *dso_plt_ifunc_name(const struct dso_plt_names *pn, uint64_t addend)
+{
+	size_t k = pn->best ? dso_addend_index(pn, addend) : SIZE_MAX;
+	return k != SIZE_MAX && pn->best[k] != SIZE_MAX ? pn->vec->v[pn->best[k]].name : NULL;
 }
 
 static void dso_push_plt(struct dso *d, struct dso_vec *vec, uint64_t start, uint64_t size,
 			 const char *name)
 {
 	static const char suffix[] = "@plt";
-	size_t len = strlen(name);
+	/* The function's name without a symbol version (a debug file's logf@@GLIBC_2.27): NAME@plt. */
+	size_t len = strcspn(name, "@");
+	if (!len)
+		len = strlen(name);
 	char small[256];
 	char *buf = len + sizeof(suffix) <= sizeof(small) ? small : xmalloc(len + sizeof(suffix));
 	memcpy(buf, name, len);
@@ -960,108 +1097,121 @@ static void dso_push_plt(struct dso *d, struct dso_vec *vec, uint64_t start, uin
 					    .interned = 1, .rank = 64 + 32 + 16 + 7 });
 }
 
-/* .plt / .plt.sec: the i-th relocation of .rela.plt names the i-th entry (after the 16-byte PLT0 in
- * .plt; .plt.sec, which IBT-enabled links add, has no header). */
-static void dso_synth_plt_rela(struct dso *d, Elf *elf, size_t shstrndx, struct dso_vec *vec,
-			       size_t nread)
+/* The instructions PLT entries are made of. */
+enum dso_plt_insn {
+	PLT_ENDBR,     /* endbr64 */
+	PLT_JMP_GOT,   /* [bnd] jmp *disp32(%rip): through a GOT slot */
+	PLT_PUSH_GOT,  /* push disp32(%rip): PLT0 */
+	PLT_PUSH_IMM,  /* push $n: a lazy entry's relocation index */
+	PLT_JMP_REL,   /* [bnd] jmp rel32: a lazy entry's jump to PLT0 */
+	PLT_PAD,       /* nop of any length, int3 */
+};
+
+/* Decodes the instruction at p (n bytes left): its length, or 0 when it is none of the above. */
+static size_t dso_plt_insn(const uint8_t *p, size_t n, enum dso_plt_insn *kind, int32_t *disp)
 {
-	struct dso_scn rela, plt;
-	if (!dso_find_scn(elf, shstrndx, ".rela.plt", &rela) || rela.sh.sh_type != SHT_RELA)
-		return;
-	uint64_t header;
-	if (dso_find_scn(elf, shstrndx, ".plt.sec", &plt)) {
-		header = 0;
-	} else if (dso_find_scn(elf, shstrndx, ".plt", &plt)) {
-		header = plt.sh.sh_entsize ? plt.sh.sh_entsize : 16;
-	} else {
-		return;
+	if (n >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) {
+		*kind = PLT_ENDBR;
+		return 4;
 	}
-	uint64_t entsize = plt.sh.sh_entsize ? plt.sh.sh_entsize : 16;
-	struct dso_dynsyms ds;
-	Elf_Data *data = elf_getdata(rela.scn, NULL);
-	size_t resz = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
-	if (!data || !resz || !dso_dynsyms(elf, &rela.sh, &ds))
-		return;
-	size_t nrel = data->d_size / resz;
-	uint64_t addr = plt.sh.sh_addr + header, end = plt.sh.sh_addr + plt.sh.sh_size;
-	for (size_t i = 0; i < nrel && addr + entsize <= end; i++, addr += entsize) {
-		GElf_Rela r;
-		if (!gelf_getrela(data, (int)i, &r))
-			break;
-		const char *name = NULL;
-		switch (GELF_R_TYPE(r.r_info)) {
-		case R_X86_64_JUMP_SLOT:
-			name = dso_dynsym_name(elf, &ds, GELF_R_SYM(r.r_info));
-			break;
-		case R_X86_64_IRELATIVE:
-			/* Normally no symbol: the addend is the resolver, which the symbol table may name. */
-			name = dso_dynsym_name(elf, &ds, GELF_R_SYM(r.r_info));
-			if (!name)
-				name = dso_name_at(vec, nread, (uint64_t)r.r_addend);
-			break;
-		default:
-			break;
-		}
-		if (name)
-			dso_push_plt(d, vec, addr, entsize, name);
+	size_t bnd = n >= 1 && p[0] == 0xf2;
+	if (n >= bnd + 6 && p[bnd] == 0xff && (p[bnd + 1] == 0x25 || (!bnd && p[1] == 0x35))) {
+		*kind = p[bnd + 1] == 0x25 ? PLT_JMP_GOT : PLT_PUSH_GOT;
+		memcpy(disp, p + bnd + 2, sizeof(*disp));
+		return bnd + 6;
 	}
+	if (n >= bnd + 5 && p[bnd] == 0xe9) {
+		*kind = PLT_JMP_REL;
+		return bnd + 5;
+	}
+	if (bnd)
+		return 0;
+	if (n >= 5 && p[0] == 0x68) {
+		*kind = PLT_PUSH_IMM;
+		return 5;
+	}
+	*kind = PLT_PAD;
+	if (p[0] == 0x90 || p[0] == 0xcc)
+		return 1;
+	/* The multi-byte nops: 66 90, and [66...] [2e] 0f 1f /0 with any addressing form. */
+	size_t i = 0;
+	while (i < n && i < 8 && p[i] == 0x66)
+		i++;
+	if (i && i < n && p[i] == 0x90)
+		return i + 1;
+	if (i < n && p[i] == 0x2e)
+		i++;
+	if (i + 3 > n || p[i] != 0x0f || p[i + 1] != 0x1f)
+		return 0;
+	unsigned modrm = p[i + 2], mod = modrm >> 6, rm = modrm & 7;
+	size_t dlen = mod == 1 ? 1 : mod == 2 || (mod == 0 && rm == 5) ? 4 : 0;
+	size_t len = i + 3 + (mod != 3 && rm == 4) + dlen;
+	return len <= n ? len : 0;
 }
 
-/* .plt.got: entries for functions whose address is also taken jump through the GOT slot that a
- * GLOB_DAT relocation of .rela.dyn fills; each entry is decoded to find its slot. */
-static void dso_synth_plt_got(struct dso *d, Elf *elf, size_t shstrndx, struct dso_vec *vec)
+/* Names the entry [start, end) of a PLT section after the slot it jumps through, if that slot's
+ * relocation names something. */
+static void dso_plt_entry(struct dso *d, Elf *elf, struct dso_vec *vec,
+			  const struct dso_plt_names *pn, const struct dso_plt_slot *slots, size_t nslots,
+			  uint64_t start, uint64_t end, uint64_t got)
 {
-	struct dso_scn got, rela;
-	if (!dso_find_scn(elf, shstrndx, ".plt.got", &got) ||
-	    !dso_find_scn(elf, shstrndx, ".rela.dyn", &rela) || rela.sh.sh_type != SHT_RELA)
+	const struct dso_plt_slot *s = dso_plt_slot_at(slots, nslots, got);
+	if (!s || end <= start)
 		return;
-	uint64_t entsize = got.sh.sh_entsize ? got.sh.sh_entsize : 8;
-	Elf_Data *code = elf_getdata(got.scn, NULL);
-	Elf_Data *data = elf_getdata(rela.scn, NULL);
-	size_t resz = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
-	struct dso_dynsyms ds;
-	if (!code || !code->d_buf || !data || !resz || !dso_dynsyms(elf, &rela.sh, &ds))
+	const char *name = dso_reloc_sym_name(elf, s->symtab, s->sym);
+	if (!name && s->type == R_X86_64_IRELATIVE)
+		name = dso_plt_ifunc_name(pn, s->addend);
+	if (name)
+		dso_push_plt(d, vec, start, end - start, name);
+}
+
+/* One PLT section, decoded linearly. An entry begins at an endbr64, at PLT0's push, at a jmp
+ * through the GOT that neither endbr64 nor that push precedes, or at a push $n that is not the
+ * second instruction of a lazy entry (jmp *slot; push $n; jmp PLT0); it ends where the next
+ * begins. A byte that is no PLT instruction ends the entry, and decoding resumes at the next
+ * 8-byte boundary. */
+static void dso_plt_section(struct dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			    struct dso_vec *vec, const struct dso_plt_names *pn,
+			    const struct dso_plt_slot *slots, size_t nslots)
+{
+	Elf_Data *code = elf_getdata(scn, NULL);
+	if (!code || !code->d_buf)
 		return;
-	size_t nrel = data->d_size / resz;
-	/* The symbol-carrying GOT relocations, once (.rela.dyn is mostly RELATIVE ones). */
-	GElf_Rela *slots = NULL;
-	size_t nslots = 0, cap = 0;
-	for (size_t i = 0; i < nrel; i++) {
-		GElf_Rela r;
-		if (!gelf_getrela(data, (int)i, &r))
-			break;
-		unsigned type = (unsigned)GELF_R_TYPE(r.r_info);
-		if ((type != R_X86_64_GLOB_DAT && type != R_X86_64_JUMP_SLOT) || !GELF_R_SYM(r.r_info))
-			continue;
-		if (nslots == cap) {
-			cap = cap ? cap * 2 : 32;
-			slots = xrealloc(slots, cap * sizeof(*slots));
-		}
-		slots[nslots++] = r;
-	}
 	const uint8_t *bytes = code->d_buf;
-	size_t size = code->d_size < got.sh.sh_size ? code->d_size : got.sh.sh_size;
-	for (size_t off = 0; nslots && off + entsize <= size; off += entsize) {
-		const uint8_t *p = bytes + off, *e = p + entsize;
-		if (e - p >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
-			p += 4;  /* endbr64 */
-		if (p < e && p[0] == 0xf2)
-			p++;     /* bnd */
-		if (e - p < 6 || p[0] != 0xff || p[1] != 0x25)
-			continue;  /* not jmp *disp32(%rip) */
-		int32_t disp;
-		memcpy(&disp, p + 2, sizeof(disp));
-		uint64_t slot = got.sh.sh_addr + (uint64_t)(p + 6 - bytes) + (uint64_t)(int64_t)disp;
-		for (size_t k = 0; k < nslots; k++) {
-			if (slots[k].r_offset != slot)
-				continue;
-			const char *name = dso_dynsym_name(elf, &ds, GELF_R_SYM(slots[k].r_info));
-			if (name)
-				dso_push_plt(d, vec, got.sh.sh_addr + off, entsize, name);
-			break;
+	size_t size = code->d_size < sh->sh_size ? code->d_size : sh->sh_size;
+	bool open = false, has_got = false;
+	uint64_t start = 0, got = 0;
+	enum dso_plt_insn prev = PLT_PAD;
+	for (size_t off = 0; off < size;) {
+		enum dso_plt_insn k;
+		int32_t disp = 0;
+		size_t len = dso_plt_insn(bytes + off, size - off, &k, &disp);
+		uint64_t addr = sh->sh_addr + off;
+		bool head = len && (k == PLT_ENDBR || k == PLT_PUSH_GOT ||
+				    (k == PLT_JMP_GOT && prev != PLT_ENDBR && prev != PLT_PUSH_GOT) ||
+				    (k == PLT_PUSH_IMM && prev != PLT_JMP_GOT && prev != PLT_ENDBR));
+		if ((!len || head) && open && has_got)
+			dso_plt_entry(d, elf, vec, pn, slots, nslots, start, addr, got);
+		if (!len) {
+			open = false;
+			prev = PLT_PAD;
+			off = (off + 8) & ~(size_t)7;
+			continue;
 		}
+		if (head) {
+			open = true;
+			has_got = false;
+			start = addr;
+		}
+		if (k == PLT_JMP_GOT && open && !has_got) {
+			has_got = true;
+			got = addr + len + (uint64_t)(int64_t)disp;
+		}
+		prev = k;
+		off += len;
 	}
-	free(slots);
+	if (open && has_got)
+		dso_plt_entry(d, elf, vec, pn, slots, nslots, start, sh->sh_addr + size, got);
 }
 
 static void dso_synth_plt(struct dso *d, Elf *elf, struct dso_vec *vec, size_t nread)
@@ -1070,8 +1220,22 @@ static void dso_synth_plt(struct dso *d, Elf *elf, struct dso_vec *vec, size_t n
 	size_t shstrndx;
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return;
-	dso_synth_plt_rela(d, elf, shstrndx, vec, nread);
-	dso_synth_plt_got(d, elf, shstrndx, vec);
+	struct dso_plt_slot *slots;
+	size_t nslots = dso_plt_slots(elf, &slots);
+	struct dso_plt_names pn;
+	dso_plt_names_init(&pn, vec, nread, slots, nslots);
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && nslots; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (strcmp(name, ".plt") == 0 || strncmp(name, ".plt.", 5) == 0 ||
+			     strcmp(name, ".iplt") == 0))
+			dso_plt_section(d, elf, scn, &sh, vec, &pn, slots, nslots);
+	}
+	free(pn.addends);
+	free(pn.best);
+	free(slots);
 }
 
 static void dso_load_syms(struct dso *d)
@@ -1095,7 +1259,8 @@ static void dso_load_syms(struct dso *d)
 		if (!dso_sym_wanted(&sym, name, shndx, selem))
 			continue;
 		uint64_t start = addr - main_bias;  /* back from module to file addresses */
-		struct dso_sym s = { .start = start, .name = name, .rank = dso_sym_rank(&sym, name) };
+		struct dso_sym s = { .start = start, .name = name, .rank = dso_sym_rank(&sym, name),
+				     .ifunc = GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC };
 		if (sym.st_size) {
 			s.end = start + sym.st_size;
 		} else {
