@@ -76,6 +76,14 @@ expect("__GI___libc_free (inlined) beside perftop's malloc only", False, with_ma
        ref + [("libc.so.6", "__GI___libc_free (inlined)", 0.0, 1.0), ("libc.so.6", "malloc", 1.0, 1.0)],
        key="total", contexts=("dwarf",))
 
+# a frame-pointer chain's garbage entries (perf) against perftop's one [unmapped address]
+garbage = [("[unknown]", "0xbe552274c0854800", 0.0, 60.0), ("[unknown]", "0x7261762d706f7466", 0.0, 0.3)]
+expect("perf's non-canonical rows against perftop's [unmapped address]", True,
+       base + [("[unknown]", "[unmapped address]", 0.0, 60.3)], ref + garbage, key="total")
+expect("perf's user-space address row against perftop's [unmapped address]", False,
+       base + [("[unknown]", "[unmapped address]", 0.0, 60.0)],
+       ref + [("[unknown]", "0x00007f0000001000", 0.0, 60.0)], key="total")
+
 for raw, want in (("clock_nanosleep@@GLIBC_2.17", "clock_nanosleep"), ("memcpy@GLIBC_2.2.5", "memcpy"),
                   ("free@plt", "free@plt"), ("0x1234", "0x0000000000001234")):
     if pc.sym_key(raw) != want:

@@ -60,6 +60,9 @@ struct symbolizer {
 
 #define SYM_CACHE_SLOTS (1u << 14)
 #define HEX_CACHE_SLOTS (1u << 12)
+/* The end of user space: above it no address of a process can be (x86-64 with 5-level page
+ * tables: 2^56; AArch64 with 52-bit addresses: 2^52), a chain entry there is not a return address. */
+#define USER_ADDR_END (1ull << 56)
 
 /* What dso_lookup gave for (dso, off): one frame, or nothing (unresolved). */
 struct sym_cached {
@@ -528,6 +531,15 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *o
 		}
 		if (a == 0)
 			continue;  /* where a kernel's walk ended: no frame */
+		if (mode == MODE_USER && a >= USER_ADDR_END) {
+			/* No user address is this high (x86-64's 5-level user space ends at 2^56): the
+			 * kernel's frame-pointer walk read something else as a return address (a stack
+			 * canary, where a binary without frame pointers left rbp as data). What follows
+			 * is no chain either: it ends here, said once. */
+			if (n < max)
+				out[n++] = (struct frame){ .sym = s->why[UNWIND_UNMAPPED], .dso = s->unknown };
+			break;
+		}
 		bool first = skip_ip;
 		if (skip_ip) {
 			skip_ip = false;
