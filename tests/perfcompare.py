@@ -187,12 +187,6 @@ PAIRINGS = [
     Pairing("perf 6.1 names a PLT entry whose relocation is IRELATIVE (an ifunc: no symbol, the "
             "addend is the resolver) with an empty name, perftop after the ifunc (strspn@plt)",
             lambda r, o: r[0] == o[0] and r[1] == "@plt" and o[1].endswith("@plt")),
-    Pairing("perf prints a frame-pointer chain's entry that no user address can be (2^56 or "
-            "more: the kernel's walk read a stack canary as a return address, where a binary "
-            "without frame pointers left rbp as data) as a row of its own; perftop ends the chain "
-            "there with one [unmapped address] frame",
-            lambda r, o: r[0] == o[0] == "[unknown]" and o[1] == "[unmapped address]" and
-            re.fullmatch(r"0x[0-9a-f]+", r[1]) is not None and int(r[1], 16) >= 1 << 56),
     Pairing("perf 6.1 does not name the entries of .plt.got (the stubs of functions whose address "
             "is also taken: jmp *GOT slot of a GLOB_DAT relocation) and prints the address; "
             "perftop names them NAME@plt, and binutils' objdump names the same address so",
@@ -200,6 +194,16 @@ PAIRINGS = [
             re.fullmatch(r"0x[0-9a-f]+", r[1]) is not None and
             objdump_plt_name(r[0], int(r[1], 16)) == o[1]),
 ]
+
+GARBAGE_REASON = ("perf prints each frame-pointer chain entry that no user address can be (2^56 or "
+                  "more: the kernel's walk read a stack canary or a string as a return address, "
+                  "where a binary without frame pointers left rbp as data) as a row of its own; "
+                  "perftop ends the chain at the first with one [unmapped address] frame")
+
+
+def _non_canonical(sym):
+    return re.fullmatch(r"0x[0-9a-f]+", sym) is not None and 1 << 56 <= int(sym, 16) < 0xffff800000000000
+
 
 # Full paths of the dsos met in perftop's snapshots, by the base name rows are compared by (for
 # the checks that read the binary itself).
@@ -502,6 +506,19 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
             else:
                 lone_ours.append((k, b[i]))
     # A row one side names otherwise (PAIRINGS: each with its reason) is its counterpart there.
+    # perf's rows of chain entries no user address can be (2^56 or more) against perftop's one
+    # [unmapped address], where such a chain ends: a sample's chain is cut at its first such entry,
+    # so perftop's share lies between perf's largest of them and their sum.
+    garbage = [r for r in lone_ref if r[0][0] == "[unknown]" and _non_canonical(r[0][1])]
+    unmapped = [o for o in lone_ours if o[0] == ("[unknown]", "[unmapped address]")]
+    if garbage and len(unmapped) == 1:
+        o = unmapped[0]
+        lo, hi = max(r[1] for r in garbage), sum(r[1] for r in garbage)
+        lone_ref = [r for r in lone_ref if r not in garbage]
+        lone_ours.remove(o)
+        pairs.append((o[0], o[1] if lo <= o[1] <= hi else (lo if o[1] < lo else hi), o[1],
+                      f" (perf's {len(garbage)} rows of non-canonical entries: {lo:.2f}..{hi:.2f}%: "
+                      f"{GARBAGE_REASON})"))
     # The closest pairs first: of perf's rows that could pair with one of perftop's, the one whose
     # share is nearest (perf's two garbage rows of 99.50% and 0.25% against perftop's one
     # [unmapped address] of 99.75%: the 99.50% one).

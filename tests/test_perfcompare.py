@@ -80,6 +80,11 @@ expect("__GI___libc_free (inlined) beside perftop's malloc only", False, with_ma
 garbage = [("[unknown]", "0xbe552274c0854800", 0.0, 60.0), ("[unknown]", "0x7261762d706f7466", 0.0, 0.3)]
 expect("perf's non-canonical rows against perftop's [unmapped address]", True,
        base + [("[unknown]", "[unmapped address]", 0.0, 60.3)], ref + garbage, key="total")
+small = [("[unknown]", f"0x{0x0574ff8548000900 + i:016x}", 0.0, 0.1) for i in range(6)]
+expect("perf's six small non-canonical rows against perftop's one of their sum", True,
+       base + [("[unknown]", "[unmapped address]", 0.0, 0.6)], ref + small, key="total")
+expect("perftop's [unmapped address] above the sum of perf's non-canonical rows", False,
+       base + [("[unknown]", "[unmapped address]", 0.0, 5.0)], ref + small, key="total")
 expect("perf's user-space address row against perftop's [unmapped address]", False,
        base + [("[unknown]", "[unmapped address]", 0.0, 60.0)],
        ref + [("[unknown]", "0x00007f0000001000", 0.0, 60.0)], key="total")

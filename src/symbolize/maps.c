@@ -476,6 +476,14 @@ static void maps_feed_mmap(struct maps *m, const struct rec *r)
 		.ino = mm->has_build_id ? 0 : mm->ino,
 	};
 	struct proc *p = proc_for_record(m, mm->pid);
+	if (mm->pid == UINT32_MAX && maps_has_prefix(fn, "[kernel.kallsyms]")) {
+		/* The kernel's own map of a recording covers _text to _etext, but the kernel's code
+		 * goes on past it (.init.text: start_kernel, the idle task's callers): perf report
+		 * names those addresses from the kernel's symbols, so the map reaches up to the next
+		 * kernel map above it (a module's, which cuts it when it comes later) or the top. */
+		size_t i = mapset_first_after(p->ms, mm->start);
+		end = i < p->ms->n && p->ms->v[i].start > mm->start ? p->ms->v[i].start : UINT64_MAX;
+	}
 	struct map nm = { mm->start, end, mm->pgoff, dso_set_get(m->dsos, fn, &id),
 			  id.ino, maps_kind(fn), mm->has_build_id };
 	p->ms = mapset_own(p->ms);
