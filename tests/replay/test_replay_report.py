@@ -40,8 +40,9 @@ check("fp python", fp, ["self", "total"])
 
 # fp callchains, the spinner fixture
 sp = perf_record(["-g", "-F", "999"], os.path.join(d, "spin.data"), [spinner, "2"])
-# the spinner is one loop in main, with the kernel's clock reads: a few rows of Self
-check("fp spinner", sp, ["self", "total"], min_rows=3)
+# the spinner is one loop in main calling spinner_work: two rows of Self of its own (the clock
+# reads of the vdso and the kernel's interrupts are under 0.5% on a quiet machine)
+check("fp spinner", sp, ["self", "total"], min_rows=2)
 
 # -a -g while two programs run
 bg = [subprocess.Popen([spinner, "6"], stdout=subprocess.DEVNULL),
