@@ -494,6 +494,19 @@ static int open_event(struct sampler *s, int e, pid_t pid, int ri, const int *gr
 	struct sampler_ring *r = &s->rings[ri];
 	struct sampler_ev *ev = &s->ev[e];
 	int fd = open_one(ev, pid, r->cpu, ev->leader >= 0 ? group[ev->leader] : -1);
+	if (fd == -EINVAL && ev->leader >= 0 && pid != -1 && ev->attr.type == PERF_TYPE_SOFTWARE &&
+	    s->ev[ev->leader].attr.type == PERF_TYPE_SOFTWARE) {
+		/* A software member of a task's group refused for 40 ms, though its leader opened
+		 * (seen under load in about one CI run in three, not understood: the kernel's
+		 * checks that say EINVAL here compare the leader's and the member's context, CPU
+		 * and clock, all the same). Software events are never multiplexed, so a group only
+		 * orders their reads: the member is opened on its own, and said so once. */
+		fd = open_one(ev, pid, r->cpu, -1);
+		static atomic_bool told;
+		if (fd >= 0 && !atomic_exchange(&told, true))
+			warn_msg("event '%s' could not join its group on CPU %d (EINVAL); counted on its "
+				 "own", ev->name, r->cpu);
+	}
 	if (fd < 0) {
 		open_error(s, ev, -fd, pid, r->cpu, err, errlen);
 		return fd;

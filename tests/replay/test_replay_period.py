@@ -43,6 +43,7 @@ if s.get("total_period") != s["samples"] * PERIOD:
 if s["total_period"] != sum(periods) or s["total_period"] != int(ref.event_count):
     fail(f"total_period {s['total_period']}: perf script sums {sum(periods)}, perf report counts "
          f"{ref.event_count}")
-# about 30 samples: the few places that fault (the allocator, the kernel's page clearing)
-check("page-faults", s, ref, "self", min_rows=2)
+# about 30 samples: the few places that fault (the allocator, the kernel's page clearing), all
+# in one function in some runs
+check("page-faults", s, ref, "self", min_rows=1)
 print("3 passed, 0 failed")
