@@ -89,6 +89,15 @@ expect("perf's user-space address row against perftop's [unmapped address]", Fal
        base + [("[unknown]", "[unmapped address]", 0.0, 60.0)],
        ref + [("[unknown]", "0x00007f0000001000", 0.0, 60.0)], key="total")
 
+# one inline function at two depths of a chain: two rows of perftop's, one of perf's
+twice = [("/usr/bin/prog", "std::panic::catch_unwind (inlined)", 0.0, 98.0)] * 2
+expect("perftop's two rows of one inline name against perf's one", True, base + twice,
+       ref + [("prog", "std::panic::catch_unwind (inlined)", 0.0, 98.0)], key="total")
+expect("perf's one row above the sum of perftop's two", False,
+       base + [("/usr/bin/prog", "std::panic::catch_unwind (inlined)", 0.0, 50.0),
+               ("/usr/bin/prog", "std::panic::catch_unwind (inlined)", 0.0, 1.0)],
+       ref + [("prog", "std::panic::catch_unwind (inlined)", 0.0, 98.0)], key="total")
+
 for raw, want in (("clock_nanosleep@@GLIBC_2.17", "clock_nanosleep"), ("memcpy@GLIBC_2.2.5", "memcpy"),
                   ("free@plt", "free@plt"), ("0x1234", "0x0000000000001234")):
     if pc.sym_key(raw) != want:
