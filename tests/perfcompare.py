@@ -202,7 +202,9 @@ GARBAGE_REASON = ("perf prints each frame-pointer chain entry that no user addre
 
 
 def _non_canonical(sym):
-    return re.fullmatch(r"0x[0-9a-f]+", sym) is not None and 1 << 56 <= int(sym, 16) < 0xffff800000000000
+    """An address no user code can be at (2^56 or more: a user-space chain entry there, the
+    kernel half included, is data read as a return address)."""
+    return re.fullmatch(r"0x[0-9a-f]+", sym) is not None and int(sym, 16) >= 1 << 56
 
 
 # Full paths of the dsos met in perftop's snapshots, by the base name rows are compared by (for
