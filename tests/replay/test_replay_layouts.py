@@ -19,7 +19,8 @@ perf.data format as /usr/include/linux/perf_event.h and perf's file header defin
     `cpu_atom/cycles/`, that has ids but no sample;
   - a file from another kernel: the kernel's build-id in the BUILD_ID feature changed. perftop
     must not name its kernel addresses from this machine's kallsyms (they show as addresses, as
-    perf report shows them);
+    perf report shows them), and with `--kallsyms FILE` (a copy of /proc/kallsyms written here)
+    names them from that file, as perf report --kallsyms does;
   - the pipe form of each (`perf record -o -`'s layout: a 16-byte header, then HEADER_ATTR,
     HEADER_FEATURE and HEADER_BUILD_ID records before the data).
 
@@ -35,6 +36,7 @@ For each rewritten file:
 usage: test_replay_layouts.py PERFTOP FIXTURE_DIR"""
 import concurrent.futures
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -468,6 +470,8 @@ st = orig.sample_type()
 if st & (S_ID | S_IDENTIFIER) or len(orig.attrs) != 1 or not orig.sample_id_all():
     fail(f"perf record wrote {len(orig.attrs)} attrs, sample_type {st:#x}, sample_id_all "
          f"{orig.sample_id_all()}: not the one-event layout this test starts from")
+kallsyms = os.path.join(d, "kallsyms")
+shutil.copyfile("/proc/kallsyms", kallsyms)
 
 # name -> (Recording, what perftop shows differently: None, 'hybrid', 'kernel', what perf evlist
 # -v must read in each attr, what it must not)
@@ -503,6 +507,9 @@ for name, (path, how, pipe) in files.items():
     jobs[(name, False)] = pool.submit(perf_report, path, False)
     if not pipe:   # perf 6.1 shows no --children on a pipe-mode file
         jobs[(name, True)] = pool.submit(perf_report, path, True)
+    if how == "kernel":
+        jobs[(name + " --kallsyms", False)] = pool.submit(perf_report, path, False,
+                                                          extra=["--kallsyms", kallsyms])
 
 orig_snaps, _ = replay_json(perftop, orig_path)
 if len(orig_snaps) != 1:
@@ -533,6 +540,9 @@ def check_variant(name, path, how, pipe):
             fail(f"{name}: event {snap.get('event')!r}, the original's {orig_snap.get('event')!r}")
     unordered = name.replace(" pipe", "") in UNORDERED
     same_profile(name, snap, orig_snap, "addresses" if how == "kernel" else None, unordered)
+    if how == "kernel":
+        named, _ = replay_json(perftop, path, ["--kallsyms", kallsyms])
+        same_profile(name + " --kallsyms", named[0], orig_snap)
     if not pipe and not readable[name][0]:
         size = len(variants[name][0].attrs[0][0])
         why = readable[name][1]
@@ -558,6 +568,10 @@ def check_variant(name, path, how, pipe):
         if how != "kernel":
             same_report(name + ": perf report --children", tot, ref_total, unordered)
         check(name + " (children)", snap, tot, "total")
+    if how == "kernel":
+        sec = section(jobs[(name + " --kallsyms", False)].result(), path)
+        same_report(name + ": perf report --kallsyms", sec, ref_self)
+        check(name + " --kallsyms", named[0], sec, "self")
 
 
 # Every file is checked, and every failure said, before the test fails.
