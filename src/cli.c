@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "events/events.h"
 #include "export/export.h"
@@ -143,6 +144,17 @@ static enum cli_result fail(struct cli_parsing *p, const char *fmt, ...)
 	vsnprintf(p->err, p->errlen, fmt, ap);
 	va_end(ap);
 	return CLI_ERROR;
+}
+
+/* --kallsyms FILE: read when the first kernel address is named; a file that cannot be read is said
+ * now rather than as a warning after the replay. */
+static enum cli_result set_kallsyms(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	if (access(arg, R_OK) != 0)
+		return fail(p, "--kallsyms %s: %s", arg, strerror(errno));
+	p->c->kallsyms = arg;
+	return CLI_OK;
 }
 
 /* The events' parsing context: what it learnt of sysfs and tracefs, and the strings the events'
@@ -638,6 +650,14 @@ static const struct cli_option options[] = {
 	  .doc = "look binaries and debug files up under DIR first (a recording from another "
 		"machine)" },
 
+	{ OPT("kallsyms", 0, "FILE", CLI_NAMES), .set = set_kallsyms,
+	  .help = "replay: name kernel addresses from FILE (a copy of the\n"
+		"recording machine's /proc/kallsyms), whatever kernel runs here",
+	  .doc = "name a replay's kernel addresses from FILE, a copy of the recording machine's "
+		"`/proc/kallsyms` (as `perf report --kallsyms`). Without it they are named from this "
+		"machine's kallsyms only when the recording's kernel is this one (its build-id, or "
+		"its `_text` where this kernel has it), else shown as addresses" },
+
 	{ OPT("prefix", 0, "OLD=NEW", CLI_NAMES), .set = set_prefix,
 	  .help = "annotate: read a source file built under OLD from NEW (repeatable)" },
 
@@ -919,6 +939,8 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 		return fail(p, "choose one target: -p, -t, -a, -i FILE or a command");
 	if ((c->have_time || c->header_only) && !c->input)
 		return fail(p, "--time and --header are for replays: add -i FILE");
+	if (c->kallsyms && !c->input)
+		return fail(p, "--kallsyms names a recording's kernel addresses: add -i FILE");
 	if (c->input && c->output)
 		return fail(p, "-i and -o together: replaying a recording does not record it again");
 	if ((c->json || c->quiet) && !c->batch)

@@ -57,6 +57,7 @@ struct cli {
 	bool no_python;       /* --no-python: no Python frames read from CPython processes */
 	uint64_t python_rate; /* --python-rate HZ: Python stacks' reads a second (0: by CPU budget) */
 	const char *symfs;    /* --symfs DIR: binaries and debug files looked up under DIR first */
+	const char *kallsyms; /* --kallsyms FILE: a replay's kernel addresses named from FILE */
 	const char *diff_base; /* --diff BASE.data: a Δ column against that recording (issue 6) */
 	/* --prefix OLD=NEW (annotate): source files built under OLD are read from NEW. */
 	const char *prefixes[CLI_MAX_PREFIXES];

@@ -391,6 +391,8 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	}
 	s->sym = symbolizer_new();
 	symbolizer_set_offline(s->sym);  /* the file's pids are not this machine's processes now */
+	if (c->kallsyms)
+		symbolizer_set_kallsyms(s->sym, c->kallsyms);
 	symbolizer_wait_fetches(s->sym, c->batch); /* batch may wait for debuginfod, the view not */
 	/* Live, a JIT's perf map grows under a name the symbolizer looks for again: only a replay's
 	 * names stay put between side-band records. */

@@ -120,3 +120,11 @@ foreach(mode works refused)
   set_tests_properties(replay_test_live_lbr_${mode} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
     RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
 endforeach()
+# One perf record -g rewritten into the layouts of other perf versions and machines (attr sizes 64
+# to 136, sample_id_all off, IDENTIFIER in samples, hybrid event names, another kernel's build-id,
+# pipe forms): each replays to the original's profile and agrees with perf report; --kallsyms FILE.
+add_test(NAME replay_test_replay_layouts
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_layouts.py $<TARGET_FILE:perftop>
+    ${CMAKE_BINARY_DIR}/fixtures)
+set_tests_properties(replay_test_replay_layouts PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")

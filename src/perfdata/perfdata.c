@@ -1442,6 +1442,14 @@ static void order_add(struct perfdata_reader *r, const unsigned char *p, size_t 
 		r->arena_len += (out->size + 7) & ~(size_t)7;
 		r->live_bytes += (out->size + 7) & ~(size_t)7;
 	}
+	/* Without sample_id_all (perf before 2.6.38, a kernel without it) no record but a sample has a
+	 * time (FORK and EXIT carry one in their body, the others none), so nothing places an exec's
+	 * COMM and MMAPs among the FORKs and samples of other CPUs' buffers: perf report then reads
+	 * the file unordered, each record as it comes, and so does this, all records at time 0 (the
+	 * sort is stable: file order). By time, a FORK written after the child's exec (another CPU's
+	 * buffer) gave the child its parent's maps back before its samples came. */
+	if (!r->ev[evi].cfg.sample_id_all)
+		e.time = 0;
 	if (r->nents == r->ents_cap)
 		xgrow((void **)&r->ents, &r->ents_cap, r->nents + 1, sizeof(*r->ents));
 	r->ents[r->nents++] = e;

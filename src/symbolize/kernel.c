@@ -393,8 +393,11 @@ static void kernel_load_file(struct kernel *k)
 		nsyms++;
 		pool_len += nlen + 1;
 	}
-	if (any_line && !any_addr)
+	if (any_line && !any_addr && !strcmp(k->path, "/proc/kallsyms"))
 		kernel_warn_hidden();
+	else if (any_line && !any_addr)  /* copied by a user that kernel.kptr_restrict hid them from */
+		warn_msg("%s lists every kernel symbol at address 0 (copied without the right to see "
+			 "them?); kernel rows show addresses", k->path);
 	struct radix_kv *kv = xmalloc((nsyms ? 2 * nsyms : 1) * sizeof(*kv));
 	for (size_t i = 0; i < nsyms; i++)
 		kv[i] = (struct radix_kv){ .key = syms[i].start, .val = i };

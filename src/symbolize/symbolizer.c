@@ -54,6 +54,7 @@ struct symbolizer {
 	 * (recorded_kernel_named_here). */
 	enum { KBID_UNKNOWN, KBID_SAME, KBID_OTHER } kernel_bid;
 	enum { KTEXT_UNCHECKED, KTEXT_SAME, KTEXT_OTHER } kernel_text;
+	bool kallsyms_given;  /* --kallsyms FILE: s->kernel is that file's, for any recorded kernel */
 	const char *kmod_last_path; /* the last module map's dso path and the name made of it */
 	const char *kmod_last_name;
 };
@@ -204,6 +205,14 @@ void symbolizer_set_offline(struct symbolizer *s)
 	maps_set_offline(s->maps, true);
 }
 
+void symbolizer_set_kallsyms(struct symbolizer *s, const char *path)
+{
+	kernel_free(s->kernel);
+	s->kernel = kernel_new(s->in, path);
+	s->kallsyms_given = true;
+	symbolizer_forget_names(s);
+}
+
 void symbolizer_feed(struct symbolizer *s, const struct rec *r)
 {
 	/* An exec changes what every address of the process means: libunwind's cache for it goes. */
@@ -307,7 +316,8 @@ static const char *kernel_map_name(struct symbolizer *s, const char *path)
 }
 
 /*
- * Whether this machine's kallsyms may name the kernel of a recording whose kernel map m is: when
+ * Whether the kallsyms read may name the kernel of a recording whose kernel map m is: always when
+ * the user gave the recording's own (--kallsyms FILE, as perf report's option); this machine's when
  * the recording's kernel build-id is this machine's; without one (perf record --no-buildid, a
  * stream before its build-ids at the end), when the recording's _text (the pgoff of perf's
  * "[kernel.kallsyms]_text" map) is where this machine's kallsyms has a symbol starting: the same
@@ -315,6 +325,8 @@ static const char *kernel_map_name(struct symbolizer *s, const char *path)
  */
 static bool recorded_kernel_named_here(struct symbolizer *s, const struct map *m)
 {
+	if (s->kallsyms_given)
+		return true;
 	if (s->kernel_bid != KBID_UNKNOWN)
 		return s->kernel_bid == KBID_SAME;
 	if (s->kernel_text == KTEXT_UNCHECKED) {

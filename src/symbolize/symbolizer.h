@@ -47,6 +47,9 @@ void symbolizer_free(struct symbolizer *s);
  * from /tmp/perf-PID.map of the recorded pid, as perf report reads them.
  */
 void symbolizer_set_offline(struct symbolizer *s);
+/* A replay's kernel addresses are named from path (the format of /proc/kallsyms: the recording
+ * machine's, --kallsyms), whatever kernel the recording says it ran on. */
+void symbolizer_set_kallsyms(struct symbolizer *s, const char *path);
 
 /* Side-band records (MMAP, COMM, FORK, EXIT) update the address spaces; other types are ignored. */
 void symbolizer_feed(struct symbolizer *s, const struct rec *r);
