@@ -59,6 +59,10 @@ ok
 tm send-keys -t t Space
 wait_for 'PAUSED' 30 || fail "no PAUSED"
 sleep 3
+# by Total%: mid (no Self of its own) is then near the top, not below the screen's last row when
+# the churn fills the table with rows of Self
+tm send-keys -t t '>'
+wait_for 'Total%▼' || fail "no Total% order after >"
 cursor_to mid
 tm send-keys -t t Enter
 wait_for 'Callees of mid' || fail "no function view of mid from the paused screen"
@@ -73,6 +77,8 @@ screen | sed -n '/Callees of mid/,$p' | grep -Eq "%  [▾▸·] leaf_a  $dso" ||
 # brings the demangled names back.
 tm send-keys -t t q
 wait_for 'Self%.*Total%.*Symbol' || fail "q did not return to the table from mid's function view"
+tm send-keys -t t '<'
+wait_for 'Self%▼' || fail "no Self% order after <"
 tm send-keys -t t Home # the hottest rows, the C++ ones among them, on screen
 wait_for ' _ZN[A-Z0-9]*3geo4Grid' || fail "no raw C++ name (_ZN...3geo4Grid...) in the table after m"
 wait_gone ' geo::' || fail "demangled C++ names still in the table after m"
