@@ -458,6 +458,15 @@ def snapshot_rows(snap, sort="dso,sym"):
 
 
 # ---- the comparison ---------------------------------------------------------------------------------
+def _stands_for(one, many, key):
+    """What several rows (shares) of one side amount to against the other side's one row of one:
+    their sum for Self; for Total, one itself when it lies between their largest and their sum
+    (rows that overlap where a sample passes two of them), else the nearer bound."""
+    if key == "self":
+        return sum(many)
+    return min(max(one, max(many)), sum(many))
+
+
 def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contexts=(),
             samples=None, whole=True, points=None):
     """perftop's snapshot against perf report's section on key ('self' or 'total'; 'total' needs a
@@ -485,34 +494,22 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
     pairs, lone_ref, lone_ours = [], [], []
     for k in sorted(set(ref) | set(ours)):
         a, b = ref.get(k, []), ours.get(k, [])
+        if 1 in (len(a), len(b)) and max(len(a), len(b)) > 1:
+            # Several rows of one name on one side, one on the other. perf keeps several where
+            # its unwinder made several symbol instances (a --call-graph dwarf recording: an
+            # inline frame per call site) or a name is several static functions (a static inline
+            # Py_DECREF of an -O0 build, once in each file that calls it); perftop keeps a row per
+            # inline instance where one function is inlined at two depths of one chain (Rust's
+            # std::panic::catch_unwind in lang_start and again in lang_start_internal). The one
+            # row's Self is the others' sum; its Total lies between their largest and their sum
+            # (they overlap where one sample passes two of them).
+            many, one, whose = (a, b[0], "perf's") if len(a) > 1 else (b, a[0], "perftop's")
+            stands = _stands_for(one, many, key)
+            note = (f" (the sum of {whose} {len(many)} rows of it)" if key == "self" else
+                    f" ({whose} {len(many)} rows of it: {max(many):.2f}..{sum(many):.2f}%)")
+            pairs.append((k, stands, one, note) if many is a else (k, one, stands, note))
+            continue
         for i in range(max(len(a), len(b))):
-            if len(b) == 1 < len(a) and key == "total":
-                # perf 6.1 keeps several rows of one function where its unwinder made several
-                # symbol instances (a --call-graph dwarf recording: an inline frame per call
-                # site); perftop has one, whose Total is at least perf's largest and at most the
-                # sum of them (they overlap where one sample passes two of them)
-                lo, hi = a[0], sum(a)
-                pairs.append((k, b[0] if lo <= b[0] <= hi else (lo if b[0] < lo else hi), b[0],
-                              f" (perf's {len(a)} rows of it: {lo:.2f}..{hi:.2f}%)"))
-                break
-            if len(b) == 1 < len(a) and key == "self":
-                # perf keeps a row per symbol, perftop one per name: static functions of one name
-                # in one binary (a static inline Py_DECREF of an -O0 build, once in each file
-                # that calls it) are one row of perftop's, whose Self is the sum of perf's rows
-                pairs.append((k, sum(a), b[0], f" (the sum of perf's {len(a)} rows of it)"))
-                break
-            if len(a) == 1 < len(b) and key == "total":
-                # perftop keeps a row per inline instance where one function is inlined at two
-                # depths of one chain (Rust's std::panic::catch_unwind in lang_start and again in
-                # lang_start_internal), perf one per name: perf's Total lies between perftop's
-                # largest and their sum
-                lo, hi = b[0], sum(b)
-                pairs.append((k, a[0], a[0] if lo <= a[0] <= hi else (lo if a[0] < lo else hi),
-                              f" (perftop's {len(b)} rows of it: {lo:.2f}..{hi:.2f}%)"))
-                break
-            if len(a) == 1 < len(b) and key == "self":
-                pairs.append((k, a[0], sum(b), f" (the sum of perftop's {len(b)} rows of it)"))
-                break
             if i < len(a) and i < len(b):
                 pairs.append((k, a[i], b[i], ""))
             elif i < len(a):
@@ -527,12 +524,12 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
     unmapped = [o for o in lone_ours if o[0] == ("[unknown]", "[unmapped address]")]
     if garbage and len(unmapped) == 1:
         o = unmapped[0]
-        lo, hi = max(r[1] for r in garbage), sum(r[1] for r in garbage)
+        shares = [r[1] for r in garbage]
         lone_ref = [r for r in lone_ref if r not in garbage]
         lone_ours.remove(o)
-        pairs.append((o[0], o[1] if lo <= o[1] <= hi else (lo if o[1] < lo else hi), o[1],
-                      f" (perf's {len(garbage)} rows of non-canonical entries: {lo:.2f}..{hi:.2f}%: "
-                      f"{GARBAGE_REASON})"))
+        pairs.append((o[0], _stands_for(o[1], shares, "total"), o[1],
+                      f" (perf's {len(garbage)} rows of non-canonical entries: "
+                      f"{max(shares):.2f}..{sum(shares):.2f}%: {GARBAGE_REASON})"))
     # The closest pairs first: of perf's rows that could pair with one of perftop's, the one whose
     # share is nearest (perf's two garbage rows of 99.50% and 0.25% against perftop's one
     # [unmapped address] of 99.75%: the 99.50% one).

@@ -1025,17 +1025,23 @@ static int dso_u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static size_t dso_addend_index(const struct dso_plt_names *pn, uint64_t addr)
+/* The index of key in the sorted v[0..n), or SIZE_MAX: a bisection over a dense array. */
+static size_t dso_u64_find(const uint64_t *v, size_t n, uint64_t key)
 {
-	size_t lo = 0, hi = pn->n;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (pn->addends[mid] < addr)
+		if (v[mid] < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < pn->n && pn->addends[lo] == addr ? lo : SIZE_MAX;
+	return lo < n && v[lo] == key ? lo : SIZE_MAX;
+}
+
+static size_t dso_addend_index(const struct dso_plt_names *pn, uint64_t addr)
+{
+	return dso_u64_find(pn->addends, pn->n, addr);
 }
 
 /* One pass over the nread symbols read, each looked up among the few addends. */
@@ -1539,17 +1545,10 @@ Dwfl_Module *dso_code(struct dso *d, uint64_t sym_start, uint64_t *end, uint64_t
 	if (!dso_ready(d) || !d->nsyms)
 		return NULL;
 	/* The symbol that starts at sym_start (several names may share it: any gives the range). */
-	size_t lo = 0, hi = d->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->starts[mid] < sym_start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == d->nsyms || d->syms[lo].start != sym_start)
+	size_t i = dso_u64_find(d->starts, d->nsyms, sym_start);
+	if (i == SIZE_MAX)
 		return NULL;
-	*end = d->syms[lo].end;
+	*end = d->syms[i].end;
 	*bias = d->bias;
 	if (!d->dwarf_tried) {
 		/* DWARF may not be loaded yet (no srclines asked for so far): annotate wants its lines. */

@@ -127,12 +127,16 @@ def build(v):
         return f"{tool} is not installed"
     env = dict(os.environ, GOCACHE=os.path.join(d, "gocache"), GOPATH=os.path.join(d, "gopath"),
                GOFLAGS="-mod=mod", GO111MODULE="off")
+    compress = [f for f in v.cmd if f.startswith("-gz=")]
+    if compress:
+        # the toolchain asked first: an empty program built with that compression
+        probe = os.path.join(d, "gz-probe")
+        q = subprocess.run([tool, "-g", *compress, "-x", "c", "-", "-o", probe],
+                           input="int main(void) { return 0; }\n", capture_output=True, text=True)
+        if q.returncode != 0:
+            return f"{tool} cannot write {compress[0]} debug sections ({q.stderr.strip()[:120]})"
     p = subprocess.run(v.cmd, capture_output=True, text=True, env=env, cwd=d, timeout=300)
     if p.returncode != 0:
-        # gcc's own words for a compression its binutils or zlib/zstd were built without
-        if re.search(r"(unsupported|not supported|invalid).*(compress|zstd)|-gz=zstd", p.stderr,
-                     re.I) and "gz=zstd" in " ".join(v.cmd):
-            return f"this toolchain cannot write zstd-compressed debug sections ({p.stderr.strip()[:120]})"
         return "FAIL " + f"{' '.join(v.cmd)}: {p.stderr.strip()[:400]}"
     for post in v.post or []:
         q = subprocess.run(post, capture_output=True, text=True, timeout=120)
