@@ -207,16 +207,32 @@ def _non_canonical(sym):
     return re.fullmatch(r"0x[0-9a-f]+", sym) is not None and int(sym, 16) >= 1 << 56
 
 
-# Full paths of the dsos met in perftop's snapshots, by the base name rows are compared by (for
-# the checks that read the binary itself).
+# Full paths of the dsos, by the base name rows are compared by (for the checks that read the
+# binary itself): neither tool's rows carry them, perf report -v on the recording being compared
+# does (its rows name each dso by its path); read once per recording.
 _dso_paths = {}
 _objdump_cache = {}
+_recording = None        # the perf.data of the section compare() is at, when known
+_paths_read = set()
+
+
+def _dso_path(dso):
+    if dso not in _dso_paths and _recording and _recording not in _paths_read:
+        _paths_read.add(_recording)
+        out = subprocess.run(["perf", "report", "-i", _recording, "--stdio", "-v", "--sort", "dso",
+                              "--no-children", "-g", "none", "--percent-limit", "0"],
+                             capture_output=True, text=True, timeout=600).stdout
+        for line in out.splitlines():
+            m = re.match(r"\s*[\d.]+%\s+(/\S+)", line)
+            if m:
+                _dso_paths.setdefault(os.path.basename(m.group(1)), m.group(1))
+    return _dso_paths.get(dso)
 
 
 def objdump_plt_name(dso, addr):
     """The label binutils' objdump gives the .plt.got entry at file address addr of the dso
-    (by base name, as seen in a snapshot), or None."""
-    path = _dso_paths.get(dso)
+    (by base name), or None."""
+    path = _dso_path(dso)
     if not path or not os.path.isfile(path):
         return None
     if (path, addr) not in _objdump_cache:
@@ -278,6 +294,7 @@ class Section:
 
     def __init__(self, event):
         self.event, self.rows, self.samples, self.event_count = event, [], 0, None
+        self.path = None   # the recording, when read by perf_report
 
     def __repr__(self):
         return f"<{self.event}: {self.samples} samples, {len(self.rows)} rows>"
@@ -355,6 +372,8 @@ def perf_report(path, children, sort="dso,sym", env=None, extra=(), timeout=600)
     out = parse_report(p.stdout, sort)
     if not out:
         fail(f"{' '.join(args)}: no section in its output: {p.stdout[:300]!r}")
+    for sec in out.values():
+        sec.path = path
     return out
 
 
@@ -449,10 +468,8 @@ def snapshot_rows(snap, sort="dso,sym"):
         elif sort == "comm,dso":
             key = (str(r.get("comm", "")), dso_key(str(r.get("dso", ""))))
         else:
-            dso = str(r.get("dso", ""))
-            key = (dso_key(dso) if sort == "dso,sym" else "", sym_key(str(r.get("sym", ""))))
-            if dso.startswith("/"):
-                _dso_paths.setdefault(key[0], dso)
+            key = (dso_key(str(r.get("dso", ""))) if sort == "dso,sym" else "",
+                   sym_key(str(r.get("sym", ""))))
         out.append((key, float(r.get("self", 0.0)), float(r.get("total", 0.0))))
     return out
 
@@ -475,6 +492,8 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
     fixed tolerance in points instead of the binomial one (where both tools count the very same
     samples into the same rows, as on --sort comm,dso).
     Returns (ok, text)."""
+    global _recording
+    _recording = getattr(section, "path", None)
     n = samples if samples is not None else section.samples
     if key == "total" and any(r[2] is None for r in section.rows):
         return False, "total: the reference is a --no-children report"
