@@ -22,6 +22,7 @@
 #define THREADS_MAX 4096    /* thread states walked at most */
 #define TYPE_TP_NAME 24     /* PyTypeObject.tp_name (after PyVarObject's head) */
 #define BYTES_SVAL 32       /* PyBytesObject.ob_sval (3.11 to 3.13) */
+#define PY_USER_END (1ull << 56) /* no user address is this high (x86-64 with 5-level tables) */
 
 static uint64_t at_u64(const uint8_t *buf, uint64_t off)
 {
@@ -93,6 +94,11 @@ struct frame_pages {
 
 static const uint8_t *frame_at(pid_t pid, struct frame_pages *pg, uint64_t addr)
 {
+	/* A frame pointer read while the thread moved on can be anything: one past the end of user
+	 * space (2^56 on x86-64) would make addr + FR_READ wrap, pass the test below and send the
+	 * read far outside buf (a crash of the watcher thread, seen in CI); it ends the walk. */
+	if (addr >= PY_USER_END)
+		return NULL;
 	if (addr >= pg->lo && addr + FR_READ <= pg->hi)
 		return pg->buf + (addr - pg->lo);
 	uint64_t lo = addr & ~(uint64_t)4095, hi = addr + FR_READ;

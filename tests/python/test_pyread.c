@@ -101,6 +101,13 @@ static void test_read(const struct pyproc *p)
 	CHECK(n == 4);
 	CHECK(raw[0].group == 0 && raw[1].group == 0 && raw[2].group == 1 && raw[3].group == 1);
 	CHECK(raw[1].code == (uint64_t)(uintptr_t)code[1]);
+	/* a torn read: the outermost frame's previous pointer is garbage near the top of the address
+	 * space (addr + the frame's size wraps); the walk ends there with what it read */
+	uint8_t *saved;
+	memcpy(&saved, frames[3] + p->lay.fr_previous, sizeof(saved));
+	put_u64(frames[3], p->lay.fr_previous, UINT64_MAX - 16);
+	CHECK(pyread_frames(self, p, (uint64_t)(uintptr_t)frames[0], raw, 8) == 4);
+	put64(frames[3], p->lay.fr_previous, saved);
 
 	uint64_t code_type = 0;
 	struct pycode_head h;
