@@ -152,6 +152,17 @@ def close(name, ours, ref, tol, slack=0):
     return ok, line
 
 
+# The program's figure for a call (wall time minus the thread's CPU time around it) and the
+# scheduler's (switch-out to switch-in, what perftop and perf sched timehist measure) are not the
+# same quantity to the microsecond: what the kernel does around the switch lands on one side or the
+# other. For waits of milliseconds that is nothing (sleep_wait, lock_wait: within 0.1%); sync_wait
+# makes thousands of calls of a few hundred microseconds, and on the VMs this suite runs on the two
+# differed by 12-14 us a call (the scheduler's short, perftop within 1-3% of perf's switch marks of
+# the same run: test_offcpu_timehist holds the syncer to those at 5%). So sync_wait's limit is tol
+# plus this much a call.
+SYNC_CALL_SLACK_NS = 25e3
+
+
 def check_functions(by_sym, w, tol, what, funcs=None, note="", blocks=None):
     """Each blocking function's perftop total against the workload's off-CPU time within tol
     (sync_wait only when fdatasync blocked; otherwise within tol or 1% of the run); returns the
@@ -175,8 +186,10 @@ def check_functions(by_sym, w, tol, what, funcs=None, note="", blocks=None):
     for fn in funcs or BLOCKING + ("spin_work",):
         ref = w["functions"][fn]["off_ns"]
         big = fn in BLOCKING and (fn != "sync_wait" or blocked)
-        ok, line = close(fn, by_sym.get(fn, 0), ref, tol if big else 0, 0 if big else
-                         max(tol * ref, 0.01 * w["phase_ns"]))
+        slack = 0 if big else max(tol * ref, 0.01 * w["phase_ns"])
+        if fn == "sync_wait" and big:
+            slack = tol * ref + SYNC_CALL_SLACK_NS * w["functions"][fn]["calls"]
+        ok, line = close(fn, by_sym.get(fn, 0), ref, tol if big else 0, slack)
         if fn == "spin_work":
             ok = by_sym.get(fn, 0) <= ref + max(tol * ref, 0.01 * w["phase_ns"])
             line += "" if ok else " (more than the spinner's own off-CPU time)"
