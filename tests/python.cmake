@@ -26,3 +26,9 @@ foreach(v 3.12 3.13)
   perftop_python_test(test_python_xperf ${v})
 endforeach()
 perftop_python_test(test_python_pid 3.10)
+# -a: the whole machine (tests/CMakeLists.txt: it holds both locks), one version
+add_test(NAME python_test_python_system_3.11
+  COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/test_python_pid.py $<TARGET_FILE:perftop>
+          ${CMAKE_BINARY_DIR}/fixtures 3.11 -a)
+set_tests_properties(python_test_python_system_3.11 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600
+  ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/python:${CMAKE_CURRENT_SOURCE_DIR}/e2e")

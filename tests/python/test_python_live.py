@@ -4,8 +4,10 @@ CPython version given (tests/python.cmake: 3.11, 3.12, 3.13; pylib.py finds them
 in /usr/bin, debug builds included; none: a skip), with frame pointers and again with
 --call-graph dwarf: alpha's share of alpha+beta Total is 0.70 (the script's own 7:3 of work units)
 within the binomial bound of its reads (pylib.share_tol), alpha and beta cover 70% of the samples,
-inner shows under both, native rows are still there. For the first of them also: -s srcline names
-inner's loop body, and --no-python keeps the interpreter's frames as they were.
+inner shows under both, native rows are still there. For the first of them also: the same with
+--call-graph dwarf (the reader is the same for the others of the version: what differs between
+them, the layout of a debug build, shows with frame pointers), -s srcline names inner's loop body,
+and --no-python keeps the interpreter's frames as they were.
 
 usage: test_python_live.py PERFTOP FIXTURE_DIR VERSION"""
 import os
@@ -20,13 +22,13 @@ for py in found:
                            str(SPLIT_SECS)], timeout=120, env=dict(os.environ, PERFTOP_PY_STATS="1"))
     checks += check_split(snaps, py.label)
     print(" ", [l for l in err.splitlines() if "python:" in l][-1:])
-    # --call-graph dwarf: the native chains unwound through the interpreter, the Python frames in
-    # them all the same
-    snaps, err = run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "--call-graph", "dwarf", "--",
-                           py.exe, PYSPLIT, str(SPLIT_SECS)], timeout=120)
-    checks += check_split(snaps, f"{py.label} --call-graph dwarf")
 
 py = found[0]
+# --call-graph dwarf: the native chains unwound through the interpreter, the Python frames in them
+# all the same
+snaps, err = run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "--call-graph", "dwarf", "--",
+                       py.exe, PYSPLIT, str(SPLIT_SECS)], timeout=120)
+checks += check_split(snaps, f"{py.label} --call-graph dwarf")
 snaps, _ = run_json(["-z", "-n", "2", "-d", "1", "-s", "sym,srcline", "--", py.exe, PYSPLIT, "2"])
 lines = {r.get("srcline") for s in snaps for r in s["rows"] if r["sym"] == "inner (pysplit.py)"}
 body = [i + 1 for i, l in enumerate(open(PYSPLIT)) if "s += i * i" in l][0]
