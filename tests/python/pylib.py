@@ -33,8 +33,9 @@ SHARE = 0.70
 # takes the Python stack of the read nearest to it, and perftop reads at least 100 times a second
 # (src/python/pywatch.c, SLOW_NS), each read alpha's or beta's as the moment it fell on: the share
 # is a binomial proportion over the reads (or over the samples, when they are fewer), and it may
-# stray by Z of its standard error (share_tol). Over 8 s that is 800 reads: 0.065.
-SPLIT_SECS = 8
+# stray by Z of its standard error (share_tol). Over 6 s that is 600 reads: 0.075 (the spread
+# seen over 4 s, 0.023 in 30 runs, is the binomial's for 400 reads: Z = 4 holds it at 4 sigma).
+SPLIT_SECS = 6
 READS_PER_SEC = 100
 Z = 4.0
 
