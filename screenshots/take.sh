@@ -7,11 +7,8 @@
 # holds none).
 # Each pane is captured with its colours (capture-pane -e) and drawn as PNG by ansilove.
 #
-# ansilove reads CP437 and knows neither UTF-8 nor the "default colour" codes, so a capture goes
-# through a converter first: the view's few non-ASCII characters get CP437 look-alikes (the
-# sparkline's eight heights become three), 39/49 become white on black, a line that fills the width
-# gets no line break (ansilove wraps there itself), and a space in the first column becomes CP437's
-# other blank (ansilove would skip it).
+# ansilove reads CP437 and knows neither UTF-8, the "default colour" codes nor reversed cells, so a
+# capture goes through a converter first (screenshots/to_ans.py).
 #
 # usage: screenshots/take.sh [PERFTOP]   (as root; needs tmux, ansilove and the build's fixtures:
 #        PERFTOP's directory holds fixtures/drill_fixture, diff_work and blocker)
@@ -27,34 +24,15 @@ tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 export LANG=C.UTF-8
 unset LC_ALL NO_COLOR
+# The view saves what is changed in it (order, orientation...) and starts from it the next time: a
+# fresh settings directory, so that every run starts from the defaults the pictures assume.
+export XDG_CONFIG_HOME=$tmp/config
 for f in drill_fixture diff_work blocker; do
 	[ -x "$fx/$f" ] || { echo "take.sh: $fx/$f is missing (build the tests first)" >&2; exit 1; }
 done
 
-to_ans() { # a capture on stdin -> CP437 ANSI on stdout
-	python3 -c '
-import re, sys
-cols = int(sys.argv[1])
-cp437 = {"—": b"-", "…": b"~", "▼": b"\x1f", "▲": b"\x1e", "─": b"\xc4", "│": b"\xb3",
-	 "┌": b"\xda", "┐": b"\xbf", "└": b"\xc0", "┘": b"\xd9", "›": b">", "▾": b"\x1f",
-	 "▸": b"\x10", "▶": b"\x10", "·": b"\xfa", "Δ": b"\x7f", "–": b"-", "×": b"x",
-	 "▁": b"_", "▂": b"_", "▃": b"\xdc", "▄": b"\xdc", "▅": b"\xdc", "▆": b"\xdb", "▇": b"\xdb",
-	 "█": b"\xdb"}
-esc = re.compile(r"(\x1b\[[0-9;]*m)")
-data = b""
-for line in sys.stdin.read().split("\n")[:-1]:
-	out, width = b"", 0
-	for part in esc.split(line):
-		if esc.fullmatch(part):
-			out += part.replace("\x1b[39m", "\x1b[37m").replace("\x1b[49m", "\x1b[40m").encode()
-			continue
-		for ch in part:
-			b = cp437.get(ch, ch.encode() if ord(ch) < 128 else b"?")
-			out += b"\xff" if width == 0 and b == b" " else b
-			width += 1
-	data += out + b"\x1b[0m" + (b"" if width >= cols else b"\r\n")
-sys.stdout.buffer.write(data)
-' "$COLS"
+to_ans() { # a capture on stdin -> CP437 ANSI on stdout (screenshots/to_ans.py says how)
+	python3 "$here/to_ans.py" "$COLS"
 }
 
 shot() { # NAME: the pane as screenshots/NAME.png

@@ -36,3 +36,10 @@ add_test(NAME names_compaction_tmux
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_names_tmux.sh $<TARGET_FILE:perftop_asan>
           $<TARGET_FILE:drill_fixture>)
 set_tests_properties(names_compaction_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180 RESOURCE_LOCK perf)
+
+# The flame graph's bars as the terminal shows them (tests/drill/cells.py reads the colours of the
+# capture): each within its parent's, the root across the width, wherever the cursor is.
+add_test(NAME flame_bars_tmux
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_flame_bars_tmux.sh $<TARGET_FILE:perftop>
+          $<TARGET_FILE:drill_fixture>)
+set_tests_properties(flame_bars_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)

@@ -117,11 +117,25 @@ static void setup_roles(void)
 		{ ROLE_FLAME_4, COLOR_BLACK, COLOR_GREEN, A_NORMAL },
 		{ ROLE_FLAME_KERNEL, COLOR_BLACK, COLOR_BLUE, A_NORMAL },
 	};
+	/* A role on a coloured background is given as its two colours swapped and reversed, which
+	 * looks the same. The reason is the blanks: ncurses erases a run of blanks in colours only
+	 * (ECH, EL) where the terminal says it erases in the current background (bce), and what an
+	 * erase leaves differs from terminal to terminal (tmux keeps no cells there: its captures,
+	 * and the screenshots made from them, cut a flame bar or the selected row after its last
+	 * character; a terminal that does not honour bce leaves the default colour). A reversed
+	 * blank is never erased: every cell of a bar goes out as itself. */
 	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
 		short pair = (short)(pairs[i].role + 1);
-		if (pair >= COLOR_PAIRS || init_pair(pair, pairs[i].fg, pairs[i].bg) == ERR)
+		short fg = pairs[i].fg, bg = pairs[i].bg;
+		attr_t swapped = 0;
+		if (fg >= 0 && bg >= 0) {
+			fg = pairs[i].bg;
+			bg = pairs[i].fg;
+			swapped = A_REVERSE;
+		}
+		if (pair >= COLOR_PAIRS || init_pair(pair, fg, bg) == ERR)
 			continue;
-		role_attr[pairs[i].role] = COLOR_PAIR(pair) | pairs[i].extra;
+		role_attr[pairs[i].role] = COLOR_PAIR(pair) | pairs[i].extra | swapped;
 	}
 }
 

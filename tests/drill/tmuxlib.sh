@@ -15,6 +15,12 @@ sock=perftop-${1:-tmux}-$$
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null' EXIT
 screen() { tm capture-pane -p -t t 2>/dev/null; }
+# cells ARGS: tests/drill/cells.py (a capture with colours on stdin, read as the terminal shows it),
+# under the interpreter python3 stands for, found once: a pyenv shim costs 0.4 s a call, and the
+# waits call it many times.
+cells_py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+cells_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cells() { "${cells_py:-python3}" "$cells_dir/cells.py" "$@"; }
 checks=0
 fail() { echo "FAIL: $*"; echo "--- screen:"; screen; exit 1; }
 ok() { checks=$((checks + 1)); }

@@ -63,10 +63,11 @@ sleep 0.2
 
 # --no-mouse, and the control without it.
 rows() { screen | awk '/Self%.*Total%.*Symbol/ { h = 1; next } h && /%/ { print $4 }'; }
-# The selected row (in colour: the row drawn on a cyan background); its symbol.
+# The selected row (in colour: the row seen on a cyan background; cells.py reads the capture as the
+# terminal shows it); its symbol.
+cyan_rows() { tm capture-pane -p -e -t t | cells lead 6; }
 selected() {
-	tm capture-pane -p -e -t t | awk '/Self%.*Total%.*Symbol/ { h = 1; next }
-		h && /^(\033\[[0-9;]*m)*\033\[46m/ && /%/ { gsub(/\033\[[0-9;]*m/, ""); print $4; exit }'
+	cyan_rows | awk '/%/ && !/Self%.*Total%/ { print $4; exit }'
 }
 click() { # x y (0-based): an xterm X10 press then release
 	tm send-keys -t t -H 1b 5b 4d 20 $(printf '%x %x' $(($1 + 33)) $(($2 + 33)))
@@ -76,8 +77,9 @@ click() { # x y (0-based): an xterm X10 press then release
 # read with the selection, never from an earlier screen (a paused table may still be drawn anew
 # once after PAUSED shows).
 selected_index() {
-	tm capture-pane -p -e -t t | awk '/Self%.*Total%.*Symbol/ { h = 1; next }
-		h && /%/ { n++; if (/^(\033\[[0-9;]*m)*\033\[46m/) { print n; exit } }'
+	tm capture-pane -p -e -t t | cells mark 6 |
+		awk -F '\t' '$2 ~ /Self%.*Total%.*Symbol/ { h = 1; next }
+		h && $2 ~ /%/ { n++; if ($1 == 1) { print n; exit } }'
 }
 wait_selected() {
 	local t=$SECONDS

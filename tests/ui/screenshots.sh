@@ -3,11 +3,8 @@
 # (sparkline, position, range, 2x), its header view (i), and the live view. The demo runs in tmux,
 # the pane is captured with its colours (capture-pane -e) and ansilove draws it as PNG.
 #
-# ansilove reads CP437 and knows neither UTF-8 nor the "default colour" codes, so the capture goes
-# through a small converter first: the view's few non-ASCII characters get their CP437 look-alikes
-# (the sparkline's eight heights become three: _ ▄ █, the closest CP437 has), 39/49 become white on
-# black, a line that fills the width gets no line break (ansilove wraps there by itself), and a
-# space in the first column becomes CP437's other blank (ansilove skips it otherwise).
+# ansilove reads CP437 and knows neither UTF-8, the "default colour" codes nor reversed cells, so the
+# capture goes through a converter first (screenshots/to_ans.py).
 #
 # usage: tests/ui/screenshots.sh path/to/tui_demo [OUTDIR]   (OUTDIR: screenshots/)
 set -eu
@@ -22,36 +19,13 @@ trap 'tm kill-server 2>/dev/null || true' EXIT
 export LANG=C.UTF-8
 unset LC_ALL NO_COLOR
 
-to_ans() { # reads a capture on stdin, writes CP437 ANSI on stdout
-	python3 -c '
-import re, sys
-cols = int(sys.argv[1])
-cp437 = {"—": b"-", "…": b"~", "▼": b"\x1f", "▲": b"\x1e", "─": b"\xc4", "│": b"\xb3",
-	 "┌": b"\xda", "┐": b"\xbf", "└": b"\xc0", "┘": b"\xd9",
-	 "▁": b"_", "▂": b"_", "▃": b"\xdc", "▄": b"\xdc", "▅": b"\xdc", "▆": b"\xdb", "▇": b"\xdb",
-	 "█": b"\xdb", "–": b"-"}
-esc = re.compile(r"(\x1b\[[0-9;]*m)")
-data = b""
-for line in sys.stdin.read().split("\n")[:-1]:
-	out, width = b"", 0
-	for part in esc.split(line):
-		if esc.fullmatch(part):
-			part = part.replace("\x1b[39m", "\x1b[37m").replace("\x1b[49m", "\x1b[40m")
-			out += part.encode()
-			continue
-		for ch in part:
-			b = cp437.get(ch, ch.encode() if ord(ch) < 128 else b"?")
-			# ansilove skips a space in the first column: CP437 has another blank, 0xff.
-			out += b"\xff" if width == 0 and b == b" " else b
-			width += 1
-	data += out + b"\x1b[0m" + (b"" if width >= cols else b"\r\n")
-sys.stdout.buffer.write(data)
-' "$COLS"
+to_ans() { # a capture on stdin -> CP437 ANSI on stdout (screenshots/to_ans.py says how)
+	python3 "$here/../../screenshots/to_ans.py" "$COLS"
 }
 
 shot() { # NAME: captures the pane as NAME.png in out
 	local name=$1
-	tm capture-pane -e -p -t s | to_ans > "$out/$name.ans"
+	tm capture-pane -e -N -p -t s | to_ans > "$out/$name.ans"
 	ansilove -q -c "$COLS" -o "$out/$name.png" "$out/$name.ans" >/dev/null
 	rm -f "$out/$name.ans"
 }
