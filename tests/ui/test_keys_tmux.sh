@@ -109,7 +109,8 @@ wait_for " leaf_b +$dso" || fail "no leaf_b row"
 total=$(where | cut -d/ -f2)
 first=$(rows | sed -n 1p)
 second=$(rows | sed -n 2p)
-[ "$(where)" = "1/$total" ] && [ "$(sel_sym)" = "$first" ] || fail "the cursor is not on the first row"
+wait_eq where "1/$total" && wait_eq sel_sym "$first" ||
+	fail "the cursor is not on the first row ($first): at $(where), on '$(sel_sym)'; the rows seen on cyan: $(tm capture-pane -p -e -t t | cells mark 6 | grep -c '^1')"
 echo "table: $total rows, the first two $first and $second"
 
 # j k: a row down, a row up.
