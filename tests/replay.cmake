@@ -128,3 +128,9 @@ add_test(NAME replay_test_replay_layouts
     ${CMAKE_BINARY_DIR}/fixtures)
 set_tests_properties(replay_test_replay_layouts PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")
+# A recording's BPF program (PERF_RECORD_KSYMBOL): dd's recording with a program's KSYMBOL record
+# added and a third of its kernel samples moved into it; perftop names them as perf report does.
+add_test(NAME replay_test_replay_ksymbol
+  COMMAND ${TEST_PYTHON} ${REPLAY_TEST_DIR}/test_replay_ksymbol.py $<TARGET_FILE:perftop>)
+set_tests_properties(replay_test_replay_ksymbol PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+  ENVIRONMENT "PYTHONPATH=${REPLAY_TEST_DIR}")

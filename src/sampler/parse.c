@@ -583,6 +583,48 @@ static int parse_mmap(struct rec_parse *p)
 	return 0;
 }
 
+/*
+ * A kernel symbol registered while the recording ran (a BPF program, a BPF trampoline, code the
+ * kernel wrote outside its image): a kernel map of its own, named after the symbol, as perf
+ * report makes it. It becomes an MMAP of pid -1 marked ksymbol, whose name is the symbol's. An
+ * unregistration is skipped (the address range is rarely reused within one recording).
+ */
+static int parse_ksymbol(struct rec_parse *p)
+{
+	struct rec_mmap *m = &p->out->u.mmap;
+	uint64_t addr;
+	uint32_t len;
+	uint16_t flags;
+	if (body_after_trailer(p, false))
+		return -EINVAL;
+	if (cursor_u64(&p->c, &addr) || cursor_left(&p->c) < 8)
+		return -EINVAL;
+	memcpy(&len, p->c.p, 4);
+	memcpy(&flags, p->c.p + 6, 2);
+	if (p->cfg->swapped) {
+		len = __builtin_bswap32(len);
+		flags = __builtin_bswap16(flags);
+	}
+	p->c.p += 8;
+	if (string_len(p->c.p, p->end, &p->name_len))
+		return -EINVAL;
+	if (flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) {
+		p->out->type = REC_OTHER;
+		return 0;
+	}
+	p->out->type = REC_MMAP;
+	m->pid = m->tid = UINT32_MAX;
+	m->start = addr;
+	m->len = len;
+	m->executable = 1;
+	m->ksymbol = 1;
+	p->name = p->c.p;
+	p->out->pid = m->pid;
+	p->out->tid = m->tid;
+	p->extra = align8(p->name_len);
+	return 0;
+}
+
 static int parse_comm(struct rec_parse *p)
 {
 	struct rec_comm *cm = &p->out->u.comm;
@@ -796,6 +838,7 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: err = parse_mmap(&p); break;
 	case PERF_RECORD_COMM: err = parse_comm(&p); break;
+	case PERF_RECORD_KSYMBOL: err = parse_ksymbol(&p); break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT: err = parse_task(&p); break;
 	case PERF_RECORD_LOST:

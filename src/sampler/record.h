@@ -72,6 +72,7 @@ struct rec_mmap {
 	uint8_t build_id[REC_BUILD_ID_MAX];
 	uint8_t is_mmap2;
 	uint8_t executable;     /* not PERF_RECORD_MISC_MMAP_DATA */
+	uint8_t ksymbol;        /* a PERF_RECORD_KSYMBOL: the "file name" is the symbol's name */
 	uint32_t filename_off;  /* NUL-terminated path */
 };
 

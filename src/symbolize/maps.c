@@ -485,7 +485,8 @@ static void maps_feed_mmap(struct maps *m, const struct rec *r)
 		end = i < p->ms->n && p->ms->v[i].start > mm->start ? p->ms->v[i].start : UINT64_MAX;
 	}
 	struct map nm = { mm->start, end, mm->pgoff, dso_set_get(m->dsos, fn, &id),
-			  id.ino, maps_kind(fn), mm->has_build_id };
+			  id.ino, mm->ksymbol && mm->pid == UINT32_MAX ? MAP_KIND_KSYM : maps_kind(fn),
+			  mm->has_build_id };
 	p->ms = mapset_own(p->ms);
 	mapset_insert(p->ms, &nm);
 }

@@ -37,6 +37,8 @@ enum map_kind {
 	MAP_KIND_ANON,   /* anonymous executable memory: JIT code, named by the perf map */
 	MAP_KIND_VDSO,
 	MAP_KIND_OTHER,  /* [heap], [stack], memfd and the like: no names */
+	MAP_KIND_KSYM,   /* a recording's kernel symbol (KSYMBOL: a BPF program...): one symbol, its
+			  * dso's path the symbol's name */
 };
 
 struct map {

@@ -353,6 +353,14 @@ static int symbolizer_recorded_kernel(struct symbolizer *s, uint64_t addr, struc
 		frame_unresolved(s, &out[0], addr, s->unknown, true);
 		return 1;
 	}
+	if (m->kind == MAP_KIND_KSYM && m->dso) {
+		/* perf report's map of a KSYMBOL record: the symbol's name is its dso's and its one
+		 * symbol's, from its start (never this machine's kallsyms: the recording's own) */
+		const char *name = intern_str(s->in, dso_path(m->dso));
+		out[0] = (struct frame){ .sym = name, .dso = name, .addr = addr, .sym_start = m->start,
+					 .kernel = true };
+		return 1;
+	}
 	const char *dname = kernel_map_name(s, m->dso ? dso_path(m->dso) : "");
 	if (!recorded_kernel_named_here(s, m) || !kernel_lookup(s->kernel, addr, &out[0])) {
 		/* perf prints a module's address as where it is in the module, the kernel's as is */

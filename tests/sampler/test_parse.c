@@ -732,6 +732,53 @@ static void test_full_trailer(void)
 	CHECK(parse_bb(&cfg, &b) == -EINVAL);
 }
 
+/* PERF_RECORD_KSYMBOL: a registration is a kernel map (pid -1) named after the symbol, marked
+ * ksymbol; an unregistration is skipped; a name not terminated inside the record is refused. */
+static void test_ksymbol(void)
+{
+	struct parse_cfg cfg = cfg_basic();
+	struct bb b;
+
+	begin(&b, PERF_RECORD_KSYMBOL, 0);
+	put64(&b, 0xffffffffa0200000ull);    /* addr */
+	put32(&b, 0x400);                    /* len */
+	put8(&b, PERF_RECORD_KSYMBOL_TYPE_BPF); put8(&b, 0);
+	put8(&b, 0); put8(&b, 0);            /* flags */
+	putstr(&b, "bpf_prog_6deef7357e7b4530_x");
+	trailer(&b, 300, 301, 5000, 1);
+	end(&b);
+	CHECK(parse_bb(&cfg, &b) == 0);
+	CHECK_EQ_U64(out.r.type, REC_MMAP);
+	CHECK_EQ_U64(out.r.u.mmap.ksymbol, 1);
+	CHECK_EQ_U64(out.r.u.mmap.pid, UINT32_MAX);
+	CHECK_EQ_U64(out.r.pid, UINT32_MAX);
+	CHECK_EQ_U64(out.r.u.mmap.start, 0xffffffffa0200000ull);
+	CHECK_EQ_U64(out.r.u.mmap.len, 0x400);
+	CHECK_EQ_U64(out.r.u.mmap.executable, 1);
+	CHECK_STR(rec_filename(&out.r), "bpf_prog_6deef7357e7b4530_x");
+	CHECK_EQ_U64(out.r.time, 5000);
+
+	begin(&b, PERF_RECORD_KSYMBOL, 0);
+	put64(&b, 0xffffffffa0200000ull);
+	put32(&b, 0x400);
+	put8(&b, PERF_RECORD_KSYMBOL_TYPE_BPF); put8(&b, 0);
+	put8(&b, PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER); put8(&b, 0);
+	putstr(&b, "bpf_prog_6deef7357e7b4530_x");
+	trailer(&b, 300, 301, 6000, 1);
+	end(&b);
+	CHECK(parse_bb(&cfg, &b) == 0);
+	CHECK_EQ_U64(out.r.type, REC_OTHER);
+
+	begin(&b, PERF_RECORD_KSYMBOL, 0);
+	put64(&b, 0xffffffffa0200000ull);
+	put32(&b, 0x400);
+	put32(&b, PERF_RECORD_KSYMBOL_TYPE_BPF);
+	put64(&b, 0x4141414141414141ull);    /* a name without its NUL */
+	trailer(&b, 300, 301, 7000, 1);
+	end(&b);
+	CHECK(parse_bb(&cfg, &b) == -EINVAL);
+}
+
 static void test_other(void)
 {
 	struct parse_cfg cfg = cfg_basic();
@@ -946,6 +993,7 @@ int main(void)
 	test_task();
 	test_lost_throttle();
 	test_full_trailer();
+	test_ksymbol();
 	test_other();
 	test_malformed();
 	test_nospace();
