@@ -87,8 +87,10 @@ with tempfile.TemporaryDirectory() as d:
         for key, children in (("self", False), ("total", True)):
             # rows by address are compared too (code without symbols: the faults of Debian's
             # stripped mmap module); page faults land in one or two functions (the page writes
-            # of mmap_ass_subscript: all of them in some runs) and their callers
-            rows = 5 if e == "cpu-clock" else (1 if key == "self" else 2)
+            # of mmap_ass_subscript: all of them in some runs), and their callers are rows only
+            # where the kernel's frame-pointer walk got past them (Debian's python3 and its mmap
+            # module have no frame pointers: in some runs no caller reaches 0.5%)
+            rows = 5 if e == "cpu-clock" else 1
             ok, text = compare(s, reports[children][e], key, min_rows=rows)
             print(f"replay {e} vs perf report: {text}")
             if not ok:
