@@ -101,18 +101,15 @@ for r in rec.records:
     if u32(r, 0) == REC_SAMPLE:
         f = fields(r)
         ip = u64(r, f["ip"])
-        if ip >= KERNEL:
+        nr = u64(r, f["chain"])
+        at = [i for i in range(nr) if u64(r, f["chain"] + 8 + 8 * i) == ip]
+        # a sample whose callchain holds its IP (the kernel's first entry: all but a few)
+        if ip >= KERNEL and at:
             if nkernel % 3 == 0:
                 new = base + 0x40 + 0x10 * (nkernel % 4)
                 r = bytearray(r)
                 struct.pack_into("<Q", r, f["ip"], new)
-                nr = u64(r, f["chain"])
-                for i in range(nr):
-                    if u64(r, f["chain"] + 8 + 8 * i) == ip:
-                        struct.pack_into("<Q", r, f["chain"] + 8 + 8 * i, new)
-                        break
-                else:
-                    fail(f"a kernel sample at {ip:#x} whose callchain does not hold its IP")
+                struct.pack_into("<Q", r, f["chain"] + 8 + 8 * at[0], new)
                 r = bytes(r)
                 moved += 1
             nkernel += 1
@@ -141,6 +138,7 @@ for path in (registered, unregistered):
     if theirs != [moved]:
         fail(f"{name}: perf report's rows of {prog}: {theirs} samples, want [{moved}]: the file is "
              "not what the test meant to write")
-    check(f"{name} self", snap, sec, "self")
+    # dd's Self: the program, chacha's rounds and a few more (how many reach 0.5% varies)
+    check(f"{name} self", snap, sec, "self", min_rows=2)
     check(f"{name} total", snap, report_section(path, True), "total")
 print("4 passed, 0 failed")
