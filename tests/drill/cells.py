@@ -20,13 +20,16 @@ import sys
 SGR = re.compile(r"\x1b\[([0-9;]*)m")
 
 
-class State:
+class Pen:
+    """The colours and attributes a terminal writes with, changed by SGR sequences (None: the
+    default colour)."""
+
     def __init__(self):
         self.reset()
 
     def reset(self):
-        self.fg = self.bg = "default"
-        self.rev = False
+        self.fg = self.bg = None
+        self.bold = self.rev = False
 
     def apply(self, params):
         ps = [int(p) if p else 0 for p in params.split(";")] if params else [0]
@@ -35,25 +38,20 @@ class State:
             p = ps[i]
             if p == 0:
                 self.reset()
-            elif p == 7:
-                self.rev = True
-            elif p == 27:
-                self.rev = False
-            elif 30 <= p <= 37:
-                self.fg = p - 30
-            elif 90 <= p <= 97:
-                self.fg = p - 90
+            elif p in (1, 22):
+                self.bold = p == 1
+            elif p in (7, 27):
+                self.rev = p == 7
+            elif 30 <= p <= 37 or 90 <= p <= 97:
+                self.fg = p % 10
             elif p == 39:
-                self.fg = "default"
-            elif 40 <= p <= 47:
-                self.bg = p - 40
-            elif 100 <= p <= 107:
-                self.bg = p - 100
+                self.fg = None
+            elif 40 <= p <= 47 or 100 <= p <= 107:
+                self.bg = p % 10
             elif p == 49:
-                self.bg = "default"
+                self.bg = None
             elif p in (38, 48) and i + 2 < len(ps) and ps[i + 1] == 5:
-                n = ps[i + 2]
-                v = n % 8 if n < 16 else n
+                v = ps[i + 2] % 8 if ps[i + 2] < 16 else ps[i + 2]
                 if p == 38:
                     self.fg = v
                 else:
@@ -61,46 +59,50 @@ class State:
                 i += 2
             i += 1
 
-    def seen_bg(self):
-        return self.fg if self.rev else self.bg
+    def look(self):
+        return (self.fg, self.bg, self.bold, self.rev)
 
 
-def lines():
-    """Each line as [(character, background seen)]."""
-    st = State()
-    for raw in sys.stdin.read().split("\n"):
-        cells = []
-        pos = 0
+def seen_bg(look):
+    """The background a cell of that look shows: a reversed cell's foreground."""
+    fg, bg, _, rev = look
+    return fg if rev else bg
+
+
+def lines(text):
+    """Each line of a capture as [(character, (foreground, background, bold, reversed))], the pen
+    carried from one line to the next."""
+    pen = Pen()
+    for raw in text.split("\n"):
+        cells, pos = [], 0
         for m in SGR.finditer(raw):
-            for ch in raw[pos:m.start()]:
-                cells.append((ch, st.seen_bg()))
-            st.apply(m.group(1))
+            cells += [(ch, pen.look()) for ch in raw[pos:m.start()]]
+            pen.apply(m.group(1))
             pos = m.end()
-        for ch in raw[pos:]:
-            cells.append((ch, st.seen_bg()))
+        cells += [(ch, pen.look()) for ch in raw[pos:]]
         yield cells
 
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
-    if mode == "lead" and len(sys.argv) == 3:
-        want = sys.argv[2] if sys.argv[2] == "default" else int(sys.argv[2])
-        for cells in lines():
-            if cells and cells[0][1] == want:
-                print("".join(c for c, _ in cells))
-    elif mode == "mark" and len(sys.argv) == 3:
-        want = sys.argv[2] if sys.argv[2] == "default" else int(sys.argv[2])
-        for cells in lines():
-            print(f"{int(bool(cells) and cells[0][1] == want)}\t{''.join(c for c, _ in cells)}")
+    if mode in ("lead", "mark") and len(sys.argv) == 3:
+        want = None if sys.argv[2] == "default" else int(sys.argv[2])
+        for cells in lines(sys.stdin.read()):
+            text = "".join(c for c, _ in cells)
+            on = bool(cells) and seen_bg(cells[0][1]) == want
+            if mode == "mark":
+                print(f"{int(on)}\t{text}")
+            elif on:
+                print(text)
     elif mode == "runs":
-        for row, cells in enumerate(lines()):
+        for row, cells in enumerate(lines(sys.stdin.read())):
+            bgs = [seen_bg(look) for _, look in cells] + [None]
             runs, start = [], None
-            for x in range(len(cells) + 1):
-                bg = cells[x][1] if x < len(cells) else "default"
-                if start is not None and bg != cells[start][1]:
-                    runs.append(f"{start}-{x}/{cells[start][1]}")
+            for x, bg in enumerate(bgs):
+                if start is not None and bg != bgs[start]:
+                    runs.append(f"{start}-{x}/{bgs[start]}")
                     start = None
-                if start is None and bg != "default" and x < len(cells):
+                if start is None and bg is not None:
                     start = x
             print(f"{row}: {' '.join(runs)}\t{''.join(c for c, _ in cells)}")
     else:
