@@ -381,6 +381,7 @@ static enum cli_result set_fp(struct cli_parsing *p, const struct cli_option *o,
 	(void)arg;
 	p->c->sampler.callchain = true;
 	p->c->sampler.dwarf_stack = 0;
+	p->c->sampler.head_stack = SAMPLER_HEAD_STACK_DEFAULT;
 	p->c->sampler.lbr = false;
 	return CLI_OK;
 }
@@ -391,6 +392,7 @@ static enum cli_result set_call_graph(struct cli_parsing *p, const struct cli_op
 	(void)o;
 	struct sampler_opts *so = &p->c->sampler;
 	so->dwarf_stack = 0;
+	so->head_stack = 0;
 	so->lbr = false;
 	if (!strcmp(arg, "lbr")) {
 		so->callchain = true;
@@ -401,12 +403,25 @@ static enum cli_result set_call_graph(struct cli_parsing *p, const struct cli_op
 		so->callchain = false;
 		return CLI_OK;
 	}
-	if (!strcmp(arg, "fp") || !strcmp(arg, "yes")) {
+	if (!strcmp(arg, "fp")) {
 		so->callchain = true;
 		return CLI_OK;
 	}
+	if (!strcmp(arg, "yes") || !strncmp(arg, "fp+cfi", 6)) {
+		so->callchain = true;
+		so->head_stack = SAMPLER_HEAD_STACK_DEFAULT;
+		uint64_t size = so->head_stack;
+		const char *tail = arg[0] == 'y' ? "" : arg + 6;
+		if (*tail && (*tail != ',' || parse_u64(tail + 1, &size) || size == 0 ||
+			      size > SAMPLER_DWARF_STACK_MAX || size % 8))
+			return fail(p, "--call-graph fp+cfi,SIZE wants a multiple of 8 up to %u, not '%s'",
+				    SAMPLER_DWARF_STACK_MAX, *tail == ',' ? tail + 1 : arg);
+		so->head_stack = (unsigned)size;
+		return CLI_OK;
+	}
 	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
-		return fail(p, "--call-graph wants fp, dwarf[,SIZE], lbr or none, not '%s'", arg);
+		return fail(p, "--call-graph wants fp+cfi[,SIZE], fp, dwarf[,SIZE], lbr or none, not '%s'",
+			    arg);
 	uint64_t size = SAMPLER_DWARF_STACK_DEFAULT;
 	if (arg[5] && (parse_u64(arg + 6, &size) || size == 0 || size > SAMPLER_DWARF_STACK_MAX ||
 		       size % 8))
@@ -590,15 +605,25 @@ static const struct cli_option options[] = {
 		"page-faults at every event)" },
 
 	{ OPT(NULL, 'g', NULL, CLI_SAMPLING), .set = set_fp,
-	  .help = "frame-pointer call graphs (the default)",
-	  .doc = "frame-pointer call graphs (on by default). `-g` takes no argument (`-g none` "
-		"would run a command named `none`)" },
+	  .help = "frame-pointer call graphs (the default: --call-graph fp+cfi)",
+	  .doc = "frame-pointer call graphs, their first frames from CFI (on by default: "
+		"`--call-graph fp+cfi`). `-g` takes no argument (`-g none` would run a command named "
+		"`none`)" },
 
-	{ OPT("call-graph", 0, "fp|dwarf[,SIZE]|lbr|none", CLI_SAMPLING), .set = set_call_graph,
-	  .help = "frame pointers, DWARF unwinding of SIZE bytes of user\n"
-		"stack per sample (default 8192, at most 65528), the LBR\n"
-		"call stack (Intel hardware events), or none",
-	  .doc = "frame pointers (`fp`, the default), DWARF unwinding of SIZE bytes of user stack "
+	{ OPT("call-graph", 0, "fp+cfi[,SIZE]|fp|dwarf[,SIZE]|lbr|none", CLI_SAMPLING),
+	  .set = set_call_graph,
+	  .help = "frame pointers whose first frames come from CFI over\n"
+		"SIZE bytes of stack (the default, 512), frame pointers\n"
+		"alone, DWARF unwinding of SIZE bytes of user stack per\n"
+		"sample (default 8192, at most 65528), the LBR call stack\n"
+		"(Intel hardware events), or none",
+	  .doc = "frame pointers whose first frames come from CFI (`fp+cfi`, the default): each "
+		"sample also carries the user registers and the top SIZE bytes of the user stack "
+		"(default 512), and where the sampled code has no frame record of its own (a libc "
+		"function built without frame pointers, a function's first or last instructions, a "
+		"probe at its entry) the frames the kernel's frame-pointer walk skips are stepped "
+		"from `.eh_frame`, then its chain goes on; frame pointers alone (`fp`, what `perf "
+		"record -g` samples), DWARF unwinding of SIZE bytes of user stack "
 		"copied with each sample (`dwarf`, default 8192, at most 65528), the CPU's last "
 		"branch records in call-stack mode (`lbr`: Intel CPUs' hardware events only, as "
 		"perf's; the user chain needs neither frame pointers nor stack copies, and is at "
@@ -1002,6 +1027,7 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 	c->sampler.target = TARGET_SYSTEM;
 	c->sampler.freq = 999;
 	c->sampler.callchain = true;
+	c->sampler.head_stack = SAMPLER_HEAD_STACK_DEFAULT;
 	c->sampler.synthesize = true;
 	c->delay = 1.0;
 	struct cli_parsing p = { .c = c, .sort_spec = "dso,sym", .err = err, .errlen = errlen };

@@ -240,8 +240,12 @@ const char *replay_switch_format(const struct replay *rp)
 bool replay_user_stacks(const struct replay *rp)
 {
 	bool any = false;
-	for (size_t k = 0; k < rp->nev; k++)
-		any |= (played_event(rp, k)->attr.sample_type & PERF_SAMPLE_STACK_USER) != 0;
+	/* A user stack with the user part of the callchain left out is DWARF mode's; with it, the
+	 * stack serves the first frames of a frame-pointer chain (--call-graph fp+cfi). */
+	for (size_t k = 0; k < rp->nev; k++) {
+		const struct perf_event_attr *a = &played_event(rp, k)->attr;
+		any |= (a->sample_type & PERF_SAMPLE_STACK_USER) && a->exclude_callchain_user;
+	}
 	return any;
 }
 

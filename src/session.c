@@ -615,6 +615,7 @@ static void session_take_sample(struct session *s, const struct rec *r)
 	struct session_event *ev = &s->ev[e];
 	int n = 0;
 	const char *comm = NULL;
+	r = symbolizer_fp_head(s->sym, r);
 	/* A replayed sample with Python frames is named alone: the memo's key is the native chain. */
 	bool memo = s->memo && !(s->pyrep && pyreplay_has(s->pyrep, r->tid, r->time));
 	const struct frame *frames = memo ? sample_memo_get(s->memo, r, &n, &comm) : NULL;

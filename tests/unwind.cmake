@@ -49,3 +49,15 @@ add_test(NAME unwind_test_unwind_static
           $<TARGET_FILE:perftop> ${static_cxx})
 set_tests_properties(unwind_test_unwind_static PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   RESOURCE_LOCK perf ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/replay")
+
+# Frame-pointer chains with their first frames from CFI (the default call graph): CPU time in libc's
+# string functions (no frame pointers) charged to their callers in the program's own shares, live
+# and replayed from perftop's recording.
+add_executable(libc_leaves ${CMAKE_CURRENT_SOURCE_DIR}/unwind/libc_leaves.c)
+target_compile_options(libc_leaves PRIVATE -O2 -g -fno-omit-frame-pointer)
+set_target_properties(libc_leaves PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fixtures)
+add_test(NAME unwind_test_unwind_fphead
+  COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/unwind/test_unwind_fphead.py
+          $<TARGET_FILE:perftop> $<TARGET_FILE:libc_leaves>)
+set_tests_properties(unwind_test_unwind_fphead PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+  RESOURCE_LOCK perf)

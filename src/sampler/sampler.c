@@ -68,8 +68,8 @@
  * 15 ms pass, or woken at half full, and the queue every 20-50 ms tick: both hold several times
  * that, for a machine whose threads wait for a CPU. A sample is estimated at SAMPLER_SAMPLE_BYTES
  * plus 8 bytes per frame of a SAMPLER_EST_FRAMES-deep chain (a busy -a -g session averages ~110 bytes
- * here), and with --call-graph dwarf its registers and stack copy (at most: the kernel copies what
- * the thread uses). The queue is a ring the producer walks whole, so all of it is resident; it is
+ * here), and with --call-graph dwarf or fp+cfi its registers and stack copy (at most: the kernel
+ * copies what the thread uses). The queue is a ring the producer walks whole, so all of it is resident; it is
  * sized for what one consumer thread can take (SAMPLER_CONSUMER_RATE: on a machine of hundreds of
  * CPUs the samples come faster than one thread symbolizes them, and a bigger queue would only hold
  * a longer backlog), and records past it are counted as dropped.
@@ -847,6 +847,18 @@ static int setup_sampling(struct sampler *s, int e, const struct sampler_opts *o
 		a->sample_stack_user = o->dwarf_stack;
 		a->exclude_callchain_user = 1;
 	}
+	if (o->head_stack && o->callchain && !o->dwarf_stack && !o->lbr) {
+		/* The frame-pointer chain keeps its user part; the registers and the top of the
+		 * stack let the symbolizer add the frames it skips (symbolizer_fp_head). */
+		if (o->head_stack % 8 || o->head_stack > SAMPLER_DWARF_STACK_MAX) {
+			seterr(err, errlen, "--call-graph fp+cfi,%u: the stack size must be a multiple "
+			       "of 8 up to %u", o->head_stack, SAMPLER_DWARF_STACK_MAX);
+			return -EINVAL;
+		}
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = SAMPLER_HEAD_REGS;
+		a->sample_stack_user = o->head_stack;
+	}
 	if (o->lbr && a->type != PERF_TYPE_TRACEPOINT) {
 		/* The user chain from the CPU's last branch records in call-stack mode (parse.h builds
 		 * the chain); the callchain keeps the kernel part. A recording (-o) keeps the
@@ -1044,13 +1056,18 @@ void sampler_sizes(const struct sampler_opts *o, int ncpus, long page_size, stru
 {
 	double rate = o->nevents > 0 ? 0 : event_rate(o, NULL);
 	double sample = SAMPLER_SAMPLE_BYTES + (o->callchain ? 8.0 * SAMPLER_EST_FRAMES : 0);
+	/* a stack copy and its registers: the whole size (the kernel copies what the thread uses) */
+	double stack = 0;
 	if (o->dwarf_stack)
-		sample += o->dwarf_stack + 8.0 * 17 + 16;
+		stack = o->dwarf_stack + 8.0 * 17 + 16;
+	else if (o->head_stack && o->callchain && !o->lbr)
+		stack = o->head_stack + 8.0 * 3 + 16;
+	sample += stack;
 	double bytes_per_sec = 0;
 	for (int e = 0; e < o->nevents; e++) {
 		if (o->offcpu && (uint32_t)e == o->offcpu->switch_evidx) {
 			/* A block reaches the queue at every switch-in: the switch rate, as samples. */
-			bytes_per_sec += SAMPLER_SWITCH_RATE * SAMPLER_SWITCH_RECORD_BYTES;
+			bytes_per_sec += SAMPLER_SWITCH_RATE * (SAMPLER_SWITCH_RECORD_BYTES + stack);
 			rate += SAMPLER_SWITCH_RATE;
 			continue;
 		}

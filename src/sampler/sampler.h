@@ -111,6 +111,10 @@ struct sampler_opts {
 	 * SAMPLER_DWARF_STACK_MAX), with the user registers; the callchain then holds only the kernel
 	 * part. 0: frame pointers (or none, per callchain). */
 	unsigned dwarf_stack;
+	/* --call-graph fp+cfi (the default): with the frame-pointer callchain, the user registers
+	 * SAMPLER_HEAD_REGS and this many bytes of the top of the user stack, from which the
+	 * symbolizer computes the frames the kernel's walk skips. 0: frame pointers alone. */
+	unsigned head_stack;
 	/* --call-graph lbr: the user chain from the LBR call stack (Intel's last branch records),
 	 * the callchain's kernel part before it (parse.h). */
 	bool lbr;
@@ -141,6 +145,13 @@ struct sampler_opts {
 /* The registers DWARF unwinding of x86-64 user stacks may need: all the general ones (perf's
  * numbering: AX..R15 without the segment registers DS, ES, FS, GS). */
 #define SAMPLER_DWARF_REGS 0xff0fffull
+/* BP and SP (perf's x86 register numbers 6 and 7): with the IP, which the callchain's user part
+ * starts with, all that a frame's CFA and return address need where frame pointers are missing.
+ * Not the IP itself: perf report reads a recording whose samples have user registers and stack as
+ * one to unwind, and appends what it unwinds to the chain, which begins with the IP register; with
+ * none it unwinds nothing, and the file reads as the frame-pointer one it is. */
+#define SAMPLER_HEAD_REGS 0x1c0ull
+#define SAMPLER_HEAD_STACK_DEFAULT 512
 
 struct sampler_stats {
 	uint64_t samples;       /* samples handed to the queue */

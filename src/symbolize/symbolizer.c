@@ -57,6 +57,8 @@ struct symbolizer {
 	bool kallsyms_given;  /* --kallsyms FILE: s->kernel is that file's, for any recorded kernel */
 	const char *kmod_last_path; /* the last module map's dso path and the name made of it */
 	const char *kmod_last_name;
+	void *head_rec;       /* symbolizer_fp_head's record, head_cap bytes */
+	size_t head_cap;
 };
 
 #define SYM_CACHE_SLOTS (1u << 14)
@@ -145,6 +147,7 @@ void symbolizer_free(struct symbolizer *s)
 	intern_free(s->in);
 	free(s->cache);
 	free(s->hex);
+	free(s->head_rec);
 	free(s);
 }
 
@@ -452,6 +455,15 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 	return n;
 }
 
+/* The index of the callchain's PERF_CONTEXT_USER mark, or -1 when it has no user part. */
+static int user_part(const uint64_t *cc, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (cc[i] == PERF_CONTEXT_USER)
+			return i + 1 < nr ? (int)i : -1;
+	return -1;
+}
+
 enum sym_mode { MODE_USER, MODE_KERNEL, MODE_OTHER };
 
 static bool symbolizer_is_root(const struct symbolizer *s, const char *sym)
@@ -578,9 +590,80 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *o
 			continue;
 		n += k;
 	}
-	if (unwind_possible(r))
+	/* A user stack is unwound only where the kernel left the user part out (--call-graph
+	 * dwarf); with a user part, it served symbolizer_fp_head. */
+	if (unwind_possible(r) && user_part(cc, nr) < 0)
 		n = symbolizer_unwound(s, r, !ip_kernel, out, n, max);
 	return n;
+}
+
+/* Biggest record symbolizer_fp_head copies: a perf record is at most 64 KiB. */
+#define HEAD_REC_MAX ((size_t)80 << 10)
+
+const struct rec *symbolizer_fp_head(struct symbolizer *s, const struct rec *r)
+{
+	if (r->type != REC_SAMPLE || !unwind_possible(r))
+		return r;
+	const struct rec_sample *smp = &r->u.sample;
+	uint32_t nr = smp->callchain_nr;
+	if (!nr || smp->callchain_off < sizeof(struct rec) ||
+	    (uint64_t)smp->callchain_off + (uint64_t)nr * 8 > r->size)
+		return r;
+	const uint64_t *cc = rec_callchain(r);
+	int u = user_part(cc, nr);
+	if (u < 0)
+		return r;  /* the kernel left the user part out: a DWARF sample (symbolizer_unwound) */
+	size_t need = (size_t)r->size + ((size_t)nr + UNWIND_HEAD_MAX) * 8;
+	if (need > HEAD_REC_MAX)
+		return r;
+	if (s->head_cap < need) {
+		free(s->head_rec);
+		s->head_cap = HEAD_REC_MAX;
+		s->head_rec = xmalloc(s->head_cap);
+	}
+	if (!s->uw)
+		s->uw = unwind_new(s->maps);
+	const uint64_t *user = cc + u + 1;
+	uint32_t nuser = nr - (uint32_t)u - 1;
+	uint64_t ras[UNWIND_HEAD_MAX];
+	int k = user[0] < USER_ADDR_END ? unwind_head(s->uw, r, user[0], ras, UNWIND_HEAD_MAX) : 0;
+	bool complete = k & UNWIND_HEAD_COMPLETE;
+	k &= ~UNWIND_HEAD_COMPLETE;
+	s->st.head_samples++;
+
+	/* The copy: the record whole (its other fields' offsets stay right), its chain after it. */
+	struct rec *out = s->head_rec;
+	memcpy(out, r, r->size);
+	uint64_t *chain = (uint64_t *)((char *)out + r->size);
+	uint32_t m = 0;
+	memcpy(chain, cc, ((size_t)u + 1) * 8);
+	m = (uint32_t)u + 1;
+	if (k > 1) {
+		s->st.head_fixed++;
+		memcpy(chain + m, ras, (size_t)k * 8);
+		m += (uint32_t)k;
+		uint32_t j = 1;
+		/* A kernel that reads the return address of a probe at a function's entry from the
+		 * stack (x86 since 6.11) has the head's last frame already. */
+		if (j < nuser && user[j] == ras[k - 1])
+			j++;
+		if (!complete) {
+			memcpy(chain + m, user + j, (size_t)(nuser - j) * 8);
+			m += nuser - j;
+		}
+	} else {
+		memcpy(chain + m, user, (size_t)nuser * 8);
+		m += nuser;
+	}
+	out->u.sample.callchain_off = r->size;
+	out->u.sample.callchain_nr = m;
+	out->size = r->size + m * 8;
+	/* Named as a frame-pointer sample from here: nothing is unwound again, and the memo keys on
+	 * the chain as completed. */
+	out->u.sample.regs_user_nr = 0;
+	out->u.sample.regs_user_abi = 0;
+	out->u.sample.stack_user_size = 0;
+	return out;
 }
 
 void symbolizer_set_names(struct symbolizer *s, bool inlines, bool srclines)

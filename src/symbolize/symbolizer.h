@@ -36,6 +36,8 @@ struct symbolizer_stats {
 	uint64_t dsos_evicted;     /* binaries forgotten to bound the known ones */
 	uint64_t unwind_samples;  /* --call-graph dwarf samples with a user stack to unwind */
 	uint64_t unwind_root;     /* ... whose chain reached the thread's root (_start, clone3 ...) */
+	uint64_t head_samples;    /* frame-pointer samples with registers and a stack copy */
+	uint64_t head_fixed;      /* ... whose chain got its first frames from CFI (symbolizer_fp_head) */
 };
 
 struct symbolizer *symbolizer_new(void);
@@ -61,6 +63,15 @@ void symbolizer_feed(struct symbolizer *s, const struct rec *r);
  */
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
 		      struct frame *out, int max);
+
+/*
+ * A frame-pointer sample with the user registers and a small stack copy (the default call graph):
+ * the record as symbolizer_sample should name it, its callchain's user part begun by the frames the
+ * kernel's walk skips (unwind_head), the registers and stack left out. Other records come back as
+ * they are. The copy is valid until the next call; named by the chain it holds, so the memo may
+ * keep it (sample_memo.h).
+ */
+const struct rec *symbolizer_fp_head(struct symbolizer *s, const struct rec *r);
 
 /*
  * Resolves a whole sample: its IP first, then the callers from its callchain (PERF_CONTEXT_* markers

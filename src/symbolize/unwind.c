@@ -26,6 +26,7 @@
 #include "symbolize/unwind_int.h"
 
 #include <inttypes.h>
+#include <linux/perf_event.h>
 #include <libunwind.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,29 +270,56 @@ static int unwind_slow(struct unwind *u, struct walk *wp, const struct rec *r, u
 	return n;
 }
 
-int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
-		  struct unwind_result *res)
+/* A walk of sample r: its registers and stack copy; ip, when not 0, is the IP (a frame-pointer
+ * sample's registers leave it out: unwind_head). False when the registers are not there. */
+static bool walk_start(struct unwind *u, const struct rec *r, uint64_t ip, struct walk *w)
 {
 	u->clock++;
 	if (u->mapped > UNWIND_MAPPED)
 		image_trim(u);
-	*res = (struct unwind_result){ UNWIND_END, NULL };
-	if (max <= 0 || !unwind_possible(r))
-		return 0;
-	if (max > UNWIND_MAX_FRAMES)
-		max = UNWIND_MAX_FRAMES;
-	struct walk w = { .u = u, .pid = r->pid };
-	if (!walk_regs(&w, r))
-		return 0;
+	*w = (struct walk){ .u = u, .pid = r->pid };
+	if (!unwind_possible(r))
+		return false;
+	if (ip) {
+		w->regs[UNW_X86_64_RIP] = ip;
+		w->have |= 1u << UNW_X86_64_RIP;
+	}
+	if (!walk_regs(w, r))
+		return false;
 	const struct rec_sample *s = &r->u.sample;
 	uint64_t len = s->stack_user_size;
 	if (s->stack_user_dyn_size && s->stack_user_dyn_size < len)
 		len = s->stack_user_dyn_size;
 	if (s->stack_user_off < sizeof(struct rec) || (uint64_t)s->stack_user_off + len > r->size)
 		len = 0;
-	w.sp = w.regs[UNW_X86_64_RSP];
-	w.stack = len ? rec_at(r, s->stack_user_off) : NULL;
-	w.stack_len = len;
+	w->sp = w->regs[UNW_X86_64_RSP];
+	w->stack = len ? rec_at(r, s->stack_user_off) : NULL;
+	w->stack_len = len;
+	return true;
+}
+
+int unwind_head(struct unwind *u, const struct rec *r, uint64_t ip, uint64_t *ras, int max)
+{
+	struct walk w;
+	if (max > UNWIND_HEAD_MAX)
+		max = UNWIND_HEAD_MAX;
+	/* x86-64's CFI over a 64-bit process's registers only (not a 32-bit one's) */
+	if (!ip || r->u.sample.regs_user_abi != PERF_SAMPLE_REGS_ABI_64 || !walk_start(u, r, ip, &w))
+		return 0;
+	return fast_head(&w, ras, max);
+}
+
+int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
+		  struct unwind_result *res)
+{
+	*res = (struct unwind_result){ UNWIND_END, NULL };
+	if (max <= 0)
+		return 0;
+	if (max > UNWIND_MAX_FRAMES)
+		max = UNWIND_MAX_FRAMES;
+	struct walk w;
+	if (!walk_start(u, r, 0, &w))
+		return 0;
 
 	if (!u->fast_off) {
 		int n = fast_walk(&w, ips, max, res);

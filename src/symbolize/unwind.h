@@ -60,6 +60,24 @@ bool unwind_possible(const struct rec *r);
 int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
 		  struct unwind_result *res);
 
+/*
+ * The first frames of sample r's frame-pointer chain, for the default call graph (frame pointers
+ * with the user registers and a small stack copy), from its user IP ip (the chain's user part
+ * begins with it; the registers need not have it). The kernel's walk reads each caller at RBP + 8,
+ * so where the sampled code has no frame record of its own (a leaf of a library built without frame
+ * pointers, a function's first or last instructions, a probe at its entry) it skips the caller,
+ * whose return address is on the stack below. The CFI rows (.eh_frame) step from the sampled IP
+ * until a frame whose CFA is RBP + 16: the kernel's chain goes on from that frame's caller. Writes
+ * ras[0] the IP and then the return addresses (raw, as the kernel's chain has them) and returns how
+ * many, with UNWIND_HEAD_COMPLETE set when an outermost frame (or a zero return address) ended the
+ * chain before any frame record: the head is then the whole chain. 0: nothing to add (the IP's
+ * frame is a frame record), or no head to trust (no CFI, the stack copy too short, RBP changed on
+ * the way, more than max frames).
+ */
+#define UNWIND_HEAD_MAX 16
+#define UNWIND_HEAD_COMPLETE 0x100
+int unwind_head(struct unwind *u, const struct rec *r, uint64_t ip, uint64_t *ras, int max);
+
 /* The process exec'd or exited: drop what libunwind cached for its addresses. */
 /* The dso is going (evicted from its set): its image and the rows cached from it go. */
 struct dso;

@@ -425,6 +425,54 @@ int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res)
 	}
 }
 
+/*
+ * The head of a frame-pointer chain: the frames from the sample's IP up to the first one whose CFA
+ * is RBP + 16 with its return address at CFA - 8 (a frame-pointer frame: the kernel's walk from the
+ * sample's RBP starts at its caller). Stepped through the same cached rows as fast_walk; returns
+ * the frames (ras[0] the IP, then raw return addresses), UNWIND_HEAD_COMPLETE added when an outermost
+ * frame ended the chain first; 0 when the kernel's chain needs nothing or no head can be trusted.
+ */
+int fast_head(struct walk *w, uint64_t *ras, int max)
+{
+	if (!(w->have & (1u << UNW_X86_64_RBP)) || max < 2)
+		return 0;
+	uint64_t ip = w->regs[UNW_X86_64_RIP], sp = w->sp, bp = w->regs[UNW_X86_64_RBP];
+	const uint64_t bp0 = bp;
+	int n = 0;
+	ras[n++] = ip;
+	for (bool first = true; n < max; first = false) {
+		struct touched *t = walk_touch(w, ip);
+		if (!t)
+			return 0;  /* JIT code, or no tables: the kernel's chain as it is */
+		const struct fast_row *r = fast_row(w->u, t->img, ip - t->bias, first);
+		if (!r->ok)
+			return 0;
+		if (r->cfa_reg == DW_RBP) {
+			/* Only a standard frame record is where the kernel's walk starts, and only when
+			 * the frames below it left RBP as the sample had it. */
+			bool fp_frame = r->cfa_off == 16 && r->ra_rule == RULE_OFFSET && r->ra_off == -8;
+			return !first && fp_frame && bp == bp0 ? n : 0;
+		}
+		if (r->ra_rule == RULE_UNDEF)
+			return first ? 0 : n | UNWIND_HEAD_COMPLETE;
+		uint64_t cfa = sp + (uint64_t)(int64_t)r->cfa_off, ra, nbp = bp;
+		if (fast_load(w, cfa + (uint64_t)(int64_t)r->ra_off, &ra) != 1)
+			return 0;
+		if (r->bp_rule == RULE_OFFSET &&
+		    fast_load(w, cfa + (uint64_t)(int64_t)r->bp_off, &nbp) != 1)
+			return 0;
+		if (ra == 0)
+			return n | UNWIND_HEAD_COMPLETE;
+		if (cfa <= sp || !walk_mapped(w, ra - 1))
+			return 0;
+		ip = ra;
+		sp = cfa;
+		bp = nbp;
+		ras[n++] = ra;
+	}
+	return 0;  /* more frames without a frame pointer than we look through */
+}
+
 void fast_clear(struct fast_cache *fc)
 {
 	if (fc->rows)

@@ -229,6 +229,8 @@ int dbg_resume(struct unwind *u, struct walk *w, unw_cursor_t *c, unw_addr_space
 /* The walk of w through cached rows, its frames into ips as unwind_sample says. Returns the frames,
  * or -1 when libunwind must do this sample. */
 int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res);
+/* The first frames of a frame-pointer chain (unwind_head); HEAD_COMPLETE is unwind.h's. */
+int fast_head(struct walk *w, uint64_t *ras, int max);
 /* Every cached row goes (their images may go); fast_free: and the table. */
 void fast_clear(struct fast_cache *fc);
 void fast_free(struct fast_cache *fc);

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Options no other test checks the effect of, live, each against a reference from the machine.
-  - --call-graph fp spelled out, and -g: the session's own recording (-o) read by perf report
+  - --call-graph fp spelled out: the session's own recording (-o) read by perf report
     --children has the callers (main, __libc_start_call_main at about 100% Children, no Self), and
     perftop's Total% of every caller row (Total% of 5 or more, Self% under 1) is perf report's
     Children% on that same recording within its binomial error, both ways: each such caller of
     perf report is a perftop row and each of perftop's is in perf report;
+  - -g (frame pointers, their first frames from CFI): its recording's attr has the user registers
+    and 512 bytes of stack, and the spinner's own caller rows (spinner_main_loop, main, whose
+    samples in the vdso's clock_gettime a plain frame-pointer walk gives to main's caller) are those
+    of perf report --children on a perf record --call-graph dwarf of the same program;
   - --python-rate HZ: the Python reader reads the one Python thread HZ times a second: the reads
     perftop counts (PERFTOP_PY_STATS) over the Python program's own run time are HZ times it within
     4 Poisson sigmas (and 0.2 s of reads for the interpreter's start and exit), at 20 and at 100 Hz
@@ -83,8 +87,8 @@ def tolerance(p, n):
     return 400.0 * math.sqrt(q * (1 - q) / max(n, 1)) + 0.5
 
 
-# --- --call-graph fp and -g ---
-for spelled in (["--call-graph", "fp"], ["-g"]):
+# --- --call-graph fp, and -g (--call-graph fp+cfi) ---
+for spelled in (["--call-graph", "fp"],):
     name = " ".join(spelled)
     rec = os.path.join(d, "cg.data")
     snaps, _ = run_json(spelled + ["-e", "cpu-clock", "-z", "-d", "1", "-o", rec, "--",
@@ -107,6 +111,67 @@ for spelled in (["--call-graph", "fp"], ["-g"]):
     print(f"ok: {name}: callers {sorted(ref_callers | mine_callers)} as perf report --children "
           f"({n} samples)")
     os.unlink(rec)
+
+
+def dwarf_reference(secs):
+    """{sym: (children%, self%)} of the spinner binary's own functions in perf report --children of
+    a perf record --call-graph dwarf of spinner, and its samples."""
+    rec = os.path.join(d, "dwarf.data")
+    q = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "--call-graph", "dwarf", "-o",
+                        rec, "--", spinner, str(secs)], capture_output=True, text=True, timeout=120)
+    if q.returncode != 0:
+        fail(f"perf record --call-graph dwarf: {q.stderr.strip()[:300]}")
+    q = subprocess.run(["perf", "report", "-i", rec, "--stdio", "-q", "--children", "-g", "none",
+                        "--sort", "dso,sym", "--percent-limit", "0"], capture_output=True, text=True,
+                       timeout=300)
+    out = {}
+    for line in q.stdout.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+([\d.]+)%\s+(\S+)\s+\[[.k]\]\s+(\S+)", line)
+        if m and m.group(3) == "spinner":
+            c, sf = out.get(m.group(4), (0.0, 0.0))
+            out[m.group(4)] = (c + float(m.group(1)), sf + float(m.group(2)))
+    q = subprocess.run(["perf", "script", "-i", rec, "-F", "tid"], capture_output=True, text=True,
+                       timeout=300)
+    os.unlink(rec)
+    return out, max(1, sum(1 for l in q.stdout.splitlines() if l.strip()))
+
+
+# -g: frame pointers whose first frames come from CFI. The recording says so (the user registers
+# BP, SP, IP and 512 bytes of stack beside the callchain, whose user part stays); and where the
+# spinner's own functions call what has no frame pointer (the vdso's clock_gettime and libc's), the
+# callers the kernel's walk skips are there: the spinner's caller rows are those of perf report on a
+# --call-graph dwarf recording of the same program (another run: twice the variance), both ways.
+rec = os.path.join(d, "g.data")
+snaps, _ = run_json(["-g", "-e", "cpu-clock", "-z", "-d", "1", "-s", "dso,sym", "-o", rec, "--",
+                     spinner, "3"])
+ev = subprocess.run(["perf", "evlist", "-v", "-i", rec], capture_output=True, text=True,
+                    timeout=60).stdout
+check(re.search(r"sample_type: [^,]*REGS_USER\|STACK_USER", ev) and "sample_regs_user: 0x1c0" in ev
+      and "sample_stack_user: 512" in ev and "exclude_callchain_user" not in ev,
+      f"-g: the recording's attr is {ev.strip()[:400]}, want the callchain with the user registers "
+      f"0x1c0 and 512 bytes of user stack")
+total = sum(s["samples"] for s in snaps)
+mine, mine_self = {}, {}
+for s in snaps:
+    for r in s["rows"]:
+        if r["dso"] == "spinner":
+            mine[r["sym"]] = mine.get(r["sym"], 0.0) + r["total"] * s["samples"] / total
+            mine_self[r["sym"]] = mine_self.get(r["sym"], 0.0) + r["self"] * s["samples"] / total
+ref, nref = dwarf_reference(3)
+# The functions of spinner.c (not the C runtime's _start: below libc's frames without frame pointers
+# a frame-pointer chain ends, as perf report -g's does).
+OWN = ("main", "spinner_main_loop", "spinner_late_thread", "spinner_work", "seconds_now")
+ref_callers = {f for f, (c, sf) in ref.items() if c >= 5 and sf < 1 and f in OWN}
+mine_callers = {f for f, t in mine.items() if t >= 5 and mine_self.get(f, 0) < 1 and f in OWN}
+check("spinner_main_loop" in ref_callers, f"-g: perf's DWARF reference lacks spinner_main_loop: {ref}")
+for f in ref_callers | mine_callers:
+    want, got = ref.get(f, (0.0, 0.0))[0], mine.get(f, 0.0)
+    check(abs(want - got) <= math.sqrt(2) * tolerance(want, min(total, nref)),
+          f"-g: {f}: perftop Total {got:.2f}%, perf report Children {want:.2f}% of a --call-graph "
+          f"dwarf recording ({total} and {nref} samples)")
+print(f"ok: -g: the attr has the registers and 512 bytes of stack; the spinner's callers "
+      f"{sorted(ref_callers | mine_callers)} as perf report --children of a DWARF recording")
+os.unlink(rec)
 
 # --- --python-rate ---
 python = shutil.which("python3")

@@ -1,6 +1,7 @@
 /*
  * probe_target: a program whose own counts the event tests compare with. probed() is called
- * exactly CALLS times, two thirds of them from caller_a and one third from caller_b; the file is
+ * exactly CALLS times, two thirds of them from caller_a and one third from caller_b, and so is
+ * probed_nofp(), built without a frame pointer (its first instruction is no push %rbp); the file is
  * opened OPENS times (openat); page_toucher() touches PAGES fresh pages (page faults); a global,
  * watched, is written CALLS times (a breakpoint's target). It prints what it did, then lingers
  * LINGER_MS (the live tests' symbols are read while the process still exists).
@@ -21,16 +22,28 @@ __attribute__((noinline)) long probed(long x)
 	return watched;
 }
 
+/* A probe at its entry: the caller's return address is at the stack pointer and RBP is still the
+ * caller's, so the kernel's frame-pointer walk goes from the caller's caller on. */
+__attribute__((noinline, optimize("omit-frame-pointer"))) long probed_nofp(long x)
+{
+	watched += x;
+	return watched;
+}
+
 __attribute__((noinline)) void caller_a(long n)
 {
-	for (long i = 0; i < n; i++)
+	for (long i = 0; i < n; i++) {
 		probed(i);
+		probed_nofp(i);
+	}
 }
 
 __attribute__((noinline)) void caller_b(long n)
 {
-	for (long i = 0; i < n; i++)
+	for (long i = 0; i < n; i++) {
 		probed(i);
+		probed_nofp(i);
+	}
 }
 
 __attribute__((noinline)) long opener(long n, const char *path)

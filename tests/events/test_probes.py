@@ -5,6 +5,8 @@ probe_target calls probed() exactly CALLS times, two thirds from caller_a and on
 caller_b, and says so. perftop -e uprobe:probe_target:probed (a sample at every hit by default)
 must count exactly CALLS samples (the Samples column and the JSON samples), with caller_a's and
 caller_b's Total% at the program's own 2:1; uretprobe: counts CALLS returns, in the same callers.
+The same of an entry uprobe on probed_nofp, called as often from the same callers but built
+without a frame pointer: the default call graph's first frames from CFI find its callers.
 The attr the session opened (read back from its own recording by perf evlist) samples every hit
 (sample_period 1), -c 7 every 7th, and an explicit -F a frequency: -F wins over the every-hit
 default.
@@ -44,8 +46,8 @@ def own_counts():
     return int(m.group(1)), int(m.group(2)), int(m.group(3))
 
 
-def probe(kind, extra=()):
-    snaps, _ = run_json(list(extra) + ["-d", "0.5", "-e", f"{kind}:{target}:probed", "--",
+def probe(kind, extra=(), fn="probed"):
+    snaps, _ = run_json(list(extra) + ["-d", "0.5", "-e", f"{kind}:{target}:{fn}", "--",
                                        target, str(CALLS), "0", "0", "300"])
     samples = sum(s["samples"] for s in snaps)
     last = snaps[-1]
@@ -56,24 +58,28 @@ def probe(kind, extra=()):
 calls, from_a, from_b = own_counts()
 share_a, share_b = 100.0 * from_a / calls, 100.0 * from_b / calls
 
-for kind in ("uprobe", "uretprobe"):
-    snaps, samples, rows = probe(kind)
-    if any(s["event"] != f"{kind}:{target}:probed" for s in snaps):
+# probed_nofp has no frame record when the probe at its entry fires, nor a push %rbp there for the
+# kernel to read the return address after: its callers come from the first frames perftop computes
+# from CFI (the default call graph).
+for kind, fn in (("uprobe", "probed"), ("uretprobe", "probed"), ("uprobe", "probed_nofp")):
+    snaps, samples, rows = probe(kind, fn=fn)
+    kind_fn = f"{kind} {fn}"
+    if any(s["event"] != f"{kind}:{target}:{fn}" for s in snaps):
         fail(f"{kind}: the snapshots name the event {snaps[0]['event']!r}")
     lost = sum(s["lost"] + s["dropped"] for s in snaps)
-    print(f"{kind}: {samples} samples for {calls} calls (lost+dropped {lost}); caller_a "
+    print(f"{kind_fn}: {samples} samples for {calls} calls (lost+dropped {lost}); caller_a "
           f"{rows.get('caller_a', {}).get('total')}%, caller_b {rows.get('caller_b', {}).get('total')}%")
     if samples != calls:
-        fail(f"{kind}: {samples} samples, the program made {calls} calls")
+        fail(f"{kind_fn}: {samples} samples, the program made {calls} calls")
     for name, want in (("caller_a", share_a), ("caller_b", share_b)):
         got = rows.get(name, {}).get("total")
         if got is None or abs(got - want) > 1.0:
-            fail(f"{kind}: {name}'s Total% is {got}, the program's own share is {want:.2f}%: "
+            fail(f"{kind_fn}: {name}'s Total% is {got}, the program's own share is {want:.2f}%: "
                  f"rows {[(r['sym'], r['total']) for r in snaps[-1]['rows'][:8]]}")
     # The hits are where they happen: in probed for the entry, in the callers for the return.
-    leaf = "probed" if kind == "uprobe" else None
+    leaf = fn if kind == "uprobe" else None
     if leaf and rows.get(leaf, {}).get("self", 0) < 99.9:
-        fail(f"uprobe: probed's Self% is {rows.get(leaf, {}).get('self')}, every hit is in it")
+        fail(f"uprobe: {fn}'s Self% is {rows.get(leaf, {}).get('self')}, every hit is in it")
     if kind == "uretprobe" and abs(rows.get("caller_a", {}).get("self", 0) - share_a) > 1.0:
         fail(f"uretprobe: the returns land in caller_a {rows.get('caller_a')}, want {share_a:.2f}%")
     checks += 3

@@ -211,6 +211,37 @@ def check_functions(by_sym, w, tol, what, funcs=None, note="", blocks=None):
     return n
 
 
+# The functions that call into libc themselves (blocker.c's helpers), and the timed functions whose
+# waits are all theirs: nap sleeps for sleep_wait and hold_lock, write_sync writes and syncs for
+# sync_wait, take_release takes the mutex for lock_wait. Debian's libc has no frame pointers, so a
+# plain frame-pointer chain taken in nanosleep, fdatasync or the mutex's futex wait skips them.
+LIBC_CALLERS = {"nap": ("sleep_wait", "hold_lock"), "write_sync": ("sync_wait",),
+                "take_release": ("lock_wait",)}
+
+
+def check_libc_callers(snaps, w, tol, what):
+    """The default call graph (frame pointers, their first frames from CFI): each function that
+    blocks inside libc is charged, within tol, the off-CPU time the program measured around the
+    calls of it (LIBC_CALLERS; write_sync with sync_wait's allowances). Returns the checks."""
+    by_sym = sum_rows(snaps, lambda r: r["sym"])
+    blocked, _ = sync_blocked(w)
+    bad = []
+    for fn, timed in LIBC_CALLERS.items():
+        ref = sum(w["functions"][t]["off_ns"] for t in timed)
+        calls = sum(w["functions"][t]["calls"] for t in timed)
+        slack = 0
+        if fn == "write_sync":
+            slack = (tol * ref + SYNC_CALL_SLACK_NS * calls if blocked
+                     else max(tol * ref, 0.01 * w["phase_ns"]))
+        ok, line = close(f"{fn} (for {' + '.join(timed)})", by_sym.get(fn, 0), ref, tol, slack)
+        print(f"  {what}: {line}")
+        if not ok:
+            bad.append(line)
+    if bad:
+        fail(f"{what}: functions that block in libc: " + "; ".join(bad))
+    return len(LIBC_CALLERS)
+
+
 def check_snapshots(snaps, w, tol, what, keep=None, funcs=None):
     """check_functions on the rows of snaps (those keep(row) accepts) summed by sym, saying what
     perftop lost (a gap drops the blocks open across it) or dropped in the run."""

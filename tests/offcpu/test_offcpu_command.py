@@ -23,7 +23,8 @@ is timed by the program (wall time minus the thread's CPU time over it).
 
 usage: test_offcpu_command.py PERFTOP FIXTURE_DIR"""
 import os
-from offcpulib import (args, blocker_cmd, check_snapshots, check_mode, check_states, fail,
+from offcpulib import (args, blocker_cmd, check_libc_callers, check_snapshots, check_mode,
+                       check_states, fail,
                        load_workload, max_rows, need_fields, passed, run_perftop, scratch_dir,
                        sum_rows, sync_blocked)
 
@@ -44,6 +45,7 @@ need_fields(snaps, ("sym", "self_ns", "total_ns", "blocks", "total_blocks", "lon
 checks += 2
 print(f"-s sym: {len(snaps)} snapshots")
 checks += check_snapshots(snaps, w, 0.10, "-s sym")
+checks += check_libc_callers(snaps, w, 0.10, "-s sym")
 
 # Blocks with the function on the stack: at least one per call that blocked; the longest no longer
 # than the longest call's wait and at least what one call must wait (the 10 ms sleep, the 30 ms

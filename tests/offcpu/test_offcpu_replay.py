@@ -16,7 +16,8 @@ the test skips only when that cannot be done.
 usage: test_offcpu_replay.py PERFTOP FIXTURE_DIR"""
 import os
 import subprocess
-from offcpulib import (args, blocker_cmd, check_snapshots, check_mode, check_states, fail,
+from offcpulib import (args, blocker_cmd, check_libc_callers, check_snapshots, check_mode,
+                       check_states, fail,
                        kinds_for, load_workload, need_perf_events, need_tool, need_tracefs, passed,
                        run_perftop, scratch_dir, snapshots, sync_blocked)
 
@@ -38,13 +39,15 @@ def replay(path, extra):
     return snapshots(p.stdout, f"perftop -i {path} --off-cpu")
 
 
-def check_replays(path, w, what):
+def check_replays(path, w, what, libc_callers=False):
     n = 0
     whole = replay(path, ["-s", "sym"])
     check_mode(whole, "off-cpu")
     if len(whole) != 1:
         fail(f"{what}: a replay without -d gave {len(whole)} snapshots, want one")
     n += 2 + check_snapshots(whole, w, 0.10, f"{what}, whole file")
+    if libc_callers:
+        n += check_libc_callers(whole, w, 0.10, f"{what}, whole file")
     windows = replay(path, ["-d", "0.5", "-s", "state,sym"])
     check_mode(windows, "off-cpu")
     print(f"  {what}: {len(windows)} windows of 0.5 s")
@@ -86,5 +89,6 @@ w = load_workload(out)
 print(f"perftop -o: {sync_blocked(w)[1]}")
 check_mode(snaps, "off-cpu")
 checks += 1 + check_snapshots(snaps, w, 0.10, "perftop -o, live")
-checks += check_replays(rec, w, "perftop -o")
+checks += check_libc_callers(snaps, w, 0.10, "perftop -o, live")
+checks += check_replays(rec, w, "perftop -o", libc_callers=True)
 passed(checks)

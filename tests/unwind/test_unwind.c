@@ -9,7 +9,17 @@
  * unwound to the root (by the fast path and by libunwind alone); and thousands of garbage samples
  * (random registers, random stack bytes, stacks of return-address-looking words) must stay within
  * the frame bound and never crash (run under ASan+UBSan too).
+ *
+ * The default call graph's first frames (symbolizer_fp_head) on samples made by hand of two functions
+ * written here in assembly with their CFI: head_leaf, a bare ret (a probe at a function's entry, or
+ * a libc leaf: no frame record), called by head_frame, which has one. A sample in head_leaf with the
+ * kernel's frame-pointer chain (head_leaf, then what RBP + 8 leads to: deep1, deep2) must read
+ * head_leaf, head_frame, deep1, deep2: the caller the kernel skipped, once, also when the kernel
+ * already put it there (a probe at an entry, since 6.11); unchanged without the stack copy, or
+ * where the sampled code has a frame record (head_frame itself).
  */
+#include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +222,120 @@ static void test_unmapped(struct symbolizer *s, const struct captured *c, uint64
 	CHECK(after.unwind_samples == before.unwind_samples + 1 && after.unwind_root == before.unwind_root);
 }
 
+/* A function without a frame record and its caller with one, each with its CFI. */
+__asm__(".text\n"
+	".globl head_leaf\n.type head_leaf,@function\nhead_leaf:\n.cfi_startproc\n"
+	"ret\n.cfi_endproc\n.size head_leaf,.-head_leaf\n"
+	".globl head_frame\n.type head_frame,@function\nhead_frame:\n.cfi_startproc\n"
+	"push %rbp\n.cfi_def_cfa_offset 16\n.cfi_offset %rbp,-16\n"
+	"mov %rsp,%rbp\n.cfi_def_cfa_register %rbp\n"
+	"call head_leaf\n"
+	"pop %rbp\n.cfi_def_cfa %rsp,8\nret\n.cfi_endproc\n.size head_frame,.-head_frame\n");
+extern char head_leaf[], head_frame[];
+#define HEAD_FRAME_RET 9  /* push (1) + mov (3) + call (5): where head_leaf returns to */
+
+/* A frame-pointer sample of this process at ip: the registers BP, SP, IP (perf's bits 6, 7, 8),
+ * stack_len bytes of stack from sp, and the callchain's user part chain[0..n) after its mark. */
+static struct rec *head_sample(uint64_t ip, uint64_t sp, uint64_t bp, const void *stack,
+			       size_t stack_len, const uint64_t *chain, int n)
+{
+	size_t size = sizeof(struct rec) + 3 * 8 + stack_len + (size_t)(n + 1) * 8;
+	size = (size + 7) & ~(size_t)7;
+	struct rec *r = calloc(1, size);
+	r->size = (uint32_t)size;
+	r->type = REC_SAMPLE;
+	r->misc = 2;  /* PERF_RECORD_MISC_USER */
+	r->pid = r->tid = (uint32_t)getpid();
+	r->cpu = REC_NO_CPU;
+	r->u.sample.ip = ip;
+	r->u.sample.period = 1;
+	uint32_t off = sizeof(struct rec);
+	uint64_t *cc = (uint64_t *)((char *)r + off);
+	cc[0] = PERF_CONTEXT_USER;
+	memcpy(cc + 1, chain, (size_t)n * 8);
+	r->u.sample.callchain_off = off;
+	r->u.sample.callchain_nr = (uint32_t)n + 1;
+	off += (uint32_t)(n + 1) * 8;
+	r->u.sample.regs_user_abi = 2;  /* PERF_SAMPLE_REGS_ABI_64 */
+	r->u.sample.regs_user_mask = 0x1c0;
+	r->u.sample.regs_user_nr = 3;
+	r->u.sample.regs_user_off = off;
+	uint64_t regs[3] = { bp, sp, ip };
+	memcpy((char *)r + off, regs, sizeof(regs));
+	off += sizeof(regs);
+	r->u.sample.stack_user_off = off;
+	r->u.sample.stack_user_size = (uint32_t)stack_len;
+	r->u.sample.stack_user_dyn_size = stack_len;
+	memcpy((char *)r + off, stack, stack_len);
+	return r;
+}
+
+/* The names of sample r's frames, as the session gets them (symbolizer_fp_head, then named). */
+static int head_names(struct symbolizer *s, const struct rec *r, const char **names, int max)
+{
+	struct frame f[64];
+	int n = symbolizer_sample(s, symbolizer_fp_head(s, r), f, 64);
+	int k = 0;
+	for (int i = 0; i < n && k < max; i++)
+		names[k++] = f[i].sym;
+	return k;
+}
+
+static bool names_are(const char **got, int n, const char *const *want, int m)
+{
+	bool same = n == m;
+	for (int i = 0; same && i < n; i++)
+		same = got[i] && find(&(struct frame){ .sym = got[i] }, 1, want[i]) == 0;
+	if (!same) {
+		fprintf(stderr, "  got:");
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, " %s", got[i]);
+		fprintf(stderr, "\n");
+	}
+	return same;
+}
+
+static void test_fp_head(struct symbolizer *s)
+{
+	/* A made-up stack: head_leaf's return address at SP, then whatever; RBP is head_frame's
+	 * frame record, whose caller's return addresses (deep1's, deep2's) the kernel read. */
+	uint64_t stack[4] = { (uint64_t)(uintptr_t)head_frame + HEAD_FRAME_RET, 0, 0, 0 };
+	uint64_t sp = 0x7ffc00001000ull, bp = 0x7ffc00001100ull;
+	uint64_t leaf = (uint64_t)(uintptr_t)head_leaf, in1 = (uint64_t)(uintptr_t)deep1 + 4,
+		 in2 = (uint64_t)(uintptr_t)deep2 + 4;
+	const char *got[16];
+	static const char *const whole[] = { "head_leaf", "head_frame", "deep1", "deep2" };
+	static const char *const skipped[] = { "head_leaf", "deep1", "deep2" };
+
+	uint64_t kernel[] = { leaf, in1, in2 };
+	struct rec *r = head_sample(leaf, sp, bp, stack, sizeof(stack), kernel, 3);
+	int n = head_names(s, r, got, 16);
+	CHECK(names_are(got, n, whole, 4));
+	free(r);
+
+	/* The kernel read the entry's return address itself: head_frame once. */
+	uint64_t probed[] = { leaf, stack[0], in1, in2 };
+	r = head_sample(leaf, sp, bp, stack, sizeof(stack), probed, 4);
+	n = head_names(s, r, got, 16);
+	CHECK(names_are(got, n, whole, 4));
+	free(r);
+
+	/* No stack copy: nothing to step, the kernel's chain as it is. */
+	r = head_sample(leaf, sp, bp, stack, 0, kernel, 3);
+	n = head_names(s, r, got, 16);
+	CHECK(names_are(got, n, skipped, 3));
+	free(r);
+
+	/* A sample in head_frame after its frame record is made: the kernel's chain is whole. */
+	uint64_t in_frame = (uint64_t)(uintptr_t)head_frame + 4;
+	uint64_t framed[] = { in_frame, in1, in2 };
+	static const char *const framed_names[] = { "head_frame", "deep1", "deep2" };
+	r = head_sample(in_frame, sp, bp, stack, sizeof(stack), framed, 3);
+	n = head_names(s, r, got, 16);
+	CHECK(names_are(got, n, framed_names, 3));
+	free(r);
+}
+
 static uint64_t rnd(uint64_t *x)
 {
 	*x ^= *x << 13;
@@ -265,6 +389,7 @@ int main(void)
 	test_unmapped(s, &c, 0xdead00000000beefull, "non-canonical");
 	test_unmapped(s, &c, 0x1008, "unmapped");
 	test_garbage(s, &c);
+	test_fp_head(s);
 	symbolizer_free(s);
 	/* libunwind alone (no fast path): its steps end the same way */
 	setenv("PERFTOP_UNWIND", "libunwind", 1);

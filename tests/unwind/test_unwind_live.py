@@ -1,8 +1,9 @@
 """Live --call-graph dwarf (issue 5): perftop -b --json on the C chain main -> top -> mid -> leaf built
 -O2 -fomit-frame-pointer. Frame pointers cannot see past leaf; DWARF unwinding must give mid and top a
 Total% of at least 90, report the share unwound to the root ("unwound") in the JSON, and do the same
-under ASan+UBSan (perftop_asan: the accessors read stack copies of a live process). The control, -g
-(frame pointers only), must profile leaf and not reach mid or top, or the fixture tests nothing."""
+under ASan+UBSan (perftop_asan: the accessors read stack copies of a live process). The control,
+--call-graph fp (frame pointers only), must profile leaf and not reach mid or top, or the fixture
+tests nothing."""
 import json
 import subprocess
 import sys
@@ -47,7 +48,8 @@ check(perftop_asan, "perftop_asan")
 # from leaf's samples cannot reach mid or top. Were it to reach them, the DWARF check above would
 # pass with an unwinder that fell back to frame pointers: the fixture would test nothing. The
 # control's own run must still see the workload (leaf's samples).
-p = subprocess.run([perftop, "-g", "-b", "-n", "2", "-d", "1", "--json", "--", chain, "2"],
+p = subprocess.run([perftop, "--call-graph", "fp", "-b", "-n", "2", "-d", "1", "--json", "--",
+                    chain, "2"],
                    capture_output=True, text=True, timeout=60)
 if p.returncode != 0:
     fail(f"frame pointers only: {perftop} exited {p.returncode}: {p.stderr.strip()[:500]}")
