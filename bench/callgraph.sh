@@ -1,7 +1,7 @@
 #!/bin/bash
 # What each call graph costs per sample: frame pointers alone (--call-graph fp, what perf record -g
 # samples), frame pointers with their first frames from CFI (fp+cfi, the default: the user
-# registers BP, SP, IP and 512 bytes of the top of the user stack with each sample), and DWARF
+# registers BP, SP, IP and 256 bytes of the top of the user stack with each sample), and DWARF
 # unwinding (dwarf: all the user registers and 8 KiB of stack). Not a test: machines here are shared
 # and noisy.
 #
@@ -14,7 +14,8 @@
 # the ratios to plain frame pointers. Where perftop sees the chains complete: the share of libc_leaves'
 # samples with scan_a, scan_b, copy_a or copy_b on their chain (100% when the callers are all found).
 #
-# usage: bench/callgraph.sh [PERFTOP] [ROUNDS] [SECONDS]     (defaults: build/perftop, 5, 10)
+# usage: bench/callgraph.sh [PERFTOP] [ROUNDS] [SECONDS]     (defaults: build/perftop, 5, 10;
+#        MODES="fp fp+cfi,512 fp+cfi dwarf": the call graphs, the first the one ratios are to)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 pt=${1:-$here/build/perftop}
@@ -33,7 +34,7 @@ for ((c = 0; c < $(nproc); c++)); do
 	"$leaves" 100000 /dev/null & workers+=($!)
 done
 sleep 1
-modes="fp fp+cfi dwarf"
+modes=${MODES:-fp fp+cfi dwarf}
 summary() { # json -> "samples callers%"
 	python3 - "$1" <<'PY'
 import json, sys
@@ -61,14 +62,15 @@ for ((i = 1; i <= rounds; i++)); do
 	done
 done
 echo
-printf '%-8s %10s %10s %16s %18s %14s %14s\n' mode "cpu s" samples "cpu ms/1k smp" "bytes/sample" "callers %" "cpu vs fp"
-fpcpu=$(awk '$2=="fp"{print $3}' "$tmpd/all" | median)
+first=${modes%% *}
+printf '%-12s %10s %10s %16s %18s %14s %14s\n' mode "cpu s" samples "cpu ms/1k smp" "bytes/sample" "callers %" "cpu vs $first"
+fpcpu=$(awk -v m="$first" '$2==m{print $3}' "$tmpd/all" | median)
 for m in $modes; do
 	cpu=$(awk -v m="$m" '$2==m{print $3}' "$tmpd/all" | median)
 	smp=$(awk -v m="$m" '$2==m{print $4}' "$tmpd/all" | median)
 	per=$(awk -v m="$m" '$2==m{print 1e6 * $3 / $4}' "$tmpd/all" | median)
 	byt=$(awk -v m="$m" '$2==m{print $5}' "$tmpd/all" | median)
 	fnd=$(awk -v m="$m" '$2==m{print $6}' "$tmpd/all" | median)
-	printf '%-8s %10.2f %10d %16.3f %18d %14.1f %14.2f\n' "$m" "$cpu" "$smp" "$per" "$byt" "$fnd" \
+	printf '%-12s %10.2f %10d %16.3f %18d %14.1f %14.2f\n' "$m" "$cpu" "$smp" "$per" "$byt" "$fnd" \
 		"$(echo "$cpu / $fpcpu" | bc -l)"
 done

@@ -613,13 +613,13 @@ static const struct cli_option options[] = {
 	{ OPT("call-graph", 0, "fp+cfi[,SIZE]|fp|dwarf[,SIZE]|lbr|none", CLI_SAMPLING),
 	  .set = set_call_graph,
 	  .help = "frame pointers whose first frames come from CFI over\n"
-		"SIZE bytes of stack (the default, 512), frame pointers\n"
+		"SIZE bytes of stack (the default, 256), frame pointers\n"
 		"alone, DWARF unwinding of SIZE bytes of user stack per\n"
 		"sample (default 8192, at most 65528), the LBR call stack\n"
 		"(Intel hardware events), or none",
 	  .doc = "frame pointers whose first frames come from CFI (`fp+cfi`, the default): each "
 		"sample also carries the user registers and the top SIZE bytes of the user stack "
-		"(default 512), and where the sampled code has no frame record of its own (a libc "
+		"(default 256), and where the sampled code has no frame record of its own (a libc "
 		"function built without frame pointers, a function's first or last instructions, a "
 		"probe at its entry) the frames the kernel's frame-pointer walk skips are stepped "
 		"from `.eh_frame`, then its chain goes on; frame pointers alone (`fp`, what `perf "

@@ -1057,17 +1057,15 @@ void sampler_sizes(const struct sampler_opts *o, int ncpus, long page_size, stru
 	double rate = o->nevents > 0 ? 0 : event_rate(o, NULL);
 	double sample = SAMPLER_SAMPLE_BYTES + (o->callchain ? 8.0 * SAMPLER_EST_FRAMES : 0);
 	/* a stack copy and its registers: the whole size (the kernel copies what the thread uses) */
-	double stack = 0;
 	if (o->dwarf_stack)
-		stack = o->dwarf_stack + 8.0 * 17 + 16;
+		sample += o->dwarf_stack + 8.0 * 17 + 16;
 	else if (o->head_stack && o->callchain && !o->lbr)
-		stack = o->head_stack + 8.0 * 3 + 16;
-	sample += stack;
+		sample += o->head_stack + 8.0 * 3 + 16;
 	double bytes_per_sec = 0;
 	for (int e = 0; e < o->nevents; e++) {
 		if (o->offcpu && (uint32_t)e == o->offcpu->switch_evidx) {
 			/* A block reaches the queue at every switch-in: the switch rate, as samples. */
-			bytes_per_sec += SAMPLER_SWITCH_RATE * (SAMPLER_SWITCH_RECORD_BYTES + stack);
+			bytes_per_sec += SAMPLER_SWITCH_RATE * SAMPLER_SWITCH_RECORD_BYTES;
 			rate += SAMPLER_SWITCH_RATE;
 			continue;
 		}

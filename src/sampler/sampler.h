@@ -151,7 +151,7 @@ struct sampler_opts {
  * one to unwind, and appends what it unwinds to the chain, which begins with the IP register; with
  * none it unwinds nothing, and the file reads as the frame-pointer one it is. */
 #define SAMPLER_HEAD_REGS 0x1c0ull
-#define SAMPLER_HEAD_STACK_DEFAULT 512
+#define SAMPLER_HEAD_STACK_DEFAULT 256
 
 struct sampler_stats {
 	uint64_t samples;       /* samples handed to the queue */

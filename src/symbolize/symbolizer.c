@@ -57,8 +57,7 @@ struct symbolizer {
 	bool kallsyms_given;  /* --kallsyms FILE: s->kernel is that file's, for any recorded kernel */
 	const char *kmod_last_path; /* the last module map's dso path and the name made of it */
 	const char *kmod_last_name;
-	void *head_rec;       /* symbolizer_fp_head's record, head_cap bytes */
-	size_t head_cap;
+	void *head_rec;       /* symbolizer_fp_head's record, HEAD_REC_MAX bytes */
 };
 
 #define SYM_CACHE_SLOTS (1u << 14)
@@ -597,7 +596,7 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *o
 	return n;
 }
 
-/* Biggest record symbolizer_fp_head copies: a perf record is at most 64 KiB. */
+/* Biggest record symbolizer_fp_head makes: a perf record is at most 64 KiB. */
 #define HEAD_REC_MAX ((size_t)80 << 10)
 
 const struct rec *symbolizer_fp_head(struct symbolizer *s, const struct rec *r)
@@ -613,14 +612,15 @@ const struct rec *symbolizer_fp_head(struct symbolizer *s, const struct rec *r)
 	int u = user_part(cc, nr);
 	if (u < 0)
 		return r;  /* the kernel left the user part out: a DWARF sample (symbolizer_unwound) */
-	size_t need = (size_t)r->size + ((size_t)nr + UNWIND_HEAD_MAX) * 8;
+	size_t raw = smp->raw_size && smp->raw_off >= sizeof(struct rec) &&
+			     (uint64_t)smp->raw_off + smp->raw_size <= r->size
+		     ? ((size_t)smp->raw_size + 7) & ~(size_t)7
+		     : 0;
+	size_t need = sizeof(struct rec) + ((size_t)nr + UNWIND_HEAD_MAX) * 8 + raw;
 	if (need > HEAD_REC_MAX)
 		return r;
-	if (s->head_cap < need) {
-		free(s->head_rec);
-		s->head_cap = HEAD_REC_MAX;
-		s->head_rec = xmalloc(s->head_cap);
-	}
+	if (!s->head_rec)
+		s->head_rec = xmalloc(HEAD_REC_MAX);
 	if (!s->uw)
 		s->uw = unwind_new(s->maps);
 	const uint64_t *user = cc + u + 1;
@@ -631,13 +631,12 @@ const struct rec *symbolizer_fp_head(struct symbolizer *s, const struct rec *r)
 	k &= ~UNWIND_HEAD_COMPLETE;
 	s->st.head_samples++;
 
-	/* The copy: the record whole (its other fields' offsets stay right), its chain after it. */
+	/* The copy: the header, the chain, a tracepoint's fields; not the registers and stack. */
 	struct rec *out = s->head_rec;
-	memcpy(out, r, r->size);
-	uint64_t *chain = (uint64_t *)((char *)out + r->size);
-	uint32_t m = 0;
+	memcpy(out, r, sizeof(struct rec));
+	uint64_t *chain = (uint64_t *)((char *)out + sizeof(struct rec));
 	memcpy(chain, cc, ((size_t)u + 1) * 8);
-	m = (uint32_t)u + 1;
+	uint32_t m = (uint32_t)u + 1;
 	if (k > 1) {
 		s->st.head_fixed++;
 		memcpy(chain + m, ras, (size_t)k * 8);
@@ -655,14 +654,27 @@ const struct rec *symbolizer_fp_head(struct symbolizer *s, const struct rec *r)
 		memcpy(chain + m, user, (size_t)nuser * 8);
 		m += nuser;
 	}
-	out->u.sample.callchain_off = r->size;
+	uint32_t off = (uint32_t)sizeof(struct rec);
+	out->u.sample.callchain_off = off;
 	out->u.sample.callchain_nr = m;
-	out->size = r->size + m * 8;
+	off += m * 8;
+	if (raw) {
+		memcpy((char *)out + off, rec_at(r, smp->raw_off), smp->raw_size);
+		memset((char *)out + off + smp->raw_size, 0, raw - smp->raw_size);
+		out->u.sample.raw_off = off;
+		off += (uint32_t)raw;
+	} else {
+		out->u.sample.raw_off = 0;
+		out->u.sample.raw_size = 0;
+	}
+	out->size = off;
 	/* Named as a frame-pointer sample from here: nothing is unwound again, and the memo keys on
 	 * the chain as completed. */
 	out->u.sample.regs_user_nr = 0;
 	out->u.sample.regs_user_abi = 0;
+	out->u.sample.regs_user_off = 0;
 	out->u.sample.stack_user_size = 0;
+	out->u.sample.stack_user_off = 0;
 	return out;
 }
 

@@ -6,7 +6,7 @@
     Children% on that same recording within its binomial error, both ways: each such caller of
     perf report is a perftop row and each of perftop's is in perf report;
   - -g (frame pointers, their first frames from CFI): its recording's attr has the user registers
-    and 512 bytes of stack, and the spinner's own caller rows (spinner_main_loop, main, whose
+    and 256 bytes of stack, and the spinner's own caller rows (spinner_main_loop, main, whose
     samples in the vdso's clock_gettime a plain frame-pointer walk gives to main's caller) are those
     of perf report --children on a perf record --call-graph dwarf of the same program;
   - --python-rate HZ: the Python reader reads the one Python thread HZ times a second: the reads
@@ -137,7 +137,7 @@ def dwarf_reference(secs):
 
 
 # -g: frame pointers whose first frames come from CFI. The recording says so (the user registers
-# BP, SP, IP and 512 bytes of stack beside the callchain, whose user part stays); and where the
+# BP, SP, IP and 256 bytes of stack beside the callchain, whose user part stays); and where the
 # spinner's own functions call what has no frame pointer (the vdso's clock_gettime and libc's), the
 # callers the kernel's walk skips are there: the spinner's caller rows are those of perf report on a
 # --call-graph dwarf recording of the same program (another run: twice the variance), both ways.
@@ -147,9 +147,9 @@ snaps, _ = run_json(["-g", "-e", "cpu-clock", "-z", "-d", "1", "-s", "dso,sym", 
 ev = subprocess.run(["perf", "evlist", "-v", "-i", rec], capture_output=True, text=True,
                     timeout=60).stdout
 check(re.search(r"sample_type: [^,]*REGS_USER\|STACK_USER", ev) and "sample_regs_user: 0x1c0" in ev
-      and "sample_stack_user: 512" in ev and "exclude_callchain_user" not in ev,
+      and "sample_stack_user: 256" in ev and "exclude_callchain_user" not in ev,
       f"-g: the recording's attr is {ev.strip()[:400]}, want the callchain with the user registers "
-      f"0x1c0 and 512 bytes of user stack")
+      f"0x1c0 and 256 bytes of user stack")
 total = sum(s["samples"] for s in snaps)
 mine, mine_self = {}, {}
 for s in snaps:
@@ -169,7 +169,7 @@ for f in ref_callers | mine_callers:
     check(abs(want - got) <= math.sqrt(2) * tolerance(want, min(total, nref)),
           f"-g: {f}: perftop Total {got:.2f}%, perf report Children {want:.2f}% of a --call-graph "
           f"dwarf recording ({total} and {nref} samples)")
-print(f"ok: -g: the attr has the registers and 512 bytes of stack; the spinner's callers "
+print(f"ok: -g: the attr has the registers and 256 bytes of stack; the spinner's callers "
       f"{sorted(ref_callers | mine_callers)} as perf report --children of a DWARF recording")
 os.unlink(rec)
 

@@ -73,6 +73,18 @@ int main(void)
 	/* All rings of 256 CPUs with user stacks at 4 kHz stay within their bound (256 MiB). */
 	struct sampler_sizes dw256 = sizes(4000, 0, NULL, 8192, 256);
 	CHECK((uint64_t)dw256.ring_pages * 4096 * 256 <= 256ull << 20);
+	/* The default call graph's stack per sample (256 bytes; 512 asked): between the two. */
+	struct sampler_opts oh = { .freq = 999, .callchain = true, .head_stack = SAMPLER_HEAD_STACK_DEFAULT };
+	struct sampler_sizes cfi1k, cfi1k512;
+	sampler_sizes(&oh, 2, 4096, &cfi1k);
+	oh.head_stack = 512;
+	sampler_sizes(&oh, 2, 4096, &cfi1k512);
+	CHECK(cfi1k.ring_pages >= fp1k.ring_pages && cfi1k.ring_pages < dw1k.ring_pages);
+	CHECK(cfi1k512.ring_pages > fp1k.ring_pages && cfi1k512.ring_pages < dw1k.ring_pages);
+	CHECK(cfi1k.queue_bytes > fp1k.queue_bytes && cfi1k.queue_bytes < dw1k.queue_bytes);
+	printf("  2 CPUs at -F 999: fp+cfi rings %u KiB each + queue %zu KiB; fp+cfi,512 rings %u KiB "
+	       "each + queue %zu KiB\n", cfi1k.ring_pages * 4, cfi1k.queue_bytes >> 10,
+	       cfi1k512.ring_pages * 4, cfi1k512.queue_bytes >> 10);
 	int cpus[] = { 2, 64, 128, 256 };
 	for (int i = 0; i < 4; i++) {
 		struct sampler_sizes f = sizes(999, 0, NULL, 0, cpus[i]), d = sizes(999, 0, NULL, 8192, cpus[i]);
