@@ -1,7 +1,8 @@
 #!/bin/bash
 # Memory model (issue 11 item 5): the coefficients of perftop's resident memory, measured here.
 #  - per CPU: the full-screen view (under tmux) on -C 0 and on -C 0-1 with a busy loop on each CPU,
-#    frame pointers (-g) and --call-graph dwarf, ROUNDS rounds; the difference of RSS (and of peak
+#    frame pointers alone (--call-graph fp), the default (-g: fp+cfi, with 256-byte stack copies)
+#    and --call-graph dwarf, ROUNDS rounds (MODES="fp cfi dwarf" picks them); the difference of RSS (and of peak
 #    RSS) is what one more CPU costs (its ring, its share of the queue, its counters and staging);
 #  - per process: -a -g with NPROC extra processes sleeping (described from /proc at start) and
 #    without them;
@@ -10,7 +11,7 @@
 #  - per row: bench/memrows (the model's and the snapshots' heap bytes per row).
 # Prints medians and the per-unit figures. Not a test: the figures depend on the machine.
 #
-# usage: [PARTS="cpu proc bin row"] [NPROC=2000] [NBIN=30] bench/memory.sh [PERFTOP] [ROUNDS] [SECONDS]
+# usage: [PARTS="cpu proc bin row"] [MODES="fp cfi dwarf"] [NPROC=2000] [NBIN=30] bench/memory.sh [PERFTOP] [ROUNDS] [SECONDS]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 pt=${1:-$here/../build/perftop}
@@ -72,8 +73,8 @@ echo "== per CPU (busy loop on each CPU; $rounds rounds of ${secs}s) =="
 taskset -c 0 "$tmpd/busy" & bg+=($!)
 taskset -c 1 "$tmpd/busy" & bg+=($!)
 declare -A rss hwm
-for mode in fp dwarf; do
-	cg=(-g); [ $mode = dwarf ] && cg=(--call-graph dwarf)
+for mode in ${MODES:-fp cfi dwarf}; do
+	case $mode in fp) cg=(--call-graph fp) ;; cfi) cg=(-g) ;; *) cg=(--call-graph dwarf) ;; esac
 	for cpus in 0 0-1; do
 		rs=(); hs=()
 		for r in $(seq "$rounds"); do
