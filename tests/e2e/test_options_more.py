@@ -143,7 +143,7 @@ def dwarf_reference(secs):
 # --call-graph dwarf recording of the same program (another run: twice the variance), both ways.
 rec = os.path.join(d, "g.data")
 snaps, _ = run_json(["-g", "-e", "cpu-clock", "-z", "-d", "1", "-s", "dso,sym", "-o", rec, "--",
-                     spinner, "3"])
+                     spinner, "2"])
 ev = subprocess.run(["perf", "evlist", "-v", "-i", rec], capture_output=True, text=True,
                     timeout=60).stdout
 check(re.search(r"sample_type: [^,]*REGS_USER\|STACK_USER", ev) and "sample_regs_user: 0x1c0" in ev
@@ -157,7 +157,7 @@ for s in snaps:
         if r["dso"] == "spinner":
             mine[r["sym"]] = mine.get(r["sym"], 0.0) + r["total"] * s["samples"] / total
             mine_self[r["sym"]] = mine_self.get(r["sym"], 0.0) + r["self"] * s["samples"] / total
-ref, nref = dwarf_reference(3)
+ref, nref = dwarf_reference(2)
 # The functions of spinner.c (not the C runtime's _start: below libc's frames without frame pointers
 # a frame-pointer chain ends, as perf report -g's does).
 OWN = ("main", "spinner_main_loop", "spinner_late_thread", "spinner_work", "seconds_now")

@@ -222,6 +222,8 @@ static void test_unmapped(struct symbolizer *s, const struct captured *c, uint64
 	CHECK(after.unwind_samples == before.unwind_samples + 1 && after.unwind_root == before.unwind_root);
 }
 
+static uint64_t rnd(uint64_t *x);
+
 /* A function without a frame record and its caller with one, each with its CFI. */
 __asm__(".text\n"
 	".globl head_leaf\n.type head_leaf,@function\nhead_leaf:\n.cfi_startproc\n"
@@ -334,6 +336,22 @@ static void test_fp_head(struct symbolizer *s)
 	n = head_names(s, r, got, 16);
 	CHECK(names_are(got, n, framed_names, 3));
 	free(r);
+
+	/* Hostile stacks (a profiled process writes its own): words that look like return addresses
+	 * into head_frame and head_leaf, random RBP: the steps stay bounded, the chain too. */
+	uint64_t x = 0x2545f4914f6cdd1dull, junk[32];
+	for (int iter = 0; iter < 2000; iter++) {
+		for (int i = 0; i < 32; i++)
+			junk[i] = rnd(&x) % 4 ? (uint64_t)(uintptr_t)head_frame + rnd(&x) % 16
+					      : (uint64_t)(uintptr_t)head_leaf;
+		uint64_t chain[] = { leaf, rnd(&x), in1 };
+		r = head_sample(leaf, sp + rnd(&x) % 64, rnd(&x) % 2 ? bp : rnd(&x), junk, sizeof(junk),
+				chain, 3);
+		struct frame f[64];
+		n = symbolizer_sample(s, symbolizer_fp_head(s, r), f, 64);
+		CHECK(n >= 1 && n <= 3 + UNWIND_HEAD_MAX + 1);
+		free(r);
+	}
 }
 
 static uint64_t rnd(uint64_t *x)
