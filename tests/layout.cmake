@@ -1,5 +1,5 @@
 # Tests of the project's layout rather than of what perftop does: the README's option table against
-# perftop's own (src/cli.c), the include graph of src/ (no circles), the length of functions, and
+# perftop's own (src/cli.c), the include and call graphs of src/ (no circles), the length of functions, and
 # docs/test-coverage.md against the options and keys perftop has.
 add_test(NAME layout_readme_options
   COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/layout/readme_options.py $<TARGET_FILE:perftop>
@@ -7,6 +7,10 @@ add_test(NAME layout_readme_options
 # No include circle among the modules of src/ (a .c and its .h are one module).
 add_test(NAME layout_includes
   COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/layout/check_includes.py ${CMAKE_SOURCE_DIR}/src)
+# No circle of calls between src/'s files (what each object file defines and uses, by nm): the
+# include check cannot see a call through a shared header.
+add_test(NAME layout_calls
+  COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/layout/check_calls.py ${CMAKE_BINARY_DIR})
 # No function over 150 lines in src/.
 add_test(NAME layout_long_functions
   COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/layout/long_functions.py ${CMAKE_SOURCE_DIR}/src

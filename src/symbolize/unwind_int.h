@@ -6,9 +6,12 @@
  * unwind.c: the facade (unwind.h) and the slow path driving libunwind; unwind_image.c: the mapped
  * binaries, their .eh_frame_hdr or .eh_frame section; unwind_ehframe.c: the .eh_frame reader (values,
  * records, CIEs) and the search of an image's FDEs, with the table it builds where there is no
- * .eh_frame_hdr; unwind_access.c: a walk's reads, libunwind's accessors over them; unwind_cfi.c: CFI
- * instructions and the fast path over cached rows; unwind_dwarf.c: .debug_frame through libdw, its
- * rules evaluated. unwind_image.c calls none of the others, unwind_ehframe.c only unwind_image.c.
+ * .eh_frame_hdr; unwind_walk.c: a walk's reads and mappings; unwind_access.c: libunwind's
+ * accessors over them; unwind_cfi.c: CFI instructions and the fast path over cached rows (and the
+ * first frames of frame-pointer chains); unwind_dwarf.c: .debug_frame through libdw, its rules
+ * evaluated. The calls go one way: unwind.c -> unwind_access.c -> unwind_cfi.c -> unwind_dwarf.c ->
+ * unwind_walk.c -> unwind_ehframe.c -> unwind_image.c, each file calling only files after it
+ * (tests/layout/check_calls.py fails on a circle).
  */
 #ifndef PERFTOP_SYMBOLIZE_UNWIND_INT_H
 #define PERFTOP_SYMBOLIZE_UNWIND_INT_H
@@ -191,6 +194,8 @@ const int32_t *eh_table(struct image *img, uint64_t *count);
 
 /* libunwind's remote accessors over a struct walk (their arg). */
 unw_accessors_t acc_table(void);
+
+/* ---- unwind_walk.c ---- */
 /* The image and bias for the executable mapping holding addr, remembered for this walk; NULL (and
  * w->why says why) when there is none. */
 struct touched *walk_touch(struct walk *w, uint64_t addr);
