@@ -47,10 +47,10 @@ struct cli {
 	double time_start, time_end;
 	bool header_only;     /* --header: print the recording's header info and exit */
 	const char *event_select; /* --event NAME: which event of a multi-event file */
-	const char *exports[CLI_MAX_EXPORTS]; /* --export FILE: written at the end (issue 15) */
+	const char *exports[CLI_MAX_EXPORTS]; /* --export FILE: written at the end */
 	int nexports;
 	bool delay_given;     /* -d was on the command line (replay: one snapshot per -d of recorded time) */
-	/* Names (issue 4). */
+	/* Names. */
 	bool no_inline;       /* --no-inline: no inline frames from DWARF */
 	bool inline_frames;   /* --inline: inline frames everywhere (default: replays of DWARF recordings) */
 	bool no_demangle;     /* --no-demangle: raw C++/Rust symbols */
@@ -58,17 +58,17 @@ struct cli {
 	uint64_t python_rate; /* --python-rate HZ: Python stacks' reads a second (0: by CPU budget) */
 	const char *symfs;    /* --symfs DIR: binaries and debug files looked up under DIR first */
 	const char *kallsyms; /* --kallsyms FILE: a replay's kernel addresses named from FILE */
-	const char *diff_base; /* --diff BASE.data: a Δ column against that recording (issue 6) */
+	const char *diff_base; /* --diff BASE.data: a Δ column against that recording */
 	/* --prefix OLD=NEW (annotate): source files built under OLD are read from NEW. */
 	const char *prefixes[CLI_MAX_PREFIXES];
 	int nprefixes;
-	bool no_mouse;        /* --no-mouse: the view does not take the mouse (issue 6) */
+	bool no_mouse;        /* --no-mouse: the view does not take the mouse */
 	/* Off-CPU and wall-clock time (sampler/offcpu.h). */
 	enum profile_mode mode; /* --off-cpu: PROFILE_OFFCPU, --wall: PROFILE_WALL */
 	uint64_t min_block_ns;  /* --min-block MS */
 	struct offcpu_opts offcpu; /* live in those modes: sampler.offcpu points here */
 	bool quiet;           /* -q: batch prints no snapshots, only errors */
-	/* --push URL (issue 15): the window's profile to a Pyroscope server (pusher.h). */
+	/* --push URL: the window's profile to a Pyroscope server (pusher.h). */
 	const char *push_url;
 	const char *push_name;
 	const char *push_labels[PUSH_MAX_LABELS]; /* "key=value" */

@@ -1,4 +1,4 @@
-# Drill-down on the real binary (issue 6): tmux drives perftop on a fixture with a known call graph
+# Drill-down on the real binary: tmux drives perftop on a fixture with a known call graph
 # (main -> top -> mid -> leaf_a / leaf_b): the function view's callers and callees, re-roots, the
 # flame graph, and the ways back out.
 add_executable(drill_fixture ${CMAKE_CURRENT_SOURCE_DIR}/drill/fixture.c)
@@ -10,8 +10,7 @@ add_test(NAME drill_tmux
           $<TARGET_FILE:drill_fixture>)
 set_tests_properties(drill_tmux PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK perf)
 
-# Find, filter, zoom, setup, the mouse and the function-key bar on the same fixture (issue 6,
-# items 4, 5, 6, 9): /leaf_b puts the cursor on leaf_b, \leaf leaves only the leaves, q and Esc
+# Find, filter, zoom, setup, the mouse and the function-key bar on the same fixture: /leaf_b puts the cursor on leaf_b, \leaf leaves only the leaves, q and Esc
 # get back out.
 add_test(NAME find_tmux
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/drill/test_find_tmux.sh $<TARGET_FILE:perftop>

@@ -1,4 +1,4 @@
-# Names (issue 4): workloads recorded with perf record and replayed, compared with perf report
+# Names: workloads recorded with perf record and replayed, compared with perf report
 # (C++, sort, dd, srcline), and live checks (demangling, inline frames, debuginfod in the background).
 # The fixtures inline_fixture(_other) are defined in symbolize.cmake; the C++ one is compiled by the
 # test itself (the project is C only).

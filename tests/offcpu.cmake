@@ -3,7 +3,7 @@
 perftop_unit_test(test_offcpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/offcpu/test_offcpu.c
   LIBS perftop_sampler)
 
-# Off-CPU and wall-clock time (issue 14): perftop --off-cpu and --wall on blocker, a program whose
+# Off-CPU and wall-clock time: perftop --off-cpu and --wall on blocker, a program whose
 # named threads wait in known functions (nanosleep, write + fdatasync, a mutex held 30 ms at a time)
 # and time those waits themselves (wall time minus the thread's CPU time), held against the
 # program's own clocks, a perf record of it replayed, and perf sched timehist on the same run.

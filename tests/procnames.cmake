@@ -1,4 +1,4 @@
-# Process-side names (issue 4), live: JIT code named from perf map files (node --perf-basic-prof),
+# Process-side names, live: JIT code named from perf map files (node --perf-basic-prof),
 # [vdso] rows, deleted and replaced binaries under -p, a chrooted process in its own namespaces; and
 # replays of perf record files of node and of a clock_gettime loop checked against perf report.
 # Real perf_event_open; a test skips (77) only when the kernel refuses it.

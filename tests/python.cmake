@@ -1,4 +1,4 @@
-# Python functions in native profiles (issue 17): CPython 3.11-3.13 processes sampled live (a
+# Python functions in native profiles: CPython 3.11-3.13 processes sampled live (a
 # command, -p), their Python frames in the chains. test_pysplice: the splice and the location-table
 # decoder; test_pyread: the reader on a fake interpreter in its own memory, and the watcher thread
 # (TSan).

@@ -25,7 +25,7 @@ foreach(t test_procsyms test_procsyms_asan)
   add_dependencies(${t} symfixture)
 endforeach()
 
-# Inline frames and source lines (issue 4): the -g -O2 fixture with always_inline helpers, checked
+# Inline frames and source lines: the -g -O2 fixture with always_inline helpers, checked
 # against eu-addr2line, and the same program built differently (another build-id) for the debuginfo
 # tests. The fixtures also serve the names workload tests (tests/names.cmake).
 foreach(fx inline_fixture inline_fixture_other)

@@ -1,4 +1,4 @@
-# DWARF unwinding (issue 5): --call-graph dwarf live on a C chain built without frame pointers, and
+# DWARF unwinding: --call-graph dwarf live on a C chain built without frame pointers, and
 # on a perf record --call-graph dwarf recording of a Python loop (Total% against perf report, the share
 # unwound to the root against perf script's); the live path also under ASan+UBSan (perftop_asan).
 add_executable(unwind_chain ${CMAKE_CURRENT_SOURCE_DIR}/unwind/chain.c)

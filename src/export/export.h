@@ -3,7 +3,7 @@
  *  - pprof: a gzipped perftools.profiles.Profile (go tool pprof, Parca, Pyroscope, Grafana);
  *  - speedscope: speedscope's JSON file format, one sampled profile per thread and event;
  *  - folded: "comm;root;...;leaf COUNT" lines as stackcollapse-perf writes them (flamegraph.pl).
- * pprof_encode_gz is the one encoder of pprof: the file writer and the push (issue 15 part 2) both
+ * pprof_encode_gz is the one encoder of pprof: the file writer and the push both
  * take its bytes.
  *
  * Several events (-e a,b): pprof has two sample types per event (samples/count, then the event's

@@ -13,7 +13,7 @@
  * are made outside the lock; the session's side copies a read out under it.
  *
  * How often: a read is a few microseconds, but waking a thread is not free (about 20 us of CPU a
- * wake in a VM, where timers and idle CPUs trap to the hypervisor), and the issue's bar is that
+ * wake in a VM, where timers and idle CPUs trap to the hypervisor), and the bar set for it is that
  * Python frames at most double perftop's CPU. So unless --python-rate fixes the rate, the thread
  * spends at most BUDGET_SHARE of what the rest of perftop spends (its own CPU per round and the
  * process's, measured every TUNE_NS), read as often as that allows between SLOW_NS and the

@@ -23,7 +23,7 @@
  * (the sample's call chain is taken in between, and at the switch-in the thread's events are
  * scheduled in first).
  *
- * Accounting rules (the issue's "correct accounting"):
+ * Accounting rules:
  *  - times are the records' (the kernel's clock), never the process's own; offcpu_flush takes
  *    "now" in that clock (live: CLOCK_MONOTONIC, which the sampler asks the kernel to use);
  *  - a block still open when offcpu_flush runs is emitted up to now as a piece, and goes on from

@@ -41,7 +41,7 @@ struct rec_sample {
 	 * stack (lbr_chain) its user part is the branch stack's (parse.h). */
 	uint32_t callchain_off;
 	uint32_t callchain_nr;
-	/* User registers and stack for DWARF unwinding (later issue); 0 when absent. */
+	/* User registers and stack (--call-graph dwarf, fp+cfi); 0 when absent. */
 	uint64_t regs_user_abi;
 	uint64_t regs_user_mask;
 	uint32_t regs_user_off;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 11): --call-graph none and --call-graph dwarf,SIZE, live.
+"""Acceptance: --call-graph none and --call-graph dwarf,SIZE, live.
 
   - --call-graph none on the spinner: no callers at all, so every row's Total% is its Self% and no
     row is there only as a caller (main, spinner_main_loop with Self 0);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# An idle view costs nothing (issue 11 item 4): perftop -p on a process that sleeps, in its
+# An idle view costs nothing: perftop -p on a process that sleeps, in its
 # full-screen view under tmux, wakes only for its refreshes and to check its target, and once the
 # target has exited, only for its refreshes. Measured in wakeups, not CPU time (machines are noisy):
 # the voluntary context switches of all perftop's threads (each one a sleep, so a wakeup after it;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 11): the batch JSON's counters, exited, dropped and total_period, and the final
+"""Acceptance: the batch JSON's counters, exited, dropped and total_period, and the final
 snapshot printed when the command exits, checked against the workload's own counts.
 
   - counters: a Python program (the interpreter itself, no shell shim in between) sleeps 300 times,

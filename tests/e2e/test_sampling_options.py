@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 11): -c PERIOD and -F HZ, live, each checked against the session's own
+"""Acceptance: -c PERIOD and -F HZ, live, each checked against the session's own
 recording (-o F, read by perf) and the JSON's total_period.
 
   - -e cpu-clock -c 2000000 -z: every window's total_period is its samples * 2,000,000 (ns), and

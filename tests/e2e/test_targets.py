@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 11): the targets no other test runs, each checked against what the test set up
+"""Acceptance: the targets no other test runs, each checked against what the test set up
 (which thread, which processes, which CPU) and the session's own recording where it helps.
 
   - -t TID: the spinner's late thread only: every row of -s tid,sym is that tid, spinner_late_thread

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 13): what the command line says about events, decided before anything opens.
+"""Acceptance: what the command line says about events, decided before anything opens.
 
   - errors: one line on stderr naming the event and the reason, and a non-zero exit: an unknown
     tracepoint; a kprobe where sysfs has no kprobe PMU (kprobes compiled out); a cache event and

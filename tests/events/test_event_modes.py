@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 13): modifiers and -c on software events, against the machine's own answers.
+"""Acceptance: modifiers and -c on software events, against the machine's own answers.
 
   - cpu-clock:u and cpu-clock:k on a program that spends its time both in its own loop and in
     open(2): plain cpu-clock shows kernel rows (so the check means something); :u shows no kernel

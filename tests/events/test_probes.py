@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 13): uprobes count hits exactly, with their callers.
+"""Acceptance: uprobes count hits exactly, with their callers.
 
 probe_target calls probed() exactly CALLS times, two thirds from caller_a and one third from
 caller_b, and says so. perftop -e uprobe:probe_target:probed (a sample at every hit by default)

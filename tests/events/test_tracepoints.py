@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 13): tracepoints, sampled at every hit.
+"""Acceptance: tracepoints, sampled at every hit.
 
   - -e syscalls:sys_enter_openat on probe_target, which opens a file OPENS times (and says how
     many opens succeeded): at least OPENS samples, and not many more (the loader's own opens). It

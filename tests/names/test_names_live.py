@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Live names (issue 4):
+"""Live names:
   - a C++ workload shows demangled names (perftop -b --json -- ./cxx_fixture), and --no-demangle shows
     the raw _Z names;
   - with --inline, inline frames take part in Total% (the -g -O2 inline fixture: "mix_step (inlined)"

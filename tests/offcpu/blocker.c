@@ -1,5 +1,5 @@
 /*
- * blocker: the reference workload of the off-CPU tests (issue 14). Named threads wait in known
+ * blocker: the reference workload of the off-CPU tests. Named threads wait in known
  * ways, each wait inside a known function, and time their own waits, so a test can hold perftop's
  * --off-cpu figures against the workload's clocks:
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 14): perftop --off-cpu on a command charges each blocking function with the
+"""Acceptance: perftop --off-cpu on a command charges each blocking function with the
 off-CPU time the workload measured itself, within 10%.
 
 blocker (blocker.c) runs SECS seconds under `perftop --off-cpu -b --json -z -d 1`: its threads wait

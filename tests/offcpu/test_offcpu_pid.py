@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 14): perftop --off-cpu attached to a program already running (its threads
+"""Acceptance: perftop --off-cpu attached to a program already running (its threads
 already blocked and waking in their loops) charges each blocking function with the off-CPU time the
 program measured itself over the part compared, within 10%: with -p PID (per-task events: the
 switch-ins from context-switch records), with -t on two of its threads (their functions only), with

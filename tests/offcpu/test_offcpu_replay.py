@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 14): off-CPU time from recordings, within 10% of what the workload measured.
+"""Acceptance: off-CPU time from recordings, within 10% of what the workload measured.
 
   - `perf record -e sched:sched_switch --switch-events -g` of blocker (hotspot's recipe: the
     switch-outs with their stacks and prev_state, the switch-ins from the context-switch records),

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Acceptance (issue 14): the off-CPU view through tmux. perftop --off-cpu -s state,sym -- blocker
+# Acceptance: the off-CPU view through tmux. perftop --off-cpu -s state,sym -- blocker
 # (threads waiting in sleep_wait, sync_wait, lock_wait and hold_lock, blocker.c): the header says
 # off-CPU, the table has rows for the blocking functions with their state (sleep_wait's S, and
 # sync_wait's D when fdatasync blocks in the directory used: a short run of blocker first says

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 14): --wall puts on-CPU samples (their period in ns) and off-CPU time in one
+"""Acceptance: --wall puts on-CPU samples (their period in ns) and off-CPU time in one
 profile, so that a thread that sleeps all the time and one that spins all the time weigh the same.
 
 blocker runs SECS seconds under `perftop --wall -b --json -z -d 1 -s sym`: the sleeper spends its

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 4): a fixture whose binary is deleted after it starts is still named correctly
+"""Acceptance: a fixture whose binary is deleted after it starts is still named correctly
 under -p (read through /proc/PID/map_files), and one replaced by another file at the same path
 (an upgrade) keeps the names of the binary it runs, not of the new file.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 4, issue 11): a program calling clock_gettime in a loop, as a command and under
+"""Acceptance: a program calling clock_gettime in a loop, as a command and under
 -p: perftop's [vdso] rows are the ones perf report shows on the recording of the same session
 (perftop -o F), names and shares.
 

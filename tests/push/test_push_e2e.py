@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance (issue 15, --push): perftop pushing to a stand-in of Pyroscope's /ingest on 127.0.0.1
+"""Acceptance (--push): perftop pushing to a stand-in of Pyroscope's /ingest on 127.0.0.1
 (ingest_server.py; no other address is ever used).
 
   - options: a bad URL, label, header, name or interval is one line on stderr and exit 2, before

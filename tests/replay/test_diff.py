@@ -1,4 +1,4 @@
-"""--diff (issue 6 item 8): two recordings of diff_work made here with perf record, OLD with the
+"""--diff: two recordings of diff_work made here with perf record, OLD with the
 mix a:b:d = 2:1:1 and NEW with a:b:c = 1:1:2, so Self% moves from about 50/25/0/25 to 25/25/50/0.
 How far from those round numbers each share lands moves with the machine (its CPU, its load), so
 the sizes expected are perf report's on the same two files: perftop -i NEW --diff OLD -b --json

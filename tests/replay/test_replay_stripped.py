@@ -1,4 +1,4 @@
-"""Unresolved addresses of a binary are named by their address in that binary (issue 11 item 2):
+"""Unresolved addresses of a binary are named by their address in that binary:
 two processes of one stripped binary, loaded at two different addresses (the second one through the
 dynamic loader, which places it itself, so the addresses differ even without ASLR), recorded by perf
 record -g; perftop -i must give the same rows of that binary (one per relative address, as perf

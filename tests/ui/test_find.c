@@ -1,6 +1,5 @@
 /*
- * test_find: find, filter, zoom, order, setup, mouse and the key bar without a terminal (issue 6,
- * items 4, 5, 6, 9). A small profile (two processes, a kernel path, a libc frame) is snapshotted;
+ * test_find: find, filter, zoom, order, setup, mouse and the key bar without a terminal. A small profile (two processes, a kernel path, a libc frame) is snapshotted;
  * keys drive the view state as a user would: / typed letter by letter moves the cursor, Enter keeps
  * it, Esc puts it back, n / N walk the matches; \ with a|b alternatives filters (model/filter.h, as
  * the loop does), Esc clears; t d K U push zoom levels and Esc pops them, and the levels applied to

@@ -1,5 +1,5 @@
 /*
- * test_header: the header lines of a frame with the counters line (issue 6 item 7), compared with
+ * test_header: the header lines of a frame with the counters line, compared with
  * golden files under tests/ui/golden/ (header_*.txt: the lines above the table's column titles,
  * so that changes to the table or the footer do not touch them). Cases: this machine's picture
  * (software counters only, no PMU), a machine with a PMU whose hardware group was multiplexed

@@ -1,4 +1,4 @@
-"""Live --call-graph dwarf through .debug_frame (issue 5): the chain main -> top -> mid -> leaf built
+"""Live --call-graph dwarf through .debug_frame: the chain main -> top -> mid -> leaf built
 -O2 -fomit-frame-pointer -g without unwind tables (tests/unwind/debugframe.c), so that its functions
 have no .eh_frame entry and .debug_frame is all there is to unwind them. perftop -b --json must give
 leaf, mid, top and main a Total% of at least 90 and unwind at least 90% of the samples to the root:

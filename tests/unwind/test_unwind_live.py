@@ -1,4 +1,4 @@
-"""Live --call-graph dwarf (issue 5): perftop -b --json on the C chain main -> top -> mid -> leaf built
+"""Live --call-graph dwarf: perftop -b --json on the C chain main -> top -> mid -> leaf built
 -O2 -fomit-frame-pointer. Frame pointers cannot see past leaf; DWARF unwinding must give mid and top a
 Total% of at least 90, report the share unwound to the root ("unwound") in the JSON, and do the same
 under ASan+UBSan (perftop_asan: the accessors read stack copies of a live process). The control,

@@ -1,4 +1,4 @@
-"""Replayed --call-graph dwarf (issue 5).
+"""Replayed --call-graph dwarf.
 
 1. perf record --call-graph dwarf of a Python loop (Debian's /usr/bin/python3, called by its path so
    that no shell shim runs first), replayed by perftop -i: Total% and Self% of every row against
