@@ -33,7 +33,7 @@ churn() {
 	local end=$((SECONDS + $1)) d
 	d=$(mktemp -d)
 	while ((SECONDS < end)); do
-		gcc -O2 -std=c11 -D_GNU_SOURCE -I"$here/src" -c -o "$d/o.o" "$here/src/sampler/parse.c"
+		gcc -O2 -std=c11 -D_GNU_SOURCE -I"$here/src" -c -o "$d/o.o" "$here/src/record/parse.c"
 		dd if=/dev/urandom bs=64k count=64 2>/dev/null | gzip -6 >"$d/z.gz"
 		seq 1 200000 | sort -R | sort -n | sha256sum >/dev/null
 		sh -c 'ls -l /usr/bin >/dev/null'

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sampler/parse.h"
+#include "record/parse.h"
 
 #define CAP (sizeof(struct rec) + 70000)
 

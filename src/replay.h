@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "perfdata/perfdata.h"
-#include "sampler/record.h"
+#include "record/record.h"
 
 struct replay_sink {
 	void *ctx;

@@ -17,7 +17,7 @@
 #ifndef PERFTOP_SAMPLE_MEMO_H
 #define PERFTOP_SAMPLE_MEMO_H
 
-#include "sampler/record.h"
+#include "record/record.h"
 #include "util/frame.h"
 
 #define SAMPLE_MEMO_MAX 128 /* longest chain, and most frames, kept */

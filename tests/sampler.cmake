@@ -2,7 +2,7 @@
 # real perf events (skipped with code 77 where perf_event_open is refused).
 set(SAMPLER_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/sampler)
 
-perftop_unit_test(test_parse SOURCES ${SAMPLER_TEST_DIR}/test_parse.c LIBS perftop_sampler)
+perftop_unit_test(test_parse SOURCES ${SAMPLER_TEST_DIR}/test_parse.c LIBS perftop_record)
 perftop_unit_test(test_ring SOURCES ${SAMPLER_TEST_DIR}/test_ring.c LIBS perftop_sampler)
 # Ring and queue sizes by rate and sample size (the memory model's per-CPU part).
 perftop_unit_test(test_sizes SOURCES ${SAMPLER_TEST_DIR}/test_sizes.c LIBS perftop_sampler)

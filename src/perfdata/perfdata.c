@@ -41,7 +41,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "sampler/parse.h"
+#include "record/parse.h"
 #include "util/radix.h"
 #include "util/util.h"
 

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
-#include "sampler/record.h"
+#include "record/record.h"
 
 struct perfdata_event {
 	struct perf_event_attr attr;

@@ -35,7 +35,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
-#include "sampler/record.h"
+#include "record/record.h"
 #include "sampler/sampler.h"
 
 struct perfdata_writer;

@@ -47,7 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sampler/record.h"
+#include "record/record.h"
 
 /* The tracepoint whose samples are the switch-outs. */
 #define OFFCPU_SWITCH_EVENT "sched:sched_switch"

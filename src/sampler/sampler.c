@@ -53,7 +53,7 @@
 
 #include "sampler/counters.h"
 #include "sampler/event.h"
-#include "sampler/parse.h"
+#include "record/parse.h"
 #include "sampler/ring.h"
 #include "sampler/synth.h"
 #include "util/util.h"

@@ -27,7 +27,7 @@
 #include "sampler/counters.h"
 #include "sampler/offcpu.h"
 #include "sampler/queue.h"
-#include "sampler/record.h"
+#include "record/record.h"
 
 enum sampler_target {
 	TARGET_SYSTEM,   /* -a, or no target and no command */

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "sampler/record.h"
+#include "record/record.h"
 
 /* Called for each synthesized record; return non-zero to stop. */
 typedef int (*synth_emit_fn)(void *ctx, const struct rec *r);

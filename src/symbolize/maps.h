@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sampler/record.h"
+#include "record/record.h"
 
 struct dso;
 struct dso_set;

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sampler/record.h"
+#include "record/record.h"
 #include "util/frame.h"
 
 struct symbolizer;

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sampler/record.h"
+#include "record/record.h"
 #include "util/util.h"
 
 /* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h) */

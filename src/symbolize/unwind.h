@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sampler/record.h"
+#include "record/record.h"
 
 struct maps;
 struct unwind;

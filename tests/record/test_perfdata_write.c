@@ -20,7 +20,7 @@
 #include <linux/perf_event.h>
 
 #include "check.h"
-#include "sampler/parse.h"
+#include "record/parse.h"
 #include "perfdata/perfdata.h"
 #include "perfdata/perfdata_tracing.h"
 #include "perfdata/perfdata_write.h"

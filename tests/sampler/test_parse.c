@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "sampler/parse.h"
+#include "record/parse.h"
 
 /* A record under construction. */
 struct bb {

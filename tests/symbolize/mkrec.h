@@ -8,7 +8,7 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "sampler/record.h"
+#include "record/record.h"
 #include "util/util.h"
 
 /* An executable MMAP2 of path at [start, start + len) from file offset pgoff (free() it). */

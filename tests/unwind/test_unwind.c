@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "sampler/record.h"
+#include "record/record.h"
 #include "symbolize/symbolizer.h"
 #include "symbolize/unwind.h"
 

@@ -11,7 +11,7 @@
  *
  * All loads go through memcpy: a record copied out of a file or a queue need not be 8-aligned.
  */
-#include "sampler/parse.h"
+#include "record/parse.h"
 
 #include <errno.h>
 #include <string.h>

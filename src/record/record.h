@@ -6,7 +6,8 @@
  * record can be copied byte-for-byte through the sampler->rest queue or out of a perf.data file and
  * read on the other side without pointer fix-ups. size is always a multiple of 8.
  *
- * This header is the sampler's public contract: the symbolizer and session code read it; nothing
+ * This header is the contract between the layers: the sampler and the perf.data reader write records,
+ * the symbolizer and the session read them (parse.h makes them from perf's bytes); nothing
  * here depends on how the record was obtained (live ring, synthesized from /proc, or a file).
  */
 #ifndef PERFTOP_RECORD_H

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
-#include "sampler/record.h"
+#include "record/record.h"
 
 struct parse_cfg {
 	uint64_t sample_type;
