@@ -51,6 +51,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "sampler/command.h"
 #include "sampler/counters.h"
 #include "sampler/event.h"
 #include "record/parse.h"
@@ -186,11 +187,8 @@ struct sampler {
 	int wake_fd;            /* eventfd: the thread pushed records (or is done); -1 when none */
 	uint64_t pushed;        /* records pushed this pass (the thread's) */
 
-	pid_t child;
+	struct command cmd;     /* TARGET_COMMAND: the command, held until sampler_start */
 	char *cmd_name;
-	int go_fd;              /* write end: releases the held child */
-	int status_fd;          /* read end: errno of a failed exec, EOF on success */
-	bool child_reaped;
 
 	/* The counting groups next to the rings: read by the main thread only (sampler_read_counters),
 	 * never by ours. */
@@ -297,43 +295,6 @@ static int online_cpus(int **cpus, int *n)
 		return 0;
 	}
 	return parse_cpu_list(buf, cpus, n);
-}
-
-/* Whether argv0 would be found by execvp: so "cannot run" is reported before anything starts. */
-static int find_in_path(const char *argv0)
-{
-	const char *path, *p;
-	char buf[PATH_MAX];
-	struct stat st;
-	int err = ENOENT;
-
-	if (!*argv0)
-		return ENOENT;
-	if (strchr(argv0, '/')) {
-		if (stat(argv0, &st) != 0)
-			return errno;
-		if (S_ISDIR(st.st_mode))
-			return EACCES;
-		return access(argv0, X_OK) == 0 ? 0 : errno;
-	}
-	path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/bin:/usr/bin";
-	for (p = path;; p++) {
-		const char *e = strchr(p, ':');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		int n = len ? snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, argv0)
-			    : snprintf(buf, sizeof(buf), "%s", argv0);
-		if (n > 0 && (size_t)n < sizeof(buf) && stat(buf, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			if (access(buf, X_OK) == 0)
-				return 0;
-			err = EACCES;
-		}
-		if (!e)
-			break;
-		p = e;
-	}
-	return err;
 }
 
 static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
@@ -634,69 +595,6 @@ static int open_process(struct sampler *s, pid_t pid, char *err, size_t errlen)
 	}
 	free(done);
 	return ret;
-}
-
-/* Child side of fork: wait to be released, then become the command. Only async-signal-safe. */
-static _Noreturn void child_run(int go_rd, int status_wr, char *const *argv)
-{
-	char c;
-	int e;
-	ssize_t n;
-	sigset_t none;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	do
-		n = read(go_rd, &c, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(127);   /* the sampler gave up before starting */
-	close(go_rd);
-	execvp(argv[0], argv);
-	e = errno;
-	if (write(status_wr, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-static int fork_command(struct sampler *s, char *const *argv, char *err, size_t errlen)
-{
-	int go[2], status[2];
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC) != 0) {
-		int e = errno;
-		seterr(err, errlen, "cannot run '%s': pipe: %s", argv[0], strerror(e));
-		return -e;
-	}
-	if (pipe2(status, O_CLOEXEC) != 0) {
-		int e = errno;
-		close(go[0]);
-		close(go[1]);
-		seterr(err, errlen, "cannot run '%s': pipe: %s", argv[0], strerror(e));
-		return -e;
-	}
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		seterr(err, errlen, "cannot run '%s': fork: %s", argv[0], strerror(e));
-		close(go[0]);
-		close(go[1]);
-		close(status[0]);
-		close(status[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		close(go[1]);
-		close(status[0]);
-		child_run(go[0], status[1], argv);
-	}
-	close(go[0]);
-	close(status[1]);
-	s->child = pid;
-	s->go_fd = go[1];
-	s->status_fd = status[0];
-	return 0;
 }
 
 static uint64_t clamp_freq(uint64_t freq)
@@ -1099,8 +997,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 	s->target = o->target;
 	s->callchain = o->callchain;
 	s->synthesize = o->synthesize;
-	s->go_fd = -1;
-	s->status_fd = -1;
+	command_init(&s->cmd);
 	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	s->page_size = sysconf(_SC_PAGESIZE);
 	pthread_mutex_init(&s->offcpu_lock, NULL);
@@ -1134,7 +1031,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 			goto fail;
 		}
 		s->cmd_name = xstrdup(o->argv[0]);
-		e = find_in_path(o->argv[0]);
+		e = command_find(o->argv[0]);
 		if (e) {
 			seterr(err, errlen, "cannot run '%s': %s", o->argv[0], strerror(e));
 			goto fail;
@@ -1171,9 +1068,9 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 		}
 		break;
 	case TARGET_COMMAND:
-		ret = fork_command(s, o->argv, err, errlen);
+		ret = command_fork(&s->cmd, o->argv, err, errlen);
 		if (!ret)
-			ret = open_task(s, s->child, err, errlen);
+			ret = open_task(s, s->cmd.pid, err, errlen);
 		break;
 	}
 	if (ret)
@@ -1425,10 +1322,8 @@ static bool target_gone(struct sampler *s)
 	switch (s->target) {
 	case TARGET_COMMAND: {
 		int status;
-		pid_t p = waitpid(s->child, &status, WNOHANG);
-		if (p == s->child || (p < 0 && errno == ECHILD)) {
-			s->child_reaped = true;
-			atomic_store(&s->st_exit_status, p == s->child ? status : 0);
+		if (command_exited(&s->cmd, &status)) {
+			atomic_store(&s->st_exit_status, status);
 			return true;
 		}
 		return false;
@@ -1541,30 +1436,10 @@ int sampler_start(struct sampler *s, char *err, size_t errlen)
 	if (s->thread_started || s->stopped)
 		return -EINVAL;
 	if (s->target == TARGET_COMMAND) {
-		ssize_t n;
-		char c = 1;
-		int child_errno = 0;
-
-		if (write(s->go_fd, &c, 1) != 1) {
-			e = errno;
+		e = command_release(&s->cmd);
+		if (e) {
 			seterr(err, errlen, "cannot run '%s': %s", s->cmd_name, strerror(e));
 			return -e;
-		}
-		close(s->go_fd);
-		s->go_fd = -1;
-		/* EOF: the exec succeeded and closed the CLOEXEC pipe. */
-		do
-			n = read(s->status_fd, &child_errno, sizeof(child_errno));
-		while (n < 0 && errno == EINTR);
-		close(s->status_fd);
-		s->status_fd = -1;
-		if (n == (ssize_t)sizeof(child_errno)) {
-			int status;
-			seterr(err, errlen, "cannot run '%s': %s", s->cmd_name, strerror(child_errno));
-			while (waitpid(s->child, &status, 0) < 0 && errno == EINTR)
-				;
-			s->child_reaped = true;
-			return -child_errno;
 		}
 	} else {
 		for (size_t i = 0; i < s->nfds; i++) {
@@ -1587,34 +1462,6 @@ int sampler_start(struct sampler *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* SIGTERM, a second to go, then SIGKILL: never waits on a child that ignores us. */
-static void reap_child(struct sampler *s)
-{
-	int status;
-
-	if (s->child <= 0 || s->child_reaped)
-		return;
-	if (s->go_fd >= 0) {
-		/* Still held before exec: closing the pipe makes it exit by itself. */
-		close(s->go_fd);
-		s->go_fd = -1;
-	} else {
-		kill(s->child, SIGTERM);
-	}
-	for (int i = 0; i < 100; i++) {
-		pid_t p = waitpid(s->child, &status, WNOHANG);
-		if (p == s->child || (p < 0 && errno != EINTR))
-			goto reaped;
-		struct timespec ts = { 0, 10 * 1000000L };
-		nanosleep(&ts, NULL);
-	}
-	kill(s->child, SIGKILL);
-	while (waitpid(s->child, &status, 0) < 0 && errno == EINTR)
-		;
-reaped:
-	s->child_reaped = true;
-}
-
 void sampler_stop(struct sampler *s)
 {
 	if (!s || s->stopped)
@@ -1624,7 +1471,7 @@ void sampler_stop(struct sampler *s)
 	if (s->thread_started)
 		pthread_join(s->thread, NULL);
 	s->thread_started = false;
-	reap_child(s);
+	command_reap(&s->cmd);
 	for (size_t i = 0; i < s->nfds; i++)
 		close(s->fds[i].fd);
 	s->nfds = 0;
@@ -1637,9 +1484,7 @@ void sampler_stop(struct sampler *s)
 		r->map = NULL;
 		r->ring_ok = false;
 	}
-	if (s->status_fd >= 0)
-		close(s->status_fd);
-	s->status_fd = -1;
+	command_close(&s->cmd);
 	if (s->pw) {
 		/* The thread is gone: the writer is ours now. Features and the final header. */
 		char msg[512];
@@ -1769,7 +1614,7 @@ uint64_t sampler_period(const struct sampler *s, int ev)
 
 pid_t sampler_child_pid(const struct sampler *s)
 {
-	return s->child;
+	return s->cmd.pid;
 }
 
 int sampler_nr_cpus(const struct sampler *s)

@@ -1,0 +1,40 @@
+/*
+ * command: the program a session starts (perftop -- PROG ARGS), held between its fork and its exec
+ * so that the events are on before its first instruction (enable_on_exec), then reaped.
+ *
+ * The child waits on a pipe (go) and execs when the sampler releases it; a second, close-on-exec
+ * pipe (status) brings back exec's errno, or EOF when the exec succeeded. Used by the sampler's
+ * caller's thread only (sampler_open, sampler_start, sampler_stop) and by the sampler thread's
+ * check that the command is gone (command_exited), never by both at once.
+ */
+#ifndef PERFTOP_SAMPLER_COMMAND_H
+#define PERFTOP_SAMPLER_COMMAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct command {
+	pid_t pid;              /* 0: none */
+	int go_fd;              /* write end: releases the held child */
+	int status_fd;          /* read end: errno of a failed exec, EOF on success */
+	bool reaped;
+};
+
+void command_init(struct command *c);
+/* Whether argv0 would be found by execvp (0, or the errno it would fail with): so "cannot run" is
+ * said before anything starts. */
+int command_find(const char *argv0);
+/* Forks the child, held before its exec. 0, or -errno with err set ("cannot run 'x': ..."). */
+int command_fork(struct command *c, char *const *argv, char *err, size_t errlen);
+/* Lets the child exec: 0 when it did, else the errno of the exec (the child is reaped then). */
+int command_release(struct command *c);
+/* Whether the command has exited (reaped now, *status its wait status; 0 when it was not ours). */
+bool command_exited(struct command *c, int *status);
+/* SIGTERM (or, still held, the pipe closed), a second to go, then SIGKILL: never waits on a child
+ * that ignores us. */
+void command_reap(struct command *c);
+/* The pipes' ends still open. */
+void command_close(struct command *c);
+
+#endif
