@@ -41,14 +41,11 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "perfdata/format.h"
 #include "record/parse.h"
 #include "util/radix.h"
 #include "util/util.h"
 
-#define PD_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" read as a little-endian u64 */
-#define PD_MAGIC1 0x454c494646524550ULL /* "PERFFILE": version 1 files */
-#define PD_FILE_HEADER_SIZE 104
-#define PD_PIPE_HEADER_SIZE 16
 #define PD_MAX_EVENTS 256
 #define PD_MAX_IDS (1u << 20)        /* all events together */
 #define PD_MAX_ATTR_SIZE 4096
@@ -61,49 +58,6 @@
 #define PD_REC_MAX (sizeof(struct rec) + 65536 + 64) /* largest parsed form of one record */
 #define PD_RELEASE_STEP (256u << 10) /* mapped bytes read between two releases of the pages behind */
 #define PD_MAX_BUILD_IDS 4096        /* (path, build-id) pairs kept for the symbolizer */
-
-/* perf.data's own record types (tools/perf/util/event.h; not in the uapi header). */
-enum {
-	PD_HEADER_ATTR = 64,
-	PD_HEADER_EVENT_TYPE = 65,
-	PD_HEADER_TRACING_DATA = 66,
-	PD_HEADER_BUILD_ID = 67,
-	PD_FINISHED_ROUND = 68,
-	PD_ID_INDEX = 69,
-	PD_AUXTRACE_INFO = 70,
-	PD_AUXTRACE = 71,
-	PD_AUXTRACE_ERROR = 72,
-	PD_THREAD_MAP = 73,
-	PD_CPU_MAP = 74,
-	PD_STAT_CONFIG = 75,
-	PD_STAT = 76,
-	PD_STAT_ROUND = 77,
-	PD_EVENT_UPDATE = 78,
-	PD_TIME_CONV = 79,
-	PD_HEADER_FEATURE = 80,
-	PD_COMPRESSED = 81,
-	PD_FINISHED_INIT = 82,
-	PD_COMPRESSED2 = 83,
-	PD_USER_LAST = 83,
-};
-
-/* Feature bits of the file header (tools/perf/util/header.h); bit 0 is reserved. */
-enum {
-	FEAT_RESERVED = 0, FEAT_TRACING_DATA, FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH,
-	FEAT_NRCPUS, FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC,
-	FEAT_CPU_TOPOLOGY, FEAT_NUMA_TOPOLOGY, FEAT_BRANCH_STACK, FEAT_PMU_MAPPINGS, FEAT_GROUP_DESC,
-	FEAT_AUXTRACE, FEAT_STAT, FEAT_CACHE, FEAT_SAMPLE_TIME, FEAT_MEM_TOPOLOGY, FEAT_CLOCKID,
-	FEAT_DIR_FORMAT, FEAT_BPF_PROG_INFO, FEAT_BPF_BTF, FEAT_COMPRESSED, FEAT_CPU_PMU_CAPS,
-	FEAT_CLOCK_DATA, FEAT_HYBRID_TOPOLOGY, FEAT_PMU_CAPS, FEAT_COUNT
-};
-
-static const char *const feat_names[FEAT_COUNT] = {
-	"RESERVED", "TRACING_DATA", "BUILD_ID", "HOSTNAME", "OSRELEASE", "VERSION", "ARCH", "NRCPUS", "CPUDESC",
-	"CPUID", "TOTAL_MEM", "CMDLINE", "EVENT_DESC", "CPU_TOPOLOGY", "NUMA_TOPOLOGY", "BRANCH_STACK",
-	"PMU_MAPPINGS", "GROUP_DESC", "AUXTRACE", "STAT", "CACHE", "SAMPLE_TIME", "MEM_TOPOLOGY",
-	"CLOCKID", "DIR_FORMAT", "BPF_PROG_INFO", "BPF_BTF", "COMPRESSED", "CPU_PMU_CAPS",
-	"CLOCK_DATA", "HYBRID_TOPOLOGY", "PMU_CAPS",
-};
 
 struct pd_event {
 	struct perfdata_event pub;
@@ -884,7 +838,7 @@ static void feature_parse(struct perfdata_reader *r, unsigned feat, const unsign
 	}
 	default:
 		if (feat < FEAT_COUNT)
-			add_line(r, "feature %s: %zu bytes", feat_names[feat], len);
+			add_line(r, "feature %s: %zu bytes", pd_feature_name(feat), len);
 		else
 			add_line(r, "feature %u: %zu bytes", feat, len);
 		break;

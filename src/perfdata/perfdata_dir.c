@@ -17,6 +17,7 @@
  * Bounded: at most PD_DIR_MAX_FILES pieces and PD_DIR_MAX_BYTES in all (the memory file is RAM).
  */
 #include "perfdata/perfdata_dir.h"
+#include "perfdata/format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,6 @@
 
 #define PD_DIR_MAX_FILES 4096
 #define PD_DIR_MAX_BYTES (2ull << 30)
-#define PD_DIR_HEADER 104
 
 /* util's write_full, as 0 or -errno (-EIO when write wrote nothing and said no error). */
 static int write_all(int fd, const void *p, size_t n)
@@ -75,7 +75,7 @@ struct piece {
 struct dir_plan {
 	char main[4096];
 	uint64_t main_size;
-	uint64_t hdr[13];          /* the 104-byte header as u64s */
+	uint64_t hdr[PD_FILE_HEADER_SIZE / 8]; /* the file header as u64s */
 	uint64_t data_end;         /* of the main file's data: where its feature table starts */
 	uint64_t *feat;            /* the table: {offset, size} per feature bit set */
 	size_t nfeat;
@@ -116,7 +116,7 @@ static int plan_main(const char *path, struct dir_plan *p, char *err, size_t err
 		return -1;
 	}
 	p->main_size = (uint64_t)st.st_size;
-	if (memcmp(&p->hdr[0], "PERFILE2", 8) || p->hdr[1] != PD_DIR_HEADER) {
+	if (memcmp(&p->hdr[0], PD_MAGIC_TEXT, 8) || p->hdr[1] != PD_FILE_HEADER_SIZE) {
 		snprintf(err, errlen, "%s: not a perf.data file of this machine's byte order", path);
 		return -1;
 	}
@@ -178,16 +178,16 @@ static int plan_files(const char *const *paths, size_t n, struct dir_plan *p, ch
 	}
 	if (plan_main(paths[0], p, err, errlen) < 0)
 		return -1;
-	size_t head = (size_t)p->hdr[5] - PD_DIR_HEADER; /* ids and attrs, up to the data */
+	size_t head = (size_t)p->hdr[5] - PD_FILE_HEADER_SIZE; /* ids and attrs, up to the data */
 	unsigned char *first = xmalloc(head ? head : 1), *other = xmalloc(head ? head : 1);
-	int ret = head && read_at(paths[0], first, head, PD_DIR_HEADER) != 0 ? -1 : 0;
+	int ret = head && read_at(paths[0], first, head, PD_FILE_HEADER_SIZE) != 0 ? -1 : 0;
 	for (size_t i = 1; i < n && !ret; i++) {
 		struct dir_plan q = { 0 };
 		if (plan_main(paths[i], &q, err, errlen) < 0) {
 			ret = -1;
 		} else if (q.hdr[5] != p->hdr[5] || q.hdr[2] != p->hdr[2] || q.hdr[3] != p->hdr[3] ||
 			   q.hdr[4] != p->hdr[4] ||
-			   (head && (read_at(paths[i], other, head, PD_DIR_HEADER) != 0 ||
+			   (head && (read_at(paths[i], other, head, PD_FILE_HEADER_SIZE) != 0 ||
 				     memcmp(first, other, head)))) {
 			snprintf(err, errlen, "%s: not the events of %s (-i files must be one session's, "
 				 "as perf record --switch-output writes them)", paths[i], paths[0]);

@@ -33,38 +33,16 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "perfdata/format.h"
 #include "perfdata/perfdata_tracing.h"
 #include "util/hash.h"
 #include "util/util.h"
 
-#define PW_HEADER_SIZE 104
-#define PW_NAME_ALIGN 64 /* perf pads feature strings and build-id names to this */
 #define PW_HEADER_SYNC_NS 1000000000ull
-#define PW_FINISHED_ROUND 68 /* PERF_RECORD_FINISHED_ROUND, one of perf's own record types */
 #define PW_BUILD_ID_SIZE_FLAG (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE in a build-id entry */
 #define PW_NOTE_MAX (64u << 10)
-/* perf's own record types of the stream form */
-#define PW_HEADER_ATTR 64
-#define PW_HEADER_TRACING_DATA 66
-#define PW_HEADER_BUILD_ID 67
-#define PW_HEADER_FEATURE 80
-#define PW_PIPE_HEADER_SIZE 16
-
-enum {
-	FEAT_TRACING_DATA = 1,
-	FEAT_BUILD_ID,
-	FEAT_HOSTNAME,
-	FEAT_OSRELEASE,
-	FEAT_VERSION,
-	FEAT_ARCH,
-	FEAT_NRCPUS,
-	FEAT_CPUDESC,
-	FEAT_CPUID,
-	FEAT_TOTAL_MEM,
-	FEAT_CMDLINE,
-	FEAT_EVENT_DESC,
-	FEAT_LAST
-};
+/* The features written: those up to EVENT_DESC (format.h). */
+#define PW_FEAT_END (FEAT_EVENT_DESC + 1)
 
 struct pw_buf {
 	unsigned char *p;
@@ -156,7 +134,7 @@ static void buf_u64(struct pw_buf *b, uint64_t v)
 /* perf's header string: u32 length (NUL and padding included), then the string padded to 64. */
 static void buf_string(struct pw_buf *b, const char *s)
 {
-	size_t n = strlen(s) + 1, padded = (n + PW_NAME_ALIGN - 1) & ~(size_t)(PW_NAME_ALIGN - 1);
+	size_t n = strlen(s) + 1, padded = (n + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
 	buf_u32(b, (uint32_t)padded);
 	buf_put(b, s, n - 1);
 	buf_zero(b, padded - (n - 1));
@@ -322,28 +300,28 @@ static int write_all_at(int fd, const void *p, size_t n, uint64_t off, uint64_t 
 }
 
 /* The 104-byte file header for the current state; features is the bitmap's first word. */
-static void make_header(const struct perfdata_writer *w, unsigned char out[PW_HEADER_SIZE],
+static void make_header(const struct perfdata_writer *w, unsigned char out[PD_FILE_HEADER_SIZE],
                         uint64_t features)
 {
 	uint64_t v[13] = {0};
-	memcpy(&v[0], "PERFILE2", 8);
-	v[1] = PW_HEADER_SIZE;
+	memcpy(&v[0], PD_MAGIC_TEXT, 8);
+	v[1] = PD_FILE_HEADER_SIZE;
 	/* attr_size is one entry of the attrs section: the attr and the {offset, size} of its ids
 	 */
 	v[2] = sizeof(struct perf_event_attr) + 16;
-	v[3] = PW_HEADER_SIZE + w->total_ids * 8;            /* attrs.offset */
+	v[3] = PD_FILE_HEADER_SIZE + w->total_ids * 8;            /* attrs.offset */
 	v[4] = (sizeof(struct perf_event_attr) + 16) * w->nev; /* attrs.size: an entry per event */
 	v[5] = w->data_off;
 	v[6] = w->data_size;
 	v[7] = 0; /* event_types: unused */
 	v[8] = 0;
 	v[9] = features;
-	memcpy(out, v, PW_HEADER_SIZE);
+	memcpy(out, v, PD_FILE_HEADER_SIZE);
 }
 
 static int sync_header(struct perfdata_writer *w)
 {
-	unsigned char h[PW_HEADER_SIZE];
+	unsigned char h[PD_FILE_HEADER_SIZE];
 	int ret;
 	make_header(w, h, 0);
 	ret = write_all_at(w->fd, h, sizeof(h), 0, &w->write_ns);
@@ -451,11 +429,11 @@ static struct perfdata_writer *writer_new(int fd, const char *path, bool pipe,
  * data, 8-aligned. */
 static void file_preamble(struct perfdata_writer *w, struct pw_buf *head)
 {
-	buf_zero(head, PW_HEADER_SIZE);
+	buf_zero(head, PD_FILE_HEADER_SIZE);
 	for (size_t e = 0; e < w->nev; e++)
 		for (size_t i = 0; i < w->ev[e].nids; i++)
 			buf_u64(head, w->ev[e].ids[i]);
-	for (size_t e = 0, at = PW_HEADER_SIZE; e < w->nev; e++) {
+	for (size_t e = 0, at = PD_FILE_HEADER_SIZE; e < w->nev; e++) {
 		buf_put(head, &w->ev[e].attr, sizeof(w->ev[e].attr));
 		buf_u64(head, at);
 		buf_u64(head, w->ev[e].nids * 8);
@@ -484,28 +462,28 @@ static bool stream_record(struct pw_buf *b, uint32_t type, const void *body, siz
  * (all but the build-ids, which come as binaries are hit) and the tracepoints' formats. */
 static void stream_preamble(struct perfdata_writer *w, struct pw_buf *head)
 {
-	buf_put(head, "PERFILE2", 8);
-	buf_u64(head, PW_PIPE_HEADER_SIZE);
+	buf_put(head, PD_MAGIC_TEXT, 8);
+	buf_u64(head, PD_PIPE_HEADER_SIZE);
 	for (size_t e = 0; e < w->nev; e++) {
 		struct pw_buf body = {0};
 		buf_put(&body, &w->ev[e].attr, sizeof(w->ev[e].attr));
 		buf_put(&body, w->ev[e].ids, w->ev[e].nids * 8);
-		if (!stream_record(head, PW_HEADER_ATTR, body.p, body.len))
+		if (!stream_record(head, PD_HEADER_ATTR, body.p, body.len))
 			warn_msg("recording to %s: event %zu has too many ids for a stream", w->path, e);
 		free(body.p);
 	}
-	for (int bit = FEAT_BUILD_ID + 1; bit < FEAT_LAST; bit++) {
+	for (int bit = FEAT_BUILD_ID + 1; bit < PW_FEAT_END; bit++) {
 		struct pw_buf body = {0};
 		buf_u64(&body, (uint64_t)bit);
 		feat_build(w, bit, &body);
-		stream_record(head, PW_HEADER_FEATURE, body.p, body.len); /* too big: left out */
+		stream_record(head, PD_HEADER_FEATURE, body.p, body.len); /* too big: left out */
 		free(body.p);
 	}
 	struct pw_buf trace = {0};
 	if (tracing_data(w, &trace)) {
 		/* the record says how long the formats are; they follow it, padded to 8 */
 		uint32_t size[2] = { (uint32_t)((trace.len + 7) & ~(size_t)7), 0 };
-		stream_record(head, PW_HEADER_TRACING_DATA, size, sizeof(size));
+		stream_record(head, PD_HEADER_TRACING_DATA, size, sizeof(size));
 		buf_put(head, trace.p, trace.len);
 		buf_zero(head, size[0] - trace.len);
 	}
@@ -603,7 +581,7 @@ int perfdata_writer_end_pass(struct perfdata_writer *w, bool round, bool sync)
 		return w->error;
 	if (w->pass.len > 0) {
 		if (round) {
-			struct perf_event_header h = {.type = PW_FINISHED_ROUND, .size = sizeof(h)};
+			struct perf_event_header h = {.type = PD_FINISHED_ROUND, .size = sizeof(h)};
 			buf_put(&w->pass, &h, sizeof(h));
 		}
 		ret = write_all_at(w->fd, w->pass.p, w->pass.len, WRITE_AT_END, &w->write_ns);
@@ -767,7 +745,7 @@ static void note_sample(struct perfdata_writer *w, const struct rec *r)
 	switch (rec_cpumode(r)) {
 	case PERF_RECORD_MISC_KERNEL:
 		if (!w->kernel_hit && w->pipe)
-			put_build_id(w, &w->pass, PW_HEADER_BUILD_ID, -1);
+			put_build_id(w, &w->pass, PD_HEADER_BUILD_ID, -1);
 		w->kernel_hit = true;
 		return;
 	case PERF_RECORD_MISC_USER:
@@ -782,7 +760,7 @@ static void note_sample(struct perfdata_writer *w, const struct rec *r)
 	for (size_t i = p->n; i-- > 0;) {
 		if (ip >= p->maps[i].start && ip < p->maps[i].end) {
 			if (!w->files[p->maps[i].file].hit && w->pipe)
-				put_build_id(w, &w->pass, PW_HEADER_BUILD_ID, (long)p->maps[i].file);
+				put_build_id(w, &w->pass, PD_HEADER_BUILD_ID, (long)p->maps[i].file);
 			w->files[p->maps[i].file].hit = true;
 			return;
 		}
@@ -895,7 +873,7 @@ static void build_id_entry(struct pw_buf *b, uint32_t type, uint16_t misc, const
                            size_t bid_size, const char *name)
 {
 	size_t n = strlen(name) + 1,
-	       padded = (n + PW_NAME_ALIGN - 1) & ~(size_t)(PW_NAME_ALIGN - 1);
+	       padded = (n + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
 	struct perf_event_header h = {.type = type,
 	                              .misc = (uint16_t)(misc | PW_BUILD_ID_SIZE_FLAG),
 	                              .size = (uint16_t)(8 + 4 + 24 + padded)};
@@ -1101,7 +1079,7 @@ static int write_features(struct perfdata_writer *w, uint64_t *bits)
 {
 	struct pw_buf table = {0}, body = {0}, trace = {0};
 	bool has_trace = tracing_data(w, &trace);
-	const int nfeat = FEAT_LAST - FEAT_BUILD_ID + has_trace;
+	const int nfeat = PW_FEAT_END - FEAT_BUILD_ID + has_trace;
 	uint64_t at = w->data_off + w->data_size + (uint64_t)nfeat * 16;
 	int ret;
 
@@ -1113,7 +1091,7 @@ static int write_features(struct perfdata_writer *w, uint64_t *bits)
 		buf_put(&body, trace.p, trace.len);
 		*bits |= 1ull << FEAT_TRACING_DATA;
 	}
-	for (int bit = FEAT_BUILD_ID; bit < FEAT_LAST; bit++) {
+	for (int bit = FEAT_BUILD_ID; bit < PW_FEAT_END; bit++) {
 		size_t before = body.len;
 		feat_build(w, bit, &body);
 		buf_u64(&table, at + before);
@@ -1139,7 +1117,7 @@ int perfdata_writer_close(struct perfdata_writer *w, char *err, size_t errlen)
 		perfdata_writer_end_pass(w, true, true);
 	if (!w->error && !w->pipe) {
 		uint64_t bits;
-		unsigned char h[PW_HEADER_SIZE];
+		unsigned char h[PD_FILE_HEADER_SIZE];
 		ret = write_features(w, &bits);
 		if (ret == 0) {
 			make_header(w, h, bits);
