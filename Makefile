@@ -60,11 +60,11 @@ install-built:
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 	@sed 's|^|$(DESTDIR)|' $(BUILD)/install_manifest.txt > $(INSTALLED)
 
-# The doc directory is perftop's own: it goes too once empty.
+# The doc directory (and its docs/) is perftop's own: it goes too once empty.
 uninstall:
 	@test -f $(INSTALLED) || { echo "nothing to uninstall: no $(INSTALLED)"; exit 1; }
 	xargs -r -d '\n' rm -f -- < $(INSTALLED)
-	@sed -n 's|/README.md$$||p' $(INSTALLED) | xargs -r -d '\n' rmdir --ignore-fail-on-non-empty --
+	@sed -n 's|/README.md$$||p' $(INSTALLED) | xargs -r -d '\n' -I{} rmdir --ignore-fail-on-non-empty -- {}/docs {}
 	@rm -f $(INSTALLED)
 
 deb: build

@@ -3,7 +3,7 @@
  * the churn's unnamed addresses are) with the call tree and the annotate histogram fed by the same
  * samples, then one refresh's snapshot of each (the view holds one while the next is made), with
  * malloc's own count of bytes in use (mallinfo2) before and after. Prints bytes per row for the
- * README's memory model (bench/memory.sh runs it).
+ * memory model of docs/performance.md (bench/memory.sh runs it).
  *
  * usage: memrows [N]
  */

@@ -2,7 +2,7 @@
 # and its Debian package (`make deb`: CPack's DEB generator).
 #   bin/perftop, share/man/man1/perftop.1.gz, share/bash-completion/completions/perftop,
 #   share/zsh/vendor-completions/_perftop (Debian's zsh looks there; elsewhere add it to fpath),
-#   share/doc/perftop/README.md
+#   share/doc/perftop/README.md and share/doc/perftop/docs/*.md (the pages it links)
 include(GNUInstallDirs)
 # Installing (and cpack) does not build: make install and make deb build first, and the tests that
 # install from a built tree must not relink what other tests are running.
@@ -13,6 +13,8 @@ install(FILES ${PERFTOP_DOC_DIR}/perftop.bash DESTINATION ${CMAKE_INSTALL_DATADI
         RENAME perftop)
 install(FILES ${PERFTOP_DOC_DIR}/_perftop DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+file(GLOB PERFTOP_DOC_PAGES ${CMAKE_SOURCE_DIR}/docs/*.md)
+install(FILES ${PERFTOP_DOC_PAGES} DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 
 # The package's Depends are what dpkg-shlibdeps finds perftop linked against (libdw1, libelf1,
 # libncursesw6, libunwind8, libzstd1, libc6 ...). capstone and libdebuginfod are not linked but

@@ -21,7 +21,7 @@ perftop_unit_test(test_offcpu_model
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/model/test_offcpu_model.c
   LIBS perftop_model perftop_util m)
 
-# bench/memrows.c: the heap bytes per row of the view (bench/memory.sh, the README's memory model).
+# bench/memrows.c: the heap bytes per row of the view (bench/memory.sh, the memory model of docs/performance.md).
 add_executable(memrows ${CMAKE_SOURCE_DIR}/bench/memrows.c)
 target_include_directories(memrows PRIVATE ${CMAKE_SOURCE_DIR}/src)
 target_link_libraries(memrows PRIVATE perftop_model perftop_util)

@@ -272,8 +272,9 @@ void doc_man(FILE *out, const char *version)
 		       "files (`-o`) and replays them, its own or perf record's (`-i`).");
 	fputs(".PP\n", out);
 	roff_line(out, "Sampling other users' processes or the whole system needs root, or "
-		       "kernel.perf_event_paranoid set low enough. A \"see\" names a section of the README "
-		       "(share/doc/perftop/README.md where perftop is installed).");
+		       "kernel.perf_event_paranoid set low enough. A \"see\" names a section of the "
+		       "documentation: the README and its pages (share/doc/perftop/README.md and docs/ "
+		       "where perftop is installed).");
 	man_options(out);
 	man_keys(out);
 	fputs(".SH SETTINGS\n", out);

@@ -4,7 +4,7 @@
  * context is given, so that tests use fake trees): nothing is opened here but to ask the kernel
  * what the hardware can do (the :P modifier, --list-events); the sampler opens what it is given.
  *
- * The forms, as perf writes them (README: Events):
+ * The forms, as perf writes them (docs/events.md):
  *   cycles, cpu-clock, page-faults...   the generic hardware and software names
  *   L1-dcache-load-misses, LLC-loads... hardware cache events (PERF_TYPE_HW_CACHE)
  *   EVENT:ukhGHIpppPD                   modifiers, as perf reads them

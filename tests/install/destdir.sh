@@ -12,7 +12,7 @@ mkdir -p "$dest"
 trap 'rm -rf "$dest"' EXIT
 make -s -C "$src" install-built BUILD="$build" DESTDIR="$dest/root" PREFIX=/usr INSTALLED="$dest/list" >/dev/null
 for f in usr/bin/perftop usr/share/man/man1/perftop.1.gz usr/share/bash-completion/completions/perftop \
-	 usr/share/doc/perftop/README.md; do
+	 usr/share/doc/perftop/README.md usr/share/doc/perftop/docs/unwinding.md; do
 	[ -s "$dest/root/$f" ] || { echo "FAIL: no $f"; find "$dest/root"; exit 1; }
 done
 [ -x "$dest/root/usr/bin/perftop" ] || { echo "FAIL: usr/bin/perftop is not executable"; exit 1; }

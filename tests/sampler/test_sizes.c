@@ -3,7 +3,7 @@
  * CPU count alone (sampler_sizes): twice the rate gives (at least) twice the ring, and two events
  * the ring of their summed rate; user stacks give much bigger rings than frame-pointer chains, the queue grows with the CPUs until one consumer's
  * rate, rings stay within their total bound on hundreds of CPUs, and a ring is always a power of two
- * pages. The figures the README's memory model prints come from here too.
+ * pages. The figures the memory model (docs/performance.md) prints come from here too.
  */
 #include <stdio.h>
 
