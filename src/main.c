@@ -14,10 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "batch.h"
-#include "cli.h"
-#include "replay.h"
-#include "session.h"
+#include "batch/batch.h"
+#include "cli/cli.h"
+#include "session/replay.h"
+#include "session/session.h"
 #include "settings/settings.h"
 #include "symbolize/symbolizer.h"
 #include "ui/tui.h"

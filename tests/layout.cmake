@@ -1,5 +1,5 @@
 # Tests of the project's layout rather than of what perftop does: the README's option table against
-# perftop's own (src/cli.c), the include and call graphs of src/ (no circles), the length of functions, and
+# perftop's own (src/cli/cli.c), the include and call graphs of src/ (no circles), the length of functions, and
 # docs/test-coverage.md against the options and keys perftop has.
 add_test(NAME layout_readme_options
   COMMAND ${TEST_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/layout/readme_options.py $<TARGET_FILE:perftop>

@@ -52,7 +52,7 @@ perftop_unit_test(test_perfdata SOURCES ${REPLAY_TEST_DIR}/test_perfdata.c
 perftop_unit_test(test_perfdata_ahead SOURCES ${REPLAY_TEST_DIR}/test_perfdata_ahead.c
   LIBS perftop_perfdata perftop_sampler perftop_util TSAN)
 # The replay's memo of whole samples' names: what brings a sample's frames back, and what forgets them.
-perftop_unit_test(test_sample_memo SOURCES ${REPLAY_TEST_DIR}/test_sample_memo.c ${CMAKE_SOURCE_DIR}/src/sample_memo.c
+perftop_unit_test(test_sample_memo SOURCES ${REPLAY_TEST_DIR}/test_sample_memo.c ${CMAKE_SOURCE_DIR}/src/session/sample_memo.c
   LIBS perftop_util)
 # Files of several events made here by perf record: a perf probe event (on probe_work, which calls
 # its function exactly N times) beside cpu-clock, and sched:sched_switch beside cpu-clock -a: each

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "model/profile.h"
 
 enum value_kind { VALUE_NONE, VALUE_FILE, VALUE_DIR, VALUE_PID, VALUE_WORDS, VALUE_SORT };

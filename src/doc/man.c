@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "ui/keys.h"
 #include "ui/view.h"
 #include "util/util.h"

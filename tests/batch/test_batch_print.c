@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "batch.h"
+#include "batch/batch.h"
 #include "check.h"
 #include "model/profile.h"
 #include "model/snapshot.h"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The README's option table (the | option | meaning | table under "## Usage") against perftop's own
 option table: it must list every option `perftop --help` lists and no other, and be, to the letter,
-what `perftop --markdown-options` prints from src/cli.c's table (so a text is changed there, once).
+what `perftop --markdown-options` prints from src/cli/cli.c's table (so a text is changed there, once).
 
     readme_options.py PERFTOP README.md           check (a ctest)
     readme_options.py PERFTOP README.md --write   rewrite the README's table from perftop's
@@ -75,7 +75,7 @@ def main():
                                                    "README.md", "perftop --markdown-options"))
         ok = False
     if not ok:
-        print(f"(the table is src/cli.c's; after changing it: {sys.argv[0]} {perftop} {readme} --write)")
+        print(f"(the table is src/cli/cli.c's; after changing it: {sys.argv[0]} {perftop} {readme} --write)")
         sys.exit(1)
     print(f"ok: the README's option table lists the {len(in_help)} option words of perftop --help, "
           "as perftop --markdown-options prints them")

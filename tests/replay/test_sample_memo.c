@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "sample_memo.h"
+#include "session/sample_memo.h"
 
 /* A sample record with its chain after the header, as the parser lays it out. */
 static union {

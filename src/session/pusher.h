@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "push/push.h"
 
 struct pusher;

@@ -8,7 +8,7 @@
  * generation and its pid slot's generation are those it was kept under. Pids share generation
  * slots, so forgetting one process may forget a few others too; never too little.
  */
-#include "sample_memo.h"
+#include "session/sample_memo.h"
 
 #include <linux/perf_event.h>
 #include <stdlib.h>

@@ -37,7 +37,7 @@
  * session's totals so far (push.h: sent and dropped count profiles, failed counts requests;
  * last_error is "" until one fails). The plain table's title line ends with the same figures.
  */
-#include "batch.h"
+#include "batch/batch.h"
 
 #include <float.h>
 #include <math.h>

@@ -7,8 +7,8 @@
 
 #include <stdio.h>
 
-#include "cli.h"
-#include "session.h"
+#include "cli/cli.h"
+#include "session/session.h"
 
 /* Runs until -n refreshes, the target's exit (a final snapshot is printed), or SIGINT/SIGTERM.
  * Returns the process exit code. */

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "export/export.h"
 #include "model/annotate.h"
 #include "model/snapshot.h"

@@ -3,7 +3,7 @@
  * sampler's queue never fills while we wait) and prints a snapshot at each interval (batch_print.c
  * formats them, and says what the JSON holds).
  */
-#include "batch.h"
+#include "batch/batch.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "replay.h"
+#include "session/replay.h"
 #include "util/util.h"
 
 static volatile sig_atomic_t batch_stop_signal;

@@ -11,7 +11,7 @@
  * the host name for the whole system (-a, -C) and for -t; a label hostname=HOST is added unless
  * --push-label gives one.
  */
-#include "pusher.h"
+#include "session/pusher.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * The events played: the one --select-event names, else every event of the file but perf's dummy
  * ones (side-band only); their samples make the duration and the histogram together.
  */
-#include "replay.h"
+#include "session/replay.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
  * only stores its value or turns a flag on names the member (offsetof) instead of having a
  * function of its own.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <getopt.h>

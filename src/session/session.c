@@ -12,7 +12,7 @@
  * view shows one of them (the current event) and holds the others' snapshots of the same window
  * here until it switches to one.
  */
-#include "session.h"
+#include "session/session.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -29,12 +29,12 @@
 #include "model/annotate.h"
 #include "model/diff.h"
 #include "model/filter.h"
-#include "replay.h"
-#include "sample_memo.h"
+#include "session/replay.h"
+#include "session/sample_memo.h"
 #include "perfdata/perfdata_write.h"
 #include "python/pyrecord.h"
 #include "python/pystacks.h"
-#include "pusher.h"
+#include "session/pusher.h"
 #include "sampler/sampler.h"
 #include "symbolize/disasm.h"
 #include "symbolize/symbolizer.h"
