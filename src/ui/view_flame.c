@@ -218,6 +218,11 @@ static void flame_render(struct view *vw, struct surface *s, int y, int rows,
 		int fw = x1 - x0, xx = FLAME_MARGIN + x0;
 		const char *pad = !v->color && n->kernel ? "." : " ";
 		if (fw == 1) {
+			/* One cell: drawn whole, unless it is the last cell of its parent, which is the
+			 * parent's gap (a bar ends a cell early to part it from the next). */
+			int px0, px1;
+			if (i != root && cells(vf, n->parent, root, w, &px0, &px1) && px1 == x1)
+				continue;
 			surface_fill(s, xx, yy, 1, pad, role);
 			continue;
 		}

@@ -279,6 +279,62 @@ static void test_function_keys(void)
 	snapshot_free(s2);
 }
 
+static bool bar_cell(const struct surface *s, int x, int y)
+{
+	enum surface_role r = surface_cell_const(s, x, y)->role;
+	return r == ROLE_SELECTED || (r >= ROLE_FLAME_1 && r <= ROLE_FLAME_KERNEL);
+}
+
+/*
+ * A frame one cell wide at its parent's right end: that cell is the parent's gap (a bar ends a
+ * cell early), so it is not drawn there, where it would stand outside its parent's bar. Root at
+ * the bottom: every bar cell has a bar cell under it, down to the root's row.
+ */
+static void test_flame_edge(void)
+{
+	static char s_big[] = "big", s_tiny[] = "zz_tiny";
+	struct data d = { profile_new(NULL, 0), calltree_new(0) };
+	struct frame big[] = { fr(s_big, d_app), fr(s_main, d_app) };
+	struct frame tiny[] = { fr(s_tiny, d_app), fr(s_main, d_app) };
+	add(&d, 999, big, 2);
+	add(&d, 1, tiny, 2);
+	struct snapshot *snap = profile_snapshot(d.p, COL_SELF);
+	snap->tree = calltree_snapshot(d.t);
+	profile_free(d.p);
+	calltree_free(d.t);
+	struct view_state v;
+	init(&v, snap);
+	keys_handle(&v, 'f', snap, 20);
+	for (int w = 100; w <= 140; w++) {
+		struct view_header hd = header();
+		struct surface *sf = surface_new(w, 30);
+		render_frame(sf, snap, &hd, &v);
+		int bottom = -1;
+		for (int y = 0; y < sf->h; y++)
+			for (int x = 0; x < sf->w; x++)
+				if (bar_cell(sf, x, y))
+					bottom = y;
+		bool within = bottom > 0;
+		for (int y = 0; y < bottom && within; y++)
+			for (int x = 0; x < sf->w && within; x++)
+				if (bar_cell(sf, x, y) && bar_cell(sf, x, bottom) && !bar_cell(sf, x, y + 1))
+					within = false;
+		for (int y = 0; y < bottom && within; y++)
+			for (int x = 0; x < sf->w && within; x++)
+				if (bar_cell(sf, x, y) && y >= bottom - 3 && !bar_cell(sf, x, y + 1))
+					within = false;
+		if (!within) {
+			char *t = surface_to_text(sf);
+			fprintf(stderr, "width %d: a bar cell over no bar:\n%s", w, t);
+			free(t);
+		}
+		CHECK(within);
+		surface_free(sf);
+	}
+	keys_state_done(&v);
+	snapshot_free(snap);
+}
+
 static void test_flame_keys(void)
 {
 	struct snapshot *s = make_data(2);
@@ -327,5 +383,6 @@ int main(int argc, char **argv)
 	test_goldens();
 	test_function_keys();
 	test_flame_keys();
+	test_flame_edge();
 	return CHECK_DONE();
 }
