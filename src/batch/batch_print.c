@@ -26,7 +26,10 @@
  * the stack in the window); total_ns / seconds / 1e9 is the table's Time. "state" (its name: S, D,
  * R+ ..., on-CPU) is in the rows when state is a sort key, and "runq": "hidden" or "only" in the
  * object when run-queue waits are left out or shown alone (the percentages are then shares of
- * what is shown).
+ * what is shown). Live, "pairing" has the switch pairing's session totals (sampler/offcpu.h):
+ * blocks ended, blocks dropped as unpaired (a second switch-out before the switch-in), across a
+ * lost-records gap or over the pending bound, and the records the sampler emitted out of time
+ * order.
  *
  * "counters" (after "rows"): samples_per_sec, lost and throttled (session totals), and live only:
  * window (seconds), perftop's cpu (%), and each counter this machine counts with its count in the
@@ -172,6 +175,13 @@ void batch_print_json(FILE *out, const struct snapshot *snap, const struct sessi
 			snap->held_secs);
 	if (snap->runq != RUNQ_ALL)
 		fprintf(out, ", \"runq\": \"%s\"", runq_names[snap->runq]);
+	if (snapshot_is_time(snap) && st->has_pairing)
+		fprintf(out, ", \"pairing\": {\"blocks\": %llu, \"dropped_unpaired\": %llu, "
+			"\"dropped_lost\": %llu, \"dropped_full\": %llu, \"out_of_order\": %llu}",
+			(unsigned long long)st->pairing.blocks,
+			(unsigned long long)st->pairing.dropped_unpaired,
+			(unsigned long long)st->pairing.dropped_lost,
+			(unsigned long long)st->pairing.dropped_full, (unsigned long long)st->out_of_order);
 	if (st->target_exited)
 		fputs(", \"exited\": true", out);
 	if (st->unwound >= 0)

@@ -1081,6 +1081,9 @@ void session_get_status_of(struct session *s, int e, struct session_status *st)
 	st->target_exited = ss.target_exited && !queue_peek(sampler_queue(s->sampler), &len);
 	st->exit_status = ss.exit_status;
 	st->command_name = s->command_name;
+	st->has_pairing = s->mode != PROFILE_SAMPLES;
+	st->pairing = ss.offcpu_stats;
+	st->out_of_order = ss.out_of_order;
 	session_status_counters(s, st, &ss);
 }
 

@@ -22,6 +22,7 @@
 #include "model/zoom.h"
 #include "push/push.h"
 #include "sampler/counters.h"
+#include "sampler/offcpu.h"
 
 struct session;
 
@@ -94,6 +95,11 @@ struct session_status {
 	/* --call-graph dwarf: % of the samples with a user stack whose unwound chain reached the
 	 * thread's root (_start, clone3 ...), over the session; < 0 when no sample had a stack. */
 	double unwound;
+	/* Live --off-cpu / --wall: the switch pairing's counts (sampler/offcpu.h) and records the
+	 * sampler emitted out of time order, over the session; has_pairing false otherwise. */
+	bool has_pairing;
+	struct offcpu_stats pairing;
+	uint64_t out_of_order;
 	struct session_counters counters;
 	/* --push: the push's figures (push.h says what each counts). */
 	bool pushing;

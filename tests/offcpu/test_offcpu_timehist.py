@@ -232,6 +232,9 @@ def compare(name):
                     for k, (n, seen) in sorted(culprits.items(), key=lambda kv: -kv[1][0]))
     print(f"  {filled} switch-ins of blocker's threads have no sched_switch event, taken from their "
           f"switch records{': ' + why if why else ''}")
+    # What perftop's pairing dropped, and records taken out of time order, over the session: where
+    # a block is missing, what may have taken it.
+    print(f"  perftop's pairing: {snaps[-1].get('pairing')}")
     bad = []
     for tid, t in tids.items():
         total, nblocks, long_ns, nfilled, stretches = ref[tid]
