@@ -629,7 +629,6 @@ const struct rec *symbolizer_fp_head(struct symbolizer *s, const struct rec *r)
 	int k = user[0] < USER_ADDR_END ? unwind_head(s->uw, r, user[0], ras, UNWIND_HEAD_MAX) : 0;
 	bool complete = k & UNWIND_HEAD_COMPLETE;
 	k &= ~UNWIND_HEAD_COMPLETE;
-	s->st.head_samples++;
 
 	/* The copy: the header, the chain, a tracepoint's fields; not the registers and stack. */
 	struct rec *out = s->head_rec;
@@ -638,14 +637,11 @@ const struct rec *symbolizer_fp_head(struct symbolizer *s, const struct rec *r)
 	memcpy(chain, cc, ((size_t)u + 1) * 8);
 	uint32_t m = (uint32_t)u + 1;
 	if (k > 1) {
-		s->st.head_fixed++;
 		memcpy(chain + m, ras, (size_t)k * 8);
 		m += (uint32_t)k;
-		uint32_t j = 1;
 		/* A kernel that reads the return address of a probe at a function's entry from the
 		 * stack (x86 since 6.11) has the head's last frame already. */
-		if (j < nuser && user[j] == ras[k - 1])
-			j++;
+		uint32_t j = nuser > 1 && user[1] == ras[k - 1] ? 2 : 1;
 		if (!complete) {
 			memcpy(chain + m, user + j, (size_t)(nuser - j) * 8);
 			m += nuser - j;

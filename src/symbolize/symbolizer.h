@@ -36,8 +36,6 @@ struct symbolizer_stats {
 	uint64_t dsos_evicted;     /* binaries forgotten to bound the known ones */
 	uint64_t unwind_samples;  /* --call-graph dwarf samples with a user stack to unwind */
 	uint64_t unwind_root;     /* ... whose chain reached the thread's root (_start, clone3 ...) */
-	uint64_t head_samples;    /* frame-pointer samples with registers and a stack copy */
-	uint64_t head_fixed;      /* ... whose chain got its first frames from CFI (symbolizer_fp_head) */
 };
 
 struct symbolizer *symbolizer_new(void);

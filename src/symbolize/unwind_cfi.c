@@ -349,6 +349,25 @@ static int fast_load(const struct walk *w, uint64_t addr, uint64_t *v)
 	return addr >= w->sp && addr - w->sp < (64u << 20) ? 0 : -1;
 }
 
+/*
+ * One frame stepped by its row r, at SP sp and RBP bp: its CFA, the return address and the caller's
+ * RBP (*nbp: bp unless the row saved it). fast_load's 1, 0 (just past the copy) or -1 for the
+ * first read that failed; -2 when the saved RBP's slot is below the sample's SP (an epilogue
+ * already popped it, which gcc does not say in the CFI: *nbp is then bp, not the caller's).
+ */
+static int row_step(const struct walk *w, const struct fast_row *r, uint64_t sp, uint64_t bp,
+		    uint64_t *cfa, uint64_t *ra, uint64_t *nbp)
+{
+	*cfa = (r->cfa_reg == DW_RSP ? sp : bp) + (uint64_t)(int64_t)r->cfa_off;
+	*nbp = bp;
+	int k = fast_load(w, *cfa + (uint64_t)(int64_t)r->ra_off, ra);
+	if (k != 1 || r->bp_rule != RULE_OFFSET)
+		return k;
+	uint64_t at = *cfa + (uint64_t)(int64_t)r->bp_off;
+	k = fast_load(w, at, nbp);
+	return k < 0 && at < w->sp ? -2 : k;
+}
+
 int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res)
 {
 	uint64_t ip = w->regs[UNW_X86_64_RIP], sp = w->sp;
@@ -379,33 +398,17 @@ int fast_walk(struct walk *w, uint64_t *ips, int max, struct unwind_result *res)
 				return -1;
 			if (r->ra_rule == RULE_UNDEF)
 				return n;  /* the outermost frame (_start, clone3): the end, as libunwind says */
-			cfa = (r->cfa_reg == DW_RSP ? sp : bp) + (uint64_t)(int64_t)r->cfa_off;
-			int k = fast_load(w, cfa + (uint64_t)(int64_t)r->ra_off, &ra);
+			int k = row_step(w, r, sp, bp, &cfa, &ra, &nbp);
 			if (k == 0) {
 				res->stop = UNWIND_SHORT_STACK;
 				return n;
 			}
-			if (k < 0)
+			if (k == -1)
 				return -1;
-			if (r->bp_rule == RULE_OFFSET) {
-				uint64_t at = cfa + (uint64_t)(int64_t)r->bp_off;
-				k = fast_load(w, at, &nbp);
-				if (k == 0) {
-					res->stop = UNWIND_SHORT_STACK;
-					return n;
-				}
-				if (k < 0 && at < w->sp) {
-					/* A slot below the sample's SP: an epilogue already popped it (gcc does
-					 * not say so in the CFI). The caller's RBP is unknown here, as to
-					 * libunwind, which fails only if a later frame needs it: so does this
-					 * walk (the CFA test above). */
-					have_bp = false;
-				} else if (k < 0) {
-					return -1;
-				} else {
-					have_bp = true;
-				}
-			}
+			/* -2: the caller's RBP is unknown here, as to libunwind, which fails only if a
+			 * later frame needs it: so does this walk (the CFA test above). */
+			if (r->bp_rule == RULE_OFFSET)
+				have_bp = k == 1;
 		}
 		ip = ra;
 		sp = cfa;
@@ -455,11 +458,8 @@ int fast_head(struct walk *w, uint64_t *ras, int max)
 		}
 		if (r->ra_rule == RULE_UNDEF)
 			return first ? 0 : n | UNWIND_HEAD_COMPLETE;
-		uint64_t cfa = sp + (uint64_t)(int64_t)r->cfa_off, ra, nbp = bp;
-		if (fast_load(w, cfa + (uint64_t)(int64_t)r->ra_off, &ra) != 1)
-			return 0;
-		if (r->bp_rule == RULE_OFFSET &&
-		    fast_load(w, cfa + (uint64_t)(int64_t)r->bp_off, &nbp) != 1)
+		uint64_t cfa, ra, nbp;
+		if (row_step(w, r, sp, bp, &cfa, &ra, &nbp) != 1)
 			return 0;
 		if (ra == 0)
 			return n | UNWIND_HEAD_COMPLETE;

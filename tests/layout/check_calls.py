@@ -15,6 +15,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_includes import components  # noqa: E402 (the same cycle search over another graph)
+
 build = sys.argv[1]
 
 
@@ -55,40 +58,6 @@ def symbols(paths):
     return out
 
 
-def sccs(nodes, edges):
-    """Tarjan's strongly connected components of more than one node."""
-    index, low, stack, on, out = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in edges.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(nodes):
-        if v not in index:
-            visit(v)
-    return out
-
-
 objs = objects()
 if len(objs) < 20:
     print(f"FAIL: found {len(objs)} object files under {build}: is it built?")
@@ -108,7 +77,8 @@ for src, us in uses.items():
         if o and o != src:
             edges.setdefault(src, set()).add(o)
             why.setdefault((src, o), []).append(s)
-bad = sccs(objs, edges)
+# check_includes' graph form: {node: [(file, line, node it uses)]}
+bad = components({src: [(src, 0, dep) for dep in sorted(edges.get(src, ()))] for src in objs})
 for comp in bad:
     inside = set(comp)
     links = [f"{a} -> {b} ({', '.join(sorted(why[(a, b)])[:3])})" for a in comp

@@ -118,4 +118,5 @@ def main():
     print(f"ok: {len(graph)} modules of {sys.argv[1]}, {n} includes between them, no circle")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -163,6 +163,14 @@ def close(name, ours, ref, tol, slack=0):
 SYNC_CALL_SLACK_NS = 25e3
 
 
+def sync_slack(w, ref, calls, tol):
+    """The allowance of fdatasync's waits (ref ns over calls calls): tol plus SYNC_CALL_SLACK_NS a
+    call where fdatasync blocked; where it never did, tol or 1% of the run."""
+    if sync_blocked(w)[0]:
+        return tol * ref + SYNC_CALL_SLACK_NS * calls
+    return max(tol * ref, 0.01 * w["phase_ns"])
+
+
 def check_functions(by_sym, w, tol, what, funcs=None, note="", blocks=None):
     """Each blocking function's perftop total against the workload's off-CPU time within tol
     (sync_wait only when fdatasync blocked; otherwise within tol or 1% of the run); returns the
@@ -187,8 +195,8 @@ def check_functions(by_sym, w, tol, what, funcs=None, note="", blocks=None):
         ref = w["functions"][fn]["off_ns"]
         big = fn in BLOCKING and (fn != "sync_wait" or blocked)
         slack = 0 if big else max(tol * ref, 0.01 * w["phase_ns"])
-        if fn == "sync_wait" and big:
-            slack = tol * ref + SYNC_CALL_SLACK_NS * w["functions"][fn]["calls"]
+        if fn == "sync_wait":
+            slack = sync_slack(w, ref, w["functions"][fn]["calls"], tol)
         ok, line = close(fn, by_sym.get(fn, 0), ref, tol if big else 0, slack)
         if fn == "spin_work":
             ok = by_sym.get(fn, 0) <= ref + max(tol * ref, 0.01 * w["phase_ns"])
@@ -224,15 +232,11 @@ def check_libc_callers(snaps, w, tol, what):
     blocks inside libc is charged, within tol, the off-CPU time the program measured around the
     calls of it (LIBC_CALLERS; write_sync with sync_wait's allowances). Returns the checks."""
     by_sym = sum_rows(snaps, lambda r: r["sym"])
-    blocked, _ = sync_blocked(w)
     bad = []
     for fn, timed in LIBC_CALLERS.items():
         ref = sum(w["functions"][t]["off_ns"] for t in timed)
         calls = sum(w["functions"][t]["calls"] for t in timed)
-        slack = 0
-        if fn == "write_sync":
-            slack = (tol * ref + SYNC_CALL_SLACK_NS * calls if blocked
-                     else max(tol * ref, 0.01 * w["phase_ns"]))
+        slack = sync_slack(w, ref, calls, tol) if fn == "write_sync" else 0
         ok, line = close(f"{fn} (for {' + '.join(timed)})", by_sym.get(fn, 0), ref, tol, slack)
         print(f"  {what}: {line}")
         if not ok:

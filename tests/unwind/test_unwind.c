@@ -113,10 +113,14 @@ __attribute__((noinline)) static int deep1(struct captured *c)
 	return r + 1;
 }
 
-/* A REC_SAMPLE of this process from captured registers and stack (stack_len bytes of it). */
-static struct rec *make_sample(const struct captured *c, size_t stack_len)
+/* A REC_SAMPLE of this process at ip: nregs registers of mask (perf's numbering, in bit order),
+ * stack_len bytes of stack, and a callchain's user part chain[0..nchain) after its mark (none when
+ * nchain is 0). */
+static struct rec *sample_of(uint64_t ip, const uint64_t *regs, uint32_t nregs, uint64_t mask,
+			     const void *stack, size_t stack_len, const uint64_t *chain, int nchain)
 {
-	size_t size = sizeof(struct rec) + NREGS * 8 + stack_len;
+	size_t nwords = nchain ? (size_t)nchain + 1 : 0;
+	size_t size = sizeof(struct rec) + nwords * 8 + nregs * 8 + stack_len;
 	size = (size + 7) & ~(size_t)7;
 	struct rec *r = calloc(1, size);
 	r->size = (uint32_t)size;
@@ -124,18 +128,34 @@ static struct rec *make_sample(const struct captured *c, size_t stack_len)
 	r->misc = 2;  /* PERF_RECORD_MISC_USER */
 	r->pid = r->tid = (uint32_t)getpid();
 	r->cpu = REC_NO_CPU;
-	r->u.sample.ip = c->regs[8];
+	r->u.sample.ip = ip;
 	r->u.sample.period = 1;
+	uint32_t off = sizeof(struct rec);
+	if (nchain) {
+		uint64_t *cc = (uint64_t *)((char *)r + off);
+		cc[0] = PERF_CONTEXT_USER;
+		memcpy(cc + 1, chain, (size_t)nchain * 8);
+		r->u.sample.callchain_off = off;
+		r->u.sample.callchain_nr = (uint32_t)nwords;
+		off += (uint32_t)nwords * 8;
+	}
 	r->u.sample.regs_user_abi = 2;  /* PERF_SAMPLE_REGS_ABI_64 */
-	r->u.sample.regs_user_mask = MASK;
-	r->u.sample.regs_user_nr = NREGS;
-	r->u.sample.regs_user_off = sizeof(struct rec);
-	memcpy((char *)r + sizeof(struct rec), c->regs, NREGS * 8);
-	r->u.sample.stack_user_off = (uint32_t)(sizeof(struct rec) + NREGS * 8);
+	r->u.sample.regs_user_mask = mask;
+	r->u.sample.regs_user_nr = nregs;
+	r->u.sample.regs_user_off = off;
+	memcpy((char *)r + off, regs, nregs * 8);
+	off += nregs * 8;
+	r->u.sample.stack_user_off = off;
 	r->u.sample.stack_user_size = (uint32_t)stack_len;
 	r->u.sample.stack_user_dyn_size = stack_len;
-	memcpy((char *)r + r->u.sample.stack_user_off, c->stack, stack_len);
+	memcpy((char *)r + off, stack, stack_len);
 	return r;
+}
+
+/* A REC_SAMPLE of this process from captured registers and stack (stack_len bytes of it). */
+static struct rec *make_sample(const struct captured *c, size_t stack_len)
+{
+	return sample_of(c->regs[8], c->regs, NREGS, MASK, c->stack, stack_len, NULL, 0);
 }
 
 /* The first frame named sym, or a clone of it (GCC's "deep3.constprop.0"). */
@@ -241,35 +261,8 @@ extern char head_leaf[], head_frame[];
 static struct rec *head_sample(uint64_t ip, uint64_t sp, uint64_t bp, const void *stack,
 			       size_t stack_len, const uint64_t *chain, int n)
 {
-	size_t size = sizeof(struct rec) + 3 * 8 + stack_len + (size_t)(n + 1) * 8;
-	size = (size + 7) & ~(size_t)7;
-	struct rec *r = calloc(1, size);
-	r->size = (uint32_t)size;
-	r->type = REC_SAMPLE;
-	r->misc = 2;  /* PERF_RECORD_MISC_USER */
-	r->pid = r->tid = (uint32_t)getpid();
-	r->cpu = REC_NO_CPU;
-	r->u.sample.ip = ip;
-	r->u.sample.period = 1;
-	uint32_t off = sizeof(struct rec);
-	uint64_t *cc = (uint64_t *)((char *)r + off);
-	cc[0] = PERF_CONTEXT_USER;
-	memcpy(cc + 1, chain, (size_t)n * 8);
-	r->u.sample.callchain_off = off;
-	r->u.sample.callchain_nr = (uint32_t)n + 1;
-	off += (uint32_t)(n + 1) * 8;
-	r->u.sample.regs_user_abi = 2;  /* PERF_SAMPLE_REGS_ABI_64 */
-	r->u.sample.regs_user_mask = 0x1c0;
-	r->u.sample.regs_user_nr = 3;
-	r->u.sample.regs_user_off = off;
 	uint64_t regs[3] = { bp, sp, ip };
-	memcpy((char *)r + off, regs, sizeof(regs));
-	off += sizeof(regs);
-	r->u.sample.stack_user_off = off;
-	r->u.sample.stack_user_size = (uint32_t)stack_len;
-	r->u.sample.stack_user_dyn_size = stack_len;
-	memcpy((char *)r + off, stack, stack_len);
-	return r;
+	return sample_of(ip, regs, 3, 0x1c0, stack, stack_len, chain, n);
 }
 
 /* The names of sample r's frames, as the session gets them (symbolizer_fp_head, then named). */
