@@ -10,6 +10,8 @@ coloured backgrounds so: src/ui/term.c).
   cells.py lead BG   the text of each line whose first cell is seen on background BG (0-7: the
                      eight ANSI colours; "default")
   cells.py mark BG   every line's text after "1<tab>" when its first cell is seen on BG, else "0<tab>"
+  cells.py rev       the text of each line whose first cell is in reverse video (the cursor's look
+                     under NO_COLOR)
   cells.py runs      each line as "ROW: START-END/BG ..." (0-based cells, END excluded), the runs
                      of cells seen on a colour other than the default (one run per colour
                      change), then the line's text after a tab
@@ -94,6 +96,10 @@ def main():
                 print(f"{int(on)}\t{text}")
             elif on:
                 print(text)
+    elif mode == "rev" and len(sys.argv) == 2:
+        for cells in lines(sys.stdin.read()):
+            if cells and cells[0][1][3]:
+                print("".join(c for c, _ in cells))
     elif mode == "runs":
         for row, cells in enumerate(lines(sys.stdin.read())):
             bgs = [seen_bg(look) for _, look in cells] + [None]

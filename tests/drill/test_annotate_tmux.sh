@@ -16,11 +16,10 @@ dso=$(basename "$fixture")
 command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
 d=$(mktemp -d /tmp/perftop-annotate-XXXXXX)
 trap 'tm kill-server 2>/dev/null; rm -rf "$d"' EXIT
-# The line of the annotate list under the cursor: the one that starts in the cursor's colours
-# (cyan background, or reverse video without colour).
+# The line of the annotate list under the cursor: the one seen on the cursor's cyan. tmux writes
+# only the changes of colour, across lines too, so cells.py reads the capture as a terminal would.
 selected() {
-	tm capture-pane -p -e -t t | grep -E $'^(\e\\[[0-9;]*m)*\e\\[(46|7)m' | sed 's/\x1b\[[0-9;]*m//g' |
-		grep -E '^ +([0-9.]+%| )' | tail -1
+	tm capture-pane -p -e -t t | cells lead 6 | grep -E '^ +([0-9.]+%| )' | tail -1
 }
 
 tm new-session -d -s t -x 120 -y 40 "$pt -d 0.5 -o $d/ann.data -- $fixture 60; echo PERFTOP-EXITED:\$?; sleep 60"

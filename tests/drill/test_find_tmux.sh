@@ -13,10 +13,11 @@ fixture=${2:?}
 . "$(dirname "$0")/tmuxlib.sh" find
 # The symbols of the table's rows, in order, from the screen.
 rows() { screen | awk '/Self%.*Total%.*Symbol/ { h = 1; next } h && /%/ { print $4 }'; }
-# The selected row: under NO_COLOR the cursor is the reversed row (tmux -e shows it); its symbol.
+# The selected row: under NO_COLOR the cursor is the reversed row; its symbol. tmux writes only the
+# changes of attribute, across lines too (the reversed title line's pen carries into a cursor on
+# the first row), so cells.py reads the capture as a terminal would.
 selected() {
-	tm capture-pane -p -e -t t | awk '/Self%.*Total%.*Symbol/ { h = 1; next }
-		h && /\033\[[0-9;]*7m/ && /%/ { gsub(/\033\[[0-9;]*m/, ""); print $4; exit }'
+	tm capture-pane -p -e -t t | cells rev | awk '$1 ~ /%$/ && $2 ~ /%$/ { print $4; exit }'
 }
 
 tm new-session -d -s t -x 140 -y 40 "NO_COLOR=1 $pt -d 0.5 -- $fixture 60; echo PERFTOP-EXITED:\$?; sleep 60"
