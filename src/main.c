@@ -266,10 +266,10 @@ struct kept_settings {
 /* Whether a saved order is a column of this session's table. */
 static bool order_fits(enum snap_col order, const struct cli *cli)
 {
-	if (order >= COL_COUNT || (order == COL_DELTA && !cli->diff_base))
+	if (order >= COL_COUNT || (order == COL_DELTA && !cli->session.diff_base))
 		return false;
 	bool time_col = order == COL_TIME || order == COL_BLOCKS || order == COL_LONGEST;
-	return !time_col || cli->mode != PROFILE_SAMPLES;
+	return !time_col || cli->session.mode != PROFILE_SAMPLES;
 }
 
 static void settings_start(struct kept_settings *k, const struct cli *cli, struct tui_source *src,
@@ -283,9 +283,9 @@ static void settings_start(struct kept_settings *k, const struct cli *cli, struc
 		snprintf(notice + at, len - at, "%s%s: default settings used", at ? ";  " : "", err);
 	}
 	const struct settings *f = &k->file;
-	if (SETTINGS_HAS(f, SETTINGS_ORDER) && !cli->diff_base && order_fits(f->order, cli))
+	if (SETTINGS_HAS(f, SETTINGS_ORDER) && !cli->session.diff_base && order_fits(f->order, cli))
 		src->order = f->order;
-	if (SETTINGS_HAS(f, SETTINGS_INVERT) && !cli->diff_base)
+	if (SETTINGS_HAS(f, SETTINGS_INVERT) && !cli->session.diff_base)
 		src->invert = f->invert;
 	if (SETTINGS_HAS(f, SETTINGS_ZERO) && !cli->zero)
 		src->zero = f->zero;
@@ -297,7 +297,7 @@ static void settings_start(struct kept_settings *k, const struct cli *cli, struc
 		src->icicle = f->icicle;
 	if (SETTINGS_HAS(f, SETTINGS_MOUSE) && !cli->no_mouse)
 		src->no_mouse = !f->mouse;
-	if (SETTINGS_HAS(f, SETTINGS_RAW_NAMES) && !cli->no_demangle)
+	if (SETTINGS_HAS(f, SETTINGS_RAW_NAMES) && !cli->session.no_demangle)
 		src->demangle = !f->raw_names;
 	k->start = (struct tui_settings){ .order = src->order, .invert = src->invert,
 					  .zero = src->zero, .raw_names = !src->demangle,
@@ -351,7 +351,7 @@ static int stream_to_stdout(struct cli *cli, char *err, size_t errlen)
 	fflush(stdout);
 	dup2(to, STDOUT_FILENO);
 	close(to);
-	cli->output_fd = fd;
+	cli->session.output_fd = fd;
 	return 0;
 }
 
@@ -379,22 +379,22 @@ int main(int argc, char **argv)
 		break;
 	}
 
-	if (cli.output && !strcmp(cli.output, "-") && stream_to_stdout(&cli, err, sizeof(err)) < 0) {
+	if (cli.session.output && !strcmp(cli.session.output, "-") && stream_to_stdout(&cli, err, sizeof(err)) < 0) {
 		fprintf(stderr, "perftop: %s\n", err);
 		free(urls);
 		return 1;
 	}
 	symbolizer_configure_debuginfo(cli.symfs, urls);
 	free(urls);
-	if (cli.input && cli.header_only)
-		return print_header(cli.input);
-	struct session *s = cli.input ? session_open_file(&cli, err, sizeof(err))
+	if (cli.session.input && cli.header_only)
+		return print_header(cli.session.input);
+	struct session *s = cli.session.input ? session_open_file(&cli, err, sizeof(err))
 				      : session_open(&cli, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "perftop: %s\n", err);
 		return 1;
 	}
-	if (cli.diff_base && session_load_diff(s, &cli, err, sizeof(err)) < 0) {
+	if (cli.session.diff_base && session_load_diff(s, &cli, err, sizeof(err)) < 0) {
 		fprintf(stderr, "perftop: %s\n", err);
 		session_close(s);
 		return 1;
@@ -437,11 +437,11 @@ int main(int argc, char **argv)
 			.refresh = glue_refresh,
 			.rename = glue_rename,
 			.annotate = glue_annotate,
-			.demangle = !cli.no_demangle,
+			.demangle = !cli.session.no_demangle,
 			.header = glue_header,
 			.refresh_secs = cli.delay,
 			.zero = cli.zero,
-			.order = cli.diff_base ? COL_DELTA : COL_SELF,
+			.order = cli.session.diff_base ? COL_DELTA : COL_SELF,
 			.set_zoom = glue_set_zoom,
 			.no_mouse = cli.no_mouse,
 			.move_name = glue_move_name,
@@ -451,7 +451,7 @@ int main(int argc, char **argv)
 			.export_window = glue_export,
 			.hold_window = glue_hold,
 		};
-		if (cli.input) {
+		if (cli.session.input) {
 			src.replay = &glue_replay_ops;
 			src.info = glue_info;
 		}

@@ -36,7 +36,7 @@ static void sleep_ms(long ms)
 static bool batch_emit(struct session *s, const struct cli *c, bool zero, double time)
 {
 	struct snapshot *snaps[SAMPLER_MAX_EVENTS];
-	int n = session_refresh_all(s, c->diff_base ? COL_DELTA : COL_SELF, zero, snaps);
+	int n = session_refresh_all(s, c->session.diff_base ? COL_DELTA : COL_SELF, zero, snaps);
 	bool ok = true;
 	if (time < 0) { /* one time for all the events of this refresh */
 		struct session_status st;

@@ -92,9 +92,9 @@ static int parse_u64(const char *s, uint64_t *out)
 
 static void describe_target(struct cli *c, int argc, char **argv, int first_arg)
 {
-	struct sampler_opts *o = &c->sampler;
-	size_t cap = sizeof(c->target_text), len = 0;
-	char *t = c->target_text;
+	struct sampler_opts *o = &c->session.sampler;
+	size_t cap = sizeof(c->session.target_text), len = 0;
+	char *t = c->session.target_text;
 	switch (o->target) {
 	case TARGET_SYSTEM:
 		snprintf(t, cap, "all CPUs");
@@ -153,7 +153,7 @@ static enum cli_result set_kallsyms(struct cli_parsing *p, const struct cli_opti
 	(void)o;
 	if (access(arg, R_OK) != 0)
 		return fail(p, "--kallsyms %s: %s", arg, strerror(errno));
-	p->c->kallsyms = arg;
+	p->c->session.kallsyms = arg;
 	return CLI_OK;
 }
 
@@ -178,8 +178,8 @@ static enum cli_result set_event(struct cli_parsing *p, const struct cli_option 
 	if (n < 0)
 		return CLI_ERROR;
 	c->nevents = n;
-	c->sampler.events = c->events;
-	c->sampler.nevents = n;
+	c->session.sampler.events = c->events;
+	c->session.sampler.nevents = n;
 	return CLI_OK;
 }
 
@@ -208,9 +208,9 @@ static enum cli_result set_mode(struct cli_parsing *p, const struct cli_option *
 {
 	(void)arg;
 	enum profile_mode m = !strcmp(o->name, "wall") ? PROFILE_WALL : PROFILE_OFFCPU;
-	if (p->c->mode != PROFILE_SAMPLES && p->c->mode != m)
+	if (p->c->session.mode != PROFILE_SAMPLES && p->c->session.mode != m)
 		return fail(p, "--off-cpu and --wall: choose one (--wall has the off-CPU time too)");
-	p->c->mode = m;
+	p->c->session.mode = m;
 	return CLI_OK;
 }
 
@@ -222,7 +222,7 @@ static enum cli_result set_min_block(struct cli_parsing *p, const struct cli_opt
 	double ms = strtod(arg, &end);
 	if (end == arg || *end || !(ms >= 0) || ms > 3.6e6)
 		return fail(p, "--min-block: '%s' is not a number of milliseconds (0 to 3600000)", arg);
-	p->c->min_block_ns = (uint64_t)(ms * 1e6);
+	p->c->session.min_block_ns = (uint64_t)(ms * 1e6);
 	return CLI_OK;
 }
 
@@ -233,7 +233,7 @@ static enum cli_result set_ids(struct cli_parsing *p, const struct cli_option *o
 	if (n <= 0)
 		return fail(p, "-%c wants a comma-separated list of %s, not '%s'", o->letter,
 			    o->letter == 'p' ? "process ids" : "thread ids", arg);
-	p->c->sampler.nids = n;
+	p->c->session.sampler.nids = n;
 	if (o->letter == 'p')
 		p->have_pids = true;
 	else
@@ -255,16 +255,16 @@ static enum cli_result set_cpus(struct cli_parsing *p, const struct cli_option *
 	int n = parse_id_list(arg, p->c->cpus, CLI_MAX_IDS, true);
 	if (n <= 0)
 		return fail(p, "-C wants a CPU list like 0-3,7, not '%s'", arg);
-	p->c->sampler.ncpus = n;
+	p->c->session.sampler.ncpus = n;
 	return CLI_OK;
 }
 
 static enum cli_result set_freq(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
 	(void)o;
-	if (parse_u64(arg, &p->c->sampler.freq))
+	if (parse_u64(arg, &p->c->session.sampler.freq))
 		return fail(p, "-F wants a positive frequency in Hz, not '%s'", arg);
-	p->c->sampler.period = 0;
+	p->c->session.sampler.period = 0;
 	p->freq_given = true;
 	return CLI_OK;
 }
@@ -273,7 +273,7 @@ static enum cli_result set_python_rate(struct cli_parsing *p, const struct cli_o
 				       const char *arg)
 {
 	(void)o;
-	if (parse_u64(arg, &p->c->python_rate) || p->c->python_rate > 1000)
+	if (parse_u64(arg, &p->c->session.python_rate) || p->c->session.python_rate > 1000)
 		return fail(p, "--python-rate wants reads a second, 1 to 1000, not '%s'", arg);
 	return CLI_OK;
 }
@@ -281,7 +281,7 @@ static enum cli_result set_python_rate(struct cli_parsing *p, const struct cli_o
 static enum cli_result set_count(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
 	(void)o;
-	if (parse_u64(arg, &p->c->sampler.period))
+	if (parse_u64(arg, &p->c->session.sampler.period))
 		return fail(p, "-c wants a positive sample period, not '%s'", arg);
 	return CLI_OK;
 }
@@ -344,10 +344,10 @@ static enum cli_result set_input(struct cli_parsing *p, const struct cli_option 
 {
 	(void)o;
 	struct cli *c = p->c;
-	if (c->ninputs == CLI_MAX_INPUTS)
+	if (c->session.ninputs == CLI_MAX_INPUTS)
 		return fail(p, "at most %d -i files", CLI_MAX_INPUTS);
-	c->inputs[c->ninputs++] = arg;
-	c->input = c->inputs[0];
+	c->session.inputs[c->session.ninputs++] = arg;
+	c->session.input = c->session.inputs[0];
 	return CLI_OK;
 }
 
@@ -379,10 +379,10 @@ static enum cli_result set_fp(struct cli_parsing *p, const struct cli_option *o,
 {
 	(void)o;
 	(void)arg;
-	p->c->sampler.callchain = true;
-	p->c->sampler.dwarf_stack = 0;
-	p->c->sampler.head_stack = SAMPLER_HEAD_STACK_DEFAULT;
-	p->c->sampler.lbr = false;
+	p->c->session.sampler.callchain = true;
+	p->c->session.sampler.dwarf_stack = 0;
+	p->c->session.sampler.head_stack = SAMPLER_HEAD_STACK_DEFAULT;
+	p->c->session.sampler.lbr = false;
 	return CLI_OK;
 }
 
@@ -390,7 +390,7 @@ static enum cli_result set_call_graph(struct cli_parsing *p, const struct cli_op
 				      const char *arg)
 {
 	(void)o;
-	struct sampler_opts *so = &p->c->sampler;
+	struct sampler_opts *so = &p->c->session.sampler;
 	so->dwarf_stack = 0;
 	so->head_stack = 0;
 	so->lbr = false;
@@ -440,33 +440,33 @@ static enum cli_result set_push(struct cli_parsing *p, const struct cli_option *
 	if (!strcmp(n, "push")) {
 		if (push_check_url(arg, p->err, p->errlen))
 			return CLI_ERROR;
-		c->push_url = arg;
+		c->session.push_url = arg;
 	} else if (!strcmp(n, "push-name")) {
 		if (push_check_name(arg, p->err, p->errlen))
 			return CLI_ERROR;
-		c->push_name = arg;
+		c->session.push_name = arg;
 	} else if (!strcmp(n, "push-label")) {
 		if (push_check_label(arg, p->err, p->errlen))
 			return CLI_ERROR;
-		if (c->npush_labels == PUSH_MAX_LABELS - 1) /* one left for hostname= */
+		if (c->session.npush_labels == PUSH_MAX_LABELS - 1) /* one left for hostname= */
 			return fail(p, "at most %d --push-label options", PUSH_MAX_LABELS - 1);
-		c->push_labels[c->npush_labels++] = arg;
+		c->session.push_labels[c->session.npush_labels++] = arg;
 	} else if (!strcmp(n, "push-header")) {
 		if (push_check_header(arg, p->err, p->errlen))
 			return CLI_ERROR;
-		if (c->npush_headers == PUSH_MAX_HEADERS)
+		if (c->session.npush_headers == PUSH_MAX_HEADERS)
 			return fail(p, "at most %d --push-header options", PUSH_MAX_HEADERS);
-		c->push_headers[c->npush_headers++] = arg;
+		c->session.push_headers[c->session.npush_headers++] = arg;
 	} else if (!strcmp(n, "push-interval")) {
-		if (parse_positive(arg, &c->push_interval) || c->push_interval < 1 ||
-		    c->push_interval > 3600)
+		if (parse_positive(arg, &c->session.push_interval) || c->session.push_interval < 1 ||
+		    c->session.push_interval > 3600)
 			return fail(p, "--push-interval wants seconds from 1 to 3600, not '%s'", arg);
 	} else {
 		uint64_t q;
 		if (parse_u64(arg, &q) || q > PUSH_QUEUE_MAX)
 			return fail(p, "--push-queue wants a number of profiles from 1 to %d, not '%s'",
 				    PUSH_QUEUE_MAX, arg);
-		c->push_queue = (int)q;
+		c->session.push_queue = (int)q;
 	}
 	p->push_given = true;
 	return CLI_OK;
@@ -489,6 +489,7 @@ static enum cli_result show(struct cli_parsing *p, const struct cli_option *o, c
 /* --- the table --- */
 
 #define FIELD(m) offsetof(struct cli, m)
+#define SESSION_FIELD(m) offsetof(struct cli, session.m)
 #define OPT(long_name, short_name, value, sec) \
 	.name = long_name, .letter = short_name, .arg = value, .section = sec
 
@@ -514,7 +515,7 @@ static const struct cli_option options[] = {
 	  .help = "start COMMAND and profile it and its children",
 	  .doc = "start COMMAND and profile it, its threads and children (enabled at exec)" },
 
-	{ OPT("output", 'o', "FILE", CLI_RECORDING), .set = set_text, .field = FIELD(output),
+	{ OPT("output", 'o', "FILE", CLI_RECORDING), .set = set_text, .field = SESSION_FIELD(output),
 	  .help = "record the session as a perf.data file (perf report reads it;\n"
 		"- = a stream on stdout: the view on /dev/tty, -b text on stderr)",
 	  .doc = "also record the session to FILE as perf.data (see Recording); `-`: perf's stream "
@@ -540,13 +541,13 @@ static const struct cli_option options[] = {
 	  .help = "replay: aggregate only this range (seconds from the start)" },
 
 	{ OPT("select-event", 0, "NAME", CLI_RECORDING), .set = set_text,
-	  .field = FIELD(event_select),
+	  .field = SESSION_FIELD(event_select),
 	  .help = "replay: which event of a file with several" },
 
 	{ OPT("header", 0, NULL, CLI_RECORDING), .set = set_header,
 	  .help = "replay: print the recording's header info and exit" },
 
-	{ OPT("diff", 0, "BASE", CLI_RECORDING), .set = set_text, .field = FIELD(diff_base),
+	{ OPT("diff", 0, "BASE", CLI_RECORDING), .set = set_text, .field = SESSION_FIELD(diff_base),
 	  .help = "compare with the recording BASE: a Δ column (Self% now\n"
 		"minus Self% in BASE), rows ordered by the change",
 	  .doc = "compare with the recording BASE: a Δ column (Self% now minus Self% in BASE), "
@@ -632,7 +633,7 @@ static const struct cli_option options[] = {
 		"whatever this says" },
 
 	{ OPT("buildid-mmap", 0, NULL, CLI_NAMES), .set = set_flag,
-	  .field = FIELD(sampler.buildid_mmap),
+	  .field = SESSION_FIELD(sampler.buildid_mmap),
 	  .help = "ask the kernel for build-ids in mmap records (off, as in perf:\n"
 		"kernels leak the flag into other tools' recordings meanwhile)",
 	  .doc = "ask the kernel for build-ids in mmap records. Off by default, as in perf: "
@@ -641,7 +642,7 @@ static const struct cli_option options[] = {
 		"report` 6.1 aborts on such files (`assertion failed at util/build-id.c:1010`). "
 		"perftop reads such files either way" },
 
-	{ OPT("inline", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(inline_frames),
+	{ OPT("inline", 0, NULL, CLI_NAMES), .set = set_flag, .field = SESSION_FIELD(inline_frames),
 	  .help = "expand DWARF inline frames everywhere (by default only in\n"
 		"replays of --call-graph dwarf recordings, like perf report)",
 	  .doc = "expand DWARF inline frames everywhere. By default they are expanded only in "
@@ -649,10 +650,10 @@ static const struct cli_option options[] = {
 		"expands them (it shows none in frame-pointer chains, even with `--inline`, and "
 		"perf top none at all): the first inline lookup in a binary reads its DWARF" },
 
-	{ OPT("no-inline", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(no_inline),
+	{ OPT("no-inline", 0, NULL, CLI_NAMES), .set = set_flag, .field = SESSION_FIELD(no_inline),
 	  .help = "no inline frames at all" },
 
-	{ OPT("no-python", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(no_python),
+	{ OPT("no-python", 0, NULL, CLI_NAMES), .set = set_flag, .field = SESSION_FIELD(no_python),
 	  .help = "no Python functions: CPython's interpreter frames as they are",
 	  .doc = "no Python functions in CPython processes: the interpreter's own frames "
 		"(`_PyEval_EvalFrameDefault` ...) as they are (see Python frames)" },
@@ -665,7 +666,7 @@ static const struct cli_option options[] = {
 		"the sampling rate: fewer reads cost less, and a sample is further from the read "
 		"that gives its Python stack (see Python frames)" },
 
-	{ OPT("no-demangle", 0, NULL, CLI_NAMES), .set = set_flag, .field = FIELD(no_demangle),
+	{ OPT("no-demangle", 0, NULL, CLI_NAMES), .set = set_flag, .field = SESSION_FIELD(no_demangle),
 	  .help = "raw C++/Rust symbol names (the m key toggles them)",
 	  .doc = "raw C++/Rust symbol names (the `m` key toggles them)" },
 
@@ -924,12 +925,12 @@ static enum cli_result mode_events(struct cli_parsing *p)
 	struct cli *c = p->c;
 	if (c->nevents)
 		return fail(p, "%s takes its own events (sched:sched_switch%s): no -e with it",
-			    c->mode == PROFILE_WALL ? "--wall" : "--off-cpu",
-			    c->mode == PROFILE_WALL ? " and cpu-clock" : "");
-	if (c->sampler.period)
+			    c->session.mode == PROFILE_WALL ? "--wall" : "--off-cpu",
+			    c->session.mode == PROFILE_WALL ? " and cpu-clock" : "");
+	if (c->session.sampler.period)
 		return fail(p, "%s counts every switch: -c is not for it (-F sets wall's on-CPU rate)",
-			    c->mode == PROFILE_WALL ? "--wall" : "--off-cpu");
-	const char *text = c->mode == PROFILE_WALL ? "cpu-clock,sched:sched_switch"
+			    c->session.mode == PROFILE_WALL ? "--wall" : "--off-cpu");
+	const char *text = c->session.mode == PROFILE_WALL ? "cpu-clock,sched:sched_switch"
 						    : "sched:sched_switch";
 	int n = events_parse(events_ctx(), text, c->events, 0, SAMPLER_MAX_EVENTS, p->err, p->errlen);
 	if (n < 0)
@@ -938,19 +939,19 @@ static enum cli_result mode_events(struct cli_parsing *p)
 	if (!tracefs)
 		return CLI_ERROR;
 	c->nevents = n;
-	c->sampler.events = c->events;
-	c->sampler.nevents = n;
-	memset(&c->offcpu, 0, sizeof(c->offcpu));
-	c->offcpu.switch_evidx = (uint32_t)(n - 1);
-	c->offcpu.min_block_ns = c->min_block_ns;
+	c->session.sampler.events = c->events;
+	c->session.sampler.nevents = n;
+	memset(&c->session.offcpu, 0, sizeof(c->session.offcpu));
+	c->session.offcpu.switch_evidx = (uint32_t)(n - 1);
+	c->session.offcpu.min_block_ns = c->session.min_block_ns;
 	/* A thread blocked across a refresh is handed on in pieces, a quarter of a refresh apart
 	 * (at least 50 ms, at most 1 s): a window then misses at most that of a long block, and a
 	 * machine of many sleeping threads is not flooded with pieces. */
 	double piece = c->delay / 4;
-	c->offcpu.piece_ns = (uint64_t)((piece < 0.05 ? 0.05 : piece > 1 ? 1 : piece) * 1e9);
-	if (offcpu_read_format(tracefs, &c->offcpu) != 0)
+	c->session.offcpu.piece_ns = (uint64_t)((piece < 0.05 ? 0.05 : piece > 1 ? 1 : piece) * 1e9);
+	if (offcpu_read_format(tracefs, &c->session.offcpu) != 0)
 		warn_msg("cannot read sched_switch's format under %s: every block counts as S", tracefs);
-	c->sampler.offcpu = &c->offcpu;
+	c->session.sampler.offcpu = &c->session.offcpu;
 	return CLI_OK;
 }
 
@@ -958,22 +959,23 @@ static enum cli_result mode_events(struct cli_parsing *p)
 static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 {
 	struct cli *c = p->c;
-	struct sampler_opts *o = &c->sampler;
-	int targets = p->have_pids + p->have_tids + p->have_all + (optind < argc) + (c->input != NULL);
+	struct sampler_opts *o = &c->session.sampler;
+	int targets = p->have_pids + p->have_tids + p->have_all + (optind < argc) + (c->session.input != NULL);
 	if (targets > 1)
 		return fail(p, "choose one target: -p, -t, -a, -i FILE or a command");
-	if ((c->have_time || c->header_only) && !c->input)
+	if ((c->have_time || c->header_only) && !c->session.input)
 		return fail(p, "--time and --header are for replays: add -i FILE");
-	if (c->kallsyms && !c->input)
+	if (c->session.kallsyms && !c->session.input)
 		return fail(p, "--kallsyms names a recording's kernel addresses: add -i FILE");
-	if (c->input && c->output)
+	if (c->session.input && c->session.output)
 		return fail(p, "-i and -o together: replaying a recording does not record it again");
 	if ((c->json || c->quiet) && !c->batch)
 		c->batch = true; /* --json and -q only make sense as batch output */
-	if (p->push_given && !c->push_url)
+	c->session.one_pass = c->batch;
+	if (p->push_given && !c->session.push_url)
 		return fail(p, "--push-interval, --push-name, --push-label, --push-header and "
 			    "--push-queue go with --push URL");
-	if (c->push_url && c->input)
+	if (c->session.push_url && c->session.input)
 		return fail(p, "--push is for live sessions: a replay has no window to push");
 	if (p->have_pids)
 		o->target = TARGET_PIDS;
@@ -998,20 +1000,20 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 			return CLI_ERROR;
 	}
 
-	if (c->mode != PROFILE_SAMPLES && !c->input && mode_events(p) != CLI_OK)
+	if (c->session.mode != PROFILE_SAMPLES && !c->session.input && mode_events(p) != CLI_OK)
 		return CLI_ERROR;
-	if (c->mode != PROFILE_SAMPLES && c->input) {
+	if (c->session.mode != PROFILE_SAMPLES && c->session.input) {
 		/* The recording's switches are paired with this machine's layout of the fields. */
 		char why[256];
 		const char *tracefs = events_tracefs(events_ctx(), why, sizeof(why));
-		if (!tracefs || offcpu_read_format(tracefs, &c->offcpu) != 0)
+		if (!tracefs || offcpu_read_format(tracefs, &c->session.offcpu) != 0)
 			warn_msg("the layout of sched_switch's fields is unknown here (%s): blocks are "
 				 "paired by the switch records alone, every one counted as S",
 				 tracefs ? "no format file" : why);
 	}
 
-	c->nkeys = sort_keys_parse(p->sort_spec, c->keys, PROFILE_MAX_KEYS, p->err, p->errlen);
-	if (c->nkeys < 0)
+	c->session.nkeys = sort_keys_parse(p->sort_spec, c->session.keys, PROFILE_MAX_KEYS, p->err, p->errlen);
+	if (c->session.nkeys < 0)
 		return CLI_ERROR;
 	describe_target(c, argc, argv, optind);
 	return CLI_OK;
@@ -1024,11 +1026,11 @@ enum cli_result cli_parse(int argc, char **argv, struct cli *c, char *err, size_
 	getopt_lists(longopts, shortopts);
 
 	memset(c, 0, sizeof(*c));
-	c->sampler.target = TARGET_SYSTEM;
-	c->sampler.freq = 999;
-	c->sampler.callchain = true;
-	c->sampler.head_stack = SAMPLER_HEAD_STACK_DEFAULT;
-	c->sampler.synthesize = true;
+	c->session.sampler.target = TARGET_SYSTEM;
+	c->session.sampler.freq = 999;
+	c->session.sampler.callchain = true;
+	c->session.sampler.head_stack = SAMPLER_HEAD_STACK_DEFAULT;
+	c->session.sampler.synthesize = true;
 	c->delay = 1.0;
 	struct cli_parsing p = { .c = c, .sort_spec = "dso,sym", .err = err, .errlen = errlen };
 

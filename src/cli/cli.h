@@ -17,66 +17,37 @@
 #include "model/profile.h"
 #include "push/push.h"
 #include "sampler/sampler.h"
+#include "session/session_opts.h"
 
 #define CLI_MAX_IDS 1024
 #define CLI_MAX_PREFIXES 16
 #define CLI_MAX_EXPORTS 8
-#define CLI_MAX_INPUTS 1024
+#define CLI_MAX_INPUTS SESSION_MAX_INPUTS
 
 struct cli {
-	struct sampler_opts sampler;
+	/* What the session is opened with (session_opts.h): filled here, read by session/. */
+	struct session_opts session;
 	struct sampler_event events[SAMPLER_MAX_EVENTS]; /* -e, parsed (events/events.h) */
 	int nevents;
 	int ids[CLI_MAX_IDS];
 	int cpus[CLI_MAX_IDS];
-	enum sort_key keys[PROFILE_MAX_KEYS];
-	int nkeys;
 	bool batch;           /* -b */
 	bool json;            /* --json */
 	long iterations;      /* -n; 0 = until stopped */
 	double delay;         /* -d seconds between refreshes */
 	bool zero;            /* -z */
-	char target_text[256];
-	/* Recording and replay (perf.data in and out). */
-	const char *output;   /* -o FILE: record the session */
-	int output_fd;        /* -o -: the stream's descriptor (main.c's copy of standard output) */
-	const char *input;    /* -i FILE ("-" = stdin): replay a recording instead of sampling */
-	const char *inputs[CLI_MAX_INPUTS]; /* -i repeated: one session's files, played in order */
-	int ninputs;
 	bool have_time;       /* --time START,END (seconds from the start of the recording) */
 	double time_start, time_end;
 	bool header_only;     /* --header: print the recording's header info and exit */
-	const char *event_select; /* --event NAME: which event of a multi-event file */
 	const char *exports[CLI_MAX_EXPORTS]; /* --export FILE: written at the end */
 	int nexports;
 	bool delay_given;     /* -d was on the command line (replay: one snapshot per -d of recorded time) */
-	/* Names. */
-	bool no_inline;       /* --no-inline: no inline frames from DWARF */
-	bool inline_frames;   /* --inline: inline frames everywhere (default: replays of DWARF recordings) */
-	bool no_demangle;     /* --no-demangle: raw C++/Rust symbols */
-	bool no_python;       /* --no-python: no Python frames read from CPython processes */
-	uint64_t python_rate; /* --python-rate HZ: Python stacks' reads a second (0: by CPU budget) */
 	const char *symfs;    /* --symfs DIR: binaries and debug files looked up under DIR first */
-	const char *kallsyms; /* --kallsyms FILE: a replay's kernel addresses named from FILE */
-	const char *diff_base; /* --diff BASE.data: a Δ column against that recording */
 	/* --prefix OLD=NEW (annotate): source files built under OLD are read from NEW. */
 	const char *prefixes[CLI_MAX_PREFIXES];
 	int nprefixes;
 	bool no_mouse;        /* --no-mouse: the view does not take the mouse */
-	/* Off-CPU and wall-clock time (sampler/offcpu.h). */
-	enum profile_mode mode; /* --off-cpu: PROFILE_OFFCPU, --wall: PROFILE_WALL */
-	uint64_t min_block_ns;  /* --min-block MS */
-	struct offcpu_opts offcpu; /* live in those modes: sampler.offcpu points here */
 	bool quiet;           /* -q: batch prints no snapshots, only errors */
-	/* --push URL: the window's profile to a Pyroscope server (pusher.h). */
-	const char *push_url;
-	const char *push_name;
-	const char *push_labels[PUSH_MAX_LABELS]; /* "key=value" */
-	int npush_labels;
-	const char *push_headers[PUSH_MAX_HEADERS]; /* "Name: value" */
-	int npush_headers;
-	double push_interval; /* seconds; 10 by default */
-	int push_queue;       /* profiles waiting; 0: push.h's default */
 };
 
 enum cli_result { CLI_OK, CLI_EXIT_OK, CLI_ERROR };

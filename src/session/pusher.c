@@ -39,7 +39,7 @@ static int64_t real_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void default_name(const struct cli *c, const char *host, char *out, size_t cap)
+static void default_name(const struct session_opts *c, const char *host, char *out, size_t cap)
 {
 	const struct sampler_opts *o = &c->sampler;
 	out[0] = '\0';
@@ -48,7 +48,7 @@ static void default_name(const struct cli *c, const char *host, char *out, size_
 		snprintf(out, cap, "%s", slash ? slash + 1 : o->argv[0]);
 	} else if (o->target == TARGET_PIDS && o->nids > 0) {
 		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/comm", c->ids[0]);
+		snprintf(path, sizeof(path), "/proc/%d/comm", o->ids[0]);
 		if (read_small_file(path, out, cap) > 0)
 			out[strcspn(out, "\n")] = '\0';
 	}
@@ -57,7 +57,7 @@ static void default_name(const struct cli *c, const char *host, char *out, size_
 	push_sanitize_name(out);
 }
 
-struct pusher *pusher_open(const struct cli *c, char *err, size_t errlen)
+struct pusher *pusher_open(const struct session_opts *c, char *err, size_t errlen)
 {
 	err[0] = '\0';
 	if (!c->push_url)

@@ -9,14 +9,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli/cli.h"
+#include "session/session_opts.h"
 #include "push/push.h"
 
 struct pusher;
 
 /* For c->push_url (NULL when there is none: returns NULL with err empty). NULL with a one-line
  * message in err when the push cannot start. */
-struct pusher *pusher_open(const struct cli *c, char *err, size_t errlen);
+struct pusher *pusher_open(const struct session_opts *c, char *err, size_t errlen);
 /* Whether a window ends now: its interval (jittered) has passed since the last, or final (the
  * session closes). Then true, with its start and end as Unix times in ns; the next window starts
  * at its end. The first window starts at the first call. */

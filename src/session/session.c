@@ -166,34 +166,34 @@ struct session {
  * turns them on with symbolizer_set_names; addresses already cached without lines are completed
  * on their next lookup).
  */
-static void session_names(struct session *s, const struct cli *c, bool unwound_chains)
+static void session_names(struct session *s, const struct session_opts *opts, bool unwound_chains)
 {
-	bool inline_frames = !c->no_inline && (c->inline_frames || unwound_chains);
+	bool inline_frames = !opts->no_inline && (opts->inline_frames || unwound_chains);
 	s->inline_frames = inline_frames;
 	symbolizer_set_names(s->sym, inline_frames, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
 	if (s->py && !s->pyrec)
 		pystacks_set_srclines(s->py, profile_has_key(s->ev[0].prof, SORT_SRCLINE));
-	symbolizer_set_demangle(s->sym, !c->no_demangle);
+	symbolizer_set_demangle(s->sym, !opts->no_demangle);
 }
 
 /* --off-cpu and --wall are one profile of time, whatever events feed it (wall: cpu-clock's
  * samples and sched_switch's blocks; session_event_of sends every record of a one-event session to
  * it), named after the mode. */
-static void session_mode_events(struct session *s, const struct cli *c)
+static void session_mode_events(struct session *s, const struct session_opts *opts)
 {
-	s->mode = c->mode;
-	if (c->mode == PROFILE_SAMPLES)
+	s->mode = opts->mode;
+	if (opts->mode == PROFILE_SAMPLES)
 		return;
 	for (int e = 1; e < s->nev; e++)
 		profile_free(s->ev[e].prof);
 	s->nev = 1;
 	struct session_event *ev = &s->ev[0];
-	snprintf(ev->name, sizeof(ev->name), "%s", c->mode == PROFILE_WALL ? "wall" : "off-cpu");
-	if (c->mode == PROFILE_OFFCPU)
+	snprintf(ev->name, sizeof(ev->name), "%s", opts->mode == PROFILE_WALL ? "wall" : "off-cpu");
+	if (opts->mode == PROFILE_OFFCPU)
 		ev->freq = ev->period = 0;
 	ev->type = PERF_TYPE_SOFTWARE; /* time always flows: no not-fired notice */
 	ev->config = PERF_COUNT_SW_CPU_CLOCK;
-	profile_set_mode(ev->prof, c->mode);
+	profile_set_mode(ev->prof, opts->mode);
 }
 
 static uint64_t session_names_generation(void *sym)
@@ -202,18 +202,18 @@ static uint64_t session_names_generation(void *sym)
 }
 
 /* Live: the Python frames' reader, and with -o the side file of the recording's Python frames. */
-static void session_python_open(struct session *s, const struct cli *c)
+static void session_python_open(struct session *s, const struct session_opts *opts)
 {
 	s->py = pystacks_new(symbolizer_name, session_names_generation, s->sym,
-			     s->ev[0].freq ? 1000000000ull / s->ev[0].freq : 1000000ull, c->python_rate);
-	if (!c->output)
+			     s->ev[0].freq ? 1000000000ull / s->ev[0].freq : 1000000ull, opts->python_rate);
+	if (!opts->output)
 		return;
-	if (!strcmp(c->output, "-")) {
+	if (!strcmp(opts->output, "-")) {
 		warn_msg("a stream (-o -) keeps no Python frames: record to a file for them");
 		return;
 	}
 	char path[PATH_MAX], err[PATH_MAX + 64];
-	snprintf(path, sizeof(path), "%s.python", c->output);
+	snprintf(path, sizeof(path), "%s.python", opts->output);
 	s->pyrec = pyrecord_create(path, err, sizeof(err));
 	if (!s->pyrec)
 		warn_msg("%s: the recording keeps no Python frames", err);
@@ -221,14 +221,14 @@ static void session_python_open(struct session *s, const struct cli *c)
 }
 
 /* A replay: the Python frames perftop kept beside the recording(s), if any. */
-static void session_python_replay(struct session *s, const struct cli *c)
+static void session_python_replay(struct session *s, const struct session_opts *opts)
 {
-	if (c->no_python)
+	if (opts->no_python)
 		return;
-	/* as replay_open takes them: the list when there are several, else c->input (a --diff
+	/* as replay_open takes them: the list when there are several, else opts->input (a --diff
 	 * base's session sets only that) */
-	for (int i = 0; i < (c->ninputs > 1 ? c->ninputs : 1); i++) {
-		const char *in = c->ninputs > 1 ? c->inputs[i] : c->input;
+	for (int i = 0; i < (opts->ninputs > 1 ? opts->ninputs : 1); i++) {
+		const char *in = opts->ninputs > 1 ? opts->inputs[i] : opts->input;
 		if (!in || !strcmp(in, "-"))
 			continue;
 		char path[PATH_MAX], err[PATH_MAX + 128];
@@ -241,16 +241,16 @@ static void session_python_replay(struct session *s, const struct cli *c)
 static int session_enable_push(struct session *s, char *err, size_t errlen);
 static void session_push_window(struct session *s, bool final);
 
-struct session *session_open(const struct cli *c, char *err, size_t errlen)
+struct session *session_open(const struct session_opts *opts, char *err, size_t errlen)
 {
-	struct sampler_opts so = c->sampler;
-	if (c->output && !strcmp(c->output, "-")) { /* -o -: the stream form to standard output */
+	struct sampler_opts so = opts->sampler;
+	if (opts->output && !strcmp(opts->output, "-")) { /* -o -: the stream form to standard output */
 		so.tee = perfdata_tee_fd();
-		so.tee_arg = (void *)(intptr_t)(c->output_fd > 2 ? c->output_fd
+		so.tee_arg = (void *)(intptr_t)(opts->output_fd > 2 ? opts->output_fd
 					: fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3));
-	} else if (c->output) {       /* -o: the sampler thread tees the rings into the file */
+	} else if (opts->output) {       /* -o: the sampler thread tees the rings into the file */
 		so.tee = perfdata_tee();
-		so.tee_arg = (void *)c->output;
+		so.tee_arg = (void *)opts->output;
 	}
 	struct sampler *sampler = sampler_open(&so, err, errlen);
 	if (!sampler)
@@ -267,17 +267,17 @@ struct session *session_open(const struct cli *c, char *err, size_t errlen)
 		ev->period = sampler_period(sampler, e);
 		ev->type = a->type;
 		ev->config = a->config;
-		ev->prof = profile_new(c->keys, c->nkeys);
+		ev->prof = profile_new(opts->keys, opts->nkeys);
 	}
-	if (!c->no_python)
-		session_python_open(s, c);
-	session_mode_events(s, c);
-	session_names(s, c, false);
-	snprintf(s->target_text, sizeof(s->target_text), "%s", c->target_text);
-	if (c->sampler.target == TARGET_COMMAND)
-		s->command_name = c->sampler.argv[0];
-	s->output = c->output;
-	if (c->push_url && (!(s->pusher = pusher_open(c, err, errlen)) ||
+	if (!opts->no_python)
+		session_python_open(s, opts);
+	session_mode_events(s, opts);
+	session_names(s, opts, false);
+	snprintf(s->target_text, sizeof(s->target_text), "%s", opts->target_text);
+	if (opts->sampler.target == TARGET_COMMAND)
+		s->command_name = opts->sampler.argv[0];
+	s->output = opts->output;
+	if (opts->push_url && (!(s->pusher = pusher_open(opts, err, errlen)) ||
 			    session_enable_push(s, err, errlen) < 0)) {
 		session_close(s);
 		return NULL;
@@ -340,7 +340,7 @@ static void replay_sink_reset(void *ctx)
 
 /* A replay in a time mode pairs the file's switches itself: sched:sched_switch must be among the
  * events played (its index in the file is the pairing's switch event). */
-static int session_replay_offcpu(struct session *s, const struct cli *c, char *err, size_t errlen)
+static int session_replay_offcpu(struct session *s, const struct session_opts *opts, char *err, size_t errlen)
 {
 	int played = -1;
 	for (int e = 0; e < s->nev && played < 0; e++)
@@ -351,13 +351,13 @@ static int session_replay_offcpu(struct session *s, const struct cli *c, char *e
 		file_ev++;
 	if (played < 0 || file_ev == 4096) {
 		snprintf(err, errlen, "%s: %s needs the recording's %s samples (perf record -e %s "
-			 "--switch-events -g)", c->input, c->mode == PROFILE_WALL ? "--wall" : "--off-cpu",
+			 "--switch-events -g)", opts->input, opts->mode == PROFILE_WALL ? "--wall" : "--off-cpu",
 			 OFFCPU_SWITCH_EVENT, OFFCPU_SWITCH_EVENT);
 		return -1;
 	}
 	/* The raw fields' layout of the machine that recorded them, when the file says it; else
 	 * this machine's (cli read it from tracefs). */
-	struct offcpu_opts o = c->offcpu;
+	struct offcpu_opts o = opts->offcpu;
 	const char *format = replay_switch_format(s->replay);
 	struct offcpu_opts from_file = { 0 };
 	if (format && offcpu_parse_format(format, strlen(format), &from_file) == 0) {
@@ -367,20 +367,20 @@ static int session_replay_offcpu(struct session *s, const struct cli *c, char *e
 		o.next_pid_size = from_file.next_pid_size;
 	}
 	o.switch_evidx = file_ev;
-	o.min_block_ns = c->min_block_ns;
+	o.min_block_ns = opts->min_block_ns;
 	o.piece_ns = 0;   /* a refresh charges every open block up to the last record */
 	s->offcpu = offcpu_new(&o);
 	return 0;
 }
 
-struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
+struct session *session_open_file(const struct session_opts *opts, char *err, size_t errlen)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
-	struct replay_opts o = {.path = c->input, .event = c->event_select, .scan = !c->batch,
-				.no_histogram = c->batch, .nowait = !c->batch, .paths = c->inputs,
-				.npaths = (size_t)c->ninputs};
+	struct replay_opts o = {.path = opts->input, .event = opts->event_select, .scan = !opts->one_pass,
+				.no_histogram = opts->one_pass, .nowait = !opts->one_pass, .paths = opts->inputs,
+				.npaths = (size_t)opts->ninputs};
 	/* Off-CPU time is made of the switches alone; wall takes every event (cpu-clock's too). */
-	if (c->mode == PROFILE_OFFCPU && !o.event)
+	if (opts->mode == PROFILE_OFFCPU && !o.event)
 		o.event = OFFCPU_SWITCH_EVENT;
 	struct replay_sink sink = {.ctx = s, .record = replay_sink_record, .reset = replay_sink_reset,
 				   .build_id = replay_sink_build_id};
@@ -391,9 +391,9 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 	}
 	s->sym = symbolizer_new();
 	symbolizer_set_offline(s->sym);  /* the file's pids are not this machine's processes now */
-	if (c->kallsyms)
-		symbolizer_set_kallsyms(s->sym, c->kallsyms);
-	symbolizer_wait_fetches(s->sym, c->batch); /* batch may wait for debuginfod, the view not */
+	if (opts->kallsyms)
+		symbolizer_set_kallsyms(s->sym, opts->kallsyms);
+	symbolizer_wait_fetches(s->sym, opts->one_pass); /* batch may wait for debuginfod, the view not */
 	/* Live, a JIT's perf map grows under a name the symbolizer looks for again: only a replay's
 	 * names stay put between side-band records. */
 	s->memo = sample_memo_new();
@@ -405,24 +405,24 @@ struct session *session_open_file(const struct cli *c, char *err, size_t errlen)
 		snprintf(ev->name, sizeof(ev->name), "%s", replay_event_name(s->replay, (size_t)e));
 		replay_event_rate(s->replay, (size_t)e, &ev->freq, &ev->period);
 		ev->type = ev->config = 0; /* no notice in a replay */
-		ev->prof = profile_new(c->keys, c->nkeys);
+		ev->prof = profile_new(opts->keys, opts->nkeys);
 	}
 	if (replay_start_event(s->replay) < (size_t)s->nev)
 		s->cur = (int)replay_start_event(s->replay);
-	if (c->mode != PROFILE_SAMPLES && session_replay_offcpu(s, c, err, errlen)) {
+	if (opts->mode != PROFILE_SAMPLES && session_replay_offcpu(s, opts, err, errlen)) {
 		session_close(s);
 		return NULL;
 	}
-	session_mode_events(s, c);
+	session_mode_events(s, opts);
 	s->cur = 0;
-	session_python_replay(s, c);
-	session_names(s, c, replay_user_stacks(s->replay));
+	session_python_replay(s, opts);
+	session_names(s, opts, replay_user_stacks(s->replay));
 	int n = snprintf(s->target_text, sizeof(s->target_text), "%s %s",
 			 replay_is_stream(s->replay) ? "stream on" : "replay of",
-			 strcmp(c->input, "-") ? c->input : "stdin");
-	if (c->ninputs > 1 && n > 0 && (size_t)n < sizeof(s->target_text))
+			 strcmp(opts->input, "-") ? opts->input : "stdin");
+	if (opts->ninputs > 1 && n > 0 && (size_t)n < sizeof(s->target_text))
 		snprintf(s->target_text + n, sizeof(s->target_text) - (size_t)n, " and %d more file%s",
-			 c->ninputs - 1, c->ninputs > 2 ? "s" : "");
+			 opts->ninputs - 1, opts->ninputs > 2 ? "s" : "");
 	return s;
 }
 
@@ -857,18 +857,19 @@ static struct snapshot *session_named(struct session *s, struct snapshot *snap, 
 	return snap;
 }
 
-int session_load_diff(struct session *s, const struct cli *c, char *err, size_t errlen)
+int session_load_diff(struct session *s, const struct session_opts *opts, char *err, size_t errlen)
 {
-	struct cli bc = *c;
-	bc.input = c->diff_base;
-	bc.ninputs = 0;             /* BASE alone, not the session's -i files */
-	bc.batch = true;            /* no scan: one pass, to the end */
-	bc.have_time = false;
-	struct session *base = session_open_file(&bc, err, errlen);
+	struct session_opts *bo = xmalloc(sizeof(*bo)); /* inputs[] makes it 8 KB: off the stack */
+	*bo = *opts;
+	bo->input = opts->diff_base;
+	bo->ninputs = 0;            /* BASE alone, not the session's -i files */
+	bo->one_pass = true;        /* no scan: one pass, to the end */
+	struct session *base = session_open_file(bo, err, errlen);
+	free(bo);
 	if (!base) {
 		char why[512];
 		snprintf(why, sizeof(why), "%s", err);
-		snprintf(err, errlen, "--diff %s: %s", c->diff_base, why);
+		snprintf(err, errlen, "--diff %s: %s", opts->diff_base, why);
 		return -1;
 	}
 	replay_advance(base->replay, 1e300);

@@ -15,7 +15,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli/cli.h"
 #include "export/export.h"
 #include "model/annotate.h"
 #include "model/snapshot.h"
@@ -23,14 +22,15 @@
 #include "push/push.h"
 #include "sampler/counters.h"
 #include "sampler/offcpu.h"
+#include "session/session_opts.h"
 
 struct session;
 
 /* Opens everything for the options; NULL with a one-line message in err on failure. */
-struct session *session_open(const struct cli *c, char *err, size_t errlen);
-/* A replay of the perf.data file c->input instead of live sampling (same pipeline after the
+struct session *session_open(const struct session_opts *opts, char *err, size_t errlen);
+/* A replay of the perf.data file opts->input instead of live sampling (same pipeline after the
  * source); NULL with a one-line message in err. */
-struct session *session_open_file(const struct cli *c, char *err, size_t errlen);
+struct session *session_open_file(const struct session_opts *opts, char *err, size_t errlen);
 /* The replay engine of a session opened on a file, else NULL. */
 struct replay *session_replay(struct session *s);
 /* Starts sampling (and the command). 0, or -1 with a message in err. */
@@ -110,9 +110,9 @@ struct session_status {
 void session_get_status(struct session *s, struct session_status *st);
 void session_get_status_of(struct session *s, int ev, struct session_status *st);
 
-/* --diff: reads the recording c->diff_base once, whole, into a baseline with the same sort keys;
+/* --diff: reads the recording opts->diff_base once, whole, into a baseline with the same sort keys;
  * every snapshot after this carries a Δ against it (model/diff.h). 0, or -1 with a message. */
-int session_load_diff(struct session *s, const struct cli *c, char *err, size_t errlen);
+int session_load_diff(struct session *s, const struct session_opts *opts, char *err, size_t errlen);
 
 /* Feeds a call tree next to the profile, so that snapshots carry one (snapshot.tree) for the
  * drill-down views. Off by default: batch mode does not pay for it. */
