@@ -2,8 +2,9 @@
  * perftop: a top-like profiler on perf_event_open.
  *
  * main parses the options, opens the session (sampler thread -> queue -> symbolizer -> model) and
- * hands it to one of two front ends: the batch printer (-b) or the full-screen view. Errors a user
- * can cause end here as one line on stderr and a non-zero exit, before any terminal state changes.
+ * hands it to one of two front ends: the batch printer (batch/, -b) or the full-screen view (view/,
+ * the glue between the session and ui/). Errors a user can cause end here as one line on stderr
+ * and a non-zero exit, before any terminal state changes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,226 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "batch/batch.h"
 #include "cli/cli.h"
 #include "session/replay.h"
 #include "session/session.h"
-#include "settings/settings.h"
 #include "symbolize/symbolizer.h"
-#include "ui/tui.h"
+#include "view/view.h"
 #include "util/crash.h"
 #include "util/util.h"
-
-struct tui_glue {
-	struct session *session;
-	char notice[400];
-	char exit_text[160];
-	bool replay_fed;           /* a replay fed records (or seeked) since the last snapshot */
-	bool replay_shown;         /* a snapshot of the replay was handed out */
-};
-
-static long glue_poll(void *ctx)
-{
-	struct tui_glue *g = ctx;
-	long taken = session_poll(g->session);
-	if (taken > 0)
-		g->replay_fed = true;
-	return taken;
-}
-
-static void glue_rename(void *ctx, struct snapshot *snap, bool demangle)
-{
-	struct tui_glue *g = ctx;
-	session_rename(g->session, snap, demangle);
-}
-
-static const char *glue_move_name(void *ctx, const char *name)
-{
-	struct tui_glue *g = ctx;
-	return session_name(g->session, name);
-}
-
-static struct an_doc *glue_annotate(void *ctx, const char *raw_sym, const char *dso)
-{
-	struct tui_glue *g = ctx;
-	return session_annotate(g->session, raw_sym, dso);
-}
-
-static struct snapshot *glue_refresh(void *ctx, enum snap_col order, bool zero)
-{
-	struct tui_glue *g = ctx;
-	struct replay *rp = session_replay(g->session);
-	if (rp) {
-		/* At the end of the recording nothing more comes: the last table stays on screen (NULL,
-		 * tui.h) rather than decaying or zeroing away, until a seek or a range change. */
-		if (g->replay_shown && !g->replay_fed && replay_at_end(rp))
-			return NULL;
-		g->replay_fed = false;
-		g->replay_shown = true;
-	}
-	return session_refresh(g->session, order, zero);
-}
-
-static struct snapshot *glue_switch_event(void *ctx, int ev, struct snapshot *shown)
-{
-	struct tui_glue *g = ctx;
-	return session_switch_event(g->session, ev, shown);
-}
-
-static void describe_exit(char *buf, size_t len, const char *name, int status)
-{
-	if (WIFEXITED(status))
-		snprintf(buf, len, "%s exited with status %d", name, WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		snprintf(buf, len, "%s was killed by signal %d (%s)", name, WTERMSIG(status),
-			 strsignal(WTERMSIG(status)));
-	else
-		snprintf(buf, len, "%s exited", name);
-}
-
-/* The counters line: live only (a recording holds no counters; its rate and losses are on the
- * summary line already). */
-static void glue_counters(struct view_header *h, const struct session_counters *cp)
-{
-	const struct session_counters c = *cp;
-	if (!c.live)
-		return;
-	h->counters = true;
-	h->ctx_switches = c.have[COUNTER_CTX_SWITCHES] ? c.per_sec[COUNTER_CTX_SWITCHES] : -1;
-	h->migrations = c.have[COUNTER_MIGRATIONS] ? c.per_sec[COUNTER_MIGRATIONS] : -1;
-	h->page_faults = c.have[COUNTER_PAGE_FAULTS] ? c.per_sec[COUNTER_PAGE_FAULTS] : -1;
-	h->cycles = c.have[COUNTER_CYCLES] ? c.per_sec[COUNTER_CYCLES] : -1;
-	h->instructions = c.have[COUNTER_INSTRUCTIONS] ? c.per_sec[COUNTER_INSTRUCTIONS] : -1;
-	h->ipc = c.ipc;
-	h->cache_misses = c.have[COUNTER_CACHE_MISSES] ? c.per_sec[COUNTER_CACHE_MISSES] : -1;
-	h->branch_misses = c.have[COUNTER_BRANCH_MISSES] ? c.per_sec[COUNTER_BRANCH_MISSES] : -1;
-	h->multiplexed = c.multiplexed;
-	h->throttled = c.throttled;
-	h->self_cpu = c.cpu_pct;
-}
-
-static void glue_header(void *ctx, struct view_header *h)
-{
-	struct tui_glue *g = ctx;
-	struct session_status st;
-	session_get_status(g->session, &st);
-	memset(h, 0, sizeof(*h));
-	h->target = st.target_text;
-	struct replay *rp = session_replay(g->session);
-	h->stream = rp && replay_is_stream(rp) && !replay_at_end(rp);
-	h->event = st.event;
-	h->event_index = session_event(g->session);
-	h->nevents = session_nevents(g->session);
-	h->freq = st.freq;
-	h->period = st.period;
-	h->samples_per_sec = st.samples_per_sec;
-	h->lost = st.lost;
-	h->dropped = st.dropped;
-	h->dwarf = st.unwound >= 0;
-	h->unwound = st.unwound;
-	h->elapsed = st.elapsed;
-	glue_counters(h, &st.counters);
-	h->push = st.pushing;
-	h->push_sent = st.push.sent;
-	h->push_failed = st.push.failed;
-	h->push_dropped = st.push.dropped;
-	h->notice = g->notice[0] ? g->notice : session_notice(g->session);
-	h->target_exited = st.target_exited;
-	if (st.target_exited) {
-		if (st.command_name)
-			describe_exit(g->exit_text, sizeof(g->exit_text), st.command_name, st.exit_status);
-		else
-			snprintf(g->exit_text, sizeof(g->exit_text), "the profiled processes have exited");
-		h->exit_text = g->exit_text;
-	}
-}
-
-/* The replay controls of the view, straight onto the replay engine. */
-static struct replay *glue_replay(void *ctx)
-{
-	return session_replay(((struct tui_glue *)ctx)->session);
-}
-
-static double glue_r_duration(void *ctx)
-{
-	return replay_duration(glue_replay(ctx));
-}
-
-static double glue_r_position(void *ctx)
-{
-	return replay_position(glue_replay(ctx));
-}
-
-static const uint64_t *glue_r_histogram(void *ctx, size_t *n)
-{
-	return replay_histogram(glue_replay(ctx), n);
-}
-
-static void glue_r_set_paused(void *ctx, bool paused)
-{
-	replay_set_paused(glue_replay(ctx), paused);
-}
-
-static void glue_r_set_speed(void *ctx, double speed)
-{
-	replay_set_speed(glue_replay(ctx), speed);
-}
-
-static void glue_r_seek(void *ctx, double secs)
-{
-	struct tui_glue *g = ctx;
-	g->replay_fed = true; /* the table starts over from the new position */
-	if (replay_seek(glue_replay(ctx), secs) < 0)
-		snprintf(g->notice, sizeof(g->notice), "a pipe cannot be rewound: seeking needs a file");
-}
-
-static void glue_r_set_range(void *ctx, double start, double end)
-{
-	struct replay *rp = glue_replay(ctx);
-	replay_set_range(rp, start, end);
-	/* the table shows the new range at once: rebuild up to where playback is */
-	glue_r_seek(ctx, replay_position(rp));
-}
-
-/* A zoom starts the aggregation over; a replay is re-read up to where it is, so the table shows
- * the same stretch of the recording through the zoom (a live session fills again). */
-static void glue_set_zoom(void *ctx, const struct sample_zoom *z)
-{
-	struct tui_glue *g = ctx;
-	session_set_zoom(g->session, z);
-	struct replay *rp = session_replay(g->session);
-	if (rp)
-		glue_r_seek(ctx, replay_position(rp));
-}
-
-static const char *const *glue_info(void *ctx, size_t *n)
-{
-	return (const char *const *)replay_header_lines(glue_replay(ctx), n);
-}
-
-static int glue_export(void *ctx, const char *path, const char *filter, char *msg, size_t len)
-{
-	struct tui_glue *g = ctx;
-	return session_export_window(g->session, path, filter, msg, len);
-}
-
-static void glue_hold(void *ctx, bool hold)
-{
-	session_export_hold(((struct tui_glue *)ctx)->session, hold);
-}
-
-static const struct tui_replay glue_replay_ops = {
-	.duration = glue_r_duration,
-	.position = glue_r_position,
-	.histogram = glue_r_histogram,
-	.set_paused = glue_r_set_paused,
-	.set_speed = glue_r_set_speed,
-	.seek = glue_r_seek,
-	.set_range = glue_r_set_range,
-};
 
 /* --header: the recording's header info as "name: value" lines. */
 static int print_header(const char *path)
@@ -248,87 +39,6 @@ static int print_header(const char *path)
 	perfdata_free_lines(lines, n);
 	perfdata_close(rd);
 	return 0;
-}
-
-/* The settings file (settings/settings.h) and the command line: the file's settings are the view's
- * at start, except those an option of this run sets (-z, -d, --no-mouse, --no-demangle, --diff's
- * order), which win for the run; at quit only what the user changed in the view is written back
- * over the file's, so an option is never saved, and a file that was rejected is not overwritten
- * unless a setting was changed. The batch mode (-b) neither reads nor writes it: its output is for
- * scripts and must not depend on what a view was left at. */
-struct kept_settings {
-	char *path;
-	struct settings file;       /* as read: empty when there is none or it was rejected */
-	struct tui_settings start;  /* what the view started with */
-	struct tui_settings end;    /* what it quit with */
-};
-
-/* Whether a saved order is a column of this session's table. */
-static bool order_fits(enum snap_col order, const struct cli *cli)
-{
-	if (order >= COL_COUNT || (order == COL_DELTA && !cli->session.diff_base))
-		return false;
-	bool time_col = order == COL_TIME || order == COL_BLOCKS || order == COL_LONGEST;
-	return !time_col || cli->session.mode != PROFILE_SAMPLES;
-}
-
-static void settings_start(struct kept_settings *k, const struct cli *cli, struct tui_source *src,
-			   char *notice, size_t len)
-{
-	char err[600];
-	k->path = settings_path();
-	if (k->path && settings_load(k->path, &k->file, err, sizeof(err)) < 0) {
-		fprintf(stderr, "perftop: %s: using the default settings\n", err);
-		size_t at = strlen(notice);
-		snprintf(notice + at, len - at, "%s%s: default settings used", at ? ";  " : "", err);
-	}
-	const struct settings *f = &k->file;
-	if (SETTINGS_HAS(f, SETTINGS_ORDER) && !cli->session.diff_base && order_fits(f->order, cli))
-		src->order = f->order;
-	if (SETTINGS_HAS(f, SETTINGS_INVERT) && !cli->session.diff_base)
-		src->invert = f->invert;
-	if (SETTINGS_HAS(f, SETTINGS_ZERO) && !cli->zero)
-		src->zero = f->zero;
-	if (SETTINGS_HAS(f, SETTINGS_REFRESH) && !cli->delay_given)
-		src->refresh_secs = f->refresh_secs;
-	if (SETTINGS_HAS(f, SETTINGS_HIDDEN))
-		src->hidden_cols = f->hidden_cols;
-	if (SETTINGS_HAS(f, SETTINGS_ICICLE))
-		src->icicle = f->icicle;
-	if (SETTINGS_HAS(f, SETTINGS_MOUSE) && !cli->no_mouse)
-		src->no_mouse = !f->mouse;
-	if (SETTINGS_HAS(f, SETTINGS_RAW_NAMES) && !cli->session.no_demangle)
-		src->demangle = !f->raw_names;
-	k->start = (struct tui_settings){ .order = src->order, .invert = src->invert,
-					  .zero = src->zero, .raw_names = !src->demangle,
-					  .icicle = src->icicle, .hidden_cols = src->hidden_cols };
-	k->end = k->start;
-	src->at_quit = &k->end;
-}
-
-static void settings_finish(struct kept_settings *k)
-{
-	struct settings out = k->file;
-	const struct tui_settings *a = &k->start, *b = &k->end;
-	unsigned changed = 0;
-	/* Only the changed ones: the others keep the file's value (not an option's of this run). */
-#define TAKE_IF_CHANGED(field, bit)                                                                \
-	if (a->field != b->field) {                                                                \
-		out.field = b->field;                                                              \
-		changed |= 1u << (bit);                                                            \
-	}
-	TAKE_IF_CHANGED(order, SETTINGS_ORDER)
-	TAKE_IF_CHANGED(invert, SETTINGS_INVERT)
-	TAKE_IF_CHANGED(zero, SETTINGS_ZERO)
-	TAKE_IF_CHANGED(hidden_cols, SETTINGS_HIDDEN)
-	TAKE_IF_CHANGED(icicle, SETTINGS_ICICLE)
-	TAKE_IF_CHANGED(raw_names, SETTINGS_RAW_NAMES)
-#undef TAKE_IF_CHANGED
-	out.have |= changed;
-	char err[600];
-	if (changed && k->path && settings_save(k->path, &out, err, sizeof(err)) < 0)
-		fprintf(stderr, "perftop: settings not saved: %s\n", err);
-	free(k->path);
 }
 
 /* -o -: the stream goes to standard output as it was; what perftop and the profiled command would
@@ -388,13 +98,13 @@ int main(int argc, char **argv)
 	free(urls);
 	if (cli.session.input && cli.header_only)
 		return print_header(cli.session.input);
-	struct session *s = cli.session.input ? session_open_file(&cli, err, sizeof(err))
-				      : session_open(&cli, err, sizeof(err));
+	struct session *s = cli.session.input ? session_open_file(&cli.session, err, sizeof(err))
+				      : session_open(&cli.session, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "perftop: %s\n", err);
 		return 1;
 	}
-	if (cli.session.diff_base && session_load_diff(s, &cli, err, sizeof(err)) < 0) {
+	if (cli.session.diff_base && session_load_diff(s, &cli.session, err, sizeof(err)) < 0) {
 		fprintf(stderr, "perftop: %s\n", err);
 		session_close(s);
 		return 1;
@@ -423,42 +133,7 @@ int main(int argc, char **argv)
 	if (cli.batch) {
 		rc = batch_run(s, &cli);
 	} else {
-		struct tui_glue g = {.session = s};
-		session_enable_calltree(s);
-		session_enable_annotate(s, cli.prefixes, (size_t)cli.nprefixes);
-		/* w writes the window on screen; --export the whole session at the end */
-		if (!cli.nexports && session_export_windows(s, err, sizeof(err)) < 0)
-			warn_msg("%s", err);
-		snprintf(g.notice, sizeof(g.notice), "%s", notice);
-		struct tui_source src = {
-			.ctx = &g,
-			.poll = glue_poll,
-			.wake_fd = session_wake_fd(s),
-			.refresh = glue_refresh,
-			.rename = glue_rename,
-			.annotate = glue_annotate,
-			.demangle = !cli.session.no_demangle,
-			.header = glue_header,
-			.refresh_secs = cli.delay,
-			.zero = cli.zero,
-			.order = cli.session.diff_base ? COL_DELTA : COL_SELF,
-			.set_zoom = glue_set_zoom,
-			.no_mouse = cli.no_mouse,
-			.move_name = glue_move_name,
-			.nevents = session_nevents(s),
-			.event = session_event(s),
-			.switch_event = glue_switch_event,
-			.export_window = glue_export,
-			.hold_window = glue_hold,
-		};
-		if (cli.session.input) {
-			src.replay = &glue_replay_ops;
-			src.info = glue_info;
-		}
-		struct kept_settings kept = { 0 };
-		settings_start(&kept, &cli, &src, g.notice, sizeof(g.notice));
-		rc = tui_run(&src);
-		settings_finish(&kept);
+		rc = view_run(s, &cli, notice);
 	}
 	/* --export: the whole session (batch, or what the view ran), written once at its end */
 	for (int i = 0; i < cli.nexports; i++) {

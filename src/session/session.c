@@ -25,132 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "export/export.h"
-#include "model/annotate.h"
-#include "model/diff.h"
-#include "model/filter.h"
-#include "session/replay.h"
-#include "session/sample_memo.h"
 #include "perfdata/perfdata_write.h"
-#include "python/pyrecord.h"
-#include "python/pystacks.h"
-#include "session/pusher.h"
-#include "sampler/sampler.h"
-#include "symbolize/disasm.h"
-#include "symbolize/symbolizer.h"
+#include "session/session_int.h"
 #include "util/util.h"
 
-#define SESSION_MAX_FRAMES 512
-#define SESSION_DRAIN_BUDGET 200000
-#define SESSION_CODE_CACHE 4
-
-/* A function's code for annotate, read once: the instructions, their lines and the source file. */
-struct session_code {
-	const char *dso;           /* interned: the key with sym_start */
-	uint64_t sym_start;
-	uint64_t used;             /* for the eviction of the least recently asked */
-	struct disasm_func fn;
-	struct an_insn *insns;
-	struct srcfile src;
-	char src_err[512];
-	bool have_src;
-};
-/* A drain stops after this long even with records left: the view (a tick, a key, a redraw) must
- * never wait on a backlog. The queue holds a few hundred ms of records, and the tick comes back
- * within ~50 ms, so the rest is taken then. */
-#define SESSION_DRAIN_NS (30 * 1000000ull)
-#define SESSION_DRAIN_CHECK 32 /* records between clock reads */
-
-/* After this many refreshes, an event that has not fired while others have is told about. */
-#define SESSION_NOT_FIRED_REFRESHES 3
-
-/* One event of the session: what it is, and its model. */
-struct session_event {
-	char name[128];
-	uint64_t freq, period;     /* how it samples: Hz, or a period when freq is 0 */
-	uint32_t type;             /* attr.type and config: the not-fired notice's exceptions */
-	uint64_t config;
-	struct profile *prof;
-	struct calltree *tree;     /* the drill-down views' call tree; NULL until enabled (batch) */
-	/* Annotate (the a key): the per-address histogram and its picture of the last window. NULL
-	 * until enabled (batch). */
-	struct annotate *annot;
-	struct an_snapshot *annot_snap;
-	/* Its snapshot of the last window while another event is on screen (session_switch_event). */
-	struct snapshot *held;
-	uint64_t last_window_samples;
-};
-
-struct session {
-	struct sampler *sampler;
-	struct symbolizer *sym;
-	struct session_event ev[SAMPLER_MAX_EVENTS];
-	int nev;
-	int cur;                   /* the event the view shows (session_set_event) */
-	/* Annotate: the code of the functions last asked for, and --prefix remaps. */
-	struct session_code code[SESSION_CODE_CACHE];
-	uint64_t code_clock;
-	const char *const *prefixes;
-	size_t nprefixes;
-	struct frame frames[SESSION_MAX_FRAMES];
-	/* The view's zoom, applied to each sample before the model sees it (n == 0: none), and
-	 * the frames it keeps. */
-	struct sample_zoom zoom;
-	struct frame zframes[SESSION_MAX_FRAMES];
-	uint64_t start_ns;
-	uint64_t window_start_ns;
-	uint64_t zoomed_ns;        /* live: when the last zoom started the aggregation over */
-	enum runq_view runq;       /* batch: what the snapshots show of run-queue waits */
-	double last_window_secs;
-	uint64_t dropped_at_window_start;
-	uint64_t last_window_dropped;
-	bool drained_after_exit;
-	/* The not-fired notice (live): refreshes so far, and the notice of the last one. */
-	unsigned refreshes;
-	char event_notice[256];
-	char target_text[256];
-	const char *command_name;
-	const char *output;        /* -o FILE */
-	bool record_error_told;
-	/* Replay (-i): the file is the source instead of the sampler; time is recorded time. */
-	struct replay *replay;
-	struct sample_memo *memo;  /* a replay's samples named once per call chain (sample_memo.h) */
-	double window_start_pos;
-	struct diff_base *diff;    /* --diff: the baseline, or NULL */
-	uint64_t replay_lost;
-	/* Counters: the values read at the last refresh, and the window's differences. */
-	struct counter_values ctr_prev;
-	uint64_t cpu_ns_prev;
-	struct session_counters ctr;
-	/* --off-cpu / --wall: what the periods count. Live, the sampler thread pairs the switches;
-	 * a replay pairs them here (offcpu), charged up to the last record's time at a refresh. */
-	enum profile_mode mode;
-	struct offcpu *offcpu;
-	uint64_t offcpu_last_time;
-	/* Live: Python frames read from CPython processes (python/pystacks.h), and with -o kept
-	 * beside the recording (pyrecord.h); a replay reads them back from there. */
-	struct pystacks *py;
-	struct pyrecord *pyrec;
-	struct pyreplay *pyrep;
-	/* Exports (--export, the view's key, a push): the stacks collected since export_start
-	 * (wall clock, ns since the epoch; live only) and the first and last sample times. */
-	struct stackcol *col;
-	uint64_t export_start, export_first, export_last;
-	/* The view's w key (session_export_windows): the collection of the last window ended,
-	 * swapped with col at every refresh, and its times. */
-	struct stackcol *col_shown;
-	uint64_t shown_start, shown_first, shown_duration;
-	bool export_hold;          /* a paused view: col_shown stays the window on screen */
-	char export_name[1024];    /* session_describe_frame's answer, copied by the collector */
-	uint8_t kernel_bid[20];    /* the running kernel's build-id (live), read once */
-	uint8_t kernel_bid_size;
-	bool inline_frames;        /* session_names' choice */
-	/* --push: the push of each window (pusher.h), and the stacks collected since the last push
-	 * (a collector of its own: the view's w key swaps col at every refresh, --export keeps the
-	 * whole session). */
-	struct pusher *pusher;
-	struct stackcol *col_push;
-};
 
 /*
  * What the symbolizer adds to each address. Inline frames follow the tool each mode stands in for.
@@ -238,8 +116,6 @@ static void session_python_replay(struct session *s, const struct session_opts *
 			warn_msg("%s", err);
 	}
 }
-static int session_enable_push(struct session *s, char *err, size_t errlen);
-static void session_push_window(struct session *s, bool final);
 
 struct session *session_open(const struct session_opts *opts, char *err, size_t errlen)
 {
@@ -426,6 +302,62 @@ struct session *session_open_file(const struct session_opts *opts, char *err, si
 	return s;
 }
 
+struct session *session_open_feed(const struct session_opts *opts,
+				  const struct session_feed_event *evs, int nev, char *err, size_t errlen)
+{
+	if (nev < 1 || nev > SAMPLER_MAX_EVENTS) {
+		snprintf(err, errlen, "a feed needs 1 to %d events, not %d", SAMPLER_MAX_EVENTS, nev);
+		return NULL;
+	}
+	struct session *s = xcalloc(1, sizeof(*s));
+	s->feed = true;
+	s->sym = symbolizer_new();
+	symbolizer_set_offline(s->sym); /* the records' pids are the caller's, not this machine's */
+	s->nev = nev;
+	for (int e = 0; e < nev; e++) {
+		struct session_event *ev = &s->ev[e];
+		snprintf(ev->name, sizeof(ev->name), "%s", evs[e].name);
+		ev->freq = evs[e].freq;
+		ev->period = evs[e].period;
+		ev->prof = profile_new(opts->keys, opts->nkeys);
+	}
+	if (opts->mode != PROFILE_SAMPLES) {
+		/* paired here, as a replay's switches are (the caller's offcpu says where) */
+		struct offcpu_opts o = opts->offcpu;
+		o.min_block_ns = opts->min_block_ns;
+		o.piece_ns = 0;
+		s->offcpu = offcpu_new(&o);
+	}
+	session_mode_events(s, opts);
+	session_names(s, opts, false);
+	snprintf(s->target_text, sizeof(s->target_text), "%s", opts->target_text);
+	if (opts->push_url && (!(s->pusher = pusher_open(opts, err, errlen)) ||
+			       session_enable_push(s, err, errlen) < 0)) {
+		session_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+void session_feed(struct session *s, const struct rec *r)
+{
+	if (!s->feed)
+		return;
+	if (r->time && (!s->feed_first || r->time < s->feed_first))
+		s->feed_first = r->time;
+	if (r->time > s->feed_last)
+		s->feed_last = r->time;
+	replay_sink_record(s, r);
+}
+
+/* Recorded time in seconds: a replay's position in its file, a feed's last record from its first. */
+static double session_recorded_pos(const struct session *s)
+{
+	if (s->replay)
+		return replay_position(s->replay);
+	return s->feed_first ? (double)(s->feed_last - s->feed_first) / 1e9 : 0;
+}
+
 struct replay *session_replay(struct session *s)
 {
 	return s->replay;
@@ -489,8 +421,12 @@ static void session_status_counters(struct session *s, struct session_status *st
 
 int session_start(struct session *s, char *err, size_t errlen)
 {
-	if (s->replay) {
+	if (s->replay || s->feed) {
 		s->start_ns = s->window_start_ns = now_ns();
+		if (s->pusher) {
+			int64_t from, until;
+			pusher_due(s->pusher, false, &from, &until); /* the first window starts */
+		}
 		return 0;
 	}
 	int rc = sampler_start(s->sampler, err, errlen);
@@ -693,6 +629,11 @@ long session_poll(struct session *s)
 		sample_memo_forget_all(s->memo); /* names may have changed with them */
 	if (s->replay)
 		return replay_tick(s->replay, now_ns());
+	if (s->feed) { /* its records came through session_feed */
+		if (s->pusher)
+			session_push_window(s, false);
+		return 0;
+	}
 	pyrecord_flush(s->pyrec);
 	struct queue *q = sampler_queue(s->sampler);
 	sampler_wake_clear(s->sampler);  /* before the drain: what comes during it wakes again */
@@ -974,8 +915,6 @@ static void session_end_windows(struct session *s, enum snap_col order, bool zer
 	}
 }
 
-static void session_export_window_end(struct session *s);
-
 int session_refresh_all(struct session *s, enum snap_col order, bool zero, struct snapshot **snaps)
 {
 	if (symbolizer_names_due(s->sym))
@@ -984,13 +923,14 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 		snapshot_free(s->ev[e].held);
 		s->ev[e].held = NULL;
 	}
-	if (s->replay) {
+	if (s->replay || s->feed) {
 		/* windows of recorded time; the profiles' time is what of it the range lets in */
-		double pos = replay_position(s->replay), from = s->window_start_pos, to = pos;
-		double rstart, rend;
+		double pos = session_recorded_pos(s), from = s->window_start_pos, to = pos;
+		double rstart = 0, rend = -1;
 		if (s->offcpu && s->offcpu_last_time)
 			offcpu_flush(s->offcpu, s->offcpu_last_time, session_take_paired, s);
-		replay_get_range(s->replay, &rstart, &rend);
+		if (s->replay)
+			replay_get_range(s->replay, &rstart, &rend);
 		from = rstart > from ? rstart : from;
 		to = rend >= 0 && rend < to ? rend : to;
 		session_end_windows(s, order, zero, snaps, to > from ? to - from : 0);
@@ -1065,8 +1005,8 @@ void session_get_status_of(struct session *s, int e, struct session_status *st)
 		st->pushing = true;
 		pusher_get_stats(s->pusher, &st->push);
 	}
-	if (s->replay) {
-		st->elapsed = replay_position(s->replay);
+	if (s->replay || s->feed) {
+		st->elapsed = session_recorded_pos(s);
 		st->lost = s->replay_lost;
 		session_status_counters(s, st, NULL);
 		return;
@@ -1091,364 +1031,4 @@ void session_get_status_of(struct session *s, int e, struct session_status *st)
 void session_get_status(struct session *s, struct session_status *st)
 {
 	session_get_status_of(s, s->cur, st);
-}
-
-void session_enable_annotate(struct session *s, const char *const *prefixes, size_t nprefixes)
-{
-	for (int e = 0; e < s->nev; e++)
-		if (!s->ev[e].annot)
-			s->ev[e].annot = annotate_new(0);
-	s->prefixes = prefixes;
-	s->nprefixes = nprefixes;
-}
-
-/* The cached code of (dso, sym_start), read on a miss into the least recently used entry. */
-static struct session_code *session_code(struct session *s, const char *dso, uint64_t sym_start)
-{
-	struct session_code *c = NULL, *lru = &s->code[0];
-	for (int i = 0; i < SESSION_CODE_CACHE && !c; i++) {
-		if (s->code[i].used && s->code[i].dso == dso && s->code[i].sym_start == sym_start)
-			c = &s->code[i];
-		else if (s->code[i].used < lru->used)
-			lru = &s->code[i];
-	}
-	if (c) {
-		c->used = ++s->code_clock;
-		return c;
-	}
-	c = lru;
-	disasm_func_done(&c->fn);
-	srcfile_done(&c->src);
-	free(c->insns);
-	memset(c, 0, sizeof(*c));
-	c->dso = dso;
-	c->sym_start = sym_start;
-	c->used = ++s->code_clock;
-	disasm_function(s->sym, dso, sym_start, &c->fn);
-	c->insns = xcalloc(c->fn.n ? c->fn.n : 1, sizeof(*c->insns));
-	for (size_t i = 0; i < c->fn.n; i++) {
-		const struct disasm_insn *in = &c->fn.insns[i];
-		c->insns[i] = (struct an_insn){ in->va, in->len, in->text, in->file, in->line };
-	}
-	if (c->fn.file)
-		c->have_src = srcfile_read(c->fn.file, s->prefixes, s->nprefixes, &c->src, c->src_err,
-					   sizeof(c->src_err)) == 0;
-	else if (c->fn.n)
-		snprintf(c->src_err, sizeof(c->src_err), "%s has no line table (built without -g?)", dso);
-	return c;
-}
-
-struct an_doc *session_annotate(struct session *s, const char *raw_sym, const char *dso)
-{
-	/* The view's names may be of an older generation than the histogram's (a paused screen). */
-	raw_sym = symbolizer_name(s->sym, raw_sym);
-	dso = symbolizer_name(s->sym, dso);
-	const struct session_event *ev = &s->ev[s->cur];
-	struct an_count *counts = NULL;
-	uint64_t sym_start = 0;
-	size_t n = ev->annot_snap ? an_snapshot_func(ev->annot_snap, dso, raw_sym, &counts, &sym_start) : 0;
-	struct an_code code = { 0 };
-	if (!ev->annot) {
-		code.err = "annotate is off in this session";
-	} else if (!n) {
-		/* No address yet: the function has no samples of its own code in this window (or it is
-		 * inlined everywhere, or not in a binary: kernel, JIT). */
-		code.err = "no samples in this function's own code in this window";
-	} else {
-		const char *d = dso;
-		if (!d) /* a -s sym table: any dso; the entries say which */
-			for (size_t i = 0; i < ev->annot_snap->n && !d; i++)
-				if (ev->annot_snap->e[i].sym == raw_sym)
-					d = ev->annot_snap->e[i].dso;
-		struct session_code *c = session_code(s, d, sym_start);
-		code = (struct an_code){ .insns = c->insns, .ninsns = c->fn.n,
-					 .err = c->fn.err[0] ? c->fn.err : NULL, .file = c->fn.file,
-					 .decl_line = c->fn.decl_line,
-					 .src = c->have_src ? c->src.lines : NULL, .nsrc = c->src.n,
-					 .src_err = c->src_err[0] ? c->src_err : NULL };
-	}
-	struct an_doc *doc = annotate_doc(&code, counts, n, ev->annot_snap ? ev->annot_snap->total : 0);
-	free(counts);
-	return doc;
-}
-
-/* --- exports (export/export.h) --- */
-
-/* What the collector asks of a frame it sees first: its demangled name and its mapping. */
-static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *f,
-				   struct stackcol_desc *out)
-{
-	struct session *s = ctx;
-	out->display = symbolizer_display_name(s->sym, f->sym);
-	/* An inline frame's name carries perf's " (inlined)" mark; pprof says it with its lines
-	 * instead, and its readers group by the function's own name. */
-	static const char mark[] = " (inlined)";
-	size_t n = strlen(out->display), m_len = sizeof(mark) - 1;
-	if (f->inlined && n > m_len && strcmp(out->display + n - m_len, mark) == 0 &&
-	    n - m_len < sizeof(s->export_name)) {
-		memcpy(s->export_name, out->display, n - m_len);
-		s->export_name[n - m_len] = '\0';
-		out->display = s->export_name;
-	}
-	struct symbolizer_mapping m;
-	if (f->dso && !strcmp(f->dso, PYSTACKS_DSO))
-		return; /* a Python function: its address is its code object's, in no mapped file */
-	if (f->kernel) {
-		/* no range, but the running kernel's build-id, which symbol servers key vmlinux by */
-		out->build_id_size = s->kernel_bid_size;
-		memcpy(out->build_id, s->kernel_bid, s->kernel_bid_size);
-		out->have_map = out->build_id_size > 0;
-		return;
-	}
-	if (!symbolizer_mapping(s->sym, pid, f->addr, &m))
-		return;
-	out->have_map = true;
-	out->map_start = m.start;
-	out->map_limit = m.limit;
-	out->map_offset = m.offset;
-	out->map_file = m.path;
-	out->build_id_size = m.build_id_size <= sizeof(out->build_id) ? (uint8_t)m.build_id_size : 0;
-	memcpy(out->build_id, m.build_id, out->build_id_size);
-}
-
-/* A collector whose frames the session describes; NULL with a message when out of memory. */
-static struct stackcol *session_new_col(struct session *s, const char *what, char *err,
-					size_t errlen)
-{
-	struct stackcol *c = stackcol_new(NULL);
-	if (!c) {
-		snprintf(err, errlen, "out of memory for the %s's stacks", what);
-		return NULL;
-	}
-	stackcol_set_describe(c, session_describe_frame, s);
-	return c;
-}
-
-/* The wall clock in ns since the epoch: what exports and pushes are dated with. */
-static uint64_t session_real_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int session_collect_start(struct session *s, char *err, size_t errlen)
-{
-	if (s->col)
-		return 0;
-	if (!(s->col = session_new_col(s, "export", err, errlen)))
-		return -1;
-	s->kernel_bid_size = (uint8_t)symbolizer_kernel_build_id(s->sym, s->kernel_bid,
-								  sizeof(s->kernel_bid));
-	session_export_reset(s);
-	return 0;
-}
-
-/* pprof's lines and speedscope's files want the source lines of the addresses, native and Python
- * alike: an export and a push both turn them on. */
-static void session_want_srclines(struct session *s)
-{
-	symbolizer_set_names(s->sym, s->inline_frames, true);
-	if (s->py)
-		pystacks_set_srclines(s->py, true);
-}
-
-int session_enable_export(struct session *s, char *err, size_t errlen)
-{
-	if (session_collect_start(s, err, errlen) < 0)
-		return -1;
-	session_want_srclines(s);
-	return 0;
-}
-
-void session_export_reset(struct session *s)
-{
-	if (!s->col)
-		return;
-	stackcol_reset(s->col);
-	s->export_start = s->replay ? 0 : session_real_ns();
-	s->export_first = s->export_last = 0;
-}
-
-/* What every export of the session says of its events and mode. */
-static void session_export_events(const struct session *s, struct export_profile *out)
-{
-	out->mode = s->mode;
-	out->nevents = s->nev < STACKCOL_MAX_EVENTS ? s->nev : STACKCOL_MAX_EVENTS;
-	for (int e = 0; e < out->nevents; e++) {
-		out->events[e].name = s->ev[e].name;
-		out->events[e].period = s->ev[e].freq ? 0 : s->ev[e].period;
-		out->events[e].freq = s->ev[e].freq;
-	}
-}
-
-bool session_export_profile(struct session *s, struct export_profile *out)
-{
-	if (!s->col)
-		return false;
-	memset(out, 0, sizeof(*out));
-	out->col = s->col;
-	session_export_events(s, out);
-	out->time_ns = s->export_start;
-	if (s->export_start) {
-		uint64_t now = session_real_ns();
-		out->duration_ns = now > s->export_start ? now - s->export_start : 0;
-	} else {
-		out->duration_ns = s->export_last - s->export_first;
-	}
-	out->start_clock_ns = s->export_first;
-	return true;
-}
-
-int session_export_write(struct session *s, const char *path, char *err, size_t errlen)
-{
-	struct export_profile p;
-	if (!session_export_profile(s, &p)) {
-		snprintf(err, errlen, "--export %s: nothing was collected", path);
-		return -1;
-	}
-	return export_write_file(&p, path, err, errlen);
-}
-
-/* --- the view's exports: the window on screen --- */
-
-int session_export_windows(struct session *s, char *err, size_t errlen)
-{
-	if (s->col_shown)
-		return 0;
-	/* No source lines asked for: the view pays for them only when one of its views needs them
-	 * (the w key's files then have lines from that point on). */
-	if (session_collect_start(s, err, errlen) < 0)
-		return -1;
-	s->col_shown = session_new_col(s, "export", err, errlen);
-	return s->col_shown ? 0 : -1;
-}
-
-/* A window ended: what was collected in it is the one shown; the other starts over. */
-static void session_export_window_end(struct session *s)
-{
-	if (!s->col_shown)
-		return;
-	if (s->export_hold) {
-		session_export_reset(s); /* a window the paused screen never shows */
-		return;
-	}
-	struct stackcol *t = s->col_shown;
-	s->col_shown = s->col;
-	s->col = t;
-	struct export_profile p;
-	session_export_profile(s, &p);
-	s->shown_start = p.time_ns;
-	s->shown_duration = p.duration_ns;
-	s->shown_first = s->export_first;
-	session_export_reset(s);
-}
-
-/* The view's filter over a collected stack: its command, its frames' names and dsos. */
-static bool session_export_keep(void *ctx, const struct stackcol *c, const struct stackcol_key *k)
-{
-	const char *query = ctx;
-	const char *comm = stackcol_string(c, k->comm);
-	if (filter_names_match(query, &comm, 1))
-		return true;
-	size_t n;
-	const uint32_t *ids = stackcol_stack(c, k->stack, &n);
-	const struct stackcol_frame *fr = stackcol_frames(c);
-	for (size_t i = 0; i < n; i++) {
-		const char *names[2] = { stackcol_string(c, fr[ids[i]].display),
-					 stackcol_string(c, fr[ids[i]].dso) };
-		if (filter_names_match(query, names, 2))
-			return true;
-	}
-	return false;
-}
-
-int session_export_window(struct session *s, const char *path, const char *filter, char *msg,
-			  size_t len)
-{
-	struct export_profile p;
-	if (!session_export_profile(s, &p)) {
-		snprintf(msg, len, "this session collects no stacks to write");
-		return -1;
-	}
-	if (s->col_shown) {
-		p.col = s->col_shown;
-		p.time_ns = s->shown_start;
-		p.duration_ns = s->shown_duration;
-		p.start_clock_ns = s->shown_first;
-	}
-	if (filter && *filter) {
-		p.keep = session_export_keep;
-		p.keep_ctx = (void *)filter;
-	}
-	/* the view owns the terminal: the encoders' warnings go to the message instead */
-	char err[512];
-	if (export_write_file(&p, path, err, sizeof(err)) < 0) {
-		snprintf(msg, len, "%s", err);
-		return -1;
-	}
-	struct stackcol_stats st;
-	stackcol_get_stats(p.col, &st);
-	snprintf(msg, len, "wrote %s (of the window's %" PRIu64 " samples%s%s)", path, st.samples,
-		 filter && *filter ? ", those matching " : "", filter && *filter ? filter : "");
-	return 0;
-}
-
-void session_export_hold(struct session *s, bool hold)
-{
-	s->export_hold = hold;
-}
-
-/* --- push (pusher.h) --- */
-
-/* The push's collector (session_open with --push); 0, or -1 with a message. */
-static int session_enable_push(struct session *s, char *err, size_t errlen)
-{
-	if (!(s->col_push = session_new_col(s, "push", err, errlen)))
-		return -1;
-	session_want_srclines(s);
-	return 0;
-}
-
-/*
- * The body of the push window [from_ns, until_ns) (Unix ns): the push collector's stacks since the
- * last push as a gzipped pprof dated with the window, then the collection starts over. Encoding is
- * on this thread (the collector is the session's); only the sending is the push thread's. NULL
- * when the encoder fails (said once).
- */
-static void *session_push_body(struct session *s, int64_t from_ns, int64_t until_ns, size_t *len)
-{
-	struct export_profile p;
-	memset(&p, 0, sizeof(p));
-	session_export_events(s, &p);
-	p.col = s->col_push;
-	p.time_ns = (uint64_t)from_ns;
-	p.duration_ns = until_ns > from_ns ? (uint64_t)(until_ns - from_ns) : 0;
-	struct export_buf b = { 0 };
-	char err[256];
-	int rc = pprof_encode_gz(&p, &b, err, sizeof(err));
-	stackcol_reset(s->col_push);
-	if (rc < 0 || b.failed) {
-		static bool told;
-		if (!told)
-			warn_msg("push: %s", rc < 0 ? err : "out of memory for the profile");
-		told = true;
-		export_buf_free(&b);
-		return NULL;
-	}
-	*len = b.len;
-	return b.data;
-}
-
-/* When a push window ends (or final: the session closes), its body goes to the push thread. */
-static void session_push_window(struct session *s, bool final)
-{
-	int64_t from, until;
-	if (!pusher_due(s->pusher, final, &from, &until))
-		return;
-	size_t len = 0;
-	void *body = session_push_body(s, from, until, &len);
-	if (body)
-		pusher_submit(s->pusher, body, len, from, until,
-			      (unsigned)(s->ev[0].freq ? s->ev[0].freq : 100));
 }

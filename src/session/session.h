@@ -20,6 +20,7 @@
 #include "model/snapshot.h"
 #include "model/zoom.h"
 #include "push/push.h"
+#include "record/record.h"
 #include "sampler/counters.h"
 #include "sampler/offcpu.h"
 #include "session/session_opts.h"
@@ -31,6 +32,17 @@ struct session *session_open(const struct session_opts *opts, char *err, size_t 
 /* A replay of the perf.data file opts->input instead of live sampling (same pipeline after the
  * source); NULL with a one-line message in err. */
 struct session *session_open_file(const struct session_opts *opts, char *err, size_t errlen);
+/* A session whose records its caller hands in (session_feed), in time order: no kernel, no file.
+ * Its time is the records' (windows of recorded time, as a replay's); --off-cpu and --wall pair
+ * the switches here (opts->offcpu says where sched_switch's fields are). The tests' source. */
+struct session_feed_event {
+	const char *name;
+	uint64_t freq, period;
+};
+struct session *session_open_feed(const struct session_opts *opts,
+				  const struct session_feed_event *evs, int nev, char *err, size_t errlen);
+/* Takes one record (sample, side-band, lost) as a replay takes its file's. */
+void session_feed(struct session *s, const struct rec *r);
 /* The replay engine of a session opened on a file, else NULL. */
 struct replay *session_replay(struct session *s);
 /* Starts sampling (and the command). 0, or -1 with a message in err. */

@@ -1,0 +1,295 @@
+/*
+ * session_export: the session's stacks collected whole for the exports (--export at the end, the
+ * view's w key per window) and for the pushes (one collection per push interval, handed to the
+ * pusher's thread as an encoded body). The collectors describe each frame they see first through
+ * the symbolizer (names, mappings, build-ids). Main thread only; the pusher owns its own thread.
+ */
+#include "session/session_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "model/filter.h"
+#include "util/util.h"
+
+/* What the collector asks of a frame it sees first: its demangled name and its mapping. */
+static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *f,
+				   struct stackcol_desc *out)
+{
+	struct session *s = ctx;
+	out->display = symbolizer_display_name(s->sym, f->sym);
+	/* An inline frame's name carries perf's " (inlined)" mark; pprof says it with its lines
+	 * instead, and its readers group by the function's own name. */
+	static const char mark[] = " (inlined)";
+	size_t n = strlen(out->display), m_len = sizeof(mark) - 1;
+	if (f->inlined && n > m_len && strcmp(out->display + n - m_len, mark) == 0 &&
+	    n - m_len < sizeof(s->export_name)) {
+		memcpy(s->export_name, out->display, n - m_len);
+		s->export_name[n - m_len] = '\0';
+		out->display = s->export_name;
+	}
+	struct symbolizer_mapping m;
+	if (f->dso && !strcmp(f->dso, PYSTACKS_DSO))
+		return; /* a Python function: its address is its code object's, in no mapped file */
+	if (f->kernel) {
+		/* no range, but the running kernel's build-id, which symbol servers key vmlinux by */
+		out->build_id_size = s->kernel_bid_size;
+		memcpy(out->build_id, s->kernel_bid, s->kernel_bid_size);
+		out->have_map = out->build_id_size > 0;
+		return;
+	}
+	if (!symbolizer_mapping(s->sym, pid, f->addr, &m))
+		return;
+	out->have_map = true;
+	out->map_start = m.start;
+	out->map_limit = m.limit;
+	out->map_offset = m.offset;
+	out->map_file = m.path;
+	out->build_id_size = m.build_id_size <= sizeof(out->build_id) ? (uint8_t)m.build_id_size : 0;
+	memcpy(out->build_id, m.build_id, out->build_id_size);
+}
+
+/* A collector whose frames the session describes; NULL with a message when out of memory. */
+static struct stackcol *session_new_col(struct session *s, const char *what, char *err,
+					size_t errlen)
+{
+	struct stackcol *c = stackcol_new(NULL);
+	if (!c) {
+		snprintf(err, errlen, "out of memory for the %s's stacks", what);
+		return NULL;
+	}
+	stackcol_set_describe(c, session_describe_frame, s);
+	return c;
+}
+
+/* The wall clock in ns since the epoch: what exports and pushes are dated with. */
+static uint64_t session_real_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int session_collect_start(struct session *s, char *err, size_t errlen)
+{
+	if (s->col)
+		return 0;
+	if (!(s->col = session_new_col(s, "export", err, errlen)))
+		return -1;
+	s->kernel_bid_size = (uint8_t)symbolizer_kernel_build_id(s->sym, s->kernel_bid,
+								  sizeof(s->kernel_bid));
+	session_export_reset(s);
+	return 0;
+}
+
+/* pprof's lines and speedscope's files want the source lines of the addresses, native and Python
+ * alike: an export and a push both turn them on. */
+static void session_want_srclines(struct session *s)
+{
+	symbolizer_set_names(s->sym, s->inline_frames, true);
+	if (s->py)
+		pystacks_set_srclines(s->py, true);
+}
+
+int session_enable_export(struct session *s, char *err, size_t errlen)
+{
+	if (session_collect_start(s, err, errlen) < 0)
+		return -1;
+	session_want_srclines(s);
+	return 0;
+}
+
+void session_export_reset(struct session *s)
+{
+	if (!s->col)
+		return;
+	stackcol_reset(s->col);
+	s->export_start = s->replay || s->feed ? 0 : session_real_ns();
+	s->export_first = s->export_last = 0;
+}
+
+/* What every export of the session says of its events and mode. */
+static void session_export_events(const struct session *s, struct export_profile *out)
+{
+	out->mode = s->mode;
+	out->nevents = s->nev < STACKCOL_MAX_EVENTS ? s->nev : STACKCOL_MAX_EVENTS;
+	for (int e = 0; e < out->nevents; e++) {
+		out->events[e].name = s->ev[e].name;
+		out->events[e].period = s->ev[e].freq ? 0 : s->ev[e].period;
+		out->events[e].freq = s->ev[e].freq;
+	}
+}
+
+bool session_export_profile(struct session *s, struct export_profile *out)
+{
+	if (!s->col)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->col = s->col;
+	session_export_events(s, out);
+	out->time_ns = s->export_start;
+	if (s->export_start) {
+		uint64_t now = session_real_ns();
+		out->duration_ns = now > s->export_start ? now - s->export_start : 0;
+	} else {
+		out->duration_ns = s->export_last - s->export_first;
+	}
+	out->start_clock_ns = s->export_first;
+	return true;
+}
+
+int session_export_write(struct session *s, const char *path, char *err, size_t errlen)
+{
+	struct export_profile p;
+	if (!session_export_profile(s, &p)) {
+		snprintf(err, errlen, "--export %s: nothing was collected", path);
+		return -1;
+	}
+	return export_write_file(&p, path, err, errlen);
+}
+
+/* --- the view's exports: the window on screen --- */
+
+int session_export_windows(struct session *s, char *err, size_t errlen)
+{
+	if (s->col_shown)
+		return 0;
+	/* No source lines asked for: the view pays for them only when one of its views needs them
+	 * (the w key's files then have lines from that point on). */
+	if (session_collect_start(s, err, errlen) < 0)
+		return -1;
+	s->col_shown = session_new_col(s, "export", err, errlen);
+	return s->col_shown ? 0 : -1;
+}
+
+/* A window ended: what was collected in it is the one shown; the other starts over. */
+void session_export_window_end(struct session *s)
+{
+	if (!s->col_shown)
+		return;
+	if (s->export_hold) {
+		session_export_reset(s); /* a window the paused screen never shows */
+		return;
+	}
+	struct stackcol *t = s->col_shown;
+	s->col_shown = s->col;
+	s->col = t;
+	struct export_profile p;
+	session_export_profile(s, &p);
+	s->shown_start = p.time_ns;
+	s->shown_duration = p.duration_ns;
+	s->shown_first = s->export_first;
+	session_export_reset(s);
+}
+
+/* The view's filter over a collected stack: its command, its frames' names and dsos. */
+static bool session_export_keep(void *ctx, const struct stackcol *c, const struct stackcol_key *k)
+{
+	const char *query = ctx;
+	const char *comm = stackcol_string(c, k->comm);
+	if (filter_names_match(query, &comm, 1))
+		return true;
+	size_t n;
+	const uint32_t *ids = stackcol_stack(c, k->stack, &n);
+	const struct stackcol_frame *fr = stackcol_frames(c);
+	for (size_t i = 0; i < n; i++) {
+		const char *names[2] = { stackcol_string(c, fr[ids[i]].display),
+					 stackcol_string(c, fr[ids[i]].dso) };
+		if (filter_names_match(query, names, 2))
+			return true;
+	}
+	return false;
+}
+
+int session_export_window(struct session *s, const char *path, const char *filter, char *msg,
+			  size_t len)
+{
+	struct export_profile p;
+	if (!session_export_profile(s, &p)) {
+		snprintf(msg, len, "this session collects no stacks to write");
+		return -1;
+	}
+	if (s->col_shown) {
+		p.col = s->col_shown;
+		p.time_ns = s->shown_start;
+		p.duration_ns = s->shown_duration;
+		p.start_clock_ns = s->shown_first;
+	}
+	if (filter && *filter) {
+		p.keep = session_export_keep;
+		p.keep_ctx = (void *)filter;
+	}
+	/* the view owns the terminal: the encoders' warnings go to the message instead */
+	char err[512];
+	if (export_write_file(&p, path, err, sizeof(err)) < 0) {
+		snprintf(msg, len, "%s", err);
+		return -1;
+	}
+	struct stackcol_stats st;
+	stackcol_get_stats(p.col, &st);
+	snprintf(msg, len, "wrote %s (of the window's %" PRIu64 " samples%s%s)", path, st.samples,
+		 filter && *filter ? ", those matching " : "", filter && *filter ? filter : "");
+	return 0;
+}
+
+void session_export_hold(struct session *s, bool hold)
+{
+	s->export_hold = hold;
+}
+
+/* --- push (pusher.h) --- */
+
+/* The push's collector (session_open with --push); 0, or -1 with a message. */
+int session_enable_push(struct session *s, char *err, size_t errlen)
+{
+	if (!(s->col_push = session_new_col(s, "push", err, errlen)))
+		return -1;
+	session_want_srclines(s);
+	return 0;
+}
+
+/*
+ * The body of the push window [from_ns, until_ns) (Unix ns): the push collector's stacks since the
+ * last push as a gzipped pprof dated with the window, then the collection starts over. Encoding is
+ * on this thread (the collector is the session's); only the sending is the push thread's. NULL
+ * when the encoder fails (said once).
+ */
+static void *session_push_body(struct session *s, int64_t from_ns, int64_t until_ns, size_t *len)
+{
+	struct export_profile p;
+	memset(&p, 0, sizeof(p));
+	session_export_events(s, &p);
+	p.col = s->col_push;
+	p.time_ns = (uint64_t)from_ns;
+	p.duration_ns = until_ns > from_ns ? (uint64_t)(until_ns - from_ns) : 0;
+	struct export_buf b = { 0 };
+	char err[256];
+	int rc = pprof_encode_gz(&p, &b, err, sizeof(err));
+	stackcol_reset(s->col_push);
+	if (rc < 0 || b.failed) {
+		static bool told;
+		if (!told)
+			warn_msg("push: %s", rc < 0 ? err : "out of memory for the profile");
+		told = true;
+		export_buf_free(&b);
+		return NULL;
+	}
+	*len = b.len;
+	return b.data;
+}
+
+/* When a push window ends (or final: the session closes), its body goes to the push thread. */
+void session_push_window(struct session *s, bool final)
+{
+	int64_t from, until;
+	if (!pusher_due(s->pusher, final, &from, &until))
+		return;
+	size_t len = 0;
+	void *body = session_push_body(s, from, until, &len);
+	if (body)
+		pusher_submit(s->pusher, body, len, from, until,
+			      (unsigned)(s->ev[0].freq ? s->ev[0].freq : 100));
+}
