@@ -157,6 +157,26 @@ static bool dbg_binop(unsigned a, uint64_t x, uint64_t y, uint64_t *out)
 	return true;
 }
 
+/* DW_OP_skip or a taken DW_OP_bra at op: *i becomes the index before the target operation (the
+ * loop's i++ lands on it), or the last one when the target is past the end. The target is a byte
+ * offset in the expression: after this 3-byte operation, plus the signed operand; libdw gives each
+ * operation its offset. False for a target in the middle of an operation. */
+static bool dbg_jump(const Dwarf_Op *ops, size_t nops, const Dwarf_Op *op, size_t *i)
+{
+	uint64_t to = op->offset + 3 + op->number;
+	size_t j = 0;
+	while (j < nops && ops[j].offset != to)
+		j++;
+	if (j == nops) {
+		if (to <= ops[nops - 1].offset)
+			return false;
+		*i = nops - 1;
+		return true;
+	}
+	*i = j - 1; /* j == 0: wraps to SIZE_MAX, and the loop's i++ to 0 */
+	return true;
+}
+
 /* Evaluates a DWARF expression of a CFI row on registers regs (have: bit per known register) with
  * cfa the frame's CFA (NULL while the CFA itself is computed). *out: the result; *value: it is the
  * register's value itself (DW_OP_stack_value, or a register rule), not the address that holds it.
@@ -253,19 +273,8 @@ static bool dbg_eval(struct walk *w, const Dwarf_Op *ops, size_t nops, const uin
 				if (st[--sp] == 0)
 					break;
 			}
-			/* The target is a byte offset in the expression: after this 3-byte operation, plus
-			 * the signed operand. libdw gives each operation its offset. */
-			uint64_t to = op->offset + 3 + op->number;
-			size_t j = 0;
-			while (j < nops && ops[j].offset != to)
-				j++;
-			if (j == nops) {
-				if (to <= ops[nops - 1].offset)
-					return false;  /* into the middle of an operation */
-				i = nops - 1;          /* past the last one: the end */
-				break;
-			}
-			i = j - 1;  /* the loop's i++ lands on it (j == 0: i wraps to SIZE_MAX, then 0) */
+			if (!dbg_jump(ops, nops, op, &i))
+				return false;
 			break;
 		}
 		case DW_OP_nop:
