@@ -13,6 +13,13 @@
 #define PD_FILE_HEADER_SIZE 104
 #define PD_PIPE_HEADER_SIZE 16
 #define PD_NAME_ALIGN 64                 /* perf pads feature strings and build-id names to this */
+#define PD_HEADER_FEATURES_AT 72         /* the file header's 256-bit map of feature sections */
+#define PD_FEATURE_BITS 256
+/* A build-id entry (BUILD_ID feature, HEADER_BUILD_ID record): perf_event_header, pid, a 20-byte id
+ * and its size byte in 24 bytes, then the file name, padded to PD_NAME_ALIGN. */
+#define PD_BUILD_ID_HEAD (8 + 4 + 24)
+#define PD_BUILD_ID_MAX 20
+#define PD_MISC_BUILD_ID_SIZE (1u << 15) /* the entry's header: its size byte is valid */
 
 /* perf.data's own record types. */
 enum {

@@ -205,8 +205,8 @@ const char *perfdata_record_name(uint32_t type)
 		"FINISHED_INIT", "COMPRESSED2" };
 	if (type < ARRAY_SIZE(kernel))
 		return kernel[type];
-	if (type >= 64 && type - 64 < ARRAY_SIZE(user))
-		return user[type - 64];
+	if (type >= PD_HEADER_ATTR && type - PD_HEADER_ATTR < ARRAY_SIZE(user))
+		return user[type - PD_HEADER_ATTR];
 	return NULL;
 }
 
@@ -664,25 +664,25 @@ static void build_id_keep(struct perfdata_reader *r, const char *path, const uns
 static size_t build_id_entry(struct perfdata_reader *r, const unsigned char *p, size_t avail,
 			     bool list)
 {
-	if (avail < 8 + 4 + 24)
+	if (avail < PD_BUILD_ID_HEAD)
 		return 0;
 	uint16_t misc, size;
 	memcpy(&misc, p + 4, 2);
 	memcpy(&size, p + 6, 2);
 	misc = sw16(r, misc);
 	size = sw16(r, size);
-	if (size < 8 + 4 + 24 || size > avail)
+	if (size < PD_BUILD_ID_HEAD || size > avail)
 		return 0;
 	const unsigned char *bid = p + 12;
-	unsigned blen = 20;
-	if (misc & (1u << 15)) /* PERF_RECORD_MISC_BUILD_ID_SIZE: the size byte is valid */
-		blen = bid[20] <= 20 ? bid[20] : 20;
+	unsigned blen = PD_BUILD_ID_MAX;
+	if (misc & PD_MISC_BUILD_ID_SIZE)
+		blen = bid[PD_BUILD_ID_MAX] < PD_BUILD_ID_MAX ? bid[PD_BUILD_ID_MAX] : PD_BUILD_ID_MAX;
 	char hex[41], fname[512];
 	hex_encode(hex, bid, blen);
-	size_t fl = strnlen((const char *)p + 36, size - 36u);
+	size_t fl = strnlen((const char *)p + PD_BUILD_ID_HEAD, size - (size_t)PD_BUILD_ID_HEAD);
 	if (fl >= sizeof(fname))
 		fl = sizeof(fname) - 1;
-	memcpy(fname, p + 36, fl);
+	memcpy(fname, p + PD_BUILD_ID_HEAD, fl);
 	fname[fl] = '\0';
 	if (list)
 		add_line(r, "build-id: %s %s", hex, fname);
@@ -861,7 +861,7 @@ static void features_read(struct perfdata_reader *r, const uint64_t bits[4])
 		return;
 	}
 	unsigned k = 0;
-	for (unsigned bit = 0; bit < 256; bit++) {
+	for (unsigned bit = 0; bit < PD_FEATURE_BITS; bit++) {
 		if (!(bits[bit / 64] >> (bit % 64) & 1))
 			continue;
 		uint64_t off = sw64(r, secs[2 * k]), size = sw64(r, secs[2 * k + 1]);
@@ -895,15 +895,15 @@ static int open_file_header(struct perfdata_reader *r, char *err, size_t errlen)
 	uint64_t data_off = ld64(r, h + 40), data_size = ld64(r, h + 48);
 	uint64_t bits[4];
 	for (int i = 0; i < 4; i++)
-		bits[i] = ld64(r, h + 72 + 8 * i);
+		bits[i] = ld64(r, h + PD_HEADER_FEATURES_AT + 8 * i);
 	if (r->swapped && bits[0] && !(bits[0] >> FEAT_HOSTNAME & 1)) {
 		/* The bitmap is of unsigned longs: a 32-bit big-endian machine wrote u32 words (perf
 		 * tells them apart by the HOSTNAME bit, which every perf since 2012 sets). */
 		uint64_t alt[4];
 		for (int i = 0; i < 4; i++) {
 			uint32_t lo, hi;
-			memcpy(&lo, h + 72 + 8 * i, 4);
-			memcpy(&hi, h + 72 + 8 * i + 4, 4);
+			memcpy(&lo, h + PD_HEADER_FEATURES_AT + 8 * i, 4);
+			memcpy(&hi, h + PD_HEADER_FEATURES_AT + 8 * i + 4, 4);
 			alt[i] = (uint64_t)__builtin_bswap32(hi) << 32 | __builtin_bswap32(lo);
 		}
 		if (alt[0] >> FEAT_HOSTNAME & 1)
@@ -1580,7 +1580,8 @@ static void handle_record(struct perfdata_reader *r, const unsigned char *p, siz
 	case PD_HEADER_FEATURE:
 		if (size >= 16 && !r->attrs_frozen) {
 			uint64_t feat = ld64(r, p + 8);
-			feature_parse(r, feat < 256 ? (unsigned)feat : 256, p + 16, size - 16);
+			feature_parse(r, feat < PD_FEATURE_BITS ? (unsigned)feat : PD_FEATURE_BITS, p + 16,
+				      size - 16);
 		}
 		break;
 	case PD_FINISHED_ROUND:

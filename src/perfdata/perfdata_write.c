@@ -39,7 +39,6 @@
 #include "util/util.h"
 
 #define PW_HEADER_SYNC_NS 1000000000ull
-#define PW_BUILD_ID_SIZE_FLAG (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE in a build-id entry */
 #define PW_NOTE_MAX (64u << 10)
 /* The features written: those up to EVENT_DESC (format.h). */
 #define PW_FEAT_END (FEAT_EVENT_DESC + 1)
@@ -875,10 +874,10 @@ static void build_id_entry(struct pw_buf *b, uint32_t type, uint16_t misc, const
 	size_t n = strlen(name) + 1,
 	       padded = (n + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
 	struct perf_event_header h = {.type = type,
-	                              .misc = (uint16_t)(misc | PW_BUILD_ID_SIZE_FLAG),
-	                              .size = (uint16_t)(8 + 4 + 24 + padded)};
+	                              .misc = (uint16_t)(misc | PD_MISC_BUILD_ID_SIZE),
+	                              .size = (uint16_t)(PD_BUILD_ID_HEAD + padded)};
 	unsigned char id[24] = {0};
-	if (8 + 4 + 24 + padded > UINT16_MAX)
+	if (PD_BUILD_ID_HEAD + padded > UINT16_MAX)
 		return;
 	memcpy(id, bid, bid_size);
 	id[20] = (uint8_t)bid_size;
