@@ -16,13 +16,16 @@
  * first sample in it is emitted (as perf inject -b puts them in a stream), before perf report's
  * round-ordering hands that sample out, so a reader on another machine can find its debug file.
  *
+ * The build-ids of the binaries hit are perfdata_buildids.c's; the state both share is in
+ * perfdata_write_state.h.
+ *
  * Only the sampler thread calls add/add_rec/note/end_pass; close runs after that thread is joined.
  * Memory is bounded by one pass of ring data plus the mapping table (the exec mappings of the
  * processes seen, dropped when a process exits or execs).
  */
 #include "perfdata/perfdata_write.h"
+#include "perfdata/perfdata_write_state.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -35,109 +38,11 @@
 
 #include "perfdata/format.h"
 #include "perfdata/perfdata_tracing.h"
-#include "util/hash.h"
 #include "util/util.h"
 
 #define PW_HEADER_SYNC_NS 1000000000ull
-#define PW_NOTE_MAX (64u << 10)
 /* The features written: those up to EVENT_DESC (format.h). */
 #define PW_FEAT_END (FEAT_EVENT_DESC + 1)
-
-struct pw_buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-struct pw_map {
-	uint64_t start, end;
-	uint32_t file;
-};
-
-struct pw_proc {
-	uint32_t pid;
-	bool used;
-	struct pw_map *maps;
-	size_t n, cap;
-};
-
-struct pw_file {
-	char *name;
-	uint8_t bid[REC_BUILD_ID_MAX];
-	uint8_t bid_size;
-	bool hit;
-};
-
-/* One event of the file: its attr as it ran, its ids, its name (EVENT_DESC). */
-struct pw_event {
-	struct perf_event_attr attr;
-	uint64_t *ids;
-	size_t nids;
-	char name[128];
-};
-
-struct perfdata_writer {
-	int fd;
-	char *path;
-	bool pipe; /* the stream form: nothing is rewritten, build-ids and features are records */
-	/* The events; the first carries the side-band, and our synthesized records are its. */
-	struct pw_event ev[SAMPLER_MAX_EVENTS];
-	size_t nev;
-	size_t total_ids;
-	uint64_t id0; /* the id our synthesized records carry */
-
-	uint64_t data_off;
-	uint64_t data_size;   /* bytes of data completely written */
-	uint64_t synced_size; /* data size the header on disk says */
-	uint64_t last_sync_ns;
-	uint64_t write_ns;
-	int error;
-
-	struct pw_buf pass; /* records of the current pass */
-
-	/* Mapping table: processes (open addressing on pid) and the binaries they map. */
-	struct pw_proc *procs;
-	size_t nprocs_used, procs_cap;
-	struct pw_file *files;
-	size_t nfiles, files_cap;
-	uint32_t *file_hash; /* index + 1 into files, 0 = empty */
-	size_t file_hash_cap;
-	bool kernel_hit;
-};
-
-static void put_build_id(struct perfdata_writer *w, struct pw_buf *b, uint32_t type, long f);
-
-static void buf_put(struct pw_buf *b, const void *p, size_t n)
-{
-	xgrow((void **)&b->p, &b->cap, b->len + n, 1);
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void buf_zero(struct pw_buf *b, size_t n)
-{
-	xgrow((void **)&b->p, &b->cap, b->len + n, 1);
-	memset(b->p + b->len, 0, n);
-	b->len += n;
-}
-
-static void buf_u32(struct pw_buf *b, uint32_t v)
-{
-	buf_put(b, &v, sizeof(v));
-}
-
-static void buf_u64(struct pw_buf *b, uint64_t v)
-{
-	buf_put(b, &v, sizeof(v));
-}
-
-/* perf's header string: u32 length (NUL and padding included), then the string padded to 64. */
-static void buf_string(struct pw_buf *b, const char *s)
-{
-	size_t n = strlen(s) + 1, padded = (n + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
-	buf_u32(b, (uint32_t)padded);
-	buf_put(b, s, n - 1);
-	buf_zero(b, padded - (n - 1));
-}
 
 /* ---- encoding struct rec back into kernel record bytes ---- */
 
@@ -628,292 +533,13 @@ uint64_t perfdata_writer_write_ns(const struct perfdata_writer *w)
 	return w->write_ns;
 }
 
-/* ---- following mappings, for the build-ids of the binaries samples hit ---- */
-
-static size_t hash_u32(uint32_t v)
-{
-	return (size_t)(v * 2654435761u);
-}
-
-/* The process slot for pid; created when create, else NULL when unknown. */
-static struct pw_proc *proc_get(struct perfdata_writer *w, uint32_t pid, bool create)
-{
-	size_t i;
-	if (w->procs_cap == 0) {
-		if (!create)
-			return NULL;
-		w->procs_cap = 256;
-		w->procs = xcalloc(w->procs_cap, sizeof(*w->procs));
-	}
-	for (i = hash_u32(pid) & (w->procs_cap - 1); w->procs[i].used;
-	     i = (i + 1) & (w->procs_cap - 1))
-		if (w->procs[i].pid == pid)
-			return &w->procs[i];
-	if (!create)
-		return NULL;
-	if ((w->nprocs_used + 1) * 2 > w->procs_cap) {
-		/* Grow and rehash; slots are never deleted (an exited process keeps an empty one).
-		 */
-		struct pw_proc *old = w->procs;
-		size_t oldcap = w->procs_cap;
-		w->procs_cap *= 2;
-		w->procs = xcalloc(w->procs_cap, sizeof(*w->procs));
-		for (size_t k = 0; k < oldcap; k++) {
-			if (!old[k].used)
-				continue;
-			size_t j = hash_u32(old[k].pid) & (w->procs_cap - 1);
-			while (w->procs[j].used)
-				j = (j + 1) & (w->procs_cap - 1);
-			w->procs[j] = old[k];
-		}
-		free(old);
-		return proc_get(w, pid, true);
-	}
-	w->procs[i].used = true;
-	w->procs[i].pid = pid;
-	w->nprocs_used++;
-	return &w->procs[i];
-}
-
-static uint32_t file_get(struct perfdata_writer *w, const char *name)
-{
-	size_t i;
-	if ((w->nfiles + 1) * 2 > w->file_hash_cap) {
-		free(w->file_hash);
-		w->file_hash_cap = w->file_hash_cap ? w->file_hash_cap * 2 : 256;
-		w->file_hash = xcalloc(w->file_hash_cap, sizeof(*w->file_hash));
-		for (size_t k = 0; k < w->nfiles; k++) {
-			i = hash_fnv1a(w->files[k].name, strlen(w->files[k].name)) & (w->file_hash_cap - 1);
-			while (w->file_hash[i])
-				i = (i + 1) & (w->file_hash_cap - 1);
-			w->file_hash[i] = (uint32_t)k + 1;
-		}
-	}
-	for (i = hash_fnv1a(name, strlen(name)) & (w->file_hash_cap - 1); w->file_hash[i];
-	     i = (i + 1) & (w->file_hash_cap - 1))
-		if (strcmp(w->files[w->file_hash[i] - 1].name, name) == 0)
-			return w->file_hash[i] - 1;
-	xgrow((void **)&w->files, &w->files_cap, w->nfiles + 1, sizeof(*w->files));
-	memset(&w->files[w->nfiles], 0, sizeof(w->files[0]));
-	w->files[w->nfiles].name = xstrdup(name);
-	w->file_hash[i] = (uint32_t)w->nfiles + 1;
-	return (uint32_t)w->nfiles++;
-}
-
-static void proc_clear(struct pw_proc *p)
-{
-	free(p->maps);
-	p->maps = NULL;
-	p->n = p->cap = 0;
-}
-
-static void note_mmap(struct perfdata_writer *w, const struct rec *r)
-{
-	const struct rec_mmap *m = &r->u.mmap;
-	const char *name;
-	struct pw_proc *p;
-	uint32_t f;
-
-	if (!m->executable || m->len == 0 || m->filename_off < sizeof(*r) ||
-	    m->filename_off >= r->size || m->pid == UINT32_MAX)
-		return;
-	name = rec_filename(r);
-	if (strnlen(name, r->size - m->filename_off) == r->size - m->filename_off)
-		return;
-	/* [vdso], [stack], //anon, memfd:...: nothing on disk to take a build-id from. */
-	if (name[0] != '/')
-		return;
-	f = file_get(w, name);
-	if (m->has_build_id && m->build_id_size > 0 && m->build_id_size <= REC_BUILD_ID_MAX) {
-		memcpy(w->files[f].bid, m->build_id, m->build_id_size);
-		w->files[f].bid_size = m->build_id_size;
-	}
-	p = proc_get(w, m->pid, true);
-	xgrow((void **)&p->maps, &p->cap, p->n + 1, sizeof(*p->maps));
-	p->maps[p->n].start = m->start;
-	p->maps[p->n].end = m->start + m->len;
-	p->maps[p->n].file = f;
-	p->n++;
-}
-
-static void note_sample(struct perfdata_writer *w, const struct rec *r)
-{
-	struct pw_proc *p;
-	uint64_t ip = r->u.sample.ip;
-
-	switch (rec_cpumode(r)) {
-	case PERF_RECORD_MISC_KERNEL:
-		if (!w->kernel_hit && w->pipe)
-			put_build_id(w, &w->pass, PD_HEADER_BUILD_ID, -1);
-		w->kernel_hit = true;
-		return;
-	case PERF_RECORD_MISC_USER:
-		break;
-	default:
-		return;
-	}
-	p = proc_get(w, r->pid, false);
-	if (!p)
-		return;
-	/* Newest first: a later mapping of the same range replaces an older one. */
-	for (size_t i = p->n; i-- > 0;) {
-		if (ip >= p->maps[i].start && ip < p->maps[i].end) {
-			if (!w->files[p->maps[i].file].hit && w->pipe)
-				put_build_id(w, &w->pass, PD_HEADER_BUILD_ID, (long)p->maps[i].file);
-			w->files[p->maps[i].file].hit = true;
-			return;
-		}
-	}
-}
-
-void perfdata_writer_note(struct perfdata_writer *w, const struct rec *r)
-{
-	struct pw_proc *p, *parent;
-
-	switch (r->type) {
-	case REC_SAMPLE:
-		note_sample(w, r);
-		break;
-	case REC_MMAP:
-		note_mmap(w, r);
-		break;
-	case REC_COMM:
-		if (r->u.comm.exec && (p = proc_get(w, r->u.comm.pid, false)) != NULL)
-			proc_clear(p);
-		break;
-	case REC_FORK:
-		/* A new process starts with its parent's mappings; a new thread shares them. */
-		if (r->u.task.pid == r->u.task.ppid)
-			break;
-		parent = proc_get(w, r->u.task.ppid, false);
-		if (!parent || parent->n == 0)
-			break;
-		p = proc_get(w, r->u.task.pid, true);
-		parent = proc_get(w, r->u.task.ppid, false); /* p may have moved the table */
-		proc_clear(p);
-		p->maps = xmalloc(parent->n * sizeof(*p->maps));
-		memcpy(p->maps, parent->maps, parent->n * sizeof(*p->maps));
-		p->n = p->cap = parent->n;
-		break;
-	case REC_EXIT:
-		if (r->u.task.pid == r->u.task.tid &&
-		    (p = proc_get(w, r->u.task.pid, false)) != NULL)
-			proc_clear(p);
-		break;
-	default:
-		break;
-	}
-}
-
-/* ---- build-ids from ELF notes ---- */
-
-static size_t read_note_segment(int fd, uint64_t off, uint64_t size, uint64_t align, uint8_t *out)
-{
-	unsigned char *buf;
-	size_t k = 0;
-	if (size == 0 || size > PW_NOTE_MAX)
-		return 0;
-	buf = xmalloc((size_t)size);
-	if (pread(fd, buf, (size_t)size, (off_t)off) == (ssize_t)size)
-		k = elf_notes_build_id(buf, (size_t)size, align == 8 ? 8 : 4, out, REC_BUILD_ID_MAX);
-	free(buf);
-	return k;
-}
-
-/* The build-id of an ELF file from its PT_NOTE segments; 0 when it has none or is not ELF. */
-static size_t elf_build_id(const char *path, uint8_t *out)
-{
-	unsigned char ident[EI_NIDENT];
-	size_t k = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
-	    memcmp(ident, ELFMAG, SELFMAG) != 0) {
-		close(fd);
-		return 0;
-	}
-	if (ident[EI_CLASS] == ELFCLASS64) {
-		Elf64_Ehdr eh;
-		if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
-		    eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 4096) {
-			for (unsigned i = 0; i < eh.e_phnum && !k; i++) {
-				Elf64_Phdr ph;
-				if (pread(fd, &ph, sizeof(ph),
-				          (off_t)(eh.e_phoff + i * sizeof(ph))) !=
-				    (ssize_t)sizeof(ph))
-					break;
-				if (ph.p_type == PT_NOTE)
-					k = read_note_segment(fd, ph.p_offset, ph.p_filesz,
-					                      ph.p_align, out);
-			}
-		}
-	} else if (ident[EI_CLASS] == ELFCLASS32) {
-		Elf32_Ehdr eh;
-		if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
-		    eh.e_phentsize == sizeof(Elf32_Phdr) && eh.e_phnum < 4096) {
-			for (unsigned i = 0; i < eh.e_phnum && !k; i++) {
-				Elf32_Phdr ph;
-				if (pread(fd, &ph, sizeof(ph),
-				          (off_t)(eh.e_phoff + i * sizeof(ph))) !=
-				    (ssize_t)sizeof(ph))
-					break;
-				if (ph.p_type == PT_NOTE)
-					k = read_note_segment(fd, ph.p_offset, ph.p_filesz, 4, out);
-			}
-		}
-	}
-	close(fd);
-	return k;
-}
-
-/* One entry of the BUILD_ID feature: header, pid, 20-byte id + its size, name padded to 64. */
-static void build_id_entry(struct pw_buf *b, uint32_t type, uint16_t misc, const uint8_t *bid,
-                           size_t bid_size, const char *name)
-{
-	size_t n = strlen(name) + 1,
-	       padded = (n + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
-	struct perf_event_header h = {.type = type,
-	                              .misc = (uint16_t)(misc | PD_MISC_BUILD_ID_SIZE),
-	                              .size = (uint16_t)(PD_BUILD_ID_HEAD + padded)};
-	unsigned char id[24] = {0};
-	if (PD_BUILD_ID_HEAD + padded > UINT16_MAX)
-		return;
-	memcpy(id, bid, bid_size);
-	id[20] = (uint8_t)bid_size;
-	buf_put(b, &h, sizeof(h));
-	buf_u32(b, UINT32_MAX); /* pid -1: the host */
-	buf_put(b, id, sizeof(id));
-	buf_put(b, name, n - 1);
-	buf_zero(b, padded - (n - 1));
-}
-
-/* The build-id entry of file f (-1: the kernel) into b, as a record of type type: 0 in the BUILD_ID
- * feature, HEADER_BUILD_ID in a stream's pass when a sample first hits f. A binary without a
- * build-id goes without. A file's is read once and kept. */
-static void put_build_id(struct perfdata_writer *w, struct pw_buf *b, uint32_t type, long f)
-{
-	if (f < 0) {
-		uint8_t bid[REC_BUILD_ID_MAX];
-		size_t k = kernel_build_id(bid, sizeof(bid));
-		if (k > 0)
-			build_id_entry(b, type, PERF_RECORD_MISC_KERNEL, bid, k, "[kernel.kallsyms]");
-		return;
-	}
-	struct pw_file *pf = &w->files[f];
-	if (pf->bid_size == 0)
-		pf->bid_size = (uint8_t)elf_build_id(pf->name, pf->bid);
-	if (pf->bid_size)
-		build_id_entry(b, type, PERF_RECORD_MISC_USER, pf->bid, pf->bid_size, pf->name);
-}
-
 static void feat_build_id(struct perfdata_writer *w, struct pw_buf *b)
 {
 	if (w->kernel_hit)
-		put_build_id(w, b, 0, -1);
+		pw_put_build_id(w, b, 0, -1);
 	for (size_t i = 0; i < w->nfiles; i++)
 		if (w->files[i].hit)
-			put_build_id(w, b, 0, (long)i);
+			pw_put_build_id(w, b, 0, (long)i);
 }
 
 /* The value of "key : value" in /proc/cpuinfo (first processor), into out; false when absent. */
