@@ -9,7 +9,7 @@
  *   perfdata_input.c     the data section as one run of bytes (mapped, in memory, or a stream);
  *   perfdata_compressed.c  the zstd stream of COMPRESSED records;
  *   perfdata_order.c     kernel records parsed and handed out in time order;
- *   perfdata_features.c  the header's feature sections, read, and the header's text lines;
+ *   perfdata_features.c  the header's feature sections, read, written and printed (one table);
  *   perfdata_records.c   one perf record at a time, perf's own user records, records out;
  *   perfdata.c           opening a file, a stream or memory; closing, rewinding.
  *

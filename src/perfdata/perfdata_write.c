@@ -16,8 +16,8 @@
  * first sample in it is emitted (as perf inject -b puts them in a stream), before perf report's
  * round-ordering hands that sample out, so a reader on another machine can find its debug file.
  *
- * The build-ids of the binaries hit are perfdata_buildids.c's; the state both share is in
- * perfdata_write_state.h.
+ * The feature sections are the feature table's (perfdata_features.c), the build-ids of the binaries
+ * hit perfdata_buildids.c's; this file puts the file and the stream together.
  *
  * Only the sampler thread calls add/add_rec/note/end_pass; close runs after that thread is joined.
  * Memory is bounded by one pass of ring data plus the mapping table (the exec mappings of the
@@ -33,16 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "perfdata/format.h"
-#include "perfdata/perfdata_tracing.h"
+#include "perfdata/perfdata_features.h"
 #include "util/util.h"
 
 #define PW_HEADER_SYNC_NS 1000000000ull
-/* The features written: those up to EVENT_DESC (format.h). */
-#define PW_FEAT_END (FEAT_EVENT_DESC + 1)
 
 /* ---- encoding struct rec back into kernel record bytes ---- */
 
@@ -315,9 +312,6 @@ static void writer_events(struct perfdata_writer *w, const struct sampler_tee_ev
 	w->id0 = w->ev[0].nids ? w->ev[0].ids[0] : 0;
 }
 
-static void feat_build(struct perfdata_writer *w, int bit, struct pw_buf *b);
-static bool tracing_data(const struct perfdata_writer *w, struct pw_buf *out);
-
 static struct perfdata_writer *writer_new(int fd, const char *path, bool pipe,
 					  const struct sampler_tee_event *ev, size_t nev)
 {
@@ -376,15 +370,19 @@ static void stream_preamble(struct perfdata_writer *w, struct pw_buf *head)
 			warn_msg("recording to %s: event %zu has too many ids for a stream", w->path, e);
 		free(body.p);
 	}
-	for (int bit = FEAT_BUILD_ID + 1; bit < PW_FEAT_END; bit++) {
+	for (int id = 0; id < FEAT_COUNT; id++) {
+		const struct pd_feature *f = pd_feature(id);
+		/* the build-ids come as binaries are hit; the tracing data has a record of its own */
+		if (!f->write || id == FEAT_BUILD_ID || id == FEAT_TRACING_DATA)
+			continue;
 		struct pw_buf body = {0};
-		buf_u64(&body, (uint64_t)bit);
-		feat_build(w, bit, &body);
-		stream_record(head, PD_HEADER_FEATURE, body.p, body.len); /* too big: left out */
+		buf_u64(&body, (uint64_t)id);
+		if (f->write(w, &body))
+			stream_record(head, PD_HEADER_FEATURE, body.p, body.len); /* too big: left out */
 		free(body.p);
 	}
 	struct pw_buf trace = {0};
-	if (tracing_data(w, &trace)) {
+	if (pd_feature(FEAT_TRACING_DATA)->write(w, &trace)) {
 		/* the record says how long the formats are; they follow it, padded to 8 */
 		uint32_t size[2] = { (uint32_t)((trace.len + 7) & ~(size_t)7), 0 };
 		stream_record(head, PD_HEADER_TRACING_DATA, size, sizeof(size));
@@ -533,201 +531,41 @@ uint64_t perfdata_writer_write_ns(const struct perfdata_writer *w)
 	return w->write_ns;
 }
 
-static void feat_build_id(struct perfdata_writer *w, struct pw_buf *b)
-{
-	if (w->kernel_hit)
-		pw_put_build_id(w, b, 0, -1);
-	for (size_t i = 0; i < w->nfiles; i++)
-		if (w->files[i].hit)
-			pw_put_build_id(w, b, 0, (long)i);
-}
-
-/* The value of "key : value" in /proc/cpuinfo (first processor), into out; false when absent. */
-static bool cpuinfo_field(const char *key, char *out, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	char line[1024];
-	size_t klen = strlen(key);
-	bool found = false;
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon;
-		if (strncmp(line, key, klen) != 0 || !(colon = strchr(line + klen, ':')))
-			continue;
-		bool only_space = true;
-		for (char *c = line + klen; c < colon; c++)
-			only_space &= (*c == ' ' || *c == '\t');
-		if (!only_space)
-			continue;
-		colon++;
-		while (*colon == ' ')
-			colon++;
-		colon[strcspn(colon, "\n")] = '\0';
-		snprintf(out, len, "%s", colon);
-		found = true;
-		break;
-	}
-	fclose(f);
-	return found;
-}
-
-static void feat_cmdline(struct pw_buf *b)
-{
-	char buf[8192];
-	long n = read_small_file("/proc/self/cmdline", buf, sizeof(buf));
-	uint32_t nr = 0;
-	struct pw_buf strs = {0};
-	if (n < 0)
-		n = 0;
-	/* read_small_file NUL-terminates; the arguments are NUL-separated */
-	for (long i = 0; i < n;) {
-		const char *s = buf + i;
-		size_t l = strnlen(s, (size_t)(n - i));
-		if (i + (long)l >= n && l == 0)
-			break;
-		buf_string(&strs, s);
-		nr++;
-		i += (long)l + 1;
-	}
-	buf_u32(b, nr);
-	if (strs.len)
-		buf_put(b, strs.p, strs.len);
-	free(strs.p);
-}
-
-static void feat_event_desc(struct perfdata_writer *w, struct pw_buf *b)
-{
-	buf_u32(b, (uint32_t)w->nev);
-	buf_u32(b, sizeof(struct perf_event_attr));
-	for (size_t e = 0; e < w->nev; e++) {
-		const struct pw_event *d = &w->ev[e];
-		buf_put(b, &d->attr, sizeof(d->attr));
-		buf_u32(b, (uint32_t)d->nids);
-		buf_string(b, d->name);
-		for (size_t i = 0; i < d->nids; i++)
-			buf_u64(b, d->ids[i]);
-	}
-}
-
-/* Builds feature bit's contents into b. */
-static void feat_build(struct perfdata_writer *w, int bit, struct pw_buf *b)
-{
-	struct utsname u;
-	char s[512];
-	bool have_uname = uname(&u) == 0;
-
-	switch (bit) {
-	case FEAT_BUILD_ID:
-		feat_build_id(w, b);
-		break;
-	case FEAT_HOSTNAME:
-		buf_string(b, have_uname ? u.nodename : "");
-		break;
-	case FEAT_OSRELEASE:
-		buf_string(b, have_uname ? u.release : "");
-		break;
-	case FEAT_VERSION:
-		buf_string(b, "perftop 0.1");
-		break;
-	case FEAT_ARCH:
-		buf_string(b, have_uname ? u.machine : "");
-		break;
-	case FEAT_NRCPUS: {
-		long avail = sysconf(_SC_NPROCESSORS_CONF), online = sysconf(_SC_NPROCESSORS_ONLN);
-		buf_u32(b, (uint32_t)(avail > 0 ? avail : 1));
-		buf_u32(b, (uint32_t)(online > 0 ? online : 1));
-		break;
-	}
-	case FEAT_CPUDESC:
-		if (!cpuinfo_field("model name", s, sizeof(s)) &&
-		    !cpuinfo_field("cpu model", s, sizeof(s)))
-			snprintf(s, sizeof(s), "%s", have_uname ? u.machine : "unknown");
-		buf_string(b, s);
-		break;
-	case FEAT_CPUID: {
-		/* perf's x86 form: vendor,family,model,stepping */
-		char vendor[128], fam[32], model[32], step[32];
-		if (cpuinfo_field("vendor_id", vendor, sizeof(vendor)) &&
-		    cpuinfo_field("cpu family", fam, sizeof(fam)) &&
-		    cpuinfo_field("model", model, sizeof(model)) &&
-		    cpuinfo_field("stepping", step, sizeof(step)))
-			snprintf(s, sizeof(s), "%s,%s,%s,%s", vendor, fam, model, step);
-		else if (!cpuinfo_field("CPU implementer", s, sizeof(s)))
-			snprintf(s, sizeof(s), "%s", have_uname ? u.machine : "unknown");
-		buf_string(b, s);
-		break;
-	}
-	case FEAT_TOTAL_MEM: {
-		char mi[256];
-		uint64_t kb = 0;
-		if (read_small_file("/proc/meminfo", mi, sizeof(mi)) > 0) {
-			char *p = strstr(mi, "MemTotal:");
-			if (p)
-				kb = strtoull(p + 9, NULL, 10);
-		}
-		buf_u64(b, kb);
-		break;
-	}
-	case FEAT_CMDLINE:
-		feat_cmdline(b);
-		break;
-	case FEAT_EVENT_DESC:
-		feat_event_desc(w, b);
-		break;
-	default:
-		break;
-	}
-}
-
-/* HEADER_TRACING_DATA when the file has tracepoint events (perf report refuses such a file
- * without it); false, and the file goes without it, when tracefs cannot be read. */
-static bool tracing_data(const struct perfdata_writer *w, struct pw_buf *out)
-{
-	struct perfdata_tp tp[SAMPLER_MAX_EVENTS];
-	size_t n = 0;
-	for (size_t e = 0; e < w->nev; e++)
-		if (w->ev[e].attr.type == PERF_TYPE_TRACEPOINT)
-			tp[n++] = (struct perfdata_tp){ .name = w->ev[e].name, .id = w->ev[e].attr.config };
-	if (!n)
-		return false;
-	if (!perfdata_tracing_data(NULL, tp, n, &out->p, &out->len)) {
-		warn_msg("recording to %s: tracefs unreadable, no tracing data (perf report will "
-		         "refuse its tracepoints)", w->path);
-		return false;
-	}
-	out->cap = out->len;
-	return true;
-}
-
+/* The feature sections the table writes, in bit order, after the data: the {offset, size} of each
+ * (one per bit set in *bits), then their contents. */
 static int write_features(struct perfdata_writer *w, uint64_t *bits)
 {
-	struct pw_buf table = {0}, body = {0}, trace = {0};
-	bool has_trace = tracing_data(w, &trace);
-	const int nfeat = PW_FEAT_END - FEAT_BUILD_ID + has_trace;
-	uint64_t at = w->data_off + w->data_size + (uint64_t)nfeat * 16;
+	struct pw_buf table = {0}, body = {0};
+	size_t start[FEAT_COUNT], len[FEAT_COUNT];
+	unsigned nfeat = 0;
 	int ret;
 
-	/* the sections in bit order: tracing data (bit 1) first */
 	*bits = 0;
-	if (has_trace) {
-		buf_u64(&table, at);
-		buf_u64(&table, trace.len);
-		buf_put(&body, trace.p, trace.len);
-		*bits |= 1ull << FEAT_TRACING_DATA;
+	for (int id = 0; id < FEAT_COUNT; id++) {
+		const struct pd_feature *f = pd_feature(id);
+		start[id] = body.len;
+		len[id] = 0;
+		if (!f->write)
+			continue;
+		if (!f->write(w, &body)) {
+			body.len = start[id]; /* the recording goes without it */
+			continue;
+		}
+		len[id] = body.len - start[id];
+		*bits |= 1ull << id;
+		nfeat++;
 	}
-	for (int bit = FEAT_BUILD_ID; bit < PW_FEAT_END; bit++) {
-		size_t before = body.len;
-		feat_build(w, bit, &body);
-		buf_u64(&table, at + before);
-		buf_u64(&table, body.len - before);
-		*bits |= 1ull << bit;
+	uint64_t at = w->data_off + w->data_size + (uint64_t)nfeat * 16;
+	for (int id = 0; id < FEAT_COUNT; id++) {
+		if (!(*bits >> id & 1))
+			continue;
+		buf_u64(&table, at + start[id]);
+		buf_u64(&table, len[id]);
 	}
 	buf_put(&table, body.p, body.len);
 	ret = write_all_at(w->fd, table.p, table.len, w->data_off + w->data_size, &w->write_ns);
 	free(table.p);
 	free(body.p);
-	free(trace.p);
 	return ret;
 }
 

@@ -1,7 +1,8 @@
 /*
  * perfdata_write_state: the writer's state, shared by the files of the writer: the file and stream
  * forms and their passes (perfdata_write.c), the mapping table that finds the binaries samples hit
- * and their build-ids (perfdata_buildids.c). Also the growing buffer they write into.
+ * and their build-ids (perfdata_buildids.c), and the feature sections (perfdata_features.c, whose
+ * table says what each one holds). Also the growing buffer they write into.
  */
 #ifndef PERFTOP_PERFDATA_WRITE_STATE_H
 #define PERFTOP_PERFDATA_WRITE_STATE_H
