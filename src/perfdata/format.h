@@ -2,7 +2,8 @@
  * format: the constants of perf's perf.data format, written down once for the reader
  * (perfdata.c), the writer (perfdata_write.c) and the directory reader (perfdata_dir.c): the magic,
  * the headers' sizes, perf's own record types (tools/perf/util/event.h; not in the uapi header)
- * and the feature bits of the file header (tools/perf/util/header.h) with their names.
+ * and the feature bits of the file header (tools/perf/util/header.h). What perftop reads, writes
+ * and prints of each feature is in one table (perfdata_features.h), which also names them.
  */
 #ifndef PERFTOP_PERFDATA_FORMAT_H
 #define PERFTOP_PERFDATA_FORMAT_H
@@ -13,6 +14,13 @@
 #define PD_FILE_HEADER_SIZE 104
 #define PD_PIPE_HEADER_SIZE 16
 #define PD_NAME_ALIGN 64                 /* perf pads feature strings and build-id names to this */
+#define PD_HEADER_FEATURES_AT 72         /* the file header's 256-bit map of feature sections */
+#define PD_FEATURE_BITS 256
+/* A build-id entry (BUILD_ID feature, HEADER_BUILD_ID record): perf_event_header, pid, a 20-byte id
+ * and its size byte in 24 bytes, then the file name, padded to PD_NAME_ALIGN. */
+#define PD_BUILD_ID_HEAD (8 + 4 + 24)
+#define PD_BUILD_ID_MAX 20
+#define PD_MISC_BUILD_ID_SIZE (1u << 15) /* the entry's header: its size byte is valid */
 
 /* perf.data's own record types. */
 enum {
@@ -48,18 +56,5 @@ enum {
 	FEAT_DIR_FORMAT, FEAT_BPF_PROG_INFO, FEAT_BPF_BTF, FEAT_COMPRESSED, FEAT_CPU_PMU_CAPS,
 	FEAT_CLOCK_DATA, FEAT_HYBRID_TOPOLOGY, FEAT_PMU_CAPS, FEAT_COUNT
 };
-
-/* A feature bit's name as perf's header printer says it ("EVENT_DESC"); "?" past the known ones. */
-static inline const char *pd_feature_name(int feat)
-{
-	static const char *const names[FEAT_COUNT] = {
-		"RESERVED", "TRACING_DATA", "BUILD_ID", "HOSTNAME", "OSRELEASE", "VERSION", "ARCH",
-		"NRCPUS", "CPUDESC", "CPUID", "TOTAL_MEM", "CMDLINE", "EVENT_DESC", "CPU_TOPOLOGY",
-		"NUMA_TOPOLOGY", "BRANCH_STACK", "PMU_MAPPINGS", "GROUP_DESC", "AUXTRACE", "STAT",
-		"CACHE", "SAMPLE_TIME", "MEM_TOPOLOGY", "CLOCKID", "DIR_FORMAT", "BPF_PROG_INFO",
-		"BPF_BTF", "COMPRESSED", "CPU_PMU_CAPS", "CLOCK_DATA", "HYBRID_TOPOLOGY", "PMU_CAPS",
-	};
-	return feat >= 0 && feat < FEAT_COUNT ? names[feat] : "?";
-}
 
 #endif

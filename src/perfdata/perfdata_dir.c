@@ -121,7 +121,7 @@ static int plan_main(const char *path, struct dir_plan *p, char *err, size_t err
 		return -1;
 	}
 	p->data_end = p->hdr[5] + p->hdr[6];
-	for (int w = 9; w < 13; w++)
+	for (int w = PD_HEADER_FEATURES_AT / 8; w < PD_FILE_HEADER_SIZE / 8; w++)
 		p->nfeat += (size_t)__builtin_popcountll(p->hdr[w]);
 	if (p->data_end > p->main_size || p->nfeat * 16 > p->main_size - p->data_end) {
 		snprintf(err, errlen, "%s: its header points past its end", path);
@@ -206,7 +206,7 @@ static int plan_files(const char *const *paths, size_t n, struct dir_plan *p, ch
  * (offsets moved) and sections. */
 static int assemble(struct dir_plan *p, int fd)
 {
-	uint64_t hdr[13];
+	uint64_t hdr[PD_FILE_HEADER_SIZE / 8];
 	memcpy(hdr, p->hdr, sizeof(hdr));
 	hdr[6] += p->extra;
 	for (size_t i = 0; i < p->nfeat; i++)

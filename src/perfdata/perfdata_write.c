@@ -16,13 +16,16 @@
  * first sample in it is emitted (as perf inject -b puts them in a stream), before perf report's
  * round-ordering hands that sample out, so a reader on another machine can find its debug file.
  *
+ * The feature sections are the feature table's (perfdata_features.c), the build-ids of the binaries
+ * hit perfdata_buildids.c's; this file puts the file and the stream together.
+ *
  * Only the sampler thread calls add/add_rec/note/end_pass; close runs after that thread is joined.
  * Memory is bounded by one pass of ring data plus the mapping table (the exec mappings of the
  * processes seen, dropped when a process exits or execs).
  */
 #include "perfdata/perfdata_write.h"
+#include "perfdata/perfdata_write_state.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -30,115 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "perfdata/format.h"
-#include "perfdata/perfdata_tracing.h"
-#include "util/hash.h"
+#include "perfdata/perfdata_features.h"
 #include "util/util.h"
 
 #define PW_HEADER_SYNC_NS 1000000000ull
-#define PW_BUILD_ID_SIZE_FLAG (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE in a build-id entry */
-#define PW_NOTE_MAX (64u << 10)
-/* The features written: those up to EVENT_DESC (format.h). */
-#define PW_FEAT_END (FEAT_EVENT_DESC + 1)
-
-struct pw_buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-struct pw_map {
-	uint64_t start, end;
-	uint32_t file;
-};
-
-struct pw_proc {
-	uint32_t pid;
-	bool used;
-	struct pw_map *maps;
-	size_t n, cap;
-};
-
-struct pw_file {
-	char *name;
-	uint8_t bid[REC_BUILD_ID_MAX];
-	uint8_t bid_size;
-	bool hit;
-};
-
-/* One event of the file: its attr as it ran, its ids, its name (EVENT_DESC). */
-struct pw_event {
-	struct perf_event_attr attr;
-	uint64_t *ids;
-	size_t nids;
-	char name[128];
-};
-
-struct perfdata_writer {
-	int fd;
-	char *path;
-	bool pipe; /* the stream form: nothing is rewritten, build-ids and features are records */
-	/* The events; the first carries the side-band, and our synthesized records are its. */
-	struct pw_event ev[SAMPLER_MAX_EVENTS];
-	size_t nev;
-	size_t total_ids;
-	uint64_t id0; /* the id our synthesized records carry */
-
-	uint64_t data_off;
-	uint64_t data_size;   /* bytes of data completely written */
-	uint64_t synced_size; /* data size the header on disk says */
-	uint64_t last_sync_ns;
-	uint64_t write_ns;
-	int error;
-
-	struct pw_buf pass; /* records of the current pass */
-
-	/* Mapping table: processes (open addressing on pid) and the binaries they map. */
-	struct pw_proc *procs;
-	size_t nprocs_used, procs_cap;
-	struct pw_file *files;
-	size_t nfiles, files_cap;
-	uint32_t *file_hash; /* index + 1 into files, 0 = empty */
-	size_t file_hash_cap;
-	bool kernel_hit;
-};
-
-static void put_build_id(struct perfdata_writer *w, struct pw_buf *b, uint32_t type, long f);
-
-static void buf_put(struct pw_buf *b, const void *p, size_t n)
-{
-	xgrow((void **)&b->p, &b->cap, b->len + n, 1);
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void buf_zero(struct pw_buf *b, size_t n)
-{
-	xgrow((void **)&b->p, &b->cap, b->len + n, 1);
-	memset(b->p + b->len, 0, n);
-	b->len += n;
-}
-
-static void buf_u32(struct pw_buf *b, uint32_t v)
-{
-	buf_put(b, &v, sizeof(v));
-}
-
-static void buf_u64(struct pw_buf *b, uint64_t v)
-{
-	buf_put(b, &v, sizeof(v));
-}
-
-/* perf's header string: u32 length (NUL and padding included), then the string padded to 64. */
-static void buf_string(struct pw_buf *b, const char *s)
-{
-	size_t n = strlen(s) + 1, padded = (n + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
-	buf_u32(b, (uint32_t)padded);
-	buf_put(b, s, n - 1);
-	buf_zero(b, padded - (n - 1));
-}
 
 /* ---- encoding struct rec back into kernel record bytes ---- */
 
@@ -411,9 +312,6 @@ static void writer_events(struct perfdata_writer *w, const struct sampler_tee_ev
 	w->id0 = w->ev[0].nids ? w->ev[0].ids[0] : 0;
 }
 
-static void feat_build(struct perfdata_writer *w, int bit, struct pw_buf *b);
-static bool tracing_data(const struct perfdata_writer *w, struct pw_buf *out);
-
 static struct perfdata_writer *writer_new(int fd, const char *path, bool pipe,
 					  const struct sampler_tee_event *ev, size_t nev)
 {
@@ -472,15 +370,19 @@ static void stream_preamble(struct perfdata_writer *w, struct pw_buf *head)
 			warn_msg("recording to %s: event %zu has too many ids for a stream", w->path, e);
 		free(body.p);
 	}
-	for (int bit = FEAT_BUILD_ID + 1; bit < PW_FEAT_END; bit++) {
+	for (int id = 0; id < FEAT_COUNT; id++) {
+		const struct pd_feature *f = pd_feature(id);
+		/* the build-ids come as binaries are hit; the tracing data has a record of its own */
+		if (!f->write || id == FEAT_BUILD_ID || id == FEAT_TRACING_DATA)
+			continue;
 		struct pw_buf body = {0};
-		buf_u64(&body, (uint64_t)bit);
-		feat_build(w, bit, &body);
-		stream_record(head, PD_HEADER_FEATURE, body.p, body.len); /* too big: left out */
+		buf_u64(&body, (uint64_t)id);
+		if (f->write(w, &body))
+			stream_record(head, PD_HEADER_FEATURE, body.p, body.len); /* too big: left out */
 		free(body.p);
 	}
 	struct pw_buf trace = {0};
-	if (tracing_data(w, &trace)) {
+	if (pd_feature(FEAT_TRACING_DATA)->write(w, &trace)) {
 		/* the record says how long the formats are; they follow it, padded to 8 */
 		uint32_t size[2] = { (uint32_t)((trace.len + 7) & ~(size_t)7), 0 };
 		stream_record(head, PD_HEADER_TRACING_DATA, size, sizeof(size));
@@ -629,480 +531,41 @@ uint64_t perfdata_writer_write_ns(const struct perfdata_writer *w)
 	return w->write_ns;
 }
 
-/* ---- following mappings, for the build-ids of the binaries samples hit ---- */
-
-static size_t hash_u32(uint32_t v)
-{
-	return (size_t)(v * 2654435761u);
-}
-
-/* The process slot for pid; created when create, else NULL when unknown. */
-static struct pw_proc *proc_get(struct perfdata_writer *w, uint32_t pid, bool create)
-{
-	size_t i;
-	if (w->procs_cap == 0) {
-		if (!create)
-			return NULL;
-		w->procs_cap = 256;
-		w->procs = xcalloc(w->procs_cap, sizeof(*w->procs));
-	}
-	for (i = hash_u32(pid) & (w->procs_cap - 1); w->procs[i].used;
-	     i = (i + 1) & (w->procs_cap - 1))
-		if (w->procs[i].pid == pid)
-			return &w->procs[i];
-	if (!create)
-		return NULL;
-	if ((w->nprocs_used + 1) * 2 > w->procs_cap) {
-		/* Grow and rehash; slots are never deleted (an exited process keeps an empty one).
-		 */
-		struct pw_proc *old = w->procs;
-		size_t oldcap = w->procs_cap;
-		w->procs_cap *= 2;
-		w->procs = xcalloc(w->procs_cap, sizeof(*w->procs));
-		for (size_t k = 0; k < oldcap; k++) {
-			if (!old[k].used)
-				continue;
-			size_t j = hash_u32(old[k].pid) & (w->procs_cap - 1);
-			while (w->procs[j].used)
-				j = (j + 1) & (w->procs_cap - 1);
-			w->procs[j] = old[k];
-		}
-		free(old);
-		return proc_get(w, pid, true);
-	}
-	w->procs[i].used = true;
-	w->procs[i].pid = pid;
-	w->nprocs_used++;
-	return &w->procs[i];
-}
-
-static uint32_t file_get(struct perfdata_writer *w, const char *name)
-{
-	size_t i;
-	if ((w->nfiles + 1) * 2 > w->file_hash_cap) {
-		free(w->file_hash);
-		w->file_hash_cap = w->file_hash_cap ? w->file_hash_cap * 2 : 256;
-		w->file_hash = xcalloc(w->file_hash_cap, sizeof(*w->file_hash));
-		for (size_t k = 0; k < w->nfiles; k++) {
-			i = hash_fnv1a(w->files[k].name, strlen(w->files[k].name)) & (w->file_hash_cap - 1);
-			while (w->file_hash[i])
-				i = (i + 1) & (w->file_hash_cap - 1);
-			w->file_hash[i] = (uint32_t)k + 1;
-		}
-	}
-	for (i = hash_fnv1a(name, strlen(name)) & (w->file_hash_cap - 1); w->file_hash[i];
-	     i = (i + 1) & (w->file_hash_cap - 1))
-		if (strcmp(w->files[w->file_hash[i] - 1].name, name) == 0)
-			return w->file_hash[i] - 1;
-	xgrow((void **)&w->files, &w->files_cap, w->nfiles + 1, sizeof(*w->files));
-	memset(&w->files[w->nfiles], 0, sizeof(w->files[0]));
-	w->files[w->nfiles].name = xstrdup(name);
-	w->file_hash[i] = (uint32_t)w->nfiles + 1;
-	return (uint32_t)w->nfiles++;
-}
-
-static void proc_clear(struct pw_proc *p)
-{
-	free(p->maps);
-	p->maps = NULL;
-	p->n = p->cap = 0;
-}
-
-static void note_mmap(struct perfdata_writer *w, const struct rec *r)
-{
-	const struct rec_mmap *m = &r->u.mmap;
-	const char *name;
-	struct pw_proc *p;
-	uint32_t f;
-
-	if (!m->executable || m->len == 0 || m->filename_off < sizeof(*r) ||
-	    m->filename_off >= r->size || m->pid == UINT32_MAX)
-		return;
-	name = rec_filename(r);
-	if (strnlen(name, r->size - m->filename_off) == r->size - m->filename_off)
-		return;
-	/* [vdso], [stack], //anon, memfd:...: nothing on disk to take a build-id from. */
-	if (name[0] != '/')
-		return;
-	f = file_get(w, name);
-	if (m->has_build_id && m->build_id_size > 0 && m->build_id_size <= REC_BUILD_ID_MAX) {
-		memcpy(w->files[f].bid, m->build_id, m->build_id_size);
-		w->files[f].bid_size = m->build_id_size;
-	}
-	p = proc_get(w, m->pid, true);
-	xgrow((void **)&p->maps, &p->cap, p->n + 1, sizeof(*p->maps));
-	p->maps[p->n].start = m->start;
-	p->maps[p->n].end = m->start + m->len;
-	p->maps[p->n].file = f;
-	p->n++;
-}
-
-static void note_sample(struct perfdata_writer *w, const struct rec *r)
-{
-	struct pw_proc *p;
-	uint64_t ip = r->u.sample.ip;
-
-	switch (rec_cpumode(r)) {
-	case PERF_RECORD_MISC_KERNEL:
-		if (!w->kernel_hit && w->pipe)
-			put_build_id(w, &w->pass, PD_HEADER_BUILD_ID, -1);
-		w->kernel_hit = true;
-		return;
-	case PERF_RECORD_MISC_USER:
-		break;
-	default:
-		return;
-	}
-	p = proc_get(w, r->pid, false);
-	if (!p)
-		return;
-	/* Newest first: a later mapping of the same range replaces an older one. */
-	for (size_t i = p->n; i-- > 0;) {
-		if (ip >= p->maps[i].start && ip < p->maps[i].end) {
-			if (!w->files[p->maps[i].file].hit && w->pipe)
-				put_build_id(w, &w->pass, PD_HEADER_BUILD_ID, (long)p->maps[i].file);
-			w->files[p->maps[i].file].hit = true;
-			return;
-		}
-	}
-}
-
-void perfdata_writer_note(struct perfdata_writer *w, const struct rec *r)
-{
-	struct pw_proc *p, *parent;
-
-	switch (r->type) {
-	case REC_SAMPLE:
-		note_sample(w, r);
-		break;
-	case REC_MMAP:
-		note_mmap(w, r);
-		break;
-	case REC_COMM:
-		if (r->u.comm.exec && (p = proc_get(w, r->u.comm.pid, false)) != NULL)
-			proc_clear(p);
-		break;
-	case REC_FORK:
-		/* A new process starts with its parent's mappings; a new thread shares them. */
-		if (r->u.task.pid == r->u.task.ppid)
-			break;
-		parent = proc_get(w, r->u.task.ppid, false);
-		if (!parent || parent->n == 0)
-			break;
-		p = proc_get(w, r->u.task.pid, true);
-		parent = proc_get(w, r->u.task.ppid, false); /* p may have moved the table */
-		proc_clear(p);
-		p->maps = xmalloc(parent->n * sizeof(*p->maps));
-		memcpy(p->maps, parent->maps, parent->n * sizeof(*p->maps));
-		p->n = p->cap = parent->n;
-		break;
-	case REC_EXIT:
-		if (r->u.task.pid == r->u.task.tid &&
-		    (p = proc_get(w, r->u.task.pid, false)) != NULL)
-			proc_clear(p);
-		break;
-	default:
-		break;
-	}
-}
-
-/* ---- build-ids from ELF notes ---- */
-
-static size_t read_note_segment(int fd, uint64_t off, uint64_t size, uint64_t align, uint8_t *out)
-{
-	unsigned char *buf;
-	size_t k = 0;
-	if (size == 0 || size > PW_NOTE_MAX)
-		return 0;
-	buf = xmalloc((size_t)size);
-	if (pread(fd, buf, (size_t)size, (off_t)off) == (ssize_t)size)
-		k = elf_notes_build_id(buf, (size_t)size, align == 8 ? 8 : 4, out, REC_BUILD_ID_MAX);
-	free(buf);
-	return k;
-}
-
-/* The build-id of an ELF file from its PT_NOTE segments; 0 when it has none or is not ELF. */
-static size_t elf_build_id(const char *path, uint8_t *out)
-{
-	unsigned char ident[EI_NIDENT];
-	size_t k = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
-	    memcmp(ident, ELFMAG, SELFMAG) != 0) {
-		close(fd);
-		return 0;
-	}
-	if (ident[EI_CLASS] == ELFCLASS64) {
-		Elf64_Ehdr eh;
-		if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
-		    eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 4096) {
-			for (unsigned i = 0; i < eh.e_phnum && !k; i++) {
-				Elf64_Phdr ph;
-				if (pread(fd, &ph, sizeof(ph),
-				          (off_t)(eh.e_phoff + i * sizeof(ph))) !=
-				    (ssize_t)sizeof(ph))
-					break;
-				if (ph.p_type == PT_NOTE)
-					k = read_note_segment(fd, ph.p_offset, ph.p_filesz,
-					                      ph.p_align, out);
-			}
-		}
-	} else if (ident[EI_CLASS] == ELFCLASS32) {
-		Elf32_Ehdr eh;
-		if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
-		    eh.e_phentsize == sizeof(Elf32_Phdr) && eh.e_phnum < 4096) {
-			for (unsigned i = 0; i < eh.e_phnum && !k; i++) {
-				Elf32_Phdr ph;
-				if (pread(fd, &ph, sizeof(ph),
-				          (off_t)(eh.e_phoff + i * sizeof(ph))) !=
-				    (ssize_t)sizeof(ph))
-					break;
-				if (ph.p_type == PT_NOTE)
-					k = read_note_segment(fd, ph.p_offset, ph.p_filesz, 4, out);
-			}
-		}
-	}
-	close(fd);
-	return k;
-}
-
-/* One entry of the BUILD_ID feature: header, pid, 20-byte id + its size, name padded to 64. */
-static void build_id_entry(struct pw_buf *b, uint32_t type, uint16_t misc, const uint8_t *bid,
-                           size_t bid_size, const char *name)
-{
-	size_t n = strlen(name) + 1,
-	       padded = (n + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
-	struct perf_event_header h = {.type = type,
-	                              .misc = (uint16_t)(misc | PW_BUILD_ID_SIZE_FLAG),
-	                              .size = (uint16_t)(8 + 4 + 24 + padded)};
-	unsigned char id[24] = {0};
-	if (8 + 4 + 24 + padded > UINT16_MAX)
-		return;
-	memcpy(id, bid, bid_size);
-	id[20] = (uint8_t)bid_size;
-	buf_put(b, &h, sizeof(h));
-	buf_u32(b, UINT32_MAX); /* pid -1: the host */
-	buf_put(b, id, sizeof(id));
-	buf_put(b, name, n - 1);
-	buf_zero(b, padded - (n - 1));
-}
-
-/* The build-id entry of file f (-1: the kernel) into b, as a record of type type: 0 in the BUILD_ID
- * feature, HEADER_BUILD_ID in a stream's pass when a sample first hits f. A binary without a
- * build-id goes without. A file's is read once and kept. */
-static void put_build_id(struct perfdata_writer *w, struct pw_buf *b, uint32_t type, long f)
-{
-	if (f < 0) {
-		uint8_t bid[REC_BUILD_ID_MAX];
-		size_t k = kernel_build_id(bid, sizeof(bid));
-		if (k > 0)
-			build_id_entry(b, type, PERF_RECORD_MISC_KERNEL, bid, k, "[kernel.kallsyms]");
-		return;
-	}
-	struct pw_file *pf = &w->files[f];
-	if (pf->bid_size == 0)
-		pf->bid_size = (uint8_t)elf_build_id(pf->name, pf->bid);
-	if (pf->bid_size)
-		build_id_entry(b, type, PERF_RECORD_MISC_USER, pf->bid, pf->bid_size, pf->name);
-}
-
-static void feat_build_id(struct perfdata_writer *w, struct pw_buf *b)
-{
-	if (w->kernel_hit)
-		put_build_id(w, b, 0, -1);
-	for (size_t i = 0; i < w->nfiles; i++)
-		if (w->files[i].hit)
-			put_build_id(w, b, 0, (long)i);
-}
-
-/* The value of "key : value" in /proc/cpuinfo (first processor), into out; false when absent. */
-static bool cpuinfo_field(const char *key, char *out, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	char line[1024];
-	size_t klen = strlen(key);
-	bool found = false;
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon;
-		if (strncmp(line, key, klen) != 0 || !(colon = strchr(line + klen, ':')))
-			continue;
-		bool only_space = true;
-		for (char *c = line + klen; c < colon; c++)
-			only_space &= (*c == ' ' || *c == '\t');
-		if (!only_space)
-			continue;
-		colon++;
-		while (*colon == ' ')
-			colon++;
-		colon[strcspn(colon, "\n")] = '\0';
-		snprintf(out, len, "%s", colon);
-		found = true;
-		break;
-	}
-	fclose(f);
-	return found;
-}
-
-static void feat_cmdline(struct pw_buf *b)
-{
-	char buf[8192];
-	long n = read_small_file("/proc/self/cmdline", buf, sizeof(buf));
-	uint32_t nr = 0;
-	struct pw_buf strs = {0};
-	if (n < 0)
-		n = 0;
-	/* read_small_file NUL-terminates; the arguments are NUL-separated */
-	for (long i = 0; i < n;) {
-		const char *s = buf + i;
-		size_t l = strnlen(s, (size_t)(n - i));
-		if (i + (long)l >= n && l == 0)
-			break;
-		buf_string(&strs, s);
-		nr++;
-		i += (long)l + 1;
-	}
-	buf_u32(b, nr);
-	if (strs.len)
-		buf_put(b, strs.p, strs.len);
-	free(strs.p);
-}
-
-static void feat_event_desc(struct perfdata_writer *w, struct pw_buf *b)
-{
-	buf_u32(b, (uint32_t)w->nev);
-	buf_u32(b, sizeof(struct perf_event_attr));
-	for (size_t e = 0; e < w->nev; e++) {
-		const struct pw_event *d = &w->ev[e];
-		buf_put(b, &d->attr, sizeof(d->attr));
-		buf_u32(b, (uint32_t)d->nids);
-		buf_string(b, d->name);
-		for (size_t i = 0; i < d->nids; i++)
-			buf_u64(b, d->ids[i]);
-	}
-}
-
-/* Builds feature bit's contents into b. */
-static void feat_build(struct perfdata_writer *w, int bit, struct pw_buf *b)
-{
-	struct utsname u;
-	char s[512];
-	bool have_uname = uname(&u) == 0;
-
-	switch (bit) {
-	case FEAT_BUILD_ID:
-		feat_build_id(w, b);
-		break;
-	case FEAT_HOSTNAME:
-		buf_string(b, have_uname ? u.nodename : "");
-		break;
-	case FEAT_OSRELEASE:
-		buf_string(b, have_uname ? u.release : "");
-		break;
-	case FEAT_VERSION:
-		buf_string(b, "perftop 0.1");
-		break;
-	case FEAT_ARCH:
-		buf_string(b, have_uname ? u.machine : "");
-		break;
-	case FEAT_NRCPUS: {
-		long avail = sysconf(_SC_NPROCESSORS_CONF), online = sysconf(_SC_NPROCESSORS_ONLN);
-		buf_u32(b, (uint32_t)(avail > 0 ? avail : 1));
-		buf_u32(b, (uint32_t)(online > 0 ? online : 1));
-		break;
-	}
-	case FEAT_CPUDESC:
-		if (!cpuinfo_field("model name", s, sizeof(s)) &&
-		    !cpuinfo_field("cpu model", s, sizeof(s)))
-			snprintf(s, sizeof(s), "%s", have_uname ? u.machine : "unknown");
-		buf_string(b, s);
-		break;
-	case FEAT_CPUID: {
-		/* perf's x86 form: vendor,family,model,stepping */
-		char vendor[128], fam[32], model[32], step[32];
-		if (cpuinfo_field("vendor_id", vendor, sizeof(vendor)) &&
-		    cpuinfo_field("cpu family", fam, sizeof(fam)) &&
-		    cpuinfo_field("model", model, sizeof(model)) &&
-		    cpuinfo_field("stepping", step, sizeof(step)))
-			snprintf(s, sizeof(s), "%s,%s,%s,%s", vendor, fam, model, step);
-		else if (!cpuinfo_field("CPU implementer", s, sizeof(s)))
-			snprintf(s, sizeof(s), "%s", have_uname ? u.machine : "unknown");
-		buf_string(b, s);
-		break;
-	}
-	case FEAT_TOTAL_MEM: {
-		char mi[256];
-		uint64_t kb = 0;
-		if (read_small_file("/proc/meminfo", mi, sizeof(mi)) > 0) {
-			char *p = strstr(mi, "MemTotal:");
-			if (p)
-				kb = strtoull(p + 9, NULL, 10);
-		}
-		buf_u64(b, kb);
-		break;
-	}
-	case FEAT_CMDLINE:
-		feat_cmdline(b);
-		break;
-	case FEAT_EVENT_DESC:
-		feat_event_desc(w, b);
-		break;
-	default:
-		break;
-	}
-}
-
-/* HEADER_TRACING_DATA when the file has tracepoint events (perf report refuses such a file
- * without it); false, and the file goes without it, when tracefs cannot be read. */
-static bool tracing_data(const struct perfdata_writer *w, struct pw_buf *out)
-{
-	struct perfdata_tp tp[SAMPLER_MAX_EVENTS];
-	size_t n = 0;
-	for (size_t e = 0; e < w->nev; e++)
-		if (w->ev[e].attr.type == PERF_TYPE_TRACEPOINT)
-			tp[n++] = (struct perfdata_tp){ .name = w->ev[e].name, .id = w->ev[e].attr.config };
-	if (!n)
-		return false;
-	if (!perfdata_tracing_data(NULL, tp, n, &out->p, &out->len)) {
-		warn_msg("recording to %s: tracefs unreadable, no tracing data (perf report will "
-		         "refuse its tracepoints)", w->path);
-		return false;
-	}
-	out->cap = out->len;
-	return true;
-}
-
+/* The feature sections the table writes, in bit order, after the data: the {offset, size} of each
+ * (one per bit set in *bits), then their contents. */
 static int write_features(struct perfdata_writer *w, uint64_t *bits)
 {
-	struct pw_buf table = {0}, body = {0}, trace = {0};
-	bool has_trace = tracing_data(w, &trace);
-	const int nfeat = PW_FEAT_END - FEAT_BUILD_ID + has_trace;
-	uint64_t at = w->data_off + w->data_size + (uint64_t)nfeat * 16;
+	struct pw_buf table = {0}, body = {0};
+	size_t start[FEAT_COUNT], len[FEAT_COUNT];
+	unsigned nfeat = 0;
 	int ret;
 
-	/* the sections in bit order: tracing data (bit 1) first */
 	*bits = 0;
-	if (has_trace) {
-		buf_u64(&table, at);
-		buf_u64(&table, trace.len);
-		buf_put(&body, trace.p, trace.len);
-		*bits |= 1ull << FEAT_TRACING_DATA;
+	for (int id = 0; id < FEAT_COUNT; id++) {
+		const struct pd_feature *f = pd_feature(id);
+		start[id] = body.len;
+		len[id] = 0;
+		if (!f->write)
+			continue;
+		if (!f->write(w, &body)) {
+			body.len = start[id]; /* the recording goes without it */
+			continue;
+		}
+		len[id] = body.len - start[id];
+		*bits |= 1ull << id;
+		nfeat++;
 	}
-	for (int bit = FEAT_BUILD_ID; bit < PW_FEAT_END; bit++) {
-		size_t before = body.len;
-		feat_build(w, bit, &body);
-		buf_u64(&table, at + before);
-		buf_u64(&table, body.len - before);
-		*bits |= 1ull << bit;
+	uint64_t at = w->data_off + w->data_size + (uint64_t)nfeat * 16;
+	for (int id = 0; id < FEAT_COUNT; id++) {
+		if (!(*bits >> id & 1))
+			continue;
+		buf_u64(&table, at + start[id]);
+		buf_u64(&table, len[id]);
 	}
 	buf_put(&table, body.p, body.len);
 	ret = write_all_at(w->fd, table.p, table.len, w->data_off + w->data_size, &w->write_ns);
 	free(table.p);
 	free(body.p);
-	free(trace.p);
 	return ret;
 }
 

@@ -21,6 +21,7 @@
 
 #include "check.h"
 #include "record/parse.h"
+#include "perfdata/format.h"
 #include "perfdata/perfdata.h"
 #include "perfdata/perfdata_tracing.h"
 #include "perfdata/perfdata_write.h"
@@ -184,7 +185,7 @@ static void test_file(void)
 	struct perfdata_writer *w;
 	struct stat st;
 	unsigned char raw[128];
-	uint64_t hdr[13];
+	uint64_t hdr[PD_FILE_HEADER_SIZE / 8];
 	ssize_t k;
 	int fd;
 
@@ -218,10 +219,10 @@ static void test_file(void)
 	CHECK(perfdata_writer_end_pass(w, false, true) == 0);
 	/* the header on disk already covers the first pass */
 	fd = open(path, O_RDONLY);
-	CHECK(fd >= 0 && pread(fd, hdr, sizeof(hdr[0]) * 13, 0) == 104);
+	CHECK(fd >= 0 && pread(fd, hdr, sizeof(hdr), 0) == PD_FILE_HEADER_SIZE);
 	close(fd);
-	CHECK(memcmp(&hdr[0], "PERFILE2", 8) == 0);
-	CHECK_EQ_U64(hdr[1], 104);
+	CHECK(memcmp(&hdr[0], PD_MAGIC_TEXT, 8) == 0);
+	CHECK_EQ_U64(hdr[1], PD_FILE_HEADER_SIZE);
 	CHECK_EQ_U64(hdr[2], sizeof(struct perf_event_attr) + 16);
 	CHECK_EQ_U64(hdr[6], perfdata_writer_bytes(w));
 	CHECK(hdr[6] > 0);
@@ -245,10 +246,10 @@ static void test_file(void)
 	CHECK(perfdata_writer_close(w, err, sizeof(err)) == 0);
 
 	fd = open(path, O_RDONLY);
-	CHECK(fd >= 0 && pread(fd, hdr, sizeof(hdr[0]) * 13, 0) == 104);
+	CHECK(fd >= 0 && pread(fd, hdr, sizeof(hdr), 0) == PD_FILE_HEADER_SIZE);
 	CHECK(fstat(fd, &st) == 0);
 	close(fd);
-	for (int bit = 2; bit <= 12; bit++)
+	for (int bit = FEAT_BUILD_ID; bit <= FEAT_EVENT_DESC; bit++)
 		CHECK(hdr[9] & (1ull << bit));
 	CHECK((uint64_t)st.st_size > hdr[5] + hdr[6]); /* feature sections after the data */
 
@@ -412,16 +413,16 @@ static void stream_tracing_data(const unsigned char *td, size_t len)
 				     .sample_id_all = 1 };
 	size_t padded = (len + 7) & ~(size_t)7, n = 0;
 	unsigned char *b = calloc(1, 16 + 8 + sizeof(a) + 8 + 16 + padded);
-	uint64_t v64 = 16, id = 7;
-	memcpy(b, "PERFILE2", 8);
+	uint64_t v64 = PD_PIPE_HEADER_SIZE, id = 7;
+	memcpy(b, PD_MAGIC_TEXT, 8);
 	memcpy(b + 8, &v64, 8);
 	n = 16;
-	struct perf_event_header h = { .type = 64, .size = (uint16_t)(8 + sizeof(a) + 8) };
+	struct perf_event_header h = { .type = PD_HEADER_ATTR, .size = (uint16_t)(8 + sizeof(a) + 8) };
 	memcpy(b + n, &h, 8);
 	memcpy(b + n + 8, &a, sizeof(a));
 	memcpy(b + n + 8 + sizeof(a), &id, 8);
 	n += h.size;
-	h = (struct perf_event_header){ .type = 66, .size = 16 };
+	h = (struct perf_event_header){ .type = PD_HEADER_TRACING_DATA, .size = 16 };
 	uint32_t size[2] = { (uint32_t)padded, 0 };
 	memcpy(b + n, &h, 8);
 	memcpy(b + n + 8, size, 8);

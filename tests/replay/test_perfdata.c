@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "perfdata/format.h"
 #include "perfdata/perfdata.h"
 
 #define ST (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
@@ -162,7 +163,7 @@ static void rec_sample(struct buf *b, uint64_t time, uint64_t ip)
 
 static void rec_round(struct buf *b)
 {
-	put32(b, 68); /* PERF_RECORD_FINISHED_ROUND */
+	put32(b, PD_FINISHED_ROUND);
 	put16(b, 0);
 	put16(b, 8);
 }
@@ -208,11 +209,10 @@ static struct buf make_file(bool be, enum cut cut, size_t sync_recs, size_t *end
 	struct buf b = {.be = be};
 	struct perf_event_attr a;
 	attr_make(&a);
-	uint64_t magic = 0x32454c4946524550ULL; /* "PERFILE2" */
-	put64(&b, magic);                        /* byte-swapped in a big-endian file */
-	put64(&b, 104);
+	put64(&b, PD_MAGIC2);                    /* byte-swapped in a big-endian file */
+	put64(&b, PD_FILE_HEADER_SIZE);
 	put64(&b, ATTR_SIZE + 16);
-	put64(&b, 104);                          /* attrs */
+	put64(&b, PD_FILE_HEADER_SIZE);          /* attrs */
 	put64(&b, ATTR_SIZE + 16);
 	put64(&b, 0);                            /* data: filled in below */
 	put64(&b, 0);
@@ -231,7 +231,7 @@ static struct buf make_file(bool be, enum cut cut, size_t sync_recs, size_t *end
 	set64(&b, 40, *data_off);
 	if (cut == CUT_NONE) {
 		set64(&b, 48, data_size);
-		set64(&b, 72, 1ull << 3); /* HOSTNAME */
+		set64(&b, PD_HEADER_FEATURES_AT, 1ull << FEAT_HOSTNAME);
 		size_t tab = b.len;
 		put64(&b, 0);
 		put64(&b, 0);
@@ -340,9 +340,9 @@ static void put_pipe_header(struct buf *b)
 {
 	struct perf_event_attr a;
 	attr_make(&a);
-	put64(b, 0x32454c4946524550ULL);
-	put64(b, 16);
-	put32(b, 64); /* HEADER_ATTR */
+	put64(b, PD_MAGIC2);
+	put64(b, PD_PIPE_HEADER_SIZE);
+	put32(b, PD_HEADER_ATTR);
 	put16(b, 0);
 	put16(b, (uint16_t)(8 + ATTR_SIZE + 8));
 	put_attr(b, &a);
@@ -357,10 +357,10 @@ static void test_pipe(bool be)
 	char err[256];
 	put_pipe_header(&b);
 	size_t at = b.len;
-	put32(&b, 80); /* HEADER_FEATURE */
+	put32(&b, PD_HEADER_FEATURE);
 	put16(&b, 0);
 	put16(&b, 0);
-	put64(&b, 3); /* HOSTNAME */
+	put64(&b, FEAT_HOSTNAME);
 	put_string(&b, "pipehost");
 	uint16_t fsz = (uint16_t)(b.len - at);
 	if (be)
@@ -388,9 +388,9 @@ static void test_pipe(bool be)
  * the file name padded to 64). */
 static void put_build_id(struct buf *b, const char *name, unsigned char seed, uint8_t len)
 {
-	put32(b, 67);
-	put16(b, (uint16_t)((1u << 15) | 2)); /* PERF_RECORD_MISC_BUILD_ID_SIZE | USER */
-	put16(b, 8 + 4 + 24 + 64);
+	put32(b, PD_HEADER_BUILD_ID);
+	put16(b, (uint16_t)(PD_MISC_BUILD_ID_SIZE | PERF_RECORD_MISC_USER));
+	put16(b, PD_BUILD_ID_HEAD + 64);
 	put32(b, (uint32_t)-1);
 	unsigned char id[24] = {0};
 	for (int i = 0; i < 20; i++)
