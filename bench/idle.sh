@@ -1,5 +1,5 @@
 #!/bin/bash
-# Idle cost (issue 11 item 4): perftop's full-screen view (under tmux) of a -p target that sleeps,
+# Idle cost: perftop's full-screen view (under tmux) of a -p target that sleeps,
 # then of the same after the target has exited: perftop's CPU time (utime+stime of all its threads)
 # over SECONDS each (default 20), as a share of one CPU, ROUNDS rounds (default 3), medians. The
 # issue's target is at most 0.5% in both cases. Not a test: the figures depend on the machine.

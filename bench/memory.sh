@@ -1,5 +1,5 @@
 #!/bin/bash
-# Memory model (issue 11 item 5): the coefficients of perftop's resident memory, measured here.
+# Memory model: the coefficients of perftop's resident memory, measured here.
 #  - per CPU: the full-screen view (under tmux) on -C 0 and on -C 0-1 with a busy loop on each CPU,
 #    frame pointers alone (--call-graph fp), the default (-g: fp+cfi, with 256-byte stack copies)
 #    and --call-graph dwarf, ROUNDS rounds (MODES="fp cfi dwarf" picks them); the difference of RSS (and of peak

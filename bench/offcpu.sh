@@ -1,5 +1,5 @@
 #!/bin/bash
-# Off-CPU profiling of the whole machine under heavy switching (issue 14): `perftop -a --off-cpu`
+# Off-CPU profiling of the whole machine under heavy switching: `perftop -a --off-cpu`
 # (batch, one window of SECONDS) and `perf record -e sched:sched_switch -g -a` for the same SECONDS,
 # both at once, while `perf bench sched pipe` switches as fast as it can on the two CPUs. Reads each
 # profiler's CPU time (utime + stime of its process and its children, from /usr/bin/time) and what

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Python frames (issue 17): (1) perftop's CPU on a CPython process with and without them: perftop
+# Python frames: (1) perftop's CPU on a CPython process with and without them: perftop
 # -b -p PID of PYTHON tests/python/pysplit.py for SECONDS, then the same with --no-python, taking
 # turns, perftop's own CPU (perf stat's task-clock: all its threads, the watcher's too) as a share
 # of one CPU, medians of ROUNDS; the issue's bar is 2x. (2) Staleness: perftop -o records bench/pyphases.py

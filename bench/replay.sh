@@ -113,7 +113,7 @@ for f in ${FILES:-fp5 a30 dwarf5 a50}; do
 	row "$what, cold" "$size" "$pe" "$pm" "$re" "$rm"
 	read -r pe pm < <(COLD=boot measure "$pt" -i "$t/$f.data" -b)
 	row "$what, first after boot" "$size" "$pe" "$pm" "$re" "$rm"
-	if [[ $f == dwarf5 ]]; then  # issue 4: inline frames and source lines on
+	if [[ $f == dwarf5 ]]; then  # inline frames and source lines on
 		"$pt" -i "$t/$f.data" -b -s dso,sym,srcline >/dev/null 2>&1
 		read -r pe pm < <(measure "$pt" -i "$t/$f.data" -b -s dso,sym,srcline)
 		row "$what, srcline, warm" "$size" "$pe" "$pm" "$re" "$rm"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Soak benchmark (issue 11 item 7): perftop's full-screen view on -a -g (under tmux, as bench/run.sh)
+# Soak benchmark: perftop's full-screen view on -a -g (under tmux, as bench/run.sh)
 # for MINUTES (default 30) beside a steady churn of short processes of several binaries (true, ls,
 # sh -c, python3 -c pass, awk, gzip, sort) and a long-lived process whose threads come and go (each
 # lives ~0.5 s, doing some work). Every minute it prints perftop's CPU over that minute (% of one

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Symbolization benchmark (issue 4).
+# Symbolization benchmark.
 #  1. Throughput of the dso layer (bench/symbench.c) on random addresses in libpython and libc text:
 #     cold (first lookup of each address: opening, symbols, debug info) and warm (cached), for ELF
 #     symbols only, + inline frames, + inline frames and source lines.

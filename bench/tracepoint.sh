@@ -1,5 +1,5 @@
 #!/bin/bash
-# Tracepoint sampling at every hit (issue 13): perftop -a -e sched:sched_switch -c 1 against
+# Tracepoint sampling at every hit: perftop -a -e sched:sched_switch -c 1 against
 # perf top -a -e sched:sched_switch -c 1, each in its full-screen view under tmux (as bench/run.sh),
 # while `perf bench sched pipe` switches as fast as it can on the two CPUs, SECONDS each (default 10),
 # ROUNDS rounds (default 3), the two taking turns to go first. Reads each profiler's CPU time

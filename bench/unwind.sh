@@ -1,5 +1,5 @@
 #!/bin/bash
-# Benchmark of --call-graph dwarf (issue 5). Not a test: machines here are shared and noisy.
+# Benchmark of --call-graph dwarf. Not a test: machines here are shared and noisy.
 #  1. Replay: a perf record --call-graph dwarf recording of a Python loop (3 s at 999 Hz, 8 KiB stacks),
 #     read by perftop -i -b --json and by perf report --children: wall time of each, medians over
 #     ROUNDS, and the ratio. The Python is the python3 first on PATH (PY=... for another), called by
