@@ -1,8 +1,8 @@
 /*
  * tablebench: the model's hot tables alone, on synthetic samples: profile_add (rows keyed by comm,
- * pid, tid, dso, sym and srcline, so tens of thousands of rows) and calltree_add (call paths through
- * a random call graph, up to the node cap), with a window end every 100k samples, as a replay has.
- * Prints the CPU seconds of each. The same source is built against two trees' libraries for an A/B
+ * pid, tid, dso, sym and srcline, so tens of thousands of rows), calltree_add (call paths through
+ * a random call graph, up to the node cap) and annotate_add (addresses of the frames), with a window
+ * end every 100k samples, as a replay has. Prints the CPU seconds of each. The same source is built against two trees' libraries for an A/B
  * of a change to the tables (bench/tables.sh); the samples are the same from run to run.
  *   usage: tablebench [SAMPLES]   (2,000,000 by default)
  */
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "model/annotate.h"
 #include "model/calltree.h"
 #include "model/profile.h"
 
@@ -63,7 +64,8 @@ int main(int argc, char **argv)
 		for (unsigned d = 0; d < n; d++) {
 			struct frame *x = &fr[s * DEPTH + (n - 1 - d)];
 			*x = (struct frame){ .sym = names[f], .dso = dsos[f % NDSO], .srcline = lines[f],
-					     .addr = f * 64u };
+					     .addr = f * 64u, .sym_start = f * 64u,
+					     .va = f * 64u + (rnd() & 15) };
 			f = (unsigned)((f * 2654435761u + (rnd() & 3) + 1) % NFUNC);
 		}
 		sc[s] = (struct sample_ctx){ .comm = comms[c], .pid = 1000 + c, .tid = 1000 + c + (s & 1),
@@ -74,27 +76,33 @@ int main(int argc, char **argv)
 	struct calltree *t = calltree_new(0);
 	/* Each table alone over the same sequence of samples (a clock read per sample would cost more
 	 * than the lookups). */
-	double tp = 0, tt = 0;
-	for (int pass = 0; pass < 2; pass++) {
+	struct annotate *an = annotate_new(0);
+	double tm[3] = { 0 };
+	for (int pass = 0; pass < 3; pass++) {
 		rnd_state = 0x9e3779b97f4a7c15ull;
 		double t0 = cpu_now();
 		for (long i = 0; i < nsamples; i++) {
 			const struct sample_ctx *s = &sc[(i * 7 + (long)(rnd() & 63)) & 4095];
 			if (pass == 0)
 				profile_add(p, s);
-			else
+			else if (pass == 1)
 				calltree_add(t, s);
+			else
+				annotate_add(an, s);
 			if (i % 100000 == 99999) {
 				if (pass == 0)
 					profile_end_window(p, false);
-				else
+				else if (pass == 1)
 					calltree_end_window(t, false);
+				else
+					annotate_end_window(an, false);
 			}
 		}
-		*(pass == 0 ? &tp : &tt) = cpu_now() - t0;
+		tm[pass] = cpu_now() - t0;
 	}
-	printf("profile %.3f s (%zu rows)  calltree %.3f s (%zu nodes)\n", tp, profile_nrows(p), tt,
-	       calltree_nodes(t));
+	printf("profile %.3f s (%zu rows)  calltree %.3f s (%zu nodes)  annotate %.3f s (%zu addresses)\n",
+	       tm[0], profile_nrows(p), tm[1], calltree_nodes(t), tm[2], annotate_addrs(an));
+	annotate_free(an);
 	profile_free(p);
 	calltree_free(t);
 	free(fr);

@@ -1,7 +1,9 @@
 #!/bin/bash
 # A/B of the model's hot tables (bench/tablebench.c) between two trees' builds, in the same run:
 # tablebench built against each tree's libperftop_model.a and libperftop_util.a, the two run
-# alternately ROUNDS times (5), and the median CPU seconds of profile_add and calltree_add printed.
+# alternately ROUNDS times (5), and the median CPU seconds of profile_add, calltree_add and
+# annotate_add printed,
+# with their spread (min-max: under load, the min is the least disturbed run).
 #   usage: bench/tables.sh TREE_A TREE_B [SAMPLES]   (each tree built in TREE/build)
 set -eu
 [[ $# -ge 2 ]] || { sed -n 2,5p "$0"; exit 2; }
@@ -18,9 +20,14 @@ for ((r = 0; r < rounds; r++)); do
 done
 med() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 range() { sort -g | sed -n '1p;$p' | paste -sd-; }
-printf '%-3s %10s %13s %11s %13s\n' "" "profile s" "(spread)" "calltree s" "(spread)"
+printf '%-3s' ""
+for n in profile calltree annotate; do printf ' %10s %13s' "$n s" "(spread)"; done
+echo
 for s in a b; do
-	printf '%-3s %10s %13s %11s %13s\n' "$s" "$(awk '{ print $2 }' "$tmp/$s" | med)" \
-		"$(awk '{ print $2 }' "$tmp/$s" | range)" "$(awk '{ print $7 }' "$tmp/$s" | med)" \
-		"$(awk '{ print $7 }' "$tmp/$s" | range)"
+	printf '%-3s' "$s"
+	for f in 2 7 12; do
+		printf ' %10s %13s' "$(awk -v f=$f '{ print $f }' "$tmp/$s" | med)" \
+			"$(awk -v f=$f '{ print $f }' "$tmp/$s" | range)"
+	done
+	echo
 done
