@@ -18,17 +18,16 @@
 
 #include "model/decay.h"
 #include "util/hash.h"
-#include "util/hashtab.h"
 #include "util/util.h"
 
 #define AN_MIN_ADDRS 16
-#define AN_TABLE_MIN_SLOTS 1024
 #define AN_SEEN_MAX 64 /* chain entries remembered per sample for the once-per-sample rule */
 
 struct annotate {
 	struct an_entry *e;
 	size_t n, cap, max;
-	struct hashtab table; /* entry indices, at most max */
+	uint32_t *table;     /* entry index + 1; 0 = empty */
+	size_t table_cap;    /* a power of two, at least twice n */
 	uint64_t total, dropped;
 };
 
@@ -47,7 +46,8 @@ struct annotate *annotate_new(size_t max_addrs)
 		an->max = AN_MIN_ADDRS;
 	/* The index grows with the entries (at most twice max), so a session that annotates little
 	 * does not pay for the bound. */
-	hashtab_init(&an->table, AN_TABLE_MIN_SLOTS, an->max);
+	an->table_cap = 1024;
+	an->table = xcalloc(an->table_cap, sizeof(*an->table));
 	return an;
 }
 
@@ -56,27 +56,35 @@ void annotate_free(struct annotate *an)
 	if (!an)
 		return;
 	free(an->e);
-	hashtab_free(&an->table);
+	free(an->table);
 	free(an);
 }
+
+static void an_reindex(struct annotate *an);
 
 /* The entry for (dso, sym, va), made when there is room; NULL when the histogram is full. */
 static struct an_entry *an_get(struct annotate *an, const struct frame *f, uint64_t va)
 {
-	struct hashtab_iter it = hashtab_probe(&an->table, an_hash(f->dso, f->sym, va));
-	uint32_t v;
-	while (hashtab_next(&an->table, &it, &v)) {
-		struct an_entry *e = &an->e[v];
+	size_t mask = an->table_cap - 1;
+	for (size_t i = an_hash(f->dso, f->sym, va) & mask;; i = (i + 1) & mask) {
+		uint32_t slot = an->table[i];
+		if (!slot) {
+			if (an->n >= an->max)
+				return NULL;
+			xgrow((void **)&an->e, &an->cap, an->n + 1, sizeof(*an->e));
+			an->e[an->n] = (struct an_entry){ f->dso, f->sym, f->sym_start, va, 0, 0 };
+			an->table[i] = (uint32_t)++an->n;
+			if (an->n * 2 > an->table_cap) {
+				an->table_cap *= 2;
+				an->table = xrealloc(an->table, an->table_cap * sizeof(*an->table));
+				an_reindex(an);
+			}
+			return &an->e[an->n - 1];
+		}
+		struct an_entry *e = &an->e[slot - 1];
 		if (e->va == va && e->sym == f->sym && e->dso == f->dso)
 			return e;
 	}
-	if (an->n >= an->max)
-		return NULL;
-	if (!hashtab_add(&an->table, &it, (uint32_t)an->n))
-		die("out of memory (the annotate index)");
-	xgrow((void **)&an->e, &an->cap, an->n + 1, sizeof(*an->e));
-	an->e[an->n] = (struct an_entry){ f->dso, f->sym, f->sym_start, va, 0, 0 };
-	return &an->e[an->n++];
 }
 
 void annotate_add(struct annotate *an, const struct sample_ctx *s)
@@ -118,14 +126,17 @@ void annotate_add(struct annotate *an, const struct sample_ctx *s)
 	}
 }
 
-/* The index again from the entries, in cap slots (after a decay moved them, or their names moved). */
-static void an_reindex(struct annotate *an, size_t cap)
+/* The index again from the entries (after a decay moved them, or their names moved). */
+static void an_reindex(struct annotate *an)
 {
-	if (!hashtab_reset(&an->table, cap, an->n))
-		die("out of memory (the annotate index)");
+	memset(an->table, 0, an->table_cap * sizeof(*an->table));
+	size_t mask = an->table_cap - 1;
 	for (size_t i = 0; i < an->n; i++) {
 		struct an_entry *e = &an->e[i];
-		hashtab_put(&an->table, an_hash(e->dso, e->sym, e->va), (uint32_t)i);
+		size_t h = an_hash(e->dso, e->sym, e->va) & mask;
+		while (an->table[h])
+			h = (h + 1) & mask;
+		an->table[h] = (uint32_t)(i + 1);
 	}
 }
 
@@ -144,10 +155,14 @@ void annotate_end_window(struct annotate *an, bool zero)
 	}
 	an->n = k;
 	/* Shrink the index after a burst of addresses has decayed away, but never below the start. */
-	size_t cap = hashtab_slots(&an->table);
-	while (cap > AN_TABLE_MIN_SLOTS && an->n * 8 < cap)
+	size_t cap = an->table_cap;
+	while (cap > 1024 && an->n * 8 < cap)
 		cap /= 2;
-	an_reindex(an, cap);
+	if (cap != an->table_cap) {
+		an->table_cap = cap;
+		an->table = xrealloc(an->table, cap * sizeof(*an->table));
+	}
+	an_reindex(an);
 }
 
 void annotate_move_names(struct annotate *an, frame_rename_fn rename, void *ctx)
@@ -156,7 +171,7 @@ void annotate_move_names(struct annotate *an, frame_rename_fn rename, void *ctx)
 		an->e[i].dso = an->e[i].dso ? rename(ctx, an->e[i].dso) : NULL;
 		an->e[i].sym = an->e[i].sym ? rename(ctx, an->e[i].sym) : NULL;
 	}
-	an_reindex(an, hashtab_slots(&an->table));  /* keyed on the pointers */
+	an_reindex(an);  /* keyed on the pointers */
 }
 
 uint64_t annotate_total(const struct annotate *an)
