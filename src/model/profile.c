@@ -557,11 +557,11 @@ void profile_move_names(struct profile *p, frame_rename_fn rename, void *ctx)
 	p->layout++;
 	for (size_t i = 0; i < p->nrows; i++) {
 		struct profile_row *r = &p->rows[i];
-		r->comm = r->comm ? rename(ctx, r->comm) : NULL;
-		r->dso = r->dso ? rename(ctx, r->dso) : NULL;
-		r->sym = r->sym ? rename(ctx, r->sym) : NULL;
-		r->srcline = r->srcline ? rename(ctx, r->srcline) : NULL;
-		r->main_comm = r->main_comm ? rename(ctx, r->main_comm) : NULL;
+		r->comm = rename(ctx, r->comm);
+		r->dso = rename(ctx, r->dso);
+		r->sym = rename(ctx, r->sym);
+		r->srcline = rename(ctx, r->srcline);
+		r->main_comm = rename(ctx, r->main_comm);
 		p->aux[i].phash = ptr_hash(r);  /* the table hashes pointers */
 	}
 	table_rebuild(p, hashtab_slots(&p->table));
