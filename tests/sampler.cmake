@@ -8,6 +8,8 @@ perftop_unit_test(test_ring SOURCES ${SAMPLER_TEST_DIR}/test_ring.c LIBS perftop
 perftop_unit_test(test_sizes SOURCES ${SAMPLER_TEST_DIR}/test_sizes.c LIBS perftop_sampler)
 # util/radix.c: the reorder window's sort (and the symbol tables').
 perftop_unit_test(test_radix SOURCES ${SAMPLER_TEST_DIR}/test_radix.c LIBS perftop_util)
+# util/hashtab.c: the shared open-addressing index, against a linear list over random operations.
+perftop_unit_test(test_hashtab SOURCES ${SAMPLER_TEST_DIR}/test_hashtab.c LIBS perftop_util)
 perftop_unit_test(test_queue SOURCES ${SAMPLER_TEST_DIR}/test_queue.c LIBS perftop_sampler
   Threads::Threads TSAN)
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "util/hashtab.h"
 
 /* Room for more bytes after b's; false once an allocation failed (b->failed says so). */
 bool export_buf_reserve(struct export_buf *b, size_t more);
@@ -37,18 +38,20 @@ static inline bool export_event_is_cpu_time(const char *name)
 	return name && (strncmp(name, "cpu-clock", 9) == 0 || strncmp(name, "task-clock", 10) == 0);
 }
 
-struct pp_slot {
+struct pp_ent {
 	uint64_t k1, k2;
-	uint32_t id;    /* 0: empty (ids start at 1) */
+	uint32_t id;
 };
 
+/* Starts zeroed ({ 0 }); bounded by what it maps (a collector's frames or stacks). */
 struct pp_map {
-	struct pp_slot *slot;
-	size_t mask, used;
+	struct hashtab idx; /* indices into ent */
+	struct pp_ent *ent;
+	size_t n, cap;
 };
 
-/* The id of (k1, k2); a new one is next_id (>= 1), and *added says so. 0 when out of memory. Free
- * the map with free(m->slot). */
+/* The id of (k1, k2); a new one is next_id (>= 1), and *added says so. 0 when out of memory. */
 uint32_t pp_map_get(struct pp_map *m, uint64_t k1, uint64_t k2, uint32_t next_id, bool *added);
+void pp_map_free(struct pp_map *m);
 
 #endif

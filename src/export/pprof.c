@@ -120,42 +120,38 @@ static void pb_sub(struct export_buf *b, int field, struct export_buf *sub)
 
 /* --- a small map (two u64 -> id) for functions and locations --- */
 
-static bool pp_map_grow(struct pp_map *m)
-{
-	size_t n = m->slot ? (m->mask + 1) * 2 : 1024;
-	struct pp_slot *ns = calloc(n, sizeof(*ns));
-	if (!ns)
-		return false;
-	for (size_t i = 0; m->slot && i <= m->mask; i++) {
-		if (!m->slot[i].id)
-			continue;
-		size_t j = hash_mix64(m->slot[i].k1 ^ hash_mix64(m->slot[i].k2)) & (n - 1);
-		while (ns[j].id)
-			j = (j + 1) & (n - 1);
-		ns[j] = m->slot[i];
-	}
-	free(m->slot);
-	m->slot = ns;
-	m->mask = n - 1;
-	return true;
-}
-
 /* The id of (k1, k2); a new one is next_id, and *added says so. 0 when out of memory. */
 uint32_t pp_map_get(struct pp_map *m, uint64_t k1, uint64_t k2, uint32_t next_id, bool *added)
 {
 	*added = false;
-	if ((!m->slot || (m->used + 1) * 2 > m->mask + 1) && !pp_map_grow(m))
-		return 0;
-	size_t j = hash_mix64(k1 ^ hash_mix64(k2)) & m->mask;
-	while (m->slot[j].id) {
-		if (m->slot[j].k1 == k1 && m->slot[j].k2 == k2)
-			return m->slot[j].id;
-		j = (j + 1) & m->mask;
+	if (!m->idx.min_slots)  /* zeroed: not used yet */
+		hashtab_init(&m->idx, 1024, SIZE_MAX);
+	struct hashtab_iter it = hashtab_probe(&m->idx, hash_mix64(k1 ^ hash_mix64(k2)));
+	uint32_t v;
+	while (hashtab_next(&m->idx, &it, &v))
+		if (m->ent[v].k1 == k1 && m->ent[v].k2 == k2)
+			return m->ent[v].id;
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 1024;
+		struct pp_ent *ne = realloc(m->ent, ncap * sizeof(*ne));
+		if (!ne)
+			return 0;
+		m->ent = ne;
+		m->cap = ncap;
 	}
-	m->slot[j] = (struct pp_slot){ k1, k2, next_id };
-	m->used++;
+	if (!hashtab_add(&m->idx, &it, (uint32_t)m->n))
+		return 0;
+	m->ent[m->n++] = (struct pp_ent){ k1, k2, next_id };
 	*added = true;
 	return next_id;
+}
+
+void pp_map_free(struct pp_map *m)
+{
+	hashtab_free(&m->idx);
+	free(m->ent);
+	m->ent = NULL;
+	m->n = m->cap = 0;
 }
 
 /* --- the encoder's state --- */
@@ -502,8 +498,8 @@ int pprof_encode(const struct export_profile *p, struct export_buf *out, char *e
 	for (size_t i = 0; i < pp.nextra; i++)
 		free(pp.extra[i]);
 	free(mapflags);
-	free(pp.fns.slot);
-	free(pp.locs.slot);
+	pp_map_free(&pp.fns);
+	pp_map_free(&pp.locs);
 	free(t.locs);
 	free(t.fns);
 	free(pp.locids);

@@ -1,8 +1,7 @@
 /*
  * stackcol: the bounded stack collector of the exports (see stackcol.h). Five tables, each an
- * array that grows by doubling up to its bound, and four of them found through one kind of open
- * addressing index (struct sc_index: slots of id + hash, linear probing, never deleted from but
- * all at once by a reset).
+ * array that grows by doubling up to its bound, and four of them found through an index of ids
+ * (util/hashtab), never deleted from but all at once by a reset; the arrays' bounds bound them.
  */
 #include "export/stackcol.h"
 
@@ -10,20 +9,11 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "util/hashtab.h"
 #include "util/util.h"
 
 #define SC_PTR_CACHE 4096u  /* direct-mapped pointer -> string id cache */
 #define SC_OVERFLOW_NAME "[perftop: export tables full]"
-
-struct sc_slot {
-	uint32_t id1;   /* id + 1; 0: empty */
-	uint32_t hash;
-};
-
-struct sc_index {
-	struct sc_slot *slot;
-	size_t mask, used;
-};
 
 struct sc_ptr {
 	const char *ptr;
@@ -43,23 +33,23 @@ struct stackcol {
 	size_t nbytes, capbytes;
 	uint32_t *soff;
 	size_t nstr, capstr;
-	struct sc_index sidx;
+	struct hashtab sidx;
 	struct sc_ptr ptr[SC_PTR_CACHE];
 	/* frames, mappings, stacks (with their frame ids), keys, log */
 	struct stackcol_frame *frames;
 	size_t nframes, capframes;
-	struct sc_index fidx;
+	struct hashtab fidx;
 	struct stackcol_map *maps;
 	size_t nmaps, capmaps;
-	struct sc_index midx;
+	struct hashtab midx;
 	struct sc_stack *stacks;
 	size_t nstacks, capstacks;
 	uint32_t *ids;
 	size_t nids, capids;
-	struct sc_index stidx;
+	struct hashtab stidx;
 	struct stackcol_key *keys;
 	size_t nkeys, capkeys;
-	struct sc_index kidx;
+	struct hashtab kidx;
 	struct stackcol_sample *log;
 	size_t nlog, caplog;
 	uint32_t overflow_stack;   /* id + 1 of the overflow stack; 0 until made */
@@ -87,60 +77,17 @@ static bool sc_room(void **arr, size_t *cap, size_t n, size_t sz, size_t max)
 	return true;
 }
 
-static bool sc_index_grow(struct sc_index *x)
-{
-	size_t nsize = x->slot ? (x->mask + 1) * 2 : 256;
-	struct sc_slot *ns = calloc(nsize, sizeof(*ns));
-	if (!ns)
-		return false;
-	if (x->slot) {
-		for (size_t i = 0; i <= x->mask; i++) {
-			if (!x->slot[i].id1)
-				continue;
-			size_t j = x->slot[i].hash & (nsize - 1);
-			while (ns[j].id1)
-				j = (j + 1) & (nsize - 1);
-			ns[j] = x->slot[i];
-		}
-	}
-	free(x->slot);
-	x->slot = ns;
-	x->mask = nsize - 1;
-	return true;
-}
-
-/* The slot of the entry equal to what eq compares with (*found true), or the empty slot where it
- * goes; SIZE_MAX when the index cannot grow. */
+/* The id of the entry eq finds equal to key, or UINT32_MAX with *it at the free slot for it. */
 typedef bool (*sc_eq_fn)(const struct stackcol *c, uint32_t id, const void *key);
-static size_t sc_index_find(const struct stackcol *c, struct sc_index *x, uint32_t h, sc_eq_fn eq,
-			    const void *key, bool *found)
+static uint32_t sc_find(const struct stackcol *c, const struct hashtab *x, uint32_t h, sc_eq_fn eq,
+			const void *key, struct hashtab_iter *it)
 {
-	if ((!x->slot || (x->used + 1) * 4 > (x->mask + 1) * 3) && !sc_index_grow(x))
-		return SIZE_MAX;
-	size_t j = h & x->mask;
-	while (x->slot[j].id1) {
-		if (x->slot[j].hash == h && eq(c, x->slot[j].id1 - 1, key)) {
-			*found = true;
-			return j;
-		}
-		j = (j + 1) & x->mask;
-	}
-	*found = false;
-	return j;
-}
-
-static void sc_index_put(struct sc_index *x, size_t j, uint32_t h, uint32_t id)
-{
-	x->slot[j].id1 = id + 1;
-	x->slot[j].hash = h;
-	x->used++;
-}
-
-static void sc_index_clear(struct sc_index *x)
-{
-	if (x->slot)
-		memset(x->slot, 0, (x->mask + 1) * sizeof(*x->slot));
-	x->used = 0;
+	*it = hashtab_probe(x, h);
+	uint32_t id;
+	while (hashtab_next(x, it, &id))
+		if (eq(c, id, key))
+			return id;
+	return UINT32_MAX;
 }
 
 /* --- strings --- */
@@ -164,12 +111,10 @@ static uint32_t sc_string_n(struct stackcol *c, const char *s, size_t len)
 		return 0;
 	struct sc_strkey k = { s, len };
 	uint32_t h = (uint32_t)hash_mix64(hash_fnv1a(s, len));
-	bool found;
-	size_t j = sc_index_find(c, &c->sidx, h, sc_str_eq, &k, &found);
-	if (j == SIZE_MAX)
-		return UINT32_MAX;
-	if (found)
-		return c->sidx.slot[j].id1 - 1;
+	struct hashtab_iter it;
+	uint32_t id = sc_find(c, &c->sidx, h, sc_str_eq, &k, &it);
+	if (id != UINT32_MAX)
+		return id;
 	if (c->nbytes + len + 1 > c->lim.string_bytes)
 		return UINT32_MAX;
 	while (c->nbytes + len + 1 > c->capbytes) {
@@ -184,11 +129,12 @@ static uint32_t sc_string_n(struct stackcol *c, const char *s, size_t len)
 	}
 	if (!sc_room((void **)&c->soff, &c->capstr, c->nstr, sizeof(*c->soff), UINT32_MAX - 1))
 		return UINT32_MAX;
+	if (!hashtab_add(&c->sidx, &it, (uint32_t)c->nstr))
+		return UINT32_MAX;
 	memcpy(c->bytes + c->nbytes, s, len);
 	c->bytes[c->nbytes + len] = '\0';
 	c->soff[c->nstr] = (uint32_t)c->nbytes;
 	c->nbytes += len + 1;
-	sc_index_put(&c->sidx, j, h, (uint32_t)c->nstr);
 	return (uint32_t)c->nstr++;
 }
 
@@ -227,16 +173,15 @@ static uint32_t sc_map(struct stackcol *c, const struct stackcol_map *m)
 {
 	uint64_t h64 = hash_mix64(m->start ^ hash_mix64(m->limit ^ hash_mix64(m->offset + m->file)));
 	uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
-	bool found;
-	size_t j = sc_index_find(c, &c->midx, h, sc_map_eq, m, &found);
-	if (j == SIZE_MAX)
-		return UINT32_MAX;
-	if (found)
-		return c->midx.slot[j].id1 - 1;
+	struct hashtab_iter it;
+	uint32_t id = sc_find(c, &c->midx, h, sc_map_eq, m, &it);
+	if (id != UINT32_MAX)
+		return id;
 	if (!sc_room((void **)&c->maps, &c->capmaps, c->nmaps, sizeof(*c->maps), c->lim.frames))
 		return UINT32_MAX;
+	if (!hashtab_add(&c->midx, &it, (uint32_t)c->nmaps))
+		return UINT32_MAX;
 	c->maps[c->nmaps] = *m;
-	sc_index_put(&c->midx, j, h, (uint32_t)c->nmaps);
 	return (uint32_t)c->nmaps++;
 }
 
@@ -317,12 +262,10 @@ static uint32_t sc_frame(struct stackcol *c, uint32_t pid, const struct frame *f
 	uint64_t h64 = hash_mix64(((uint64_t)k.sym << 32 | k.dso) ^
 				  hash_mix64(fr->addr ^ ((uint64_t)k.src << 2 | k.inlined << 1 | k.kernel)));
 	uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
-	bool found;
-	size_t j = sc_index_find(c, &c->fidx, h, sc_frame_eq, &k, &found);
-	if (j == SIZE_MAX)
-		return UINT32_MAX;
-	if (found)
-		return c->fidx.slot[j].id1 - 1;
+	struct hashtab_iter it;
+	uint32_t id = sc_find(c, &c->fidx, h, sc_frame_eq, &k, &it);
+	if (id != UINT32_MAX)
+		return id;
 	if (!sc_room((void **)&c->frames, &c->capframes, c->nframes, sizeof(*c->frames),
 		     c->lim.frames))
 		return UINT32_MAX;
@@ -338,7 +281,8 @@ static uint32_t sc_frame(struct stackcol *c, uint32_t pid, const struct frame *f
 	sc_srcline(c, fr->kernel ? NULL : fr->srcline, &f->file, &f->line);
 	if (f->file == UINT32_MAX || !sc_frame_describe(c, pid, fr, f))
 		return UINT32_MAX;
-	sc_index_put(&c->fidx, j, h, (uint32_t)c->nframes);
+	if (!hashtab_add(&c->fidx, &it, (uint32_t)c->nframes))
+		return UINT32_MAX;
 	return (uint32_t)c->nframes++;
 }
 
@@ -361,12 +305,10 @@ static uint32_t sc_stack(struct stackcol *c, const uint32_t *ids, uint32_t n)
 	struct sc_stackkey k = { ids, n };
 	uint64_t h64 = hash_fnv1a(ids, n * sizeof(*ids));
 	uint32_t h = (uint32_t)hash_mix64(h64);
-	bool found;
-	size_t j = sc_index_find(c, &c->stidx, h, sc_stack_eq, &k, &found);
-	if (j == SIZE_MAX)
-		return UINT32_MAX;
-	if (found)
-		return c->stidx.slot[j].id1 - 1;
+	struct hashtab_iter it;
+	uint32_t id = sc_find(c, &c->stidx, h, sc_stack_eq, &k, &it);
+	if (id != UINT32_MAX)
+		return id;
 	if (c->nids + n > c->lim.stack_frames)
 		return UINT32_MAX;
 	while (c->nids + n > c->capids) {
@@ -377,10 +319,11 @@ static uint32_t sc_stack(struct stackcol *c, const uint32_t *ids, uint32_t n)
 	if (!sc_room((void **)&c->stacks, &c->capstacks, c->nstacks, sizeof(*c->stacks),
 		     c->lim.stacks))
 		return UINT32_MAX;
+	if (!hashtab_add(&c->stidx, &it, (uint32_t)c->nstacks))
+		return UINT32_MAX;
 	memcpy(c->ids + c->nids, ids, n * sizeof(*ids));
 	c->stacks[c->nstacks] = (struct sc_stack){ (uint32_t)c->nids, n };
 	c->nids += n;
-	sc_index_put(&c->stidx, j, h, (uint32_t)c->nstacks);
 	return (uint32_t)c->nstacks++;
 }
 
@@ -412,18 +355,17 @@ static uint32_t sc_key(struct stackcol *c, const struct stackcol_key *k, size_t 
 	uint64_t h64 = hash_mix64(((uint64_t)k->stack << 32 | k->tid) ^
 				  hash_mix64((uint64_t)k->pid << 32 | (uint64_t)k->comm << 8 | k->event));
 	uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
-	bool found;
-	size_t j = sc_index_find(c, &c->kidx, h, sc_key_eq, k, &found);
-	if (j == SIZE_MAX)
-		return UINT32_MAX;
-	if (found)
-		return c->kidx.slot[j].id1 - 1;
+	struct hashtab_iter it;
+	uint32_t id = sc_find(c, &c->kidx, h, sc_key_eq, k, &it);
+	if (id != UINT32_MAX)
+		return id;
 	if (c->nkeys >= max ||
 	    !sc_room((void **)&c->keys, &c->capkeys, c->nkeys, sizeof(*c->keys), c->lim.keys))
 		return UINT32_MAX;
+	if (!hashtab_add(&c->kidx, &it, (uint32_t)c->nkeys))
+		return UINT32_MAX;
 	c->keys[c->nkeys] = *k;
 	c->keys[c->nkeys].samples = c->keys[c->nkeys].weight = 0;
-	sc_index_put(&c->kidx, j, h, (uint32_t)c->nkeys);
 	return (uint32_t)c->nkeys++;
 }
 
@@ -489,6 +431,11 @@ struct stackcol *stackcol_new(const struct stackcol_limits *lim)
 		.stack_frames = 8u << 20, .keys = 512u << 10, .log = 2u << 20,
 	};
 	c->lim = lim ? *lim : def;
+	hashtab_init(&c->sidx, 256, SIZE_MAX);
+	hashtab_init(&c->fidx, 256, SIZE_MAX);
+	hashtab_init(&c->midx, 256, SIZE_MAX);
+	hashtab_init(&c->stidx, 256, SIZE_MAX);
+	hashtab_init(&c->kidx, 256, SIZE_MAX);
 	/* id 0 is "" (pprof's string 0); the tables need room for the overflow stack */
 	if (c->lim.string_bytes < 256)
 		c->lim.string_bytes = 256;
@@ -510,16 +457,16 @@ void stackcol_free(struct stackcol *c)
 		return;
 	free(c->bytes);
 	free(c->soff);
-	free(c->sidx.slot);
+	hashtab_free(&c->sidx);
 	free(c->frames);
-	free(c->fidx.slot);
+	hashtab_free(&c->fidx);
 	free(c->maps);
-	free(c->midx.slot);
+	hashtab_free(&c->midx);
 	free(c->stacks);
 	free(c->ids);
-	free(c->stidx.slot);
+	hashtab_free(&c->stidx);
 	free(c->keys);
-	free(c->kidx.slot);
+	hashtab_free(&c->kidx);
 	free(c->log);
 	free(c);
 }
@@ -527,11 +474,11 @@ void stackcol_free(struct stackcol *c)
 void stackcol_reset(struct stackcol *c)
 {
 	c->nbytes = c->nstr = c->nframes = c->nmaps = c->nstacks = c->nids = c->nkeys = c->nlog = 0;
-	sc_index_clear(&c->sidx);
-	sc_index_clear(&c->fidx);
-	sc_index_clear(&c->midx);
-	sc_index_clear(&c->stidx);
-	sc_index_clear(&c->kidx);
+	hashtab_clear(&c->sidx);
+	hashtab_clear(&c->fidx);
+	hashtab_clear(&c->midx);
+	hashtab_clear(&c->stidx);
+	hashtab_clear(&c->kidx);
 	memset(c->ptr, 0, sizeof(c->ptr));
 	memset(&c->st, 0, sizeof(c->st));
 	/* string 0: "" */

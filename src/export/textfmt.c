@@ -201,7 +201,7 @@ static uint32_t *ss_frames(const struct export_profile *p, struct export_buf *ou
 		export_buf_put(out, "}", 1);
 	}
 	buf_str(out, "]},");
-	free(m.slot);
+	pp_map_free(&m);
 	return map;
 }
 

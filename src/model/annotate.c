@@ -168,8 +168,8 @@ void annotate_end_window(struct annotate *an, bool zero)
 void annotate_move_names(struct annotate *an, frame_rename_fn rename, void *ctx)
 {
 	for (size_t i = 0; i < an->n; i++) {
-		an->e[i].dso = an->e[i].dso ? rename(ctx, an->e[i].dso) : NULL;
-		an->e[i].sym = an->e[i].sym ? rename(ctx, an->e[i].sym) : NULL;
+		an->e[i].dso = rename(ctx, an->e[i].dso);
+		an->e[i].sym = rename(ctx, an->e[i].sym);
 	}
 	an_reindex(an);  /* keyed on the pointers */
 }

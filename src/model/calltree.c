@@ -312,8 +312,8 @@ void calltree_end_window(struct calltree *t, bool zero)
 void calltree_move_names(struct calltree *t, frame_rename_fn rename, void *ctx)
 {
 	for (size_t i = 1; i < t->n; i++) {
-		t->nodes[i].sym = t->nodes[i].sym ? rename(ctx, t->nodes[i].sym) : NULL;
-		t->nodes[i].dso = t->nodes[i].dso ? rename(ctx, t->nodes[i].dso) : NULL;
+		t->nodes[i].sym = rename(ctx, t->nodes[i].sym);
+		t->nodes[i].dso = rename(ctx, t->nodes[i].dso);
 	}
 	table_rebuild(t, t->table_cap);  /* keyed on the pointers */
 }

@@ -5,8 +5,8 @@
  * and are found through an open-addressing table of row indices, hashed on the key pointers: the
  * strings are interned, so pointer identity is name identity and a lookup never touches string bytes.
  * String contents are hashed once, when a row is created, to give it an id that survives refreshes
- * and runs. Deleting from a linear-probing table is fiddly, and rows only disappear once per refresh
- * (decay), so the decay compacts the array and rebuilds the table instead.
+ * and runs. Rows only disappear once per refresh (decay), all at once, so the decay compacts the
+ * array and rebuilds the table instead of deleting from it row by row.
  *
  * Total counts a row once per sample even when it appears several times in the chain (recursion):
  * each sample gets a new epoch number, and a row whose stamp already equals it was counted.
@@ -27,6 +27,7 @@
 
 #include "model/decay.h"
 #include "util/hash.h"
+#include "util/hashtab.h"
 #include "util/util.h"
 
 static const char *const key_names[SORT_KEY_COUNT] = {
@@ -52,13 +53,6 @@ struct row_aux {
 	uint64_t votes; /* the majority vote's count for the row's main_pid */
 };
 
-/* A table slot: row index + 1 (0 = empty) and the high bits of the hash to skip most mismatches
- * without touching the row. */
-struct slot {
-	uint32_t idx1;
-	uint32_t tag;
-};
-
 struct profile {
 	enum sort_key keys[PROFILE_MAX_KEYS];
 	int nkeys;
@@ -69,8 +63,7 @@ struct profile {
 	struct profile_time *time; /* beside the rows, NULL until an off-CPU piece came */
 	size_t nrows, rows_cap, aux_cap, time_cap;
 
-	struct slot *table;
-	size_t table_cap; /* a power of two, at least twice nrows */
+	struct hashtab table; /* row indices; bounded by the decay, which drops faded rows */
 
 	uint64_t epoch;
 	uint64_t layout; /* changes whenever a row may have moved (profile_add_again) */
@@ -203,40 +196,26 @@ static bool same_key(const struct profile_row *a, const struct profile_row *b)
 
 /* --- the table ------------------------------------------------------------------------------- */
 
-static void table_insert(struct profile *p, uint32_t idx, uint64_t h)
-{
-	size_t mask = p->table_cap - 1;
-	size_t i = h & mask;
-	while (p->table[i].idx1)
-		i = (i + 1) & mask;
-	p->table[i].idx1 = idx + 1;
-	p->table[i].tag = (uint32_t)(h >> 32);
-}
+#define TABLE_MIN_SLOTS 1024
 
+/* Empties the table into cap slots and puts the rows back (their indices moved, or their keys). */
 static void table_rebuild(struct profile *p, size_t cap)
 {
-	if (cap != p->table_cap) {
-		free(p->table);
-		p->table = xcalloc(cap, sizeof(*p->table));
-		p->table_cap = cap;
-	} else {
-		memset(p->table, 0, cap * sizeof(*p->table));
-	}
+	if (!hashtab_reset(&p->table, cap, p->nrows))
+		die("out of memory (the profile's table)");
 	for (size_t i = 0; i < p->nrows; i++)
-		table_insert(p, (uint32_t)i, p->aux[i].phash);
+		hashtab_put(&p->table, p->aux[i].phash, (uint32_t)i);
 }
 
 /* Index of the row with key k, created (with zero counts) when new. */
 static size_t row_get(struct profile *p, const struct profile_row *k)
 {
 	uint64_t h = ptr_hash(k);
-	uint32_t tag = (uint32_t)(h >> 32);
-	size_t mask = p->table_cap - 1;
-
-	for (size_t i = h & mask; p->table[i].idx1; i = (i + 1) & mask) {
-		if (p->table[i].tag == tag && same_key(&p->rows[p->table[i].idx1 - 1], k))
-			return p->table[i].idx1 - 1;
-	}
+	struct hashtab_iter it = hashtab_probe(&p->table, h);
+	uint32_t v;
+	while (hashtab_next(&p->table, &it, &v))
+		if (same_key(&p->rows[v], k))
+			return v;
 
 	size_t idx = p->nrows;
 	xgrow((void **)&p->rows, &p->rows_cap, idx + 1, sizeof(*p->rows));
@@ -255,10 +234,8 @@ static size_t row_get(struct profile *p, const struct profile_row *k)
 	p->rows[idx].main_comm = NULL;
 	p->aux[idx].phash = h;
 	p->nrows++;
-	if (p->nrows * 2 > p->table_cap)
-		table_rebuild(p, p->table_cap * 2);
-	else
-		table_insert(p, (uint32_t)idx, h);
+	if (!hashtab_add(&p->table, &it, (uint32_t)idx))
+		die("out of memory (the profile's table)");
 	return idx;
 }
 
@@ -279,8 +256,7 @@ struct profile *profile_new(const enum sort_key *keys, int nkeys)
 		p->use[keys[i]] = true;
 		p->keys[p->nkeys++] = keys[i];
 	}
-	p->table_cap = 1024;
-	p->table = xcalloc(p->table_cap, sizeof(*p->table));
+	hashtab_init(&p->table, TABLE_MIN_SLOTS, SIZE_MAX);
 	p->layout = 1;
 	return p;
 }
@@ -292,7 +268,7 @@ void profile_free(struct profile *p)
 	free(p->rows);
 	free(p->aux);
 	free(p->time);
-	free(p->table);
+	hashtab_free(&p->table);
 	free(p);
 }
 
@@ -528,7 +504,7 @@ void profile_end_window(struct profile *p, bool zero)
 		p->orphan_period = p->orphan_samples = 0;
 		p->runq_period = p->runq_orphan_period = p->runq_orphan_samples = 0;
 		p->held_secs = 0;
-		memset(p->table, 0, p->table_cap * sizeof(*p->table));
+		hashtab_clear(&p->table);
 		return;
 	}
 	p->held_secs = p->held_secs * 7 / 8;
@@ -569,8 +545,8 @@ void profile_end_window(struct profile *p, bool zero)
 	if (kept != p->nrows) {
 		p->nrows = kept;
 		/* Shrink the table too after a burst of rows has decayed away, but never below the start. */
-		size_t cap = p->table_cap;
-		while (cap > 1024 && kept * 8 < cap)
+		size_t cap = hashtab_slots(&p->table);
+		while (cap > TABLE_MIN_SLOTS && kept * 8 < cap)
 			cap /= 2;
 		table_rebuild(p, cap);
 	}
@@ -581,14 +557,14 @@ void profile_move_names(struct profile *p, frame_rename_fn rename, void *ctx)
 	p->layout++;
 	for (size_t i = 0; i < p->nrows; i++) {
 		struct profile_row *r = &p->rows[i];
-		r->comm = r->comm ? rename(ctx, r->comm) : NULL;
-		r->dso = r->dso ? rename(ctx, r->dso) : NULL;
-		r->sym = r->sym ? rename(ctx, r->sym) : NULL;
-		r->srcline = r->srcline ? rename(ctx, r->srcline) : NULL;
-		r->main_comm = r->main_comm ? rename(ctx, r->main_comm) : NULL;
+		r->comm = rename(ctx, r->comm);
+		r->dso = rename(ctx, r->dso);
+		r->sym = rename(ctx, r->sym);
+		r->srcline = rename(ctx, r->srcline);
+		r->main_comm = rename(ctx, r->main_comm);
 		p->aux[i].phash = ptr_hash(r);  /* the table hashes pointers */
 	}
-	table_rebuild(p, p->table_cap);
+	table_rebuild(p, hashtab_slots(&p->table));
 }
 
 int profile_nkeys(const struct profile *p)

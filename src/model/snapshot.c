@@ -336,27 +336,22 @@ struct snapshot *snapshot_runq(const struct snapshot *full, enum runq_view v)
 	return s;
 }
 
-static const char *move_or_null(frame_rename_fn rename, void *ctx, const char *name)
-{
-	return name ? rename(ctx, name) : NULL;
-}
-
 void snapshot_move_names(struct snapshot *s, frame_rename_fn rename, void *ctx)
 {
 	for (size_t i = 0; i < s->nrows; i++) {
 		struct snap_row *r = &s->rows[i];
-		r->comm = move_or_null(rename, ctx, r->comm);
-		r->dso = move_or_null(rename, ctx, r->dso);
-		r->sym = move_or_null(rename, ctx, r->sym);
-		r->raw_sym = move_or_null(rename, ctx, r->raw_sym);
-		r->srcline = move_or_null(rename, ctx, r->srcline);
-		r->main_comm = move_or_null(rename, ctx, r->main_comm);
+		r->comm = rename(ctx, r->comm);
+		r->dso = rename(ctx, r->dso);
+		r->sym = rename(ctx, r->sym);
+		r->raw_sym = rename(ctx, r->raw_sym);
+		r->srcline = rename(ctx, r->srcline);
+		r->main_comm = rename(ctx, r->main_comm);
 	}
 	for (size_t i = 0; s->tree && !s->tree_borrowed && i < s->tree->n; i++) {
 		struct ct_snode *n = &s->tree->nodes[i];
-		n->raw_sym = move_or_null(rename, ctx, n->raw_sym);
-		n->sym = move_or_null(rename, ctx, n->sym);
-		n->dso = move_or_null(rename, ctx, n->dso);
+		n->raw_sym = rename(ctx, n->raw_sym);
+		n->sym = rename(ctx, n->sym);
+		n->dso = rename(ctx, n->dso);
 	}
 }
 

@@ -357,8 +357,8 @@ static void annotate_view_free(struct view *vw)
 static void annotate_view_move_names(struct view *vw, frame_rename_fn rename, void *ctx)
 {
 	struct view_annotate *va = (struct view_annotate *)vw;
-	va->raw_sym = va->raw_sym ? rename(ctx, va->raw_sym) : NULL;
-	va->dso = va->dso ? rename(ctx, va->dso) : NULL;
+	va->raw_sym = rename(ctx, va->raw_sym);
+	va->dso = rename(ctx, va->dso);
 }
 
 static const struct view_ops annotate_ops = {

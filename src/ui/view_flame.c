@@ -365,8 +365,8 @@ static void flame_free(struct view *vw)
 static void flame_move_names(struct view *vw, frame_rename_fn rename, void *ctx)
 {
 	struct view_flame *vf = (struct view_flame *)vw;
-	vf->f.raw_sym = vf->f.raw_sym ? rename(ctx, vf->f.raw_sym) : NULL;
-	vf->f.dso = vf->f.dso ? rename(ctx, vf->f.dso) : NULL;
+	vf->f.raw_sym = rename(ctx, vf->f.raw_sym);
+	vf->f.dso = rename(ctx, vf->f.dso);
 }
 
 static const struct view_ops flame_ops = {

@@ -440,8 +440,8 @@ static void func_free(struct view *vw)
 static void func_move_names(struct view *vw, frame_rename_fn rename, void *ctx)
 {
 	struct view_func *vf = (struct view_func *)vw;
-	vf->f.raw_sym = vf->f.raw_sym ? rename(ctx, vf->f.raw_sym) : NULL;
-	vf->f.dso = vf->f.dso ? rename(ctx, vf->f.dso) : NULL;
+	vf->f.raw_sym = rename(ctx, vf->f.raw_sym);
+	vf->f.dso = rename(ctx, vf->f.dso);
 }
 
 static const struct view_ops func_ops = {

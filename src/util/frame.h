@@ -24,7 +24,8 @@ struct frame {
 /*
  * The symbolizer bounds its pool by compacting it (symbolize/intern.h): then every name moves to a
  * new address. Whoever keeps names (the model's rows and nodes, a view's zoom) re-points them
- * through a function of this type: the new pointer of the same name.
+ * through a function of this type: the new pointer of the same name, and NULL for NULL (a key
+ * not in use), so that holders pass every name through it without a test of their own.
  */
 typedef const char *(*frame_rename_fn)(void *ctx, const char *name);
 
