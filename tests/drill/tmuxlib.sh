@@ -5,7 +5,7 @@
 # a table row by the row index read from the screen. Exits 77 (skip) when tmux is missing or the
 # kernel refuses the perf events perftop needs (perf_probe, asked before perftop starts).
 command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-. "$(dirname "${BASH_SOURCE[0]}")/../perfprobe.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/perfprobe.sh"
 need_perf_events task
 for l in C.UTF-8 C.utf8 en_US.UTF-8; do
 	if locale -a 2>/dev/null | grep -qx "$l"; then export LANG=$l; break; fi

@@ -7,8 +7,8 @@ import re
 import subprocess
 import sys
 
-# perfprobe.py is in tests/, one up
-sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# perfprobe.py is in tests/lib
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from perfprobe import SKIP, fail, kinds_for, need_perf_events, passed  # noqa: F401  (tests import them from here)
 
 

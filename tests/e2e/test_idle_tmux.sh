@@ -12,7 +12,7 @@
 set -u
 pt=${1:?usage: test_idle_tmux.sh PERFTOP}
 command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-. "$(dirname "$0")/../perfprobe.sh"
+. "$(dirname "$0")/../lib/perfprobe.sh"
 need_perf_events task
 sock=perftop-idle-$$
 tm() { tmux -L "$sock" -f /dev/null "$@"; }

@@ -6,7 +6,7 @@ set -u
 pt=${1:?usage: test_tui_tmux.sh PERFTOP FIXTURE_DIR}
 fixtures=${2:?}
 command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-. "$(dirname "$0")/../perfprobe.sh"
+. "$(dirname "$0")/../lib/perfprobe.sh"
 need_perf_events task
 # A fresh server (socket) per run: starting a session right after kill-server can race with the
 # old server's exit ("server exited unexpectedly").

@@ -13,7 +13,7 @@ fixtures=${2:?}
 here=$(cd "$(dirname "$0")" && pwd)
 command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
 command -v go >/dev/null || { echo "SKIP: go is not installed (golang-go, the Makefile's PACKAGES)"; exit 77; }
-. "$here/../perfprobe.sh"
+. "$here/../lib/perfprobe.sh"
 need_perf_events task
 d=$(mktemp -d /tmp/perftop-export-tui-XXXXXX)
 sock=perftop-export-tui-$$

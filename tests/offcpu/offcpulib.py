@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from perfprobe import (SKIP, fail, kinds_for, need_perf_events, need_tool, passed,  # noqa: F401,E402
                        perf_script, skip)
 
@@ -26,7 +26,7 @@ NON_DISK_FS = ("tmpfs", "ramfs", "devtmpfs", "squashfs", "proc", "sysfs")
 
 def need_tracefs():
     """perf record and timehist read sched_switch from tracefs. The suite's tracefs fixture mounts
-    it (tests/tracefs-fixture.sh) and unmounts it after; here the test only asks the filesystem and
+    it (lib/tracefs-fixture.sh) and unmounts it after; here the test only asks the filesystem and
     the kernel (perf_probe: tracefs mounted, sched:sched_switch opens) and skips saying why."""
     need_perf_events("tracepoint:sched:sched_switch")
 

@@ -22,7 +22,7 @@ Explained differences (each checked on the file, not assumed):
     every such sample of that comm at a kernel address.
 
 The parser of perf report's text is pmulib.perf_report (a small one for comm,dso; the suite's
-general comparator is tests/perfcompare.py).
+general comparator is tests/lib/perfcompare.py).
 
 usage: test_pmu_replay.py PERFTOP CORPUS_DIR FILE"""
 import json

@@ -14,7 +14,7 @@ pt=${1:?usage: test_replay_tui.sh PERFTOP FIXTURE_DIR}
 fixtures=${2:?}
 command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
 command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
-. "$(dirname "$0")/../perfprobe.sh"
+. "$(dirname "$0")/../lib/perfprobe.sh"
 need_perf_events task
 d=$(mktemp -d /tmp/perftop-replay-tui-XXXXXX)
 # A fresh tmux server (socket) per run: no race with a previous server's exit.

@@ -35,7 +35,7 @@ larger of the two shares. To that is added what printing costs: perf prints 2 de
 unit: 0.005 points), perftop 4 (0.00005). The bound is small where it must be: a 1% row of 2000
 samples has 0.67 points, a row missing altogether fails whatever its size.
 
-Python 3 stdlib only. Imported as `from perfcompare import ...` (tests/ is on sys.path, as for
+Python 3 stdlib only. Imported as `from perfcompare import ...` (tests/lib is on sys.path, as for
 perfprobe.py)."""
 import json
 import math
