@@ -16,6 +16,7 @@ import tempfile
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from perfprobe import (SKIP, fail, kinds_for, need_perf_events, need_tool, passed,  # noqa: F401,E402
                        perf_script, skip)
+import ptjson  # noqa: E402
 
 # The functions where blocker's threads wait (blocker.c); spin_work is off the CPU only when
 # preempted.
@@ -87,14 +88,7 @@ def sync_blocked(w):
 
 
 def snapshots(stdout, what):
-    out = []
-    for line in stdout.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                out.append(json.loads(line))
-            except ValueError as e:
-                fail(f"{what}: not JSON: {e}: {line[:200]}")
+    out = ptjson.snapshots(stdout, what)
     if not out:
         fail(f"{what}: no snapshot")
     return out
