@@ -2,7 +2,7 @@
 # PMU check: every hardware-PMU path of perftop, live, on this machine, for a machine that has a
 # PMU (the suite runs on VMs without one, where tests/pmu's "works" tests skip). One line per
 # path, saying whether it worked, was refused by the kernel (and why: perf_probe opens the very
-# events the path needs, tests/perfprobe.h) or failed in perftop (with perftop's output):
+# events the path needs, tests/lib/perfprobe.h) or failed in perftop (with perftop's output):
 #
 #   counters+IPC   the header's counters line (the view, under tmux) and the JSON counters
 #   cycles         -e cycles (and the default event: cycles where the kernel opens it)

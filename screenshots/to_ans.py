@@ -15,8 +15,8 @@ usage: to_ans.py COLUMNS < capture > file.ans"""
 import os
 import sys
 
-# the capture is read as a terminal shows it by the tests' reader (tests/drill/cells.py)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "drill"))
+# the capture is read as a terminal shows it by the tests' reader (tests/lib/cells.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lib"))
 from cells import lines  # noqa: E402
 
 CP437 = {"—": b"-", "…": b"~", "▼": b"\x1f", "▲": b"\x1e", "─": b"\xc4", "│": b"\xb3",

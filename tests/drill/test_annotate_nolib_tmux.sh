@@ -13,7 +13,7 @@ fixture=${2:?}
 cs=$(readlink -f "${3:?}")
 di=$(readlink -f "${4:?}")
 dso=$(basename "$fixture")
-. "$(dirname "$0")/tmuxlib.sh" nolib
+. "$(dirname "$0")/../lib/tmuxlib.sh" nolib
 unshare -m true 2>/dev/null || { echo "SKIP: no mount namespace (unshare -m)"; exit 77; }
 [ -f "$cs" ] && [ -f "$di" ] || { echo "SKIP: library files not found: '$cs' '$di'"; exit 77; }
 hide="mount --bind /dev/null '$cs' && mount --bind /dev/null '$di'"

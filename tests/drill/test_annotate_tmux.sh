@@ -12,7 +12,7 @@ set -u
 pt=${1:?usage: test_annotate_tmux.sh PERFTOP FIXTURE}
 fixture=${2:?}
 dso=$(basename "$fixture")
-. "$(dirname "$0")/tmuxlib.sh" annotate
+. "$(dirname "$0")/../lib/tmuxlib.sh" annotate
 command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
 d=$(mktemp -d /tmp/perftop-annotate-XXXXXX)
 trap 'tm kill-server 2>/dev/null; rm -rf "$d"' EXIT

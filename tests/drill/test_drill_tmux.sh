@@ -9,7 +9,7 @@ set -u
 pt=${1:?usage: test_drill_tmux.sh PERFTOP FIXTURE}
 fixture=${2:?}
 dso=$(basename "$fixture")   # the fixture's rows name it as their Shared Object
-. "$(dirname "$0")/tmuxlib.sh" drill
+. "$(dirname "$0")/../lib/tmuxlib.sh" drill
 
 tm new-session -d -s t -x 140 -y 40 "$pt -d 0.5 -- $fixture 60; echo PERFTOP-EXITED:\$?; sleep 60"
 wait_for 'leaf_a' || fail "no leaf_a row"

@@ -10,7 +10,7 @@
 set -u
 pt=${1:?usage: test_find_tmux.sh PERFTOP FIXTURE}
 fixture=${2:?}
-. "$(dirname "$0")/tmuxlib.sh" find
+. "$(dirname "$0")/../lib/tmuxlib.sh" find
 # The symbols of the table's rows, in order, from the screen.
 rows() { screen | awk '/Self%.*Total%.*Symbol/ { h = 1; next } h && /%/ { print $4 }'; }
 # The selected row: under NO_COLOR the cursor is the reversed row; its symbol. tmux writes only the

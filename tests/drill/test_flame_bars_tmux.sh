@@ -12,7 +12,7 @@
 set -u
 pt=${1:?usage: test_flame_bars_tmux.sh PERFTOP DRILL_FIXTURE}
 fixture=${2:?}
-. "$(dirname "$0")/tmuxlib.sh" flamebars
+. "$(dirname "$0")/../lib/tmuxlib.sh" flamebars
 command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
 d=$(mktemp -d /tmp/perftop-flamebars-XXXXXX)
 trap 'tm kill-server 2>/dev/null; rm -rf "$d"' EXIT

@@ -12,7 +12,7 @@ set -u
 pt=${1:?usage: test_names_tmux.sh PERFTOP_ASAN FIXTURE}
 fixture=${2:?}
 dso=$(basename "$fixture")
-. "$(dirname "$0")/tmuxlib.sh" names
+. "$(dirname "$0")/../lib/tmuxlib.sh" names
 command -v g++ >/dev/null || { echo "SKIP: g++ is not installed (the C++ workload for m)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT

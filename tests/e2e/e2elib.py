@@ -7,9 +7,10 @@ import re
 import subprocess
 import sys
 
-# perfprobe.py is in tests/, one up
-sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# perfprobe.py is in tests/lib
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from perfprobe import SKIP, fail, kinds_for, need_perf_events, passed  # noqa: F401  (tests import them from here)
+from ptjson import snapshot, snapshots  # noqa: F401,E402  (the one reader of perftop's JSON lines)
 
 
 def perftop_path():
@@ -19,15 +20,7 @@ def perftop_path():
 
 
 def parse_snapshots(stdout, what=""):
-    snaps = []
-    for line in stdout.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                snaps.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                fail(f"{what}: not JSON: {e}: {line[:200]}")
-    return snaps
+    return snapshots(stdout, what)
 
 
 def run_json(args, timeout=60, env=None, cwd=None):

@@ -8,21 +8,10 @@
 # the same recording.
 set -u
 pt=${1:?usage: test_events_tmux.sh PERFTOP}
-command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-. "$(dirname "$0")/../perfprobe.sh"
-need_perf_events task
-sock=perftop-events-$$
+# tm, fail, wait_for: tests/lib/tmuxlib.sh (a skip without tmux or the perf events)
+. "$(dirname "$0")/../lib/tmuxlib.sh" events
 tmpd=$(mktemp -d)
-tm() { tmux -L "$sock" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmpd"' EXIT
-fail() { echo "FAIL: $*"; echo "--- screen:"; tm capture-pane -p -t t 2>/dev/null; exit 1; }
-wait_for() {
-	for _ in $(seq 80); do
-		tm capture-pane -p -t t 2>/dev/null | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 # The symbols of the table's first rows (the lines under the column titles).
 rows() { tm capture-pane -p -t t | sed -n '/^ *Self%/,$p' | sed -n '2,7p' | awk '{print $4}'; }
 

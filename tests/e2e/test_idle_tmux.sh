@@ -11,19 +11,10 @@
 # when tmux is missing or the kernel refuses the events (perfprobe.sh).
 set -u
 pt=${1:?usage: test_idle_tmux.sh PERFTOP}
-command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-. "$(dirname "$0")/../perfprobe.sh"
-need_perf_events task
-sock=perftop-idle-$$
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
+# tm, screen, fail, wait_for: tests/lib/tmuxlib.sh (a skip without tmux or the perf events)
+. "$(dirname "$0")/../lib/tmuxlib.sh" idle
 sleep 600 & target=$!
 trap 'tm kill-server 2>/dev/null; kill $target 2>/dev/null' EXIT
-screen() { tm capture-pane -p -t t 2>/dev/null; }
-fail() { echo "FAIL: $*"; echo "--- screen:"; screen; exit 1; }
-wait_for() {
-	for _ in $(seq "${2:-100}"); do screen | grep -Eq -- "$1" && return 0; sleep 0.1; done
-	return 1
-}
 HUNG_SECS=30
 # The context switches of every thread of pid: $2 = voluntary or nonvoluntary.
 switches() {

@@ -13,7 +13,7 @@
 set -u
 pt=${1:?usage: test_options_tmux.sh PERFTOP FIXTURE_C}
 src=${2:?}
-. "$(dirname "$0")/../drill/tmuxlib.sh" options
+. "$(dirname "$0")/../lib/tmuxlib.sh" options
 command -v cc >/dev/null || { echo "SKIP: no C compiler (cc) to build the fixture"; exit 77; }
 d=$(mktemp -d /tmp/perftop-options-XXXXXX)
 trap 'tm kill-server 2>/dev/null; rm -rf "$d"' EXIT

@@ -5,25 +5,12 @@
 set -u
 pt=${1:?usage: test_tui_tmux.sh PERFTOP FIXTURE_DIR}
 fixtures=${2:?}
-command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-. "$(dirname "$0")/../perfprobe.sh"
-need_perf_events task
+# tm, fail, wait_for: tests/lib/tmuxlib.sh (a skip without tmux or the perf events)
+. "$(dirname "$0")/../lib/tmuxlib.sh" e2e
 # A fresh server (socket) per run: starting a session right after kill-server can race with the
-# old server's exit ("server exited unexpectedly").
+# old server's exit ("server exited unexpectedly"). tm and the exit's kill-server use the run's.
 run=0
 sock=perftop-e2e-$$-$run
-tm() { tmux -L "$sock" "$@"; }
-cleanup() { tm kill-server 2>/dev/null; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; echo "--- screen:"; tm capture-pane -p -t t 2>/dev/null; exit 1; }
-# Waits up to 8 s for the screen to match a regex.
-wait_for() {
-	for _ in $(seq 80); do
-		tm capture-pane -p -t t 2>/dev/null | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 run_view() {
 	tm kill-server 2>/dev/null

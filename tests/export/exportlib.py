@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from perfprobe import fail, need_tool, perf_script  # noqa: F401,E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -11,31 +11,12 @@ set -u
 pt=${1:?usage: test_export_tui.sh PERFTOP FIXTURE_DIR}
 fixtures=${2:?}
 here=$(cd "$(dirname "$0")" && pwd)
-command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
 command -v go >/dev/null || { echo "SKIP: go is not installed (golang-go, the Makefile's PACKAGES)"; exit 77; }
-. "$here/../perfprobe.sh"
-need_perf_events task
+# tm, screen, fail, wait_for, wait_gone: tests/lib/tmuxlib.sh (a skip without tmux or the events)
+. "$here/../lib/tmuxlib.sh" export-tui
 d=$(mktemp -d /tmp/perftop-export-tui-XXXXXX)
-sock=perftop-export-tui-$$
-tm() { tmux -L "$sock" "$@"; }
 cleanup() { tm kill-server 2>/dev/null; rm -rf "$d"; }
 trap cleanup EXIT
-screen() { tm capture-pane -p -t t 2>/dev/null; }
-fail() { echo "FAIL: $*"; echo "--- screen:"; screen; exit 1; }
-wait_for() {
-	for _ in $(seq "${2:-80}"); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-wait_gone() {
-	for _ in $(seq "${2:-80}"); do
-		screen | grep -Eq -- "$1" || return 0
-		sleep 0.1
-	done
-	return 1
-}
 # Replaces the prompt's text with $1 and presses Enter.
 write_to() {
 	tm send-keys -t t w

@@ -6,7 +6,7 @@
 # as it was. Exit 77 only when tmux is missing or the kernel refuses the events (perfprobe.sh).
 set -u
 pt=${1:?usage: settings_tmux.sh PERFTOP}
-. "$(dirname "$0")/../drill/tmuxlib.sh" settings
+. "$(dirname "$0")/../lib/tmuxlib.sh" settings
 tmp=$(mktemp -d)
 sleep 600 & target=$!
 trap 'tm kill-server 2>/dev/null; kill $target 2>/dev/null; rm -rf "$tmp"' EXIT

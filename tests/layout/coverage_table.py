@@ -4,8 +4,8 @@ of every key table (`perftop_docgen keys`, written from the same tables keys_han
 through and the man page lists) must have a row there naming the ctest tests that check its effect;
 the table may name no option or key perftop does not have; every test it names must be registered
 in ctest (`ctest --show-only=json-v1` in the build directory); and for an option, at least one of
-the named tests' own files (its script, or its C sources in tests/*.cmake) must mention the option
-(its long or short name), so a row cannot point at a test that never passes it.
+the named tests' own files (its script, or its C sources in tests/<area>/CMakeLists.txt) must
+mention the option (its long or short name), so a row cannot point at a test that never passes it.
 
     coverage_table.py PERFTOP PERFTOP_DOCGEN TABLE.md BUILD_DIR SOURCE_DIR
 """
@@ -117,18 +117,21 @@ def read_table(path):
 
 def ctest_tests(build, source):
     """{name: [its files in tests/]}: its script arguments, or a unit test's sources
-    (perftop_unit_test(NAME SOURCES ...) in tests/*.cmake; its _asan/_tsan twins too)."""
+    (perftop_unit_test(NAME SOURCES ...) in tests/<area>/CMakeLists.txt; its _asan/_tsan twins
+    too)."""
     out = subprocess.run(["ctest", "--show-only=json-v1"], cwd=build, capture_output=True,
                          text=True, check=True).stdout
     sources = {}
     testdir = os.path.join(source, "tests")
-    for f in os.listdir(testdir):
-        if not f.endswith(".cmake"):
+    for area in sorted(os.listdir(testdir)):
+        path = os.path.join(testdir, area, "CMakeLists.txt")
+        if not os.path.isfile(path):
             continue
-        text = open(os.path.join(testdir, f), encoding="utf-8").read()
+        text = open(path, encoding="utf-8").read()
         for m in re.finditer(r"perftop_unit_test\(\s*(\w+)\s+SOURCES\s+([^)]*?)\s+LIBS", text):
-            srcs = [os.path.join(testdir, s.replace("${CMAKE_CURRENT_SOURCE_DIR}/", ""))
-                    for s in m.group(2).split()]
+            srcs = [os.path.normpath(os.path.join(
+                        testdir, area, s.replace("${CMAKE_CURRENT_SOURCE_DIR}/", "")
+                        .replace("${PERFTOP_TESTS_DIR}/", "../"))) for s in m.group(2).split()]
             for suffix in ("", "_asan", "_tsan"):
                 sources[m.group(1) + suffix] = srcs
     tests = {}

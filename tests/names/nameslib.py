@@ -1,10 +1,10 @@
 """Helpers for the names tests: record workloads with `perf record -g`, replay them with perftop -i,
-and compare perftop's rows with `perf report` on the same file (tests/perfcompare.py). A test skips (exit 77) only when perf
+and compare perftop's rows with `perf report` on the same file (tests/lib/perfcompare.py). A test skips (exit 77) only when perf
 or a tool it needs is missing, or the kernel refuses the events (perf_probe), and says so."""
 import subprocess
 
 from replaylib import SKIP, fail, need_tool, skip  # noqa: F401  (the names tests import them here)
-from replaylib import check, compare, report_section, snapshots  # noqa: F401  (tests/perfcompare.py's)
+from replaylib import check, compare, report_section, snapshots  # noqa: F401  (tests/lib/perfcompare.py's)
 from replaylib import perf_record as _perf_record
 from replaylib import tmpdir as _tmpdir
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Acceptance: workloads recorded here with `perf record -g`, replayed with perftop -i F -b
 --json, agree with `perf report --stdio --no-children --sort dso,sym` on the same file as
-tests/perfcompare.py holds them: every row of 0.5% or more on either side, names equal (demangled C++
+tests/lib/perfcompare.py holds them: every row of 0.5% or more on either side, names equal (demangled C++
 as perf prints it, PLT entries, libc's local functions through libc6-dbg, kernel symbols).
   - a C++ program with namespaces, templates, overloads and a lambda (cxx_fixture.cc, -fno-omit-frame-pointer)
   - a libc-heavy one: sort(1) of a generated text file

@@ -13,9 +13,10 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from perfprobe import (SKIP, fail, kinds_for, need_perf_events, need_tool, passed,  # noqa: F401,E402
                        perf_script, skip)
+import ptjson  # noqa: E402
 
 # The functions where blocker's threads wait (blocker.c); spin_work is off the CPU only when
 # preempted.
@@ -26,7 +27,7 @@ NON_DISK_FS = ("tmpfs", "ramfs", "devtmpfs", "squashfs", "proc", "sysfs")
 
 def need_tracefs():
     """perf record and timehist read sched_switch from tracefs. The suite's tracefs fixture mounts
-    it (tests/tracefs-fixture.sh) and unmounts it after; here the test only asks the filesystem and
+    it (lib/tracefs-fixture.sh) and unmounts it after; here the test only asks the filesystem and
     the kernel (perf_probe: tracefs mounted, sched:sched_switch opens) and skips saying why."""
     need_perf_events("tracepoint:sched:sched_switch")
 
@@ -87,14 +88,7 @@ def sync_blocked(w):
 
 
 def snapshots(stdout, what):
-    out = []
-    for line in stdout.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                out.append(json.loads(line))
-            except ValueError as e:
-                fail(f"{what}: not JSON: {e}: {line[:200]}")
+    out = ptjson.snapshots(stdout, what)
     if not out:
         fail(f"{what}: no snapshot")
     return out

@@ -19,7 +19,6 @@ With -p and -t perftop ends when the program has exited; with -a and -C the test
 (windows enough to cover the phase) and sums the windows up to the program's exit.
 
 usage: test_offcpu_pid.py PERFTOP FIXTURE_DIR"""
-import json
 import os
 import signal
 import subprocess
@@ -64,7 +63,7 @@ def attached(name, target):
             time.sleep(0.01)
         if not first.startswith("{"):
             fail(f"perftop {' '.join(pt_args)} gave no first snapshot: {first!r}")
-        check_mode([json.loads(first)], "off-cpu")
+        check_mode(snapshots(first, "the first snapshot"), "off-cpu")
         prog.send_signal(signal.SIGUSR1)
         if prog.stdout.readline().strip() != "started":
             fail("blocker did not start its timed phase")

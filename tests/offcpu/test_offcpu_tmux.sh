@@ -11,7 +11,7 @@
 set -u
 pt=${1:?usage: test_offcpu_tmux.sh PERFTOP BLOCKER}
 blocker=${2:?}
-. "$(dirname "$0")/../drill/tmuxlib.sh" offcpu
+. "$(dirname "$0")/../lib/tmuxlib.sh" offcpu
 
 # fdatasync's file on a disk-backed filesystem if there is one (tmpfs never blocks in fdatasync).
 base=${TMPDIR:-/tmp}

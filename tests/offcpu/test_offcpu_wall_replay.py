@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NOT REGISTERED in ctest (tests/offcpu.cmake): it finds a fault of perftop's not fixed yet, time
+"""NOT REGISTERED in ctest (CMakeLists.txt): it finds a fault of perftop's not fixed yet, time
 moved between two busy threads of a --wall replay; register it again with the fix.
 
 --wall on a replay: `perf record -e cpu-clock -e sched:sched_switch --switch-events -g` of blocker

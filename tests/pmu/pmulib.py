@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from perfprobe import SKIP, fail, hw_verdict, need_perf_events, passed, skip  # noqa: F401,E402
 
 
@@ -40,7 +40,7 @@ def perf_report(path, sort, extra=(), timeout=300):
     perf report does.
 
     A small parser of perf report's comm,dso (or dso,sym) text for these tests; the suite's
-    general comparator with perf report is tests/perfcompare.py."""
+    general comparator with perf report is tests/lib/perfcompare.py."""
     cmd = ["perf", "report", "-i", path, "--stdio", "-g", "none", "--percent-limit", "0",
            "--sort", sort, "--no-children", "-n", "-t", SEP] + list(extra)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)

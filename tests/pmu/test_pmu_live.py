@@ -32,6 +32,7 @@ import tempfile
 import time
 
 from pmulib import expect_refusal, fail, hw_verdict, need_perf_events, passed, perf_report, skip
+import ptjson  # tests/lib, on sys.path by pmulib
 
 if len(sys.argv) != 5 or sys.argv[4] not in ("works", "refused"):
     sys.exit("usage: test_pmu_live.py PERFTOP FIXTURE_DIR PATH works|refused")
@@ -69,8 +70,7 @@ def run(args, timeout=120):
 
 
 def snapshots(stdout):
-    import json
-    return [json.loads(l) for l in stdout.splitlines() if l.startswith("{")]
+    return ptjson.snapshots(stdout, "perftop -b --json")
 
 
 def evlist_attrs(rec):

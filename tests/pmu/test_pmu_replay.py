@@ -22,16 +22,16 @@ Explained differences (each checked on the file, not assumed):
     every such sample of that comm at a kernel address.
 
 The parser of perf report's text is pmulib.perf_report (a small one for comm,dso; the suite's
-general comparator is tests/perfcompare.py).
+general comparator is tests/lib/perfcompare.py).
 
 usage: test_pmu_replay.py PERFTOP CORPUS_DIR FILE"""
-import json
 import os
 import re
 import subprocess
 import sys
 
 from pmulib import fail, passed, perf_report, skip
+from ptjson import snapshots  # tests/lib, on sys.path by pmulib
 
 if len(sys.argv) != 4:
     sys.exit("usage: test_pmu_replay.py PERFTOP CORPUS_DIR FILE")
@@ -85,10 +85,8 @@ if ref_groups:
 
 # --- the replay, per event
 snaps = {}
-for line in run([pt, "-i", path, "-b", "--json", "-s", "comm,dso"]).splitlines():
-    if line.startswith("{"):
-        s = json.loads(line)
-        snaps[s["event"]] = s  # the last snapshot of each event: the whole file
+for s in snapshots(run([pt, "-i", path, "-b", "--json", "-s", "comm,dso"])):
+    snaps[s["event"]] = s  # the last snapshot of each event: the whole file
 sections = perf_report(path, "comm,dso", ["--no-branch-stack", "--no-group"])
 evlist_names = {e for e, _, _ in evlist if not e.startswith("dummy")}
 for ev in snaps:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Acceptance: `perf record -g -- node --perf-basic-prof hot.js`, then perftop -i F -b
---json: the rows agree with `perf report --no-children --sort dso,sym` as tests/perfcompare.py holds
+--json: the rows agree with `perf report --no-children --sort dso,sym` as lib/perfcompare.py holds
 them (every row of 0.5% or more, both ways), JIT rows included. The same for a clock_gettime loop, [vdso] rows included
 (named from our own vdso image: the recording is of this kernel).
 

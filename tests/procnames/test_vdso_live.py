@@ -42,7 +42,7 @@ def where(name):
 
 
 def perf_vdso(path):
-    """perf report's Self% by (dso, sym) on path (tests/perfcompare.py's parser)."""
+    """perf report's Self% by (dso, sym) on path (tests/lib/perfcompare.py's parser)."""
     out = {}
     for k, self_, _, _ in report_section(path, False).rows:
         out[k] = out.get(k, 0.0) + self_

@@ -6,7 +6,7 @@ Where interpreters are looked for: every python3.X and python3.Xd (a debug build
 python3.X-dbg installs) in each directory of PATH, pyenv's versions (under $PYENV_ROOT, ~/.pyenv and
 `pyenv root`) and /usr/bin, /usr/local/bin. Each is asked what it is (its version, its real
 executable, whether it is a debug or free-threaded build), and each real file counts once. A test
-takes the version it is given (tests/python.cmake makes one ctest test per version) and runs every
+takes the version it is given (CMakeLists.txt makes one ctest test per version) and runs every
 interpreter of that version found; when there is none it exits 77 saying where it looked, so that a
 version this machine lacks is a skip ctest reports, per version, never a silent pass."""
 import glob
@@ -168,7 +168,7 @@ def pythons_of(version):
 
 
 def version_arg():
-    """The version a test is run for: its third argument (tests/python.cmake)."""
+    """The version a test is run for: its third argument (CMakeLists.txt)."""
     known = READ_VERSIONS + UNKNOWN_LAYOUT_VERSIONS
     if len(sys.argv) < 4 or sys.argv[3] not in known:
         sys.exit(f"usage: {os.path.basename(sys.argv[0])} PERFTOP FIXTURE_DIR VERSION (one of {known})")

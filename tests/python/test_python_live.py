@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Python frames live with a command: perftop -- PYTHON pysplit.py, for every interpreter of the
-CPython version given (tests/python.cmake: 3.11, 3.12, 3.13; pylib.py finds them on PATH, in pyenv,
+CPython version given (CMakeLists.txt: 3.11, 3.12, 3.13; pylib.py finds them on PATH, in pyenv,
 in /usr/bin, debug builds included; none: a skip), with frame pointers and again with
 --call-graph dwarf: alpha's share of alpha+beta Total is 0.70 (the script's own 7:3 of work units)
 within the binomial bound of its reads (pylib.share_tol), alpha and beta cover 70% of the samples,

@@ -4,7 +4,7 @@ perf), for every interpreter of the CPython version given (pylib.py finds them; 
 same acceptance checks as live with a command. With "-a" after the version: the whole machine
 instead, for the first of them, alpha's share and inner under both (the machine's other work is in
 the samples too); that test holds the whole machine, so it runs for one version only
-(tests/python.cmake): finding the interpreters among all processes is the same for every version.
+(CMakeLists.txt): finding the interpreters among all processes is the same for every version.
 
 And failure is visible: given a version whose layout perftop does not know (3.10), each of its
 interpreters keeps its native frames (_PyEval_EvalFrameDefault) and perftop says why on stderr,

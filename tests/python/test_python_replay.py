@@ -54,7 +54,7 @@ try:
                      f"{sorted(syms)[:12]}")
             checks += 1
         # perf report reads FILE as perf's: its native rows, every one of them perftop's with
-        # --no-python (tests/perfcompare.py's rule)
+        # --no-python (tests/lib/perfcompare.py's rule)
         ref = report_section(rec, False)
         if not any(k[1] == "_PyEval_EvalFrameDefault" for k, *_ in ref.rows):
             fail(f"{py.label} perf report of the recording has no _PyEval_EvalFrameDefault: "

@@ -16,7 +16,7 @@ perf report make of the recordings.
                MMAP2 record in the build-id form, and perf script and perf report read it (with
                the request on, perf script aborted on such a file here).
 
-Each part is a ctest test of its own (record.cmake); each skips (77) only when perf is missing or
+Each part is a ctest test of its own (CMakeLists.txt); each skips (77) only when perf is missing or
 the kernel refuses the events it needs (perf_probe: task; default-all also cpu).
 
 usage: test_buildid_mmap.py PERFTOP FIXTURE_DIR given|default|default-all"""

@@ -2,11 +2,10 @@
 """Acceptance: perftop -b -n 3 -o F -- spinner writes a perf.data file that perf report and perf script
 read without a word of complaint, mode 0600, whose header says where it was made, and whose top
 functions are perftop's own."""
-import json
 import os
 import stat
 import tempfile
-from e2elib import fail, passed, is_address
+from e2elib import fail, passed, is_address, snapshots
 from reclib import need_perf, perf, perftop, report_rows, header_info, fixture
 
 need_perf()
@@ -19,7 +18,7 @@ with tempfile.TemporaryDirectory() as d:
     p = perftop(["-b", "--json", "-n", "3", "-o", f, "--", fixture("spinner"), "10"])
     if p.returncode != 0:
         fail(f"perftop -o exited {p.returncode}: {p.stderr.strip()}")
-    snaps = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    snaps = snapshots(p.stdout, "perftop -o")
     if len(snaps) != 3:
         fail(f"expected 3 snapshots, got {len(snaps)}")
     if "record" in p.stderr:

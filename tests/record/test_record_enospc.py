@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
 """Acceptance: a recording onto a full disk (a 64 KiB tmpfs) stops with a clear message, the batch run
 goes on to its end with exit 0, and what made it to disk is still a file perf report reads."""
-import json
 import sys
 import os
 import subprocess
 import tempfile
-from e2elib import SKIP, fail, passed
+from e2elib import SKIP, fail, passed, snapshots
 from reclib import need_perf, perf, perftop, fixture
 
 need_perf()
@@ -22,7 +21,7 @@ with tempfile.TemporaryDirectory() as d:
         p = perftop(["-b", "--json", "-n", "3", "-o", f, "--", fixture("spinner"), "10"])
         if p.returncode != 0:
             fail(f"perftop exited {p.returncode} on a full disk: {p.stderr.strip()}")
-        snaps = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+        snaps = snapshots(p.stdout, "perftop -o on a full disk")
         if len(snaps) != 3 or not snaps[-1]["rows"]:
             fail(f"the live view did not go on: {len(snaps)} snapshots")
         checks += 1

@@ -5,14 +5,13 @@ of the first one-second snapshot perftop printed before it was killed); and perf
 with a notice that it was cut short. perftop reads past the
 header's data size (its last update) to the last complete record: a file without feature bits was
 never finished (perfdata_write.h)."""
-import json
 import os
 import re
 import signal
 import subprocess
 import tempfile
 import time
-from e2elib import fail, need_perf_events, passed, perftop_path
+from e2elib import fail, need_perf_events, passed, perftop_path, snapshots
 from reclib import need_perf, perf, report_rows, fixture
 
 need_perf()
@@ -32,7 +31,7 @@ with tempfile.TemporaryDirectory() as d:
         os.killpg(p.pid, signal.SIGKILL)   # the orphaned spinner (it holds the stdout pipe too)
     except ProcessLookupError:
         pass
-    snaps = [json.loads(l) for l in p.stdout.read().splitlines() if l.startswith("{")]
+    snaps = snapshots(p.stdout.read(), "perftop -o (killed)")
     p.stdout.close()
     p.stderr.close()
     rows = report_rows(f)
@@ -54,7 +53,7 @@ with tempfile.TemporaryDirectory() as d:
                        timeout=60)
     if r.returncode != 0:
         fail(f"perftop -i on the cut file exited {r.returncode}: {r.stderr.strip()}")
-    snaps = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+    snaps = snapshots(r.stdout, "perftop -i on the cut file")
     if len(snaps) != 1 or not snaps[0]["rows"]:
         fail(f"perftop -i printed no snapshot with rows: {r.stdout[:300]}")
     syms = [row["sym"] for row in snaps[0]["rows"]]

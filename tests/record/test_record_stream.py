@@ -12,13 +12,12 @@ one that waited for the end of the stream prints nothing before), each second it
 and the stream ends cleanly when the producer stops; the same with perf record -a -g -o - as the
 producer (it writes in bursts). How soon they come (the lag) is measured by
 bench/stream_latency.sh, not here."""
-import json
 import os
 import signal
 import subprocess
 import tempfile
 import threading
-from e2elib import fail, need_perf_events, passed, perftop_path, run_json
+from e2elib import fail, need_perf_events, passed, perftop_path, run_json, snapshot, snapshots
 from reclib import need_perf, perf, report_rows, header_info, fixture
 
 FOLLOWED = 3
@@ -48,7 +47,7 @@ def follow(producer):
         for line in cons.stdout:
             if not line.startswith("{"):
                 continue
-            arrived.append((not stopped.is_set() and prod.poll() is None, json.loads(line)))
+            arrived.append((not stopped.is_set() and prod.poll() is None, snapshot(line, "perftop -i -")))
             if len(arrived) == FOLLOWED:
                 stop()
         cons.wait(timeout=HUNG_SECS)
@@ -91,7 +90,7 @@ with tempfile.TemporaryDirectory() as d:
     err = p.stderr.decode(errors="replace")
     if p.returncode != 0:
         fail(f"perftop -o - exited {p.returncode}: {err.strip()}")
-    snaps = [json.loads(l) for l in err.splitlines() if l.startswith("{")]
+    snaps = snapshots(err, "perftop -o - (standard error)")
     if len(snaps) != 3:
         fail(f"expected the 3 JSON snapshots on standard error, got {len(snaps)}: {err[:500]}")
     with open(f, "rb") as s:

@@ -7,7 +7,7 @@
 set -u
 pt=${1:?usage: test_stream_tmux.sh PERFTOP FIXTURES}
 fixtures=${2:?}
-. "$(dirname "$0")/../drill/tmuxlib.sh" stream
+. "$(dirname "$0")/../lib/tmuxlib.sh" stream
 tm new-session -d -s t -x 160 -y 30 \
 	"$pt -b -n 6 -d 1 -o - -- $fixtures/spinner 60 2>/dev/null | $pt -i -; echo PERFTOP-EXITED:\$?; sleep 60"
 wait_for 'stream on stdin' || fail "the view does not say it plays a stream"

@@ -1,5 +1,5 @@
 """Shared helpers for the replay tests: make recordings with `perf record` in the test, run perftop -i
-on them; the comparison with `perf report` on the same file is perfcompare's (tests/perfcompare.py). A test skips (exit 77) only when perf is
+on them; the comparison with `perf report` on the same file is perfcompare's (tests/lib/perfcompare.py). A test skips (exit 77) only when perf is
 missing or the kernel refuses the events perf record needs (asked by perf_probe first: perfprobe.py),
 and says so; a perf record that fails after that is a failure."""
 import json
@@ -10,10 +10,10 @@ import subprocess
 import sys
 import tempfile
 
-# perfprobe.py is in tests/, one up
-sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# perfprobe.py is in tests/lib
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from perfprobe import SKIP, fail, kinds_for, need_perf_events, need_tool, perf_script, skip  # noqa: F401
-# the one comparison with perf report, and its parsers (tests/perfcompare.py)
+# the one comparison with perf report, and its parsers (tests/lib/perfcompare.py)
 from perfcompare import (check, compare, merge_sections, perf_report, report_section,  # noqa: F401
                          script_section, snapshots as _snapshots, tolerance)
 

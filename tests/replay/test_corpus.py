@@ -8,7 +8,7 @@ For each file:
   - perftop -i F -b --json -s comm,dso exits 0;
   - where perf report reads the file: per event, perftop's sample count is perf report's, and
     every (comm, dso) row of 0.5% or more on either side is on the other within 0.5 points
-    (tests/perfcompare.py, both ways);
+    (tests/lib/perfcompare.py, both ways);
   - where the file holds an AUX area trace (Intel PT: AUXTRACE records, found in the file's own
     bytes), which perftop does not decode and perf report does: perftop says so in one line that
     names `perf script --itrace`, and its sample count is the file's count of SAMPLE records;
@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from perfcompare import compare, parse_report, snapshots, sym_key, COMM_DSO_SEP  # noqa: E402
 
 if len(sys.argv) != 3:

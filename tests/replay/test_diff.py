@@ -3,7 +3,7 @@ mix a:b:d = 2:1:1 and NEW with a:b:c = 1:1:2, so Self% moves from about 50/25/0/
 How far from those round numbers each share lands moves with the machine (its CPU, its load), so
 the sizes expected are perf report's on the same two files: perftop -i NEW --diff OLD -b --json
 must give each row delta = self - base_self, base_self and self equal to perf report's Self% on OLD
-and on NEW as tests/perfcompare.py holds them (every row of 0.5% or more, both ways), work_c marked new (base 0), work_d gone (self 0), work_a and work_b on both
+and on NEW as tests/lib/perfcompare.py holds them (every row of 0.5% or more, both ways), work_c marked new (base 0), work_d gone (self 0), work_a and work_b on both
 sides, rows ordered by the size of the change; the text table has a Delta column; and where perf
 diff works, its Delta for each function agrees with ours to 1 point (it prints NEW minus OLD, the
 same sense).
@@ -45,7 +45,7 @@ print(f"work_a {a['base_self']:.2f} -> {a['self']:.2f} ({a['delta']:+.2f}), "
 
 
 def report_self(path):
-    """perf report's Self% by symbol on path (tests/perfcompare.py's parser)."""
+    """perf report's Self% by symbol on path (tests/lib/perfcompare.py's parser)."""
     out = {}
     for (_, sym), self_, _, _ in report_section(path, False, sort="sym").rows:
         out[sym] = out.get(sym, 0.0) + self_
@@ -64,7 +64,7 @@ if dd.get("diff") != "gone" or dd["self"] != 0:
 if "diff" in a or "diff" in b:
     fail(f"work_a and work_b are on both sides: {a}, {b}")
 # Self on NEW and base_self on OLD, every row, against perf report on each file by
-# tests/perfcompare.py's rule (diff_work: its four work functions, main and the kernel's few)
+# tests/lib/perfcompare.py's rule (diff_work: its four work functions, main and the kernel's few)
 check("NEW (self)", snaps[0], report_section(new, False, sort="sym"), "self", sort="sym", min_rows=3)
 base = {"samples": None, "rows": [dict(r, self=r["base_self"]) for r in rows]}
 check("OLD (base_self)", base, report_section(old, False, sort="sym"), "self", sort="sym",

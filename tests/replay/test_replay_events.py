@@ -6,7 +6,7 @@
 - sched:sched_switch beside cpu-clock, -a -g, while a shell sleeps in a loop.
 
 For each event the replay's samples are perf script's, and the Self% and Total% of perf report's top
-rows agree as tests/perfcompare.py holds them (every row of 0.5% or more, both ways). Each of the two is a ctest test of its own (PART probe or sched), so
+rows agree as tests/lib/perfcompare.py holds them (every row of 0.5% or more, both ways). Each of the two is a ctest test of its own (PART probe or sched), so
 that a part this machine cannot run shows as skipped. A part skips (77) only on what the machine
 says: perf missing, the kernel refusing the events (perf_probe: cpu-clock, -a, sched:sched_switch),
 tracefs not mounted (the suite's tracefs fixture mounts it), no uprobe_events in it or not ours to

@@ -7,7 +7,7 @@ so the test makes the recording: perf record -g of dd reading /dev/urandom (kern
 KSYMBOL record of a BPF program placed above the recording's kernel maps, before its first sample,
 and one kernel sample in three moved into the program (its IP and the callchain's matching entry,
 at four offsets). perftop -i agrees with perf report on that file (Self and Total, both ways,
-tests/perfcompare.py), and the program's row has exactly the samples moved, on both sides. A
+tests/lib/perfcompare.py), and the program's row has exactly the samples moved, on both sides. A
 second file adds the program's unregistration after its last sample: nothing changes.
 
 usage: test_replay_ksymbol.py PERFTOP"""

@@ -30,7 +30,7 @@ For each rewritten file:
     must be shown (event names, another kernel's addresses);
   - perf report reads it back to the profile perf report gives for the original (the rewrite
     checked by an independent reader), and perftop agrees with perf report on it through
-    tests/perfcompare.py; where perf 6.1 cannot read a file (attrs larger than its own 128
+    tests/lib/perfcompare.py; where perf 6.1 cannot read a file (attrs larger than its own 128
     bytes), the test says so, and checks that perf 6.1 refuses it for that reason.
 
 usage: test_replay_layouts.py PERFTOP FIXTURE_DIR"""

@@ -16,7 +16,7 @@ both tools must ignore. Each file is checked against
     the share of the samples whose chain passes through it (so perf 6.1 did build LBR chains), and
     perftop's Total of every function of the chains, the kernel's included, too (perf 6.1's
     --children names the kernel part of an LBR chain as [unknown] user addresses);
-  - perf report --children -g none --sort dso,sym on the same file, through tests/perfcompare.py:
+  - perf report --children -g none --sort dso,sym on the same file, through lib/perfcompare.py:
     Self and Total of every row, both ways (each frame of the chains within 1 point and more);
   - perftop's folded export: each sample's stack is its chain, each function once (a leaf whose
     chain starts at its entry is not shown twice) and no frame below main.
@@ -40,7 +40,7 @@ import sys
 
 from replaylib import check, fail, replay_json, report_section, run_perftop, skip, tmpdir
 
-sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from perfprobe import hw_verdict, need_perf_events, need_tool  # noqa: E402
 
 if len(sys.argv) != 4 or sys.argv[3] not in ("replay", "live-works", "live-refused"):

@@ -12,7 +12,7 @@ process), so that every name is one the test chose:
     so its kernel-mode samples are [unknown], never [kernel.kallsyms];
 then, on a copy with three MMAP2 records too short to parse, the warning says they were MMAP2.
 
-The comparison is tests/perfcompare.py's on --sort comm,dso (rows within 0.5 points both ways, the
+The comparison is lib/perfcompare.py's on --sort comm,dso (rows within 0.5 points both ways, the
 same sample count), plus each row's sample count equal to what the test wrote.
 
 usage: test_replay_mapnames.py PERFTOP"""
@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from perfcompare import compare, dso_key, perf_report, snapshots  # noqa: E402
 from perfprobe import fail  # noqa: E402
 

@@ -3,7 +3,7 @@
 PERF_SAMPLE_PERIOD (the period is fixed: the attr's sample_period), and each one stands for 1000
 faults. perftop -i F -b --json must count them so: total_period == samples * 1000, equal to the
 total of `perf script -F period` and to perf report's event count on the same file, and the rows'
-Self% as tests/perfcompare.py holds them to perf report's.
+Self% as tests/lib/perfcompare.py holds them to perf report's.
 
 usage: test_replay_period.py PERFTOP FIXTURE_DIR"""
 import os

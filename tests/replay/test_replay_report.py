@@ -4,7 +4,7 @@ fp callchains (python, and the spinner fixture), -a -g with two programs running
 mode (perf record -o - | perftop -i -), the directory of perf record --threads, the files of perf
 record --switch-output given as several -i, and --call-graph dwarf (IP-level Self% only: unwinding the
 user stack is a later issue). Every row of 0.5% or more on either side, Self% (--no-children) and
-with fp callchains Total% (--children) too, through perfcompare's comparison (tests/perfcompare.py).
+with fp callchains Total% (--children) too, through perfcompare's comparison (lib/perfcompare.py).
 
 usage: test_replay_report.py PERFTOP FIXTURE_DIR"""
 import os

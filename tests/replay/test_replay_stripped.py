@@ -3,7 +3,7 @@ two processes of one stripped binary, loaded at two different addresses (the sec
 dynamic loader, which places it itself, so the addresses differ even without ASLR), recorded by perf
 record -g; perftop -i must give the same rows of that binary (one per relative address, as perf
 report prints them: 0x00000000000011d5) with Self% and Total% equal to perf report's on the same file
-within tests/perfcompare.py's tolerance. The binary is diff_work with its symbol table stripped
+within tests/lib/perfcompare.py's tolerance. The binary is diff_work with its symbol table stripped
 (objcopy --strip-all).
 
 usage: test_replay_stripped.py PERFTOP STRIPPED_BINARY"""
@@ -90,7 +90,7 @@ for key, children in (("self", False), ("total", True)):
             print(f"{key:5} {sym} perf {pct:6.2f}  perftop {got:6.2f}")
             if abs(got - pct) > tolerance(max(got, pct), n):
                 fail(f"{key} of {name} {sym}: perftop {got:.2f}, perf report {pct:.2f} (tolerance "
-                     f"{tolerance(max(got, pct), n):.2f}: tests/perfcompare.py's rule)")
+                     f"{tolerance(max(got, pct), n):.2f}: tests/lib/perfcompare.py's rule)")
 # and every row, the binary's and the others, by the suite's one rule
 check("all rows", snap, report_section(data, False), "self", min_rows=4)
 if checked < 4:

@@ -3,7 +3,7 @@
 spinner for 3.5 s writes several perf.data.<timestamp> files (each a complete perf.data of its own
 second; the ones after the first start with the side-band perf synthesizes at the switch, the last
 one may have none). Each opens in perftop -i and agrees with perf report on it: the same number of
-samples as perf script counts, and every row's Self% as tests/perfcompare.py holds it (a file where
+samples as perf script counts, and every row's Self% as lib/perfcompare.py holds it (a file where
 perf report resolves nothing, because its mappings were in an earlier file, has rows by address on
 both sides, compared the same way).
 

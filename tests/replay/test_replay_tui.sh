@@ -12,35 +12,13 @@
 set -u
 pt=${1:?usage: test_replay_tui.sh PERFTOP FIXTURE_DIR}
 fixtures=${2:?}
-command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
 command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
-. "$(dirname "$0")/../perfprobe.sh"
-need_perf_events task
+# tm, screen, fail, ok, wait_for, wait_gone: tests/lib/tmuxlib.sh (a skip without tmux or the
+# perf events); a fresh tmux server (socket) per run: no race with a previous server's exit.
+. "$(dirname "$0")/../lib/tmuxlib.sh" replay-tui
 d=$(mktemp -d /tmp/perftop-replay-tui-XXXXXX)
-# A fresh tmux server (socket) per run: no race with a previous server's exit.
-sock=perftop-replay-tui-$$
-tm() { tmux -L "$sock" "$@"; }
 cleanup() { tm kill-server 2>/dev/null; rm -rf "$d"; }
 trap cleanup EXIT
-screen() { tm capture-pane -p -t t 2>/dev/null; }
-fail() { echo "FAIL: $*"; echo "--- screen:"; screen; exit 1; }
-checks=0
-ok() { checks=$((checks + 1)); }
-# Waits up to $2 tenths of a second (default 80: 8 s) for the screen to match a regex.
-wait_for() {
-	for _ in $(seq "${2:-80}"); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-wait_gone() {
-	for _ in $(seq 80); do
-		screen | grep -Eq -- "$1" || return 0
-		sleep 0.1
-	done
-	return 1
-}
 # The header's "X.Xs / Y.Ys": position and duration.
 position() { screen | sed -nE 's@^ (PAUSED   |END   )?([0-9]+\.[0-9])s / [0-9]+\.[0-9]s.*@\2@p' | head -n1; }
 duration() { screen | sed -nE 's@^ (PAUSED   |END   )?[0-9]+\.[0-9]s / ([0-9]+\.[0-9])s.*@\2@p' | head -n1; }

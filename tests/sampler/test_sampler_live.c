@@ -5,7 +5,7 @@
  *
  *   test_sampler_live FIXTURE_THREAD [main|filter|system]
  *
- * Each part is its own ctest test (sampler.cmake), so that a part this machine cannot run shows as
+ * Each part is its own ctest test (CMakeLists.txt), so that a part this machine cannot run shows as
  * a skipped test, never as a pass. A part exits 77 (skipped) only on what perfprobe.h learns from
  * the kernel and the filesystem: perf_event_open of cpu-clock refused to this unprivileged process
  * (main; system: on every CPU), tracefs not mounted or sched:sched_switch refused (filter); the

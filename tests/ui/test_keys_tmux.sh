@@ -19,7 +19,7 @@ pt=${1:?usage: test_keys_tmux.sh PERFTOP DRILL_FIXTURE CXX_FIXTURE_SOURCE}
 fixture=${2:?}
 cxx_src=${3:?}
 dso=$(basename "$fixture")
-. "$(dirname "$0")/../drill/tmuxlib.sh" keys
+. "$(dirname "$0")/../lib/tmuxlib.sh" keys
 command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
 command -v g++ >/dev/null || { echo "SKIP: g++ is not installed (the C++ fixture for m)"; exit 77; }
 d=$(mktemp -d /tmp/perftop-keys-XXXXXX)

@@ -6,64 +6,40 @@
 # speed, pause, seek, range, the i view, and the ASCII sparkline in a C locale.
 set -u
 BIN=${1:?usage: test_tui_tmux.sh path/to/tui_demo}
-command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
+# tm (a private server), a UTF-8 locale (the marker and dashes drawn as such), wait_for and
+# wait_gone: tests/lib/tmuxlib.sh; noperf: tui_demo opens no perf events, the test skips only
+# without tmux.
+. "$(dirname "$0")/../lib/tmuxlib.sh" tui noperf
 
-SOCK=perftop-test-$$
-TM=(tmux -L "$SOCK" -f /dev/null)
-trap '"${TM[@]}" kill-server >/dev/null 2>&1' EXIT
-
-# A UTF-8 locale if there is one, so the marker and dashes are drawn as such.
-for l in C.UTF-8 C.utf8 en_US.UTF-8 en_US.utf8; do
-	if locale -a 2>/dev/null | grep -qx "$l"; then export LANG=$l; break; fi
-done
-unset LC_ALL NO_COLOR
-
+# The screen of the session of the run ($S); a failed check is counted and the test goes on.
 fails=0
 fail() { echo "FAIL: $*"; echo "--- screen of $S:"; screen; echo "---"; fails=$((fails + 1)); }
-screen() { "${TM[@]}" capture-pane -p -t "$S" 2>/dev/null; }
-# wait_for REGEX [tries]: polls the screen every 0.1 s, about 5 s by default.
-wait_for() {
-	local i
-	for ((i = 0; i < ${2:-50}; i++)); do
-		screen | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# wait_gone REGEX: polls until the screen no longer matches.
-wait_gone() {
-	local i
-	for ((i = 0; i < 50; i++)); do
-		screen | grep -qE -- "$1" || return 0
-		sleep 0.1
-	done
-	return 1
-}
+screen() { tm capture-pane -p -t "$S" 2>/dev/null; }
 start() { # start NAME ARGS...
 	S=$1
 	shift
-	"${TM[@]}" new-session -d -s "$S" -x 120 -y 30 "$BIN $*; echo EXITED:\$?; sleep 30"
+	tm new-session -d -s "$S" -x 120 -y 30 "$BIN $*; echo EXITED:\$?; sleep 30"
 }
-alt_off() { [ "$("${TM[@]}" display -p -t "$S" '#{alternate_on}')" = 0 ]; }
-demo_pid() { pgrep -P "$("${TM[@]}" display -p -t "$S" '#{pane_pid}')" | head -n1; }
+alt_off() { [ "$(tm display -p -t "$S" '#{alternate_on}')" = 0 ]; }
+demo_pid() { pgrep -P "$(tm display -p -t "$S" '#{pane_pid}')" | head -n1; }
 
 # 1. header and rows show up fast, order keys, pause, help, q.
 start main -d 0.5
 wait_for 'perftop .*command: python3' || fail "no header"
 wait_for '%.*compute_checksum' || fail "no rows"
 wait_for 'Self%(▼|v)' || fail "no order marker on Self%"
-"${TM[@]}" send-keys -t "$S" '>'
+tm send-keys -t "$S" '>'
 wait_for 'Total%(▼|v)' || fail "order marker did not move to Total% after >"
 wait_gone 'Self%(▼|v)' || fail "Self% still marked after >"
-"${TM[@]}" send-keys -t "$S" Space
+tm send-keys -t "$S" Space
 wait_for 'PAUSED' || fail "no PAUSED after Space"
-"${TM[@]}" send-keys -t "$S" Space
+tm send-keys -t "$S" Space
 wait_gone 'PAUSED' || fail "still PAUSED after a second Space"
-"${TM[@]}" send-keys -t "$S" '?'
+tm send-keys -t "$S" '?'
 wait_for 'perftop keys' || fail "no help after ?"
-"${TM[@]}" send-keys -t "$S" Escape
+tm send-keys -t "$S" Escape
 wait_gone 'perftop keys' || fail "help still shown after Esc"
-"${TM[@]}" send-keys -t "$S" q
+tm send-keys -t "$S" q
 wait_for '^EXITED:0$' || fail "no EXITED:0 after q"
 alt_off || fail "alternate screen still on after q"
 screen | grep -q 'Shared Object' && fail "the view is still on the screen after q"
@@ -86,38 +62,38 @@ screen | grep -q 'perftop: demo: dying on purpose' || fail "die() message not on
 start notes --warn --exit-after 0.3
 wait_for 'warning: this is a warning from the demo source' || fail "warning not shown in the view"
 wait_for 'python3 exited with status 0 — showing the last data; q quits' || fail "no exit notice"
-"${TM[@]}" send-keys -t "$S" q
+tm send-keys -t "$S" q
 wait_for '^EXITED:0$' || fail "no EXITED:0 (notes run)"
 
 # 5. Ctrl-C: restored, status 0.
 start intr -d 0.5
 wait_for '%.*compute_checksum' || fail "no rows (Ctrl-C run)"
-"${TM[@]}" send-keys -t "$S" C-c
+tm send-keys -t "$S" C-c
 wait_for '^EXITED:0$' || fail "no EXITED:0 after Ctrl-C"
 alt_off || fail "alternate screen still on after Ctrl-C"
 
 # 6. resize down to a tiny window and back: redrawn, no crash.
 start resize -d 0.5
 wait_for '%.*compute_checksum' || fail "no rows (resize run)"
-"${TM[@]}" resize-window -t "$S" -x 20 -y 5
+tm resize-window -t "$S" -x 20 -y 5
 wait_for '^F1Help  F2Setup F3Se$' || fail "no key bar after resizing to 20x5"
-"${TM[@]}" resize-window -t "$S" -x 100 -y 20
+tm resize-window -t "$S" -x 100 -y 20
 wait_for 'Shared Object' || fail "no table after resizing back"
-"${TM[@]}" send-keys -t "$S" q
+tm send-keys -t "$S" q
 wait_for '^EXITED:0$' || fail "no EXITED:0 (resize run)"
 
 # 7. NO_COLOR: attributes only, no colour escapes in the pane.
 S=nocolor
-"${TM[@]}" new-session -d -s "$S" -x 120 -y 30 "NO_COLOR=1 $BIN; echo EXITED:\$?; sleep 30"
+tm new-session -d -s "$S" -x 120 -y 30 "NO_COLOR=1 $BIN; echo EXITED:\$?; sleep 30"
 wait_for '%.*compute_checksum' || fail "no rows (NO_COLOR run)"
-"${TM[@]}" capture-pane -p -e -t "$S" | grep -qE $'\e\\[(3[0-7]|4[0-7])m' && fail "colour escapes under NO_COLOR"
-"${TM[@]}" capture-pane -p -e -t "$S" | grep -qE $'\e\\[(1|7)m' || fail "no bold/reverse under NO_COLOR"
-"${TM[@]}" send-keys -t "$S" q
+tm capture-pane -p -e -t "$S" | grep -qE $'\e\\[(3[0-7]|4[0-7])m' && fail "colour escapes under NO_COLOR"
+tm capture-pane -p -e -t "$S" | grep -qE $'\e\\[(1|7)m' || fail "no bold/reverse under NO_COLOR"
+tm send-keys -t "$S" q
 wait_for '^EXITED:0$' || fail "no EXITED:0 (NO_COLOR run)"
 
 # 8. an unknown terminal type: a clear error, status 1, nothing left behind.
 S=badterm
-"${TM[@]}" new-session -d -s "$S" -x 120 -y 30 "TERM=bogus-term $BIN; echo EXITED:\$?; sleep 30"
+tm new-session -d -s "$S" -x 120 -y 30 "TERM=bogus-term $BIN; echo EXITED:\$?; sleep 30"
 wait_for '^EXITED:1$' || fail "no EXITED:1 with TERM=bogus-term"
 screen | grep -q "perftop: cannot use terminal type 'bogus-term'" || fail "no message for an unknown TERM"
 
@@ -136,12 +112,12 @@ start replay --replay -d 0.5
 wait_for "^ $SPARK" || fail "no sparkline in replay"
 wait_for '[0-9]+\.[0-9]s / 60\.0s   speed 1x' || fail "no position and speed in replay"
 wait_for '^ +▲' || fail "no position mark under the sparkline"
-"${TM[@]}" send-keys -t "$S" +
+tm send-keys -t "$S" +
 wait_for 'speed 2x' || fail "no 2x after +"
-"${TM[@]}" send-keys -t "$S" Space
+tm send-keys -t "$S" Space
 wait_for '^ PAUSED   [0-9]+\.[0-9]s / 60\.0s' || fail "no PAUSED after Space in replay"
 p1=$(position)
-"${TM[@]}" send-keys -t "$S" Right
+tm send-keys -t "$S" Right
 sleep 0.3
 p2=$(position)
 for ((i = 0; i < 30; i++)); do
@@ -151,42 +127,42 @@ for ((i = 0; i < 30; i++)); do
 done
 awk -v a="$p1" -v b="$p2" 'BEGIN { d = b - a; exit !(a != "" && d > 9.8 && d < 10.2) }' ||
 	fail "Right moved the position from '$p1' to '$p2' (want +10 s)"
-"${TM[@]}" send-keys -t "$S" '['
+tm send-keys -t "$S" '['
 wait_for '^ +\[' || fail "no range start mark after ["
 wait_for "range ${p2}s–60\.0s" || fail "no range from $p2 s after ["
-"${TM[@]}" send-keys -t "$S" Right
-"${TM[@]}" send-keys -t "$S" ']'
+tm send-keys -t "$S" Right
+tm send-keys -t "$S" ']'
 wait_for '^ +\[─+\]' || fail "no [───] range marks after ]"
 wait_for 'range [0-9.]+s–[0-9.]+s   mode' || fail "no range in the mode line after ]"
 screen | grep -qE "range ${p2}s–60\.0s" && fail "the range end did not move with ]"
-"${TM[@]}" send-keys -t "$S" R
+tm send-keys -t "$S" R
 wait_gone 'range [0-9.]+s–' || fail "range still shown after R"
 wait_for '^F1Help  F2Setup F3Search' || fail "no function-key bar in replay"
-"${TM[@]}" send-keys -t "$S" i
+tm send-keys -t "$S" i
 wait_for 'perftop — recording header' || fail "no header view after i"
 wait_for '^ hostname: +build-7' || fail "no hostname line in the header view"
-"${TM[@]}" send-keys -t "$S" End
+tm send-keys -t "$S" End
 wait_for 'build-id: .*kernel.kallsyms' || fail "End did not scroll the header view to its end"
-"${TM[@]}" send-keys -t "$S" i
+tm send-keys -t "$S" i
 wait_gone 'recording header' || fail "header view still shown after a second i"
 wait_for "^ $SPARK" || fail "no sparkline after closing the header view"
-"${TM[@]}" send-keys -t "$S" i
+tm send-keys -t "$S" i
 wait_for 'recording header' || fail "no header view after i (again)"
-"${TM[@]}" send-keys -t "$S" q
+tm send-keys -t "$S" q
 wait_gone 'recording header' || fail "header view still shown after q"
 sleep 0.3
 screen | grep -q '^EXITED' && fail "q in the header view quit the program"
-"${TM[@]}" send-keys -t "$S" q
+tm send-keys -t "$S" q
 wait_for '^EXITED:0$' || fail "no EXITED:0 after q (replay run)"
 alt_off || fail "alternate screen still on after q (replay run)"
 screen | grep -qE "$SPARK" && fail "the sparkline is still on the screen after q"
 
 # 11. replay in a C locale: the sparkline falls back to ASCII marks.
 S=replay-ascii
-"${TM[@]}" new-session -d -s "$S" -x 100 -y 24 "LANG=C LC_ALL=C $BIN --replay; echo EXITED:\$?; sleep 30"
+tm new-session -d -s "$S" -x 100 -y 24 "LANG=C LC_ALL=C $BIN --replay; echo EXITED:\$?; sleep 30"
 wait_for '^ [_.~=+*#-]{20,} +[_.~=+*#-]+$' || fail "no ASCII sparkline under LANG=C"
 screen | grep -qE '[▁▂▃▄▅▆▇█]' && fail "UTF-8 blocks under LANG=C"
-"${TM[@]}" send-keys -t "$S" q
+tm send-keys -t "$S" q
 wait_for '^EXITED:0$' || fail "no EXITED:0 (ASCII replay run)"
 
 [ $fails = 0 ] && echo "all tmux checks passed"

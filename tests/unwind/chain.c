@@ -1,6 +1,6 @@
 /*
  * chain: the live DWARF-unwinding fixture. main -> top -> mid -> leaf, each noinline, built -O2
- * -fomit-frame-pointer (tests/unwind.cmake) so a frame-pointer walk cannot find the callers; leaf
+ * -fomit-frame-pointer (CMakeLists.txt) so a frame-pointer walk cannot find the callers; leaf
  * burns CPU for the number of seconds given (default 3). The volatile sink keeps the loop and the
  * calls from being optimized away; the calls are not in tail position for the same reason.
  */

@@ -2,7 +2,7 @@
  * debugframe: the .debug_frame fixture of the DWARF-unwinding tests (test_unwind_debugframe.py).
  * main -> top -> mid -> leaf as in chain.c, built -O2 -fomit-frame-pointer but without .eh_frame
  * entries for its own functions (-fno-asynchronous-unwind-tables -fno-unwind-tables) and with -g, so
- * .debug_frame is their only unwind information (tests/unwind.cmake). mid and top keep a stack buffer
+ * .debug_frame is their only unwind information (CMakeLists.txt). mid and top keep a stack buffer
  * across their call, so their CFA is not RSP + 8 and a caller cannot be found by guessing; main's
  * buffer is 64-byte aligned (gcc realigns the stack and main's CFA is RBP-based).
  *
@@ -52,6 +52,7 @@ int main(int argc, char **argv)
 #ifdef DRAP
 	volatile unsigned char vla[(argc & 7) + 8];
 	vla[0] = 1;
+	(void)vla[0]; /* read back: a VLA only set is a warning, and the point is its frame */
 #endif
 	double secs = argc > 1 ? atof(argv[1]) : 3.0;
 	struct timespec t0, t;

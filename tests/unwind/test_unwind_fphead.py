@@ -27,6 +27,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from ptjson import snapshots  # noqa: E402
+
 SECS = 2
 perftop, leaves = sys.argv[1], sys.argv[2]
 OWN = ("scan_a", "scan_b", "copy_a", "copy_b", "main")
@@ -54,7 +57,7 @@ def run(args):
     p = subprocess.run([perftop, "-b", "--json"] + args, capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         fail(f"perftop {' '.join(args)} exited {p.returncode}: {p.stderr.strip()[:300]}")
-    snaps = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    snaps = snapshots(p.stdout, f"perftop {' '.join(args)}")
     if not snaps:
         fail(f"perftop {' '.join(args)}: no snapshot")
     return snaps

@@ -4,11 +4,10 @@ Total% of at least 90, report the share unwound to the root ("unwound") in the J
 under ASan+UBSan (perftop_asan: the accessors read stack copies of a live process). The control,
 --call-graph fp (frame pointers only), must profile leaf and not reach mid or top, or the fixture
 tests nothing."""
-import json
 import subprocess
 import sys
 
-from replaylib import fail, need_perf_events
+from replaylib import fail, need_perf_events, snapshots
 
 perftop, perftop_asan, chain = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -19,7 +18,7 @@ def run(binary, extra=()):
                        list(extra) + ["--", chain, "4"], capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         fail(f"{binary} exited {p.returncode}: {p.stderr.strip()[:500]}")
-    snaps = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    snaps = snapshots(p, binary)
     if not snaps:
         fail(f"{binary}: no snapshot; stderr {p.stderr.strip()[:300]}")
     return snaps, p.stderr
@@ -53,7 +52,7 @@ p = subprocess.run([perftop, "--call-graph", "fp", "-b", "-n", "2", "-d", "1", "
                    capture_output=True, text=True, timeout=60)
 if p.returncode != 0:
     fail(f"frame pointers only: {perftop} exited {p.returncode}: {p.stderr.strip()[:500]}")
-rows = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+rows = snapshots(p, "frame pointers only")
 if not rows:
     fail(f"frame pointers only: no snapshot; stderr {p.stderr.strip()[:300]}")
 best = max(rows, key=lambda s: s.get("samples", 0))

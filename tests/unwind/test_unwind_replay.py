@@ -2,7 +2,7 @@
 
 1. perf record --call-graph dwarf of a Python loop (Debian's /usr/bin/python3, called by its path so
    that no shell shim runs first), replayed by perftop -i: Total% and Self% of every row against
-   perf report's as tests/perfcompare.py holds them, and the
+   perf report's as tests/lib/perfcompare.py holds them, and the
    share of samples unwound to the root at least perf's on the same file (from perf script: samples
    whose stack reaches __libc_start_call_main, _start or a thread start).
 2. perftop's own recording (-o with --call-graph dwarf) of the C chain carries the registers and the

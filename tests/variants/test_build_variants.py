@@ -12,7 +12,7 @@ a template and a lambda inlined into a member function), a Rust one (with and wi
   replay: each is recorded with `perf record -g` (frame pointers; the Rust one without frame
           pointers only with DWARF) and, for the variants whose debug information or unwind tables
           differ, with `--call-graph dwarf`; perftop -i agrees with perf report (Self and Total,
-          tests/perfcompare.py); its hottest function is the program's and a symbol of the binary
+          lib/perfcompare.py); its hottest function is the program's and a symbol of the binary
           (nm of the binary or its debug file), and every function of the program's chain has a
           Total of at least 90%. Where perf 6.1 is wrong (a -static binary has no .eh_frame_hdr:
           perf's DWARF unwinding loses main there) the test says so and holds perftop to the
@@ -35,7 +35,7 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from perfcompare import compare, report_section, snapshots, sym_key  # noqa: E402
 from perfprobe import fail, kinds_for, need_perf_events, need_tool  # noqa: E402
 

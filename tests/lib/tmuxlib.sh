@@ -1,12 +1,14 @@
-# tmuxlib: what the drill-down tmux tests share, sourced after their arguments are read:
-#   . "$(dirname "$0")/tmuxlib.sh" NAME
+# tmuxlib: what the tmux tests share (drill-down, keys, options, e2e, export, replay, settings...),
+# sourced after their arguments are read:
+#   . "$(dirname "$0")/../lib/tmuxlib.sh" NAME [noperf]
 # A UTF-8 locale, a private tmux server (perftop-NAME-PID, killed on exit) whose session is "t",
 # screen (the pane's text), fail/ok and the check count, bounded waits, and moving the cursor onto
 # a table row by the row index read from the screen. Exits 77 (skip) when tmux is missing or the
-# kernel refuses the perf events perftop needs (perf_probe, asked before perftop starts).
+# kernel refuses the perf events perftop needs (perf_probe, asked before perftop starts); with
+# noperf it does not ask: a test that runs no sampler (tui_demo) skips only for want of tmux.
 command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 77; }
-. "$(dirname "${BASH_SOURCE[0]}")/../perfprobe.sh"
-need_perf_events task
+. "$(dirname "${BASH_SOURCE[0]}")/perfprobe.sh"
+[ "${2:-}" = noperf ] || need_perf_events task
 for l in C.UTF-8 C.utf8 en_US.UTF-8; do
 	if locale -a 2>/dev/null | grep -qx "$l"; then export LANG=$l; break; fi
 done
@@ -15,7 +17,7 @@ sock=perftop-${1:-tmux}-$$
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null' EXIT
 screen() { tm capture-pane -p -t t 2>/dev/null; }
-# cells ARGS: tests/drill/cells.py (a capture with colours on stdin, read as the terminal shows it),
+# cells ARGS: tests/lib/cells.py (a capture with colours on stdin, read as the terminal shows it),
 # under the interpreter python3 stands for, found once: a pyenv shim costs 0.4 s a call, and the
 # waits call it many times.
 cells_py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
@@ -28,6 +30,7 @@ ok() { checks=$((checks + 1)); }
 # tries: on a busy machine a capture alone takes a while), and never less than WAIT_MIN: a wait
 # returns as soon as the screen shows what it waits for, so its bound only tells a hang from a
 # slow machine (a key's effect drawn in 3 s on a quiet one may take longer on a busy one).
+# wait_gone REGEX [tenths]: the same, until the screen no longer shows it.
 WAIT_MIN=300
 wait_for() {
 	local n=${2:-100} end
@@ -39,7 +42,9 @@ wait_for() {
 	done
 }
 wait_gone() {
-	local end=$((SECONDS + WAIT_MIN / 10))
+	local n=${2:-100} end
+	((n < WAIT_MIN)) && n=$WAIT_MIN
+	end=$((SECONDS + (n + 9) / 10))
 	while screen | grep -Eq -- "$1"; do
 		((SECONDS < end)) || return 1
 		sleep 0.1

@@ -1,7 +1,8 @@
 #!/bin/bash
 # tracefs for the tests that need it (tracepoints, perf probe, perf sched), as a ctest fixture
-# (tests/CMakeLists.txt: FIXTURES_SETUP/FIXTURES_CLEANUP tracefs): whether a test finds tracefs
-# must not depend on which test ran before it, and the machine's mounts are left as they were.
+# (tests/lib/CMakeLists.txt: FIXTURES_SETUP/FIXTURES_CLEANUP tracefs): whether a test finds
+# tracefs must not depend on which test ran before it, and the machine's mounts are left as they
+# were.
 #
 #   tracefs-fixture.sh setup STATE     mounts tracefs at /sys/kernel/tracing when it is not there,
 #                                      and writes in STATE whether it did

@@ -35,9 +35,8 @@ larger of the two shares. To that is added what printing costs: perf prints 2 de
 unit: 0.005 points), perftop 4 (0.00005). The bound is small where it must be: a 1% row of 2000
 samples has 0.67 points, a row missing altogether fails whatever its size.
 
-Python 3 stdlib only. Imported as `from perfcompare import ...` (tests/ is on sys.path, as for
+Python 3 stdlib only. Imported as `from perfcompare import ...` (tests/lib is on sys.path, as for
 perfprobe.py)."""
-import json
 import math
 import os
 import re
@@ -46,6 +45,7 @@ import sys
 
 sys.path.insert(1, os.path.dirname(os.path.abspath(__file__)))
 from perfprobe import fail  # noqa: E402
+from ptjson import snapshots  # noqa: E402,F401  (imported from here by the replay tests)
 
 MIN_SHARE = 0.5     # percent: rows at or above it, on either side, are compared
 SIGMAS = 3.0        # standard errors of the share allowed between the two tools
@@ -453,19 +453,6 @@ def merge_sections(sections):
 
 
 # ---- perftop's snapshots ----------------------------------------------------------------------
-def snapshots(stdout, what="perftop"):
-    """The JSON snapshots (one a line) of perftop -b --json's output; a line that starts like one
-    and does not parse fails the test."""
-    out = []
-    for line in stdout.splitlines():
-        if line.startswith("{"):
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                fail(f"{what}: not JSON: {e}: {line[:200]}")
-    return out
-
-
 def snapshot_rows(snap, sort="dso,sym"):
     """[(key, self%, total%)] of a snapshot's rows, keyed as perf report's."""
     out = []

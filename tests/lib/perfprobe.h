@@ -252,7 +252,7 @@ static int perfprobe_hw(const char *kind, char *why, size_t len)
  * tracepoint, or keeps an unprivileged process out; 1 when the kernel refuses it to a privileged
  * process. Only the filesystem and the kernel are asked: tracefs is looked for where perf looks
  * (/sys/kernel/tracing, then /sys/kernel/debug/tracing) and never mounted here (the suite's
- * tracefs fixture mounts it, tests/tracefs-fixture.sh).
+ * tracefs fixture mounts it, tests/lib/tracefs-fixture.sh).
  */
 static int perfprobe_tracepoint_verdict(const char *tp, char *why, size_t len)
 {
