@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Wraps CMake so that the README's two commands work on a fresh Debian 12 machine as root:
 #   make run ARGS='...'   install what is missing, build Release, run perftop
 #   make test             same setup, then the whole test suite through ctest

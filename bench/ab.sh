@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A/B of two perftop builds on the same command line, in the same run: the two alternate, ROUNDS
 # rounds (5 by default), and the medians of wall time, CPU time (user+sys, all threads) and peak RSS
 # are printed, with each one's CPU spread. For changes inside perftop (a table, a pass) where perf

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What each call graph costs per sample: frame pointers alone (--call-graph fp, what perf record -g
 # samples), frame pointers with their first frames from CFI (fp+cfi, the default: the user
 # registers BP, SP, IP and 256 bytes of the top of the user stack with each sample), and DWARF

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Idle cost: perftop's full-screen view (under tmux) of a -p target that sleeps,
 # then of the same after the target has exited: perftop's CPU time (utime+stime of all its threads)
 # over SECONDS each (default 20), as a share of one CPU, ROUNDS rounds (default 3), medians. The

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Memory model: the coefficients of perftop's resident memory, measured here.
 #  - per CPU: the full-screen view (under tmux) on -C 0 and on -C 0-1 with a busy loop on each CPU,
 #    frame pointers alone (--call-graph fp), the default (-g: fp+cfi, with 256-byte stack copies)

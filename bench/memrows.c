@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * memrows: the heap cost of one row of the view, measured: a profile of N rows (distinct names, as
  * the churn's unnamed addresses are) with the call tree and the annotate histogram fed by the same

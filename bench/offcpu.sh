@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Off-CPU profiling of the whole machine under heavy switching: `perftop -a --off-cpu`
 # (batch, one window of SECONDS) and `perf record -e sched:sched_switch -g -a` for the same SECONDS,
 # both at once, while `perf bench sched pipe` switches as fast as it can on the two CPUs. Reads each

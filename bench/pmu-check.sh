@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # PMU check: every hardware-PMU path of perftop, live, on this machine, for a machine that has a
 # PMU (the suite runs on VMs without one, where tests/pmu's "works" tests skip). One line per
 # path, saying whether it worked, was refused by the kernel (and why: perf_probe opens the very

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What --push costs: `perftop -a -F FREQ -b -q -n SECONDS` with and without `--push` to a stand-in
 # of Pyroscope's /ingest on 127.0.0.1 (tests/push/ingest_server.py, accepting everything), the two
 # taking turns to go first, ROUNDS rounds, on the same workload as bench/run.sh (a Python loop and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """bench/python.sh's staleness workload: phase_a() and phase_b() take turns, each busy for PHASE_MS
 (argv[2], default 10) of CLOCK_MONOTONIC, for SECS seconds (argv[1]); the time of every switch
 (ns, the clock perf samples carry with perftop's use_clockid) goes to LOG (argv[3]), one a line:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Python frames: (1) perftop's CPU on a CPython process with and without them: perftop
 # -b -p PID of PYTHON tests/python/pysplit.py for SECONDS, then the same with --no-python, taking
 # turns, perftop's own CPU (perf stat's task-clock: all its threads, the watcher's too) as a share

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """How stale a sample's Python stack is, measured against the workload's own clock: REC.python (the
 Python frames perftop kept beside a recording of bench/pyphases.py) names for each sample phase_a or
 phase_b; LOG says which phase the program was in at every nanosecond. A sample whose stack names

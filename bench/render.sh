@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/render.sh: a full redraw of the main table with 10,000 rows into the surface and to a
 # terminal-less text dump (render_bench, built by CMake), medians at 80x24 and 200x60; the bar is
 # 5 ms. Also the flame graph's rebuild + render from a ~10,000-node call tree.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * render_bench: how long a full redraw of the main table takes with 10,000 rows, headless. Each
  * round renders the whole frame into a surface (what the view does at every refresh before the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Replay benchmark: perftop -i F -b against perf report -i F --stdio on the same files, made here
 # with perf record: a 5 s fp recording of one program, a 30 s -a fp recording (two programs running),
 # a 5 s DWARF recording, and a 50 s -a fp recording at 4 kHz (cpu-clock) while a mix of processes

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark: perftop against `perf top` profiling the whole machine at -F 4000 for 10 s, on the same
 # workload, in the same run, alternating the two, several rounds. For each profiler it measures its own
 # CPU time (utime+stime of the process, all threads), its peak RSS (VmHWM) and the time from start until

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by the benches that need a machine switching as fast as it can: `perf bench sched pipe`
 # on the two CPUs (start_load), and its stop (stop_load). perf bench forks its pipe partner: both
 # are stopped, since the partner alone would wait on its pipe for ever, an orphan. The caller's

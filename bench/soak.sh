@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Soak benchmark: perftop's full-screen view on -a -g (under tmux, as bench/run.sh)
 # for MINUTES (default 30) beside a steady churn of short processes of several binaries (true, ls,
 # sh -c, python3 -c pass, awk, gzip, sort) and a long-lived process whose threads come and go (each

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Stream latency: how soon `perftop -i - -b -d 1 --json` prints each second's snapshot of a stream
 # it follows, with two producers: `perftop -b -d 1 -o - -- spinner` (writes as it samples) and
 # `perf record -a -g -o -` (writes in bursts of its ring buffers). A snapshot's lag is its arrival

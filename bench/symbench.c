@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * symbench: symbolization throughput of the dso layer on real binaries (libpython and libc, whose
  * debug files are installed here), in addresses per second:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Symbolization benchmark.
 #  1. Throughput of the dso layer (bench/symbench.c) on random addresses in libpython and libc text:
 #     cold (first lookup of each address: opening, symbols, debug info) and warm (cached), for ELF

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tablebench: the model's hot tables alone, on synthetic samples: profile_add (rows keyed by comm,
  * pid, tid, dso, sym and srcline, so tens of thousands of rows), calltree_add (call paths through

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A/B of the model's hot tables (bench/tablebench.c) between two trees' builds, in the same run:
 # tablebench built against each tree's libperftop_model.a and libperftop_util.a, the two run
 # alternately ROUNDS times (5), and the median CPU seconds of profile_add, calltree_add and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tracepoint sampling at every hit: perftop -a -e sched:sched_switch -c 1 against
 # perf top -a -e sched:sched_switch -c 1, each in its full-screen view under tmux (as bench/run.sh),
 # while `perf bench sched pipe` switches as fast as it can on the two CPUs, SECONDS each (default 10),

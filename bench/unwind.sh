@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of --call-graph dwarf. Not a test: machines here are shared and noisy.
 #  1. Replay: a perf record --call-graph dwarf recording of a Python loop (3 s at 999 Hz, 8 KiB stacks),
 #     read by perftop -i -b --json and by perf report --children: wall time of each, medians over

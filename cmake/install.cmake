@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Where `make install` puts perftop (the prefix is chosen at install time: cmake --install --prefix),
 # and its Debian package (`make deb`: CPack's DEB generator).
 #   bin/perftop, share/man/man1/perftop.1.gz, share/bash-completion/completions/perftop,

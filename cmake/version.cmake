@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Writes OUT (a C file) with the version and the git revision the sources are at, run at every build
 # (not only at configure time) so that a commit or an edit after cmake still shows in --version.
 # The file is rewritten only when its text changes: an unchanged revision relinks nothing.

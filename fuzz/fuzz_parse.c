@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_parse: parse_record on arbitrary bytes. The first 48 bytes of the input choose the parse_cfg
  * (sample_type, read_format, the register masks, branch_sample_type, and flags for sample_id_all

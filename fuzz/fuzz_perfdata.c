@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_perfdata: the perf.data reader on a file in memory: open (file or pipe format, either byte
  * order), the header lines, every record to the end, a rewind and a second pass. Records handed out

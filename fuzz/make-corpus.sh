@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Seed corpora for the fuzzers from real small recordings made now with perf record (nothing binary is
 # committed): fuzz/make-corpus.sh OUTDIR  ->  OUTDIR/perfdata/ (whole files, cut to a few KiB where
 # bigger) and OUTDIR/parse/ (single records, each prefixed with the 48-byte parse_cfg of its file).

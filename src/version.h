@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * version: what --version prints. The values are generated at build time (cmake/version.cmake):
  * the version of CMakeLists.txt's project() and the `git describe --always --dirty` of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * batch: the refresh loop without a terminal. It polls the session every few milliseconds (so the
  * sampler's queue never fills while we wait) and prints a snapshot at each interval (batch_print.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * batch: perftop -b, like top -b: a plain table (or, with --json, one JSON object per line) every
  * refresh interval, for scripts and tests.

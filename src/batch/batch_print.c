@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * batch_print: the snapshots of batch mode as text: the plain table (perf report's columns) and the
  * JSON line, one per snapshot (batch.c runs the loop that prints them).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cli: option parsing for perftop. Options follow perf top's where perf top has them (-p, -t, -a,
  * -C, -e, -F, -c, -s, -z, -d, --call-graph) and top's for batch mode (-b, -n, -d). A command to

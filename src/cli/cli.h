@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cli: perftop's command line -> a plain options struct. Parsing only; nothing is opened here, so
  * every user mistake in the arguments is reported before any terminal or perf state exists.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * completion: perftop's bash and zsh completions from cli.c's option table. What a value is
  * completed with is read off the value's name in the table (FILE and BASE: files, DIR: directories,

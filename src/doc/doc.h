@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * doc: the man page perftop(1) and the shell completions, written from the same tables the program
  * runs on: cli.c's option table (what --help and the README's table come from) and the views' key

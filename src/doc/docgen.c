@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * docgen: the build's writer of perftop.1 and the completions (doc.h).
  *   perftop_docgen man|bash|zsh|keys OUT

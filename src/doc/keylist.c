@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * keylist: every key of every key table, one line each, for tests that must know the keys perftop
  * has (docs/test-coverage.md's check): "TABLE<TAB>KEY<TAB>HELP". The tables are the ones keys_handle

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * man: perftop(1) in man(7) roff. The OPTIONS come from cli.c's table (an option's README text when
  * it has one, else its --help lines), the KEYS from the key tables of the table and of each view

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ctx: the events context's lifetime and the helpers every form's file shares (errors, strings
  * kept for the sampler, numbers as perf writes them, the capability test). Below events.c, names.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * events: the -e text split into events, each recognised by its form and described for the
  * sampler (the forms' details are in names.c, pmu.c, tracefs.c and probes.c; what they share, and

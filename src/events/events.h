@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * events: perf's event language (-e) to the sampler's event descriptions (sampler.h: struct
  * sampler_event). A function of the text and of the machine's sysfs and tracefs (whose roots a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * events_int: what the parts of src/events share and nobody else sees: the parsing context (the
  * roots, what was learnt of them, the strings attrs point to, and what is known of each event

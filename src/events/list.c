@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * list: --list-events, every event this machine offers, grouped like perf list (hardware,
  * software, hardware cache, raw, PMU events of sysfs, tracepoints of tracefs, probes,

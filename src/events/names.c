@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * names: the hardware cache event names and the nearest-name suggestions of "unknown event".
  *

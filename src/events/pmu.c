@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmu: the PMUs of sysfs (/sys/bus/event_source/devices/PMU): type, format/ and events/.
  *

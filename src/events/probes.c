@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * probes: the forms that put a probe or a breakpoint somewhere: uprobes and kprobes through the
  * dynamic uprobe and kprobe PMUs, and hardware breakpoints (PERF_TYPE_BREAKPOINT).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tracefs: tracepoints (subsys:name) by their id in tracefs (events/SUBSYS/NAME/id).
  *

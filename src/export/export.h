@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * export: a collected profile (stackcol.h) written in the formats other tools read:
  *  - pprof: a gzipped perftools.profiles.Profile (go tool pprof, Parca, Pyroscope, Grafana);

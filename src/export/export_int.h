@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * export_int: what the export's encoders share: appending to their byte buffer, which events'
  * weights are nanoseconds, and a small map from two 64-bit keys to dense ids (pprof's functions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pprof: a collected profile as perftools.profiles.Profile (the published profile.proto's field
  * numbers, below), gzipped with zlib.

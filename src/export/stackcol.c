@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stackcol: the bounded stack collector of the exports (see stackcol.h). Five tables, each an
  * array that grows by doubling up to its bound, and four of them found through an index of ids

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stackcol: the stacks an export (or a push) is made of, collected sample by sample next to the
  * profile. The profile and call tree aggregate away what the export formats keep: which thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * textfmt: the text exports, speedscope JSON and folded stacks, and the file writer that picks the
  * format by the file's name.

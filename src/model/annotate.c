@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * annotate: the per-address histogram and the annotated document of one function.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * annotate: per-address sample counts, and their aggregation into an annotated function (the a
  * key's view): its source lines and its instructions, each with Self and Total.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * calltree: the prefix tree of callchains, its window, its snapshots and the drill-down queries.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * calltree: the callchains of the window as a prefix tree, for the drill-down views.
  *

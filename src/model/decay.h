@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * decay: the refresh-window arithmetic the profile, the call tree and the annotate histogram share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * diff: the baseline's rows in a hash table by id (open addressing, ids are hashes already and
  * never 0), so applying it to a snapshot costs one probe per row plus one pass over the base for

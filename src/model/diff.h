@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * diff: a baseline to compare the live (or replayed) table with, for --diff BASE.data. The base
  * is one snapshot of a recording, aggregated with the same sort keys, so a row of either side is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * filter: substring alternatives over a row's shown names. Queries are short and typed by a person,
  * so a plain case-insensitive scan per alternative is fast enough for a 10,000-row table at every

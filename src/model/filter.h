@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * filter: the rows the user narrows the table to, htop style. A query is a substring, or several
  * separated by '|' (any may match), compared without case against the names a row shows: its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * profile: hot-function aggregation, like perf's histograms with --sort.
  *

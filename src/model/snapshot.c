@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * snapshot: copies a profile's rows into a plain array the views can keep while the model moves on,
  * with percentages worked out once and a deterministic order.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * snapshot: the plain, immutable picture of a profile that the views read: rows with stable ids,
  * names and percentages, sorted by the chosen column. A snapshot owns its row array (the strings are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zoom: the levels as a small array (they are few and pushed by hand), and their application to a
  * sample as one pass over its frames.

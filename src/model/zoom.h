@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zoom: which samples, and which of their frames, the profile takes in (the t, d, K and U keys).
  *

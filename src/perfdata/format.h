@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * format: the constants of perf's perf.data format, written down once for the reader
  * (perfdata.c), the writer (perfdata_write.c) and the directory reader (perfdata_dir.c): the magic,

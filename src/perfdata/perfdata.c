@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata: the perf.data reader's front: opening a file (mapped when it can be), a stream, several
  * files of one session, a directory of perf record --threads, or memory; its magic and file header;

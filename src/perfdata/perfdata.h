@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata: reading perf.data files (perf's PERFILE2 format, and its pipe mode) as a source of the
  * same struct rec records the live sampler produces, so that everything after parsing is the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_ahead: the reader's thread and the chunks it hands over (see perfdata_ahead.h).
  *

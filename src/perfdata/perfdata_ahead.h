@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_ahead: a perfdata reader on a thread of its own, a bounded distance ahead of its consumer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_buildids: the build-ids of the binaries the samples hit, as perf record gives them. The
  * writer follows the mappings itself (MMAP/MMAP2, FORK, exec COMM, fed in time order through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_compressed: the records inside COMPRESSED (and COMPRESSED2) records, one zstd stream over
  * the recording. A record may straddle two COMPRESSED records, so decompressed bytes are kept until

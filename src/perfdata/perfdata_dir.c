@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_dir: perf record --threads' directory format as one perf.data file, for the reader.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_dir: the directory a perf record --threads recording is (DIR/data and DIR/data.N), or the
  * files of one --switch-output session, put together as one perf.data file in memory that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_events: the events of a recording: their attrs (from the file header's attrs section or
  * a stream's HEADER_ATTR records, in either byte order, of any attr size an older or newer perf

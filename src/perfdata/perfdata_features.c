@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_features: the feature sections of perf.data's header, read (perfdata.c for a file's,
  * perfdata_records.c for a stream's HEADER_FEATURE records), written (perfdata_write.c at close, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_features: the feature sections of perf.data's header, one table for the reader, the
  * writer and the header's printer: for each feature bit its name, and how perftop reads it (into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_input: the data section as one run of bytes. A regular file is mapped (read() copied
  * every byte once more, and moved each partial record back to the start of its buffer), a memory

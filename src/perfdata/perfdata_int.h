@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_int: the reader's state and the functions its files share. The reader is one module
  * (perfdata.h) in several files, each one layer of it, and a lower one never calls a higher one:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_notes: what the reader tells about a recording besides its records: the one warning that
  * says where reading stopped and why (the first reason is the one to tell), the records it skipped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_order: kernel records handed out in time order across CPUs. Each is parsed (parse_record,
  * with the attr its sample id points to) into an arena, or left where it lies in a mapped file with

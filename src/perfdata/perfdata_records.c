@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_records: one perf record at a time, from the data or from the zstd stream of COMPRESSED
  * records: kernel records go to the time order (perfdata_order.c), perf's own user records (attrs

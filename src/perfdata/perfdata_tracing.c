@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_tracing: HEADER_TRACING_DATA (feature bit 1) from tracefs, for perf report and perf
  * script to decode a recording's tracepoint samples.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_tracing: the HEADER_TRACING_DATA feature section of a perf.data file, built from tracefs.
  *

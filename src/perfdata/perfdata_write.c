@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_write: the perf.data (PERFILE2) writer behind -o FILE.
  *

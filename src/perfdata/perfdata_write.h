@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_write: recording a live session as a perf.data file (perf's PERFILE2 format), so that
  * perf report, perf script and every other perf.data reader can open what perftop recorded.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfdata_write_state: the writer's state, shared by the files of the writer: the file and stream
  * forms and their passes (perfdata_write.c), the mapping table that finds the binaries samples hit

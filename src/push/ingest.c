@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ingest: what a push request looks like, as pure functions: the checks of --push, --push-name,
  * --push-label and --push-header, Pyroscope's ingest URL and Parca's WriteRaw body.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * push: the push thread (push.h says what it is for and what it counts).
  *

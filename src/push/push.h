@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * push: sends profiles to a continuous-profiling server (Pyroscope's POST /ingest) from a thread of
  * its own. This is the project's second thread boundary, besides the sampler's queue: a push owns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * push_int: what push.c and ingest.c share and nobody else needs: the URL split into the server's
  * kind, the base the requests go to and the credentials that go in an Authorization header

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * queue: the push's waiting profiles, a ring of a fixed number of slots, and the rule for how long
  * to wait before trying one again. Pure: the push thread holds its lock around these.

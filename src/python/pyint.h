@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pyint: what the files of src/python share: a CPython layout (the struct offsets the reader
  * needs), how a process's interpreter is found (pyproc.c) and how a thread's frames are read

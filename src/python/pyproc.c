@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pyproc: is a process a CPython one, where is its _PyRuntime, and which struct layout does it
  * have.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pyread: a thread's Python frames, read from its process's memory.
  *

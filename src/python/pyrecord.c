@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pyrecord: writes and reads FILE.python, the Python frames of a recording (pyrecord.h says what
  * and its format).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pyrecord: the Python frames of a recording (-o FILE), kept beside it in FILE.python so that a
  * replay (-i FILE) shows them. perf.data holds what the kernel gave (native chains); the Python

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pysplice: where a thread's Python frames go in its native chain.
  *

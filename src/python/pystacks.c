@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pystacks: the processes perftop has looked at, their code objects' names, and the splice of a
  * sample's Python frames into its native chain (pystacks.h says what, pysplice.c where).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pystacks: Python functions in the native chains of CPython processes (3.11, 3.12, 3.13).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pywatch: a thread that reads the Python stacks of the sampled threads of CPython processes, on a
  * clock of its own, and keeps each thread's last reads with their times.

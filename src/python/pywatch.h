@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pywatch: the Python stacks of the threads perftop samples, read on a clock of their own, so that
  * each sample takes the stack read nearest to its time (pywatch.c says why and how). Internal to

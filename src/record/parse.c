@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * parse: turns the bytes of one perf record into a flat struct rec.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * parse: perf record bytes + the event's attr configuration -> struct rec.
  *

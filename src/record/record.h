@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * record: the plain, self-contained form of one perf record after parsing.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * command: the program a session starts, held between fork and exec, then reaped (command.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * command: the program a session starts (perftop -- PROG ARGS), held between its fork and its exec
  * so that the events are on before its first instruction (enable_on_exec), then reaped.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * counters: the counting groups next to the sampler's rings (see counters.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * counters: counting events next to the sampled one, read as groups, like the perf_event crate's
  * Group: a leader and its members share one read() (read_format GROUP | TOTAL_TIME_ENABLED |

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * event: the generic perf event names a user can type with -e, and whether this machine has a
  * hardware PMU at all (VMs often do not: then cycles cannot be opened and cpu-clock is the default).

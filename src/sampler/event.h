@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * event: event names -> perf_event_attr, opening the events for a target, and the one-line errors a
  * user can cause (no such process, permission, unsupported event).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * offcpu: pairs sched_switch switch-outs with the switch-ins that end them (offcpu.h has the rules).
  * A pending block is one malloc'd piece: its bookkeeping and a copy of its switch-out sample without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * offcpu: off-CPU time from the records of a sched:sched_switch event. A thread's block runs from
  * its switch-out (a sample of the sched_switch event: its stack, its prev_state in the raw fields)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * queue: a bounded single-producer/single-consumer queue of variable-length messages.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * queue: the bounded single-producer/single-consumer byte queue between the sampler thread and the
  * rest: the only thread boundary in perftop.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ring: reading one perf mmap ring buffer (the metadata page + 2^n data pages).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sampler: opens the perf events for a target; its thread (sampler_thread.c) turns the per-CPU
  * rings into one time-ordered stream of struct rec on the SPSC queue. The state both files share

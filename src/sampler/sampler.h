@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sampler: the live source of records. Opens the perf events for a target, runs a dedicated thread
  * that polls the per-CPU rings, parses each record, merges the rings in timestamp order and hands the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sampler_int: the sampler's state, shared by its two files alone: sampler.c opens the events,
  * rings and counters for a target and tears them down; sampler_thread.c is the thread that reads

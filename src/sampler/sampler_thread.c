@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sampler_thread: the sampler's own thread. Each pass reads every CPU's ring, stages the parsed
  * records per ring, and emits those old enough to be in order (sampler.c's opening comment says

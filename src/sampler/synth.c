@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * synth: records for the processes that already existed when sampling started.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * synth: processes that exist when sampling starts, described as the records the kernel would have
  * sent had we been watching: a COMM per thread and an MMAP2 per executable mapping, read from /proc.

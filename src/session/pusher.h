@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pusher: the session's side of --push: when a window of the profile is due to go, under which
  * name and labels, and the report at the end. The sending itself is push/ (its own thread); the

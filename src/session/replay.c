@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * replay: plays a perf.data file into a sink in recorded time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * replay: a perf.data file as the session's source, played in recorded time.
  *

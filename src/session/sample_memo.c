@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sample_memo: a direct-mapped table of whole samples' names (see sample_memo.h).
  *

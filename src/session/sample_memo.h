@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sample_memo: the symbolizer's answer for a whole sample, remembered while nothing it depends on
  * changes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * session: wires sampler -> symbolizer -> profile on the main thread.
  *

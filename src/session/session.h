@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * session: the consumer side of the one thread boundary. It owns the sampler, the symbolizer and the
  * profile, drains the sampler's queue (side-band records to the symbolizer, samples resolved and added

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * session_annotate: the annotate view's side of the session: the per-address histograms are fed
  * by the core; here a function's code (instructions, lines, source file) is read once into a

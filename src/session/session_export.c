@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * session_export: the session's stacks collected whole for the exports (--export at the end, the
  * view's w key per window) and for the pushes (one collection per push interval, handed to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * session_int: the session's state, shared by the files of session/ alone (session.c the core:
  * opening, taking records, windows; session_export.c the exports and pushes; session_annotate.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * session_opts: what a session is opened with. The session knows nothing of the command line: the
  * command line's parser (cli/) fills one of these inside its own struct, a test fills one by hand,

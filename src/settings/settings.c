@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * settings: parsing and writing perftoprc (settings.h). A column is named by its title in lower
  * case with spaces as dashes (model/snapshot.h's snap_col_name: "Shared Object" is shared-object),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * settings: the view's settings kept across runs, as htop keeps htoprc: a small key=value text file,
  * $XDG_CONFIG_HOME/perftop/perftoprc (else ~/.config/perftop/perftoprc), that a person can edit.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * debugcache: see debugcache.h. The copy is made by eu-elfcompress (elfutils, which the build
  * already depends on), started when the binaries are closed, in a process of its own session, so that neither a slow disk nor Ctrl-C in

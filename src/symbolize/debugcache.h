@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * debugcache: uncompressed copies of compressed separate debug files, by build-id.
  *

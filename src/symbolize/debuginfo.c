@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * debuginfo: the search for separate debug files, our own find_debuginfo for libdwfl, and the
  * debuginfod fetches run as child processes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * debuginfo: finding the separate debug file of a binary, as gdb and perf do, and fetching it from
  * debuginfod servers in the background.

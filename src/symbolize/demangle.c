@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * demangle: libiberty's cplus_demangle behind a pointer-keyed cache.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * demangle: C++ (Itanium ABI) and Rust (legacy and v0) symbol names made readable, through
  * libiberty's cplus_demangle, the demangler binutils and gdb use.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm: a function's instructions (capstone over the ELF section bytes), their source lines (the
  * DWARF line table through libdwfl), and source files read from disk.

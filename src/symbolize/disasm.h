@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm: the code of one function for the annotate view, and the source file it came from.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dso: binaries through libdwfl, each opened once, with a sorted array of function symbols of our
  * own.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dso: one binary (executable or shared object), opened once and shared by every process that maps
  * it. A dso set finds the object for a mapping by build-id, else device+inode, else path, so a

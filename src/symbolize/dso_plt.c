@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dso_plt: PLT entries named NAME@plt, from what each entry jumps to (x86-64 only), for dso.c's
  * symbol table.

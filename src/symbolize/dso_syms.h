@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dso_syms: a binary's function symbols while dso.c loads them, shared with the PLT's decoder
  * (dso_plt.c), which adds NAME@plt entries to the same vector. Internal to symbolize/.

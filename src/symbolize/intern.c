@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * intern: a hash set of strings over an arena. The set stores (hash, pointer) slots with linear
  * probing and doubles at 50% load; the strings themselves sit in arena chunks that are never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * intern: the session's string pool. Every name a frame carries goes through here, so that equal
  * strings are the same pointer (the model compares and hashes rows by pointer).

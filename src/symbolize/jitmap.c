@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jitmap: /tmp/perf-PID.map files, read incrementally.
  *

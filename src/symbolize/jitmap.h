@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jitmap: the symbols a JIT compiler writes for perf into /tmp/perf-PID.map, one "START SIZE NAME"
  * line per piece of generated code (START and SIZE in hex, NAME to the end of the line). node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kernel: /proc/kallsyms as a sorted array of text symbols.
  *

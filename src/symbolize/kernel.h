@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kernel: kernel addresses through /proc/kallsyms, loaded once on the first kernel address. Core
  * kernel symbols belong to dso "[kernel.kallsyms]", module symbols to "[modname]", as perf names

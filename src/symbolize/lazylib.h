@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lazylib: capstone and libdebuginfod, loaded with dlopen on first use instead of linked.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * linetab: a compile unit's line table, decoded from the .debug_line bytes into flat arrays.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * linetab: one compile unit's DWARF line table decoded straight from .debug_line into compact
  * arrays, answering what dwarf_getsrc_die / dwarf_getsrcfiles + dwarf_filesrc answer (file names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * maps: the address spaces of the processes we sample, built from side-band records.
  *

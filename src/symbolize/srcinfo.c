@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * srcinfo: inline chains and source lines through libdw, with a bounded per-binary cache.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * srcinfo: what DWARF says about one code address of a binary: the chain of functions inlined at it
  * (innermost first) and the source file:line of each frame, read through libdw and cached per binary.

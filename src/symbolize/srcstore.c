@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * srcstore: see srcstore.h. The file:
  *   header   magic "PTSRCST1", identity, entry count, frame count, pool length

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * srcstore: srcinfo's answers for one binary kept on disk, so that the next session that meets the
  * same addresses of the same build does not read its DWARF again.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * symbolizer: the facade that ties the pieces together: records go to maps, user addresses go
  * maps -> dso, kernel addresses go to kallsyms, and whatever cannot be named becomes the address in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * symbolizer: addresses in processes -> names. The only public header of src/symbolize.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind: the unwinder (unwind.h): a sample's registers and stack copy walked by the fast path over
  * cached CFI rows, else by libunwind in remote mode; libunwind's address spaces, one per process.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind: DWARF unwinding of a sampled user stack (--call-graph dwarf) with libunwind in remote mode.
  *

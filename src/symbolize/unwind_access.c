@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind_access: libunwind's remote accessors over one walk (its reads are unwind_walk.c's).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind_cfi: the fast path, our own CFI rows cached per (binary, address), and the .eh_frame
  * reader (CIE, FDE, their instructions) it computes them with.

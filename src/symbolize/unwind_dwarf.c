@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind_dwarf: .debug_frame, for code that .eh_frame does not cover (a binary built with
  * -fno-asynchronous-unwind-tables, hand-written assembly).

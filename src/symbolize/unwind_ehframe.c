@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind_ehframe: the .eh_frame reader the fast path and libunwind's lookups share: its encoded
  * values, records and CIEs, and the search of an image's FDEs by address.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind_image: the binaries a walk touches, mapped read-only, and what their program headers say.
  *

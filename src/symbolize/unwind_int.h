@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind_int: what the files of the unwinder share, and only they include (unwind.c, unwind_image.c,
  * unwind_ehframe.c, unwind_access.c, unwind_cfi.c, unwind_dwarf.c): the unwinder, its images, one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind_walk: one walk's view of a sample: its memory and the mappings its addresses fall in.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * vdso: the kernel's virtual shared object as a file the dso layer can open.
  *

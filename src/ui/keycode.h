@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * keycode: the keys and mouse events of the view, as term.c reports them. Printable ASCII and
  * control characters are themselves; the rest are above 0xff. The key tables, the views and the

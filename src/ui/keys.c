@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * keys: the framework's keys and the order the key tables are tried in (keys.h). Pure functions of
  * the state and the displayed snapshot, so every key is unit-tested without a terminal.

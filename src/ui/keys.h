@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * keys: what a key does to the view, without a terminal. term.c turns the terminal's key codes
  * into keys_code values (ui/keycode.h); keys_handle finds the key's binding in the key tables

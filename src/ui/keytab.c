@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * keytab: finding a key's binding in a table, a table's help lines and its function-key bar.
  * Tables are a few dozen entries and a key is looked up once per key press, so a linear scan in

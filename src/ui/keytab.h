@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * keytab: key tables, the way htop keeps its keys as actions and tmux its key tables. A table is a
  * list of bindings; each says which keys run which action (with an argument), the line it has in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * render: header, table (render_table.c), footer and help overlay drawn into a surface.
  * Everything that does not fit is clipped by the surface, which is what keeps a 20x5 terminal safe

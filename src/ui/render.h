@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * render: a frame is a function of the snapshot, the header figures, the view state and the size,
  * drawn into a surface. Nothing here touches the terminal or changes the state, so frames are

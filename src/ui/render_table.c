@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * render_table: the table's columns and rows. Which columns a snapshot's table has (Self%, Total%,
  * Samples, then one per sort key) and which of them are shown, their widths on a terminal of a

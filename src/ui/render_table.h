@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * render_table: the table's columns, their layout and the rows on screen, and the drawing of them
  * (render.c draws the rest of the frame around it). The table's keys and the F2 setup read the

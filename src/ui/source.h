@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * source: what a source of snapshots hands the view besides the snapshots, every tick: the header
  * figures, and for a replay its controls. The keys and the frame read these, the loop (tui.c) fills

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * state: the view state, everything a frame depends on besides the snapshot, the header figures
  * and the size: which view is up (the table, its i page, the stack of drill-down views above it),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * surface: a grid of UTF-8 cells with roles. Everything is clipped here, once, so the renderer can
  * place text by arithmetic without checking each write against the size (tiny terminals included).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * surface: the frame the views draw into, a W x H grid of cells, each one UTF-8 character and a
  * role (what the cell is, not how it looks). The renderer fills it without knowing about the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * term: ncurses (wide-character build) behind a small interface. Roles become colour pairs, or
  * plain attributes when the terminal has no colours or NO_COLOR is set. Keys become keys_code

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * term: the terminal, and the only place that knows ncurses. It sets the terminal up, restores it
  * on every way out (normal return, q, SIGINT/SIGTERM through a flag the loop checks, die() and

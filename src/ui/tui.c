@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui: the loop of the live view. Each tick (about 50 ms, the wait for a key) it lets the source
  * take in what the sampler produced, ends a refresh window when one is due, renders a frame and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui: the interactive top-like view. The public header of src/ui; it knows the model's snapshot and
  * nothing of the sampler: the session hands it a source of snapshots and header figures through

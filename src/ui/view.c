@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * view: the stack of drill-down views. Pushing and popping are the only ways views come and go, so
  * this is where a view is updated on arrival and on being uncovered, and freed on leaving.

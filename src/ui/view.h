@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * view: the stack of drill-down views above the table, and the interface each of them implements.
  *

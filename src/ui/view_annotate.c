@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * view_annotate: the annotate view (a on a function): where in the function the time goes, by
  * source line and by instruction. A header with the function, its Self% and Total% and the mode,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * view_flame: the flame graph of the window (f in the table), or of one function's subtree (f in
  * the function view), drawn in the terminal and rebuilt at every refresh.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * view_func: the function view (Enter on a row). A header with the function and its Self% and
  * Total%, the breadcrumb of re-roots, then two trees in one scrolling list: its callers (who calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * view_setup: F2, the table's columns, each shown or hidden with Space (htop's setup screen, cut
  * down to what a profile table has). What it changes is view_state.hidden_cols, which the table's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * view_table: the table's keys, the base of the view stack. Its key table moves the cursor, orders
  * by a column, finds and filters, zooms, and opens the drill-down views on the row under the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * crash: a fault's report on stderr, and the terminal given back (see crash.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * crash: what perftop says when it dies of a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT): one
  * line naming the signal and the faulting address, the return addresses of the faulting thread (as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * frame: one resolved stack frame, the plain value the symbolizer produces and the model consumes.
  * It lives in util so that neither of those layers depends on the other. The strings are interned by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hash: the small hash functions the model's tables and stable ids share, and plain FNV-1a for the
  * symbolizer's tables and cache fingerprints. Ids built from them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hashtab: the cold half of the open-addressing index (see hashtab.h): allocation, growth, reset
  * and deletion. The probe walk is inline in the header, where the hot loops of its users see it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hashtab: the one open-addressing index the model's, the exports' and the symbolizer's tables share.
  * It maps a 64-bit hash the caller computed to 32-bit values the caller chose (most often the index

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * radix: see radix.h. An array made of a few ordered runs is merged; otherwise byte histograms
  * are built in one pass, for the key bytes that vary only, and one scatter pass per such byte.

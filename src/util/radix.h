@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * radix: a stable sort of (64-bit key, value) pairs by key.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * util: allocation that never returns NULL, fatal errors that restore the terminal first,
  * warnings that can be routed to the view, and the monotonic clock.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * view: the full-screen front end's glue. The view (ui/tui.h) asks a tui_source for snapshots,
  * headers, annotations, zooms and replay controls; this answers from a session, and keeps the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * view: runs the full-screen view (ui/) on an opened, started session until the user quits;
  * notice is the line shown first (the event's fallback), or "". Returns the exit code.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_batch_print: batch mode's printers (src/batch_print.c) on hand-made snapshots, without a
  * session. Samples mode must print, byte for byte, the contract it always printed (the expected

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fixture: a known call graph for the drill-down tests, main -> top -> mid -> leaf_a / leaf_b.
  * Every function is noinline and does its own busy work (leaf_a about twice leaf_b's), so both

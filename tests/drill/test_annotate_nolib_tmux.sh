@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # perftop without libcapstone and libdebuginfod, which it loads with dlopen on first use
 # (src/symbolize/lazylib.c) instead of linking: in a private mount namespace, /dev/null is bound over
 # both libraries' files, so that dlopen fails.

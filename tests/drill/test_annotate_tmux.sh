@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Annotate on the real binary through tmux: perftop -o F -- fixture (main -> top -> mid -> leaf_a /
 # leaf_b, built -O2 -g). a on leaf_a's row shows lines of fixture.c with percentages, s shows its
 # assembly (mov / imul / add / ret ...) and then both interleaved, H puts the cursor on the hottest

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Drill-down on the real binary through tmux: perftop -- fixture (main -> top -> mid -> leaf_a /
 # leaf_b). Enter on leaf_a's row (the cursor moved there by the row index read from capture-pane)
 # shows mid as its caller; Enter on mid shows leaf_a and leaf_b as callees; Backspace goes back, Esc

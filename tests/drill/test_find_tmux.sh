@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Find, filter, zoom, setup and the mouse on the real binary through tmux: perftop -- fixture
 # (main -> top -> mid -> leaf_a / leaf_b). /leaf_b + Enter puts the cursor on leaf_b's row; \leaf +
 # Enter leaves only the leaves; Esc clears the filter; I inverts the order (the rows follow); K hides

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The flame graph's bars as the terminal shows them: every bar lies within the bar of its parent (on
 # the row under it, or over it in the icicle), and the root spans the whole width, with the cursor
 # on the root, on a middle frame and on a leaf, in both orientations. The screen is read with its

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The names' pool compacted at nearly every refresh (PERFTOP_NAMES_FLOOR=1, src/symbolize/intern.h)
 # while the views that keep names are open, on the ASan+UBSan build (any read of a freed name stops
 # it): perftop -- sh -c 'fixture & a churn of short processes' (their unnamed addresses are new names

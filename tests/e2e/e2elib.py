@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Shared helpers for perftop's end-to-end tests: run perftop, read its JSON snapshots, skip only
 when the kernel refuses perf_event_open (asked by perf_probe before perftop runs: perfprobe.py, and
 said), fail with a message otherwise."""

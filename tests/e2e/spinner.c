@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * spinner: a busy fixture for the end-to-end tests, with function names the tests look for.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: --call-graph none and --call-graph dwarf,SIZE, live.
 
   - --call-graph none on the spinner: no callers at all, so every row's Total% is its Self% and no

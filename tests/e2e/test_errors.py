@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: errors a user can cause give one line naming the cause and what to do, and a non-zero
 exit: no such PID, permission denied for -a and for another user's process (with the
 perf_event_paranoid setting), an event this machine does not support, a command that cannot be run,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Acceptance: several events in the full-screen view, through tmux. perftop -e cpu-clock -e
 # page-faults on a Python loop that maps and writes fresh pages: the header names the event shown and
 # says which of the two it is, Tab switches to the other (its own rows: the table differs), Tab again

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # An idle view costs nothing: perftop -p on a process that sleeps, in its
 # full-screen view under tmux, wakes only for its refreshes and to check its target, and once the
 # target has exited, only for its refreshes. Measured in wakeups, not CPU time (machines are noisy):

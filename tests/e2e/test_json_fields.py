@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: the batch JSON's counters, exited, dropped and total_period, and the final
 snapshot printed when the command exits, checked against the workload's own counts.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Options no other test checks the effect of, live, each against a reference from the machine.
   - --call-graph fp spelled out: the session's own recording (-o) read by perf report
     --children has the callers (main, __libc_start_call_main at about 100% Children, no Self), and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two options of the full-screen view, through tmux, each against a control run without it.
 #   --prefix OLD=NEW: the drill fixture's source is compiled here in a build directory OLD and the
 #   directory is then moved to NEW, so the path its DWARF names no longer exists. With --prefix

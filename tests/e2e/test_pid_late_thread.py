@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: -p on a running busy program gives its hot functions, and a thread that the program starts
 after perftop attached shows up too (perftop uses per-CPU events with inherit, unlike perf top -p)."""
 import os

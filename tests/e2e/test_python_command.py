@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: perftop -b -n 3 -d 1 --json --no-python -- python3 -c '<busy loop>' lists
 _PyEval_EvalFrameDefault in the interpreter's library among its top 5 rows, and Self% over all rows
 sums to 100 +- 0.5. (--no-python: without it the eval loop's frames are the Python functions they

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: -c PERIOD and -F HZ, live, each checked against the session's own
 recording (-o F, read by perf) and the JSON's total_period.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: -a -s comm while two different programs run shows both; a kernel-heavy load
 (dd if=/dev/zero of=/dev/null) shows [kernel.kallsyms] rows with symbol names, not addresses."""
 import os

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: the targets no other test runs, each checked against what the test set up
 (which thread, which processes, which CPU) and the session's own recording where it helps.
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Acceptance: the full-screen view driven as a person would, through tmux: the header and rows appear,
 # the order changes with '>' (the mark moves to Total% and the rows follow it), 'q' exits with status 0 and the terminal is restored (the alternate
 # screen is off and the shell's own text is back). Also Ctrl-C restores the terminal.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * probe_target: a program whose own counts the event tests compare with. probed() is called
  * exactly CALLS times, two thirds of them from caller_a and one third from caller_b, and so is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: what the command line says about events, decided before anything opens.
 
   - errors: one line on stderr naming the event and the reason, and a non-zero exit: an unknown

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: modifiers and -c on software events, against the machine's own answers.
 
   - cpu-clock:u and cpu-clock:k on a program that spends its time both in its own loop and in

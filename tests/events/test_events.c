@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_events: the -e parser (src/events) over a fake sysfs and tracefs made here, checking the
  * resulting attrs field by field: generic and cache names, modifiers, raw and PMU events (format

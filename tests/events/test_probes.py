@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: uprobes count hits exactly, with their callers.
 
 probe_target calls probed() exactly CALLS times, two thirds from caller_a and one third from

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: tracepoints, sampled at every hit.
 
   - -e syscalls:sys_enter_openat on probe_target, which opens a file OPENS times (and says how

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Shared helpers of the export tests: the real readers of the three formats.
 
 - pprof: pprofcheck.go, run with pprof's own Go package (Debian golang-github-google-pprof-dev

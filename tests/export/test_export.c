@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_export: the stack collector and the encoders on samples made here.
  *  - the collector: stacks, keys and the log; names held across a "compaction" (the caller's

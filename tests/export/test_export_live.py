@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--export at the end of live batch sessions, and of an off-CPU replay:
 
 - `perftop -b -n 2 -d 1 --json --export F.pb.gz --export F.speedscope.json --export F.folded --

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--export on replays, read back by the real readers (exportlib.py), against perftop's own batch
 JSON of the same replay and against perf script on the same recording:
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The view's w key, driven through tmux as a person would, on a live session of diff_work: w shows
 # the prompt with its default name (perftop-YYYYmmdd-HHMMSS.pb.gz); the name edited to FILE.pb.gz,
 # Enter writes the window on screen and the bottom line says so; with the filter \ work_b in force,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The bash completion, as bash-completion loads it: `perftop --sel<Tab>` completes to
 # --select-event, a value that is a list of words (--call-graph) completes from it, and after
 # "--" the words are completed as the command's.

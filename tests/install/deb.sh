@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make deb: a package whose Depends name the libraries perftop links (libdw1 among them) and whose
 # Recommends the ones it dlopens; apt-get installs it, /usr/bin/perftop runs, dpkg -r removes it.
 # It changes the system: it runs alone (RUN_SERIAL), as root, and removes the package whatever

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make install into a DESTDIR with PREFIX=/usr puts the binary, the man page, the bash completion
 # and the README where a distribution keeps them; the installed perftop runs; make uninstall
 # removes all of it. The Makefile's install-built (make install without its build step) on the

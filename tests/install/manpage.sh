@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The man page: man -l renders it with no groff warning, and it mentions every long option --help
 # lists (both come from src/cli.c's table; this checks the writer leaves none out).
 #   manpage.sh PERFTOP PAGE

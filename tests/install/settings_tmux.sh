@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The settings kept across runs (settings/settings.h, main.c): in the view, > (order by the next
 # column, Total) then z (zero at each refresh) then q; started again with the same XDG_CONFIG_HOME,
 # the view opens ordered by Total in zero mode (its mode line says so). An option of the run wins

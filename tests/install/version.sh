@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # perftop --version: the project's version (CMakeLists.txt) and a git revision; and the generator
 # run on sources that are not a git checkout (a release tarball) says "unknown" rather than failing.
 #   version.sh PERFTOP VERSION SOURCE_DIR

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The zsh completion, in an interactive zsh on a pseudo-terminal (zsh/zpty) with compinit and the
 # generated _perftop first in fpath: `perftop --sel<Tab>` becomes --select-event and
 # `perftop --call-graph dw<Tab>` dwarf. Exit 77 when zsh is not installed.

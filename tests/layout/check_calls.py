@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """No circle of calls between perftop's source files: the include check (check_includes.py) sees
 the headers a file includes, not the functions it calls, so two files whose functions call each
 other through one shared header (or an inline function, or a declaration in a third header) pass

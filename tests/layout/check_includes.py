@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """No include circles in src/: the graph of its modules (a .c and its .h are one module: ui/keys is
 ui/keys.c and ui/keys.h; a module's internal header NAME_int.h, shared by the files of one module
 split in several, is part of NAME), an edge for each quoted #include (resolved beside the file, then

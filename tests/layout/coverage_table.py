@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """docs/test-coverage.md against what perftop has: every option `perftop --help` lists and every key
 of every key table (`perftop_docgen keys`, written from the same tables keys_handle dispatches
 through and the man page lists) must have a row there naming the ctest tests that check its effect;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Functions longer than the team's limit (120 lines, from the line that starts the definition to
 its closing brace) in the C files under src/, and source files longer than theirs (1,200 lines):
 a file past that holds several subjects, a function past this several steps. Definitions are found by the project's style

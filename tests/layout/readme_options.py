@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The README's option table (the | option | meaning | table under "## Usage") against perftop's own
 option table: it must list every option `perftop --help` lists and no other, and be, to the letter,
 what `perftop --markdown-options` prints from src/cli/cli.c's table (so a text is changed there, once).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cells: a tmux capture with its colours (capture-pane -p -e, with -N for the trailing cells) on
 stdin, read as the terminal shows it: each cell's character and the background it is seen on.
 

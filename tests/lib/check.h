@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check: the few assertion macros the plain ctest programs share. A failed check prints where and
  * what, and the program exits 1 at the end (checks go on, so one run shows every failure).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # each-alone.sh BUILD_DIR [REGEX]: runs every test of the suite (or those matching REGEX) alone, one
 # ctest invocation each (its fixtures come with it), and prints one line per test: PASS, SKIP or
 # FAIL with its time, then the failures' names. What it shows: no test depends on another having

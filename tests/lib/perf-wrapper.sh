@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # perf, as the tests run it: the real perf with a build-id cache of the test's own
 # (PERFTOP_PERF_BUILDID_DIR, made per test by CMakeLists.txt) instead of the shared ~/.debug, since
 # perf 6.1 fails an assertion (util/build-id.c) when perf processes running at once share one and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perf_probe: the tests' question "may I open the perf events I need here?" as a command, for the
  * Python and shell tests (the C tests include perfprobe.h). perf_probe KIND... prints the verdict

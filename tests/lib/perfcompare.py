@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The one comparison of perftop with perf report, for every test that compares the two.
 
 It reads perf report --stdio (-n, -g none, --sort dso,sym, sym or srcline, --children or

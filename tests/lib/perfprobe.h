@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perfprobe: whether this machine lets a test open the perf events it needs, decided by asking the
  * kernel (perf_event_open of cpu-clock with the options the test needs), never by reading what

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What the Python tests need from the machine, found out by asking it, never by reading perftop's or
 perf's messages: whether the kernel lets them open the perf events they need (perf_probe, built from
 perf_probe.c: perf_event_open of cpu-clock with the test's options), whether a tool is installed.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # perfprobe.sh: the shell tests' need_perf_events, sourced: asks perf_probe (perf_probe.c) whether
 # the kernel lets them open the perf events they need, before perftop runs, instead of reading
 # perftop's messages. need_perf_events KIND... (task, cpu, dwarf) returns when they open, exits 77

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """ptjson: perftop's JSON snapshots as the tests read them. perftop -b --json writes one snapshot a
 line (a JSON object: samples, rows, event, ...) among lines that are not JSON (notices), on standard
 output, or on standard error when -o - takes standard output; the tests that read them read them

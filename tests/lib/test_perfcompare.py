@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The comparison with perf report (perfcompare.py) on rows made here, so that its rules are held
 to what they say: equal rows pass; a row of 1% that only perftop has fails, and one that only perf
 has fails; a perf row by address in libc's .plt.got pairs with perftop's NAME@plt only when

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tmuxlib: what the tmux tests share (drill-down, keys, options, e2e, export, replay, settings...),
 # sourced after their arguments are read:
 #   . "$(dirname "$0")/../lib/tmuxlib.sh" NAME [noperf]

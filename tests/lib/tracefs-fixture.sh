@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tracefs for the tests that need it (tracepoints, perf probe, perf sched), as a ctest fixture
 # (tests/lib/CMakeLists.txt: FIXTURES_SETUP/FIXTURES_CLEANUP tracefs): whether a test finds
 # tracefs must not depend on which test ran before it, and the machine's mounts are left as they

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_annotate: the per-address histogram and the annotated document, with hand-made samples and
  * a hand-made function (instructions with lines, a source file).

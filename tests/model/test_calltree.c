@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_calltree: the call tree and its queries with hand-made stacks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_offcpu_model: what the model does with off-CPU and wall time (hand-made pieces of blocks,
  * as session_take_sample hands them over): the state sort key (parsing, rows per state, ids,

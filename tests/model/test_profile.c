@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_profile: the profile and its snapshots with hand-made frames.
  *

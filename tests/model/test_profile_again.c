@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_profile_again: profile_add_again counts exactly what profile_add counts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * inline_fixture: a hot loop whose work is done by always_inline helpers, two levels deep, so that
  * most sampled addresses sit inside inlined code. Compiled with -g -O2; the srcline tests compare

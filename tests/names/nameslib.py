@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Helpers for the names tests: record workloads with `perf record -g`, replay them with perftop -i,
 and compare perftop's rows with `perf report` on the same file (tests/lib/perfcompare.py). A test skips (exit 77) only when perf
 or a tool it needs is missing, or the kernel refuses the events (perf_probe), and says so."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The program of the PLT stub corpus (test_plt_stubs.py): calls into libc and libm, ifuncs among
  * them (sin, memmove, strchr, strlen, memcpy, memset, strcmp), one of them also through a pointer
  * (its address taken: a .plt.got entry in a dynamic link, a canonical PLT entry in a static one).

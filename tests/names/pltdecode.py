@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The PLT of an x86-64 ELF binary decoded by the tests, independently of perftop: the section
 headers, relocation sections and symbol tables parsed here, each PLT entry's instructions decoded, its
 `jmp *disp(%rip)` followed to its GOT slot and the slot's relocation to the name it fills it with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Live names:
   - a C++ workload shows demangled names (perftop -b --json -- ./cxx_fixture), and --no-demangle shows
     the raw _Z names;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: workloads recorded here with `perf record -g`, replayed with perftop -i F -b
 --json, agree with `perf report --stdio --no-children --sort dso,sym` on the same file as
 tests/lib/perfcompare.py holds them: every row of 0.5% or more on either side, names equal (demangled C++

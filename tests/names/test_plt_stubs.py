@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """PLT stubs are named after what they jump to, in binaries built the ways the world builds them.
 
 One C program that calls libc and libm functions, ifuncs among them (plt_calls.c), is built here

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """PLT stubs in a real `perf record` of a static binary, where perf 6.1 is wrong.
 
 plt_calls.c, linked -static, loops calling libc and libm ifuncs (sin, memmove, strchr, strlen ...)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * blocker: the reference workload of the off-CPU tests. Named threads wait in known
  * ways, each wait inside a known function, and time their own waits, so a test can hold perftop's

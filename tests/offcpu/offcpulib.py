@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What the off-CPU tests share: running blocker (the workload that times its own waits, blocker.c)
 under perftop or perf, choosing a directory where fdatasync really waits for a disk, summing
 perftop's nanoseconds over its windows, and holding them against the workload's own figures.

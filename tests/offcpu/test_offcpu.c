@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_offcpu: the off-CPU pairing (sampler/offcpu.c) on hand-made records: switch-out samples of
  * a sched_switch event (callchain, user stack and raw fields laid out as the parser lays them out),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: perftop --off-cpu on a command charges each blocking function with the
 off-CPU time the workload measured itself, within 10%.
 

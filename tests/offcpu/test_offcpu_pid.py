@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: perftop --off-cpu attached to a program already running (its threads
 already blocked and waking in their loops) charges each blocking function with the off-CPU time the
 program measured itself over the part compared, within 10%: with -p PID (per-task events: the

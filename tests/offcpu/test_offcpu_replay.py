@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: off-CPU time from recordings, within 10% of what the workload measured.
 
   - `perf record -e sched:sched_switch --switch-events -g` of blocker (hotspot's recipe: the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """perftop --off-cpu's per-thread totals agree with perf's own recording of the same run (perf
 sched timehist's measure) within 5%.
 

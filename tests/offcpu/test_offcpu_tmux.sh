@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Acceptance: the off-CPU view through tmux. perftop --off-cpu -s state,sym -- blocker
 # (threads waiting in sleep_wait, sync_wait, lock_wait and hold_lock, blocker.c): the header says
 # off-CPU, the table has rows for the blocking functions with their state (sleep_wait's S, and

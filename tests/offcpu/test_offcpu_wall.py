@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: --wall puts on-CPU samples (their period in ns) and off-CPU time in one
 profile, so that a thread that sleeps all the time and one that spins all the time weigh the same.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """NOT REGISTERED in ctest (CMakeLists.txt): it finds a fault of perftop's not fixed yet, time
 moved between two busy threads of a --wall replay; register it again with the fix.
 

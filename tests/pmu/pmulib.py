@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What the hardware-PMU tests share: the kernel's verdict on a hardware kind (perfprobe.py's
 hw_verdict: perf_event_open of the very events the path needs, never perftop's or perf's
 messages), the check of a refusal's message, and perf report's text of a recording parsed per

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """perftop's hardware-PMU paths, live, on this machine: -e cycles, -e cycles:pp, a raw event
 (r01c2), a PMU event in sysfs' words (cpu/event=0x3c/), a group ({cycles,instructions}), and the
 counters line with IPC (the counting group perftop opens beside its sampling events).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """perftop's replay of recordings made on machines with hardware PMUs (the corpus of
 perf_data_converter: event groups, a hybrid CPU's cpu_core/cpu_atom events) against perf
 report and perf evlist on the same file. The files hold no binaries, so rows are (comm, dso).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cgloop: calls clock_gettime in a loop for SECONDS, so that most samples land in the vdso's
  * __vdso_clock_gettime. Prints "ready" once running.

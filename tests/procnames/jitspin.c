@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jitspin: a tiny "JIT" for the process-name tests. It writes a jump-to-itself instruction into
  * anonymous executable memory, names that code in /tmp/perf-PID.map (PID as the process itself sees

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Helpers of the process-name tests (JIT, vdso, deleted binaries, containers): start a workload and
 wait until it says "ready", sum rows over snapshots, find a chrooted process's host pid, remove
 the perf map files a JIT left in /tmp, and read the vdso image's function symbols."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: a "container" (its own mount and pid namespaces, chrooted into a directory
 that holds a static copy of the spinner at /opt/perftop-jail-only/, a path that does not exist on the
 host) is named correctly under -p and under -a (its files resolved under /proc/PID/root), and its

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: a fixture whose binary is deleted after it starts is still named correctly
 under -p (read through /proc/PID/map_files), and one replaced by another file at the same path
 (an upgrade) keeps the names of the binary it runs, not of the new file.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: a node workload started with --perf-basic-prof shows its JavaScript function
 names: rows of dso "[JIT] tid PID" (perf's name) whose sym contains hotLoopFunction, both for
 `perftop -- node --perf-basic-prof hot.js` and for `perftop -p PID` of a running node.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: `perf record -g -- node --perf-basic-prof hot.js`, then perftop -i F -b
 --json: the rows agree with `perf report --no-children --sort dso,sym` as lib/perfcompare.py holds
 them (every row of 0.5% or more, both ways), JIT rows included. The same for a clock_gettime loop, [vdso] rows included

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: a program calling clock_gettime in a loop, as a command and under
 -p: perftop's [vdso] rows are the ones perf report shows on the recording of the same session
 (perftop -o F), names and shares.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A stand-in for Pyroscope's POST /ingest, for the push tests: an HTTP server on 127.0.0.1 only
 (port 0: the kernel's choice), in a thread of the test, that records every request (method, path,
 query, headers, body) and answers each with the next status of a script (the last one repeats).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_push: the push module on its own (src/push): the bounded queue (oldest dropped first), the
  * backoff and the verdicts, the ingest URL and the option checks as pure functions; then the thread

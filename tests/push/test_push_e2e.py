@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance (--push): perftop pushing to a stand-in of Pyroscope's /ingest on 127.0.0.1
 (ingest_server.py; no other address is ever used).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The agent's last window at SIGTERM: `perftop --push URL --push-interval 30 -b -q -n 0 -- spinner`
 against the stand-in of Pyroscope's /ingest (ingest_server.py), sent SIGTERM about 3 s in, long
 before its first push is due (27 s at the earliest, with the interval's jitter). The partial window

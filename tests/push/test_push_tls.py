@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--push to an https:// URL: the stand-in of Pyroscope's /ingest (ingest_server.py) behind TLS on
 127.0.0.1, with a certificate made here by openssl for IP 127.0.0.1 and signed by nobody the
 system trusts.

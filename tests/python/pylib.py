@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Shared helpers of the Python frames tests: the CPython interpreters of this machine, found when
 the test runs wherever they are, and the acceptance checks on perftop's JSON snapshots of
 tests/python/pysplit.py (alpha() and beta() run the same inner() in a 7:3 ratio of work units).

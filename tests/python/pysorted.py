@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A Python function called back from C: caller() sorts with key=keyfn, so keyfn's Python frames run
 in a C call of the eval loop of their own, under the builtin's native frames (sorted, list.sort),
 under caller's Python frame. For SECS seconds (argv[1], default 3)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The workload of the Python frames tests: alpha() and beta() run the same inner function, in a
 7:3 ratio of work units, for SECS seconds (argv[1], default 4). A unit is 0.5-1 ms (inner over
 20,000 numbers), a round of ten 5-10 ms, not a divisor of the sampling period, so samples fall at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_pyread: the reader of CPython's memory on a fake interpreter built in this process's own
  * memory with 3.11's layout (the table's): a runtime, an interpreter, two thread states, a chain

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_pysplice: where Python frames go in a native chain (pysplice.c), on hand-made chains: one
  * eval-loop frame per group, fewer (a frame-pointer chain lost inside the interpreter), none; the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A Python function called back from C under Python: pysorted.py's keyfn is called back by the
 builtin sorted (C), itself called by caller (Python). With --call-graph dwarf (whole native
 chains), the stacks perftop exports (--export FILE.folded: root first) read main's native frames,

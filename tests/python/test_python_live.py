@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Python frames live with a command: perftop -- PYTHON pysplit.py, for every interpreter of the
 CPython version given (CMakeLists.txt: 3.11, 3.12, 3.13; pylib.py finds them on PATH, in pyenv,
 in /usr/bin, debug builds included; none: a skip), with frame pointers and again with

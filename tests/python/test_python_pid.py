@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Python frames attached: perftop -p PID to pysplit.py started without perftop (no restart, no -X
 perf), for every interpreter of the CPython version given (pylib.py finds them; none: a skip): the
 same acceptance checks as live with a command. With "-a" after the version: the whole machine

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Python frames in recordings: perftop -o FILE -- PYTHON pysplit.py keeps the Python frames in
 FILE.python, and a replay (-i FILE) shows them: the acceptance checks on the replay's snapshot, and
 -s srcline names inner's loop body. perf report still reads FILE (its native chains) as before. A

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Python frames and CPython's -X perf (3.12 on): pysplit.py started with -X perf (trampolines named
 py::FUNC:FILE in /tmp/perf-PID.map), --call-graph dwarf, for every interpreter of the CPython
 version given (pylib.py finds them; none: a skip): with --no-python, the chains walk through the

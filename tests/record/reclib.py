@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Helpers for the recording tests: run perf on a file perftop wrote and be strict about what it says.
 
 perf is the judge of whether a recording is right: it must read the file with exit status 0 and say

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--buildid-mmap: perftop asks the kernel for build-ids in its mmap records only when told to.
 
 The kernel (up to at least 6.18) leaks the request: while any event on the machine has

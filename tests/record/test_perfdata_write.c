@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_perfdata_write: the perf.data writer on its own. Encoding a synthesized struct rec back into
  * kernel record bytes must parse back to the same record (so perf and our reader see what the

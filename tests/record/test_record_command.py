@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: perftop -b -n 3 -o F -- spinner writes a perf.data file that perf report and perf script
 read without a word of complaint, mode 0600, whose header says where it was made, and whose top
 functions are perftop's own."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: a recording onto a full disk (a 64 KiB tmpfs) stops with a clear message, the batch run
 goes on to its end with exit 0, and what made it to disk is still a file perf report reads."""
 import sys

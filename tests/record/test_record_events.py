@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: several events in one session. perftop -e cpu-clock -e page-faults -o F -b --json on a
 Python loop that allocates: every refresh prints one object per event, in the events' order, each
 with its "event", and the two events have rows of their own (page faults are not where the time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_record_live: the sampler thread recording a real session (also built with TSan: the writer
  * is the thread's alone until sampler_stop, and only atomics cross). Every sample the queue got is

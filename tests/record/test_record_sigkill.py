@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: a recording whose perftop is killed with SIGKILL after ~2 s is still a perf.data file
 perf report reads (everything up to the last header update, at most ~1 s old: at least the samples
 of the first one-second snapshot perftop printed before it was killed); and perftop -i shows it

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """-o -: perftop writes perf's stream form (pipe mode) to standard output. perftop -b -n 3 -o - --
 spinner > F makes a file that perf report, perf script and perf buildid-list read without a word of
 complaint: the pipe header, the attrs and features as records, the spinner's build-id as a

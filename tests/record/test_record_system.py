@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: perftop -a -o F for 2 s with two programs running: perf report shows both by comm,
 and perf script reads the whole file quietly."""
 import os

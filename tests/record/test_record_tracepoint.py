@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: a recording of tracepoint events carries their formats (HEADER_TRACING_DATA), so that
 perf reads it as it reads its own. perftop -e sched:sched_switch -o F on a command that sleeps a
 thousand times, and perftop --off-cpu -o F (sched:sched_switch with its fields, beside switch

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: -o works with the full-screen view too: perftop -o F -- spinner in tmux, 'q' after the
 rows appear; the file is complete (feature sections written at close) and perf report reads it."""
 import os

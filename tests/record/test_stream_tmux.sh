@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A live stream piped into the view: perftop -o - (6 refreshes of the spinner) | perftop -i -. The
 # view takes the terminal from /dev/tty (its stdin is the stream), says it plays a stream, shows the
 # spinner's rows while the producer still runs (no END yet), and END once the stream has ended; q

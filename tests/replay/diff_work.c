@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * diff_work: a workload whose mix of functions is chosen on the command line, so that two
  * recordings of it differ in known ways for the --diff test: diff_work SECS A B C D runs, in each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lbr_work: the fixture of test_replay_lbr.py. It is never run by that test: the test reads its
  * code (objdump) for real call sites and writes a recording of it, chains and all. The calls are

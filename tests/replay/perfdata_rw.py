@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """perfdata_rw: a perf.data file read into its parts and written back, for the tests that rewrite
 recordings made here into the layouts of other perf versions and machines (test_replay_layouts.py)
 or add records perf writes elsewhere (test_replay_ksymbol.py). The format as

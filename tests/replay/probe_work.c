@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * probe_work: calls probe_target exactly N times (argv[1], default 3000), from two callers: caller_a
  * twice for each call from caller_b. A probe on probe_target counts N hits; the loop in it gives a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Shared helpers for the replay tests: make recordings with `perf record` in the test, run perftop -i
 on them; the comparison with `perf report` on the same file is perfcompare's (tests/lib/perfcompare.py). A test skips (exit 77) only when perf is
 missing or the kernel refuses the events perf record needs (asked by perf_probe first: perfprobe.py),

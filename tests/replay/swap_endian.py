@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Turns a little-endian perf.data (file format, no compression) into the file a big-endian machine's
 perf would have written for the same recording: every field in big-endian byte order, as the
 kernel and perf lay out their structures there.

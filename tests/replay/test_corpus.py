@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """perftop's replay of recordings made by other people's perf (3.2 to 6.12) on other machines:
 the perf.data files of perf_data_converter's tests (pipe and file forms, armv7, i686, branch
 stacks, Intel PT, event groups, a hybrid CPU, a corrupted pipe), against perf report on the same

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--diff: two recordings of diff_work made here with perf record, OLD with the
 mix a:b:d = 2:1:1 and NEW with a:b:c = 1:1:2, so Self% moves from about 50/25/0/25 to 25/25/50/0.
 How far from those round numbers each share lands moves with the machine (its CPU, its load), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_perfdata: the perf.data reader on small files built in memory (perfdata_open_mem): a header,
  * one attr with its id, a few records and a HOSTNAME feature, in both byte orders (a big-endian

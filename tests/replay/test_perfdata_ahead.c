@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_perfdata_ahead: the reader on its own thread hands out exactly what the reader hands out.
  *

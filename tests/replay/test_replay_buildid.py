@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A replay from another machine: the recording's build-ids (a file's BUILD_ID
 section, a stream's HEADER_BUILD_ID records) lead the symbolizer to the binaries' own files, and a
 file of another build at the recorded path is never read.

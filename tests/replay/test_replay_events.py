@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Replay of perf record files of several events, against perf report on the same file, per event:
 
 - a perf probe event (made here with perf probe -x on probe_work, deleted at the end) beside

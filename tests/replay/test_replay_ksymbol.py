@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A recording's BPF programs: perf record writes a PERF_RECORD_KSYMBOL for each kernel symbol
 registered while it runs (a BPF program, a BPF trampoline), and perf report shows the samples in
 one as a row whose shared object and symbol are the program's name (bpf_prog_TAG_NAME), never

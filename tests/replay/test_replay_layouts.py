@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Recordings laid out as other perf versions and machines write them, made from one recording of
 this machine: perftop must replay each to the same profile as the recording it was made from.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """LBR call stacks (perf record --call-graph lbr): the user part of each sample's chain is in its
 branch stack (PERF_SAMPLE_BRANCH_STACK, branch_sample_type USER|CALL_STACK, innermost call first),
 the callchain holds the kernel part and at most the user IP (with frame-pointer guesses after it).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """How a replay names the maps of a recording from another machine, against perf report on the same
 file: a pipe-mode perf.data written here byte by byte (one cpu-clock event, the records of one
 process), so that every name is one the test chose:

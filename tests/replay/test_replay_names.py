@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The names' pool is bounded by compaction (src/symbolize/intern.h), the open binaries by closing
 the least recently used, the known ones by evicting those no mapping references (dso.h): a replay
 whose pool is compacted at nearly every window (PERFTOP_NAMES_FLOOR=1) with room for 2 open and 8

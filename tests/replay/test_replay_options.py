@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Replay options on files made here by perf record: --select-event on a two-event file (default: both
 events, one snapshot each), -d windows of recorded time (each covers its own window), --time START,END,
 --header (hostname, OS release, arch, CPUs; command line and events as perf report --header-only

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Samples that carry no period: `perf record -e page-faults -c 1000` writes samples without
 PERF_SAMPLE_PERIOD (the period is fixed: the attr's sample_period), and each one stands for 1000
 faults. perftop -i F -b --json must count them so: total_period == samples * 1000, equal to the

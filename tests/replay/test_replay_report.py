@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: perftop -i F -b --json agrees with perf report on files made here by perf record:
 fp callchains (python, and the spinner fixture), -a -g with two programs running, -z (zstd), pipe
 mode (perf record -o - | perftop -i -), the directory of perf record --threads, the files of perf

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Bad input never crashes, hangs or allocates without bound. On small real files made here by perf
 record (file format, -z, and pipe format), perftop -i gets: cuts at 8, 64, 256 bytes, at 75% and at
 every record boundary (every fourth sample's); 150 seeded random bit flips; a record whose size is 0 and one larger

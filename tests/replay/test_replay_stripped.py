@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Unresolved addresses of a binary are named by their address in that binary:
 two processes of one stripped binary, loaded at two different addresses (the second one through the
 dynamic loader, which places it itself, so the addresses differ even without ASLR), recorded by perf

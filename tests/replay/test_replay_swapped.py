@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: files of the other byte order. Small little-endian recordings made here (perf record
 -e cpu-clock -g, no compression; two events with --sample-cpu -d for IDENTIFIER, ID, CPU and ADDR;
 --call-graph dwarf for REGS_USER and STACK_USER) are turned into the files a big-endian machine's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: files from perf record --switch-output. perf record -g --switch-output=1s of the
 spinner for 3.5 s writes several perf.data.<timestamp> files (each a complete perf.data of its own
 second; the ones after the first start with the side-band perf synthesizes at the switch, the last

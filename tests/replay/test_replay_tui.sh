@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Acceptance: the replay in the full-screen view, driven through tmux as a person would, on a real
 # recording made here (perf record -g of the spinner fixture for 4 s): the header shows the position
 # "X.Xs / Y.Ys" and the sparkline, rows with the spinner's functions appear, + gives 2x, the table

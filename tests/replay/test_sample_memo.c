@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_sample_memo: a sample's frames come back only for the same key (pid, tid, cpumode, ip, the
  * whole chain), and only until a side-band record about its process (or the kernel's mappings, or

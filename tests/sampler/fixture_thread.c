@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fixture_thread: the target of the -p test. Busy-loops in its main thread until it gets SIGUSR1
  * (sent by the test once it has attached), then starts a second busy thread; each thread spins for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_counters: the counter groups. First the arithmetic on made-up read() buffers (a group that
  * ran for half its enabled time counts double; one that never ran counts nothing; short buffers

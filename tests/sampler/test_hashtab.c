@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_hashtab: util/hashtab.c as its users drive it (keys in the caller's array, the table holding
  * their indices): insert, find, delete and growth, the max_entries bound, a constant hash (every key

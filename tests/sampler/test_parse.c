@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_parse: parse_record on hand-made records, one per kind the kernel sends, built field by
  * field with a comment on each, plus truncated and malformed ones. Every parse runs on a heap copy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_queue: the SPSC queue alone (wrap marker, full queue, oversize messages, reserve/commit),
  * then a producer and a consumer thread hammering it; the TSan twin checks the memory ordering.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_radix: util/radix.c against a reference (qsort by key, then by original position) on the
  * key shapes it meets: addresses sharing their high bytes, times, all equal, every byte varying,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_ring: the ring reader on a fake ring, a metadata page and a power-of-two data area that the
  * test writes like the kernel would (records at data_head, then data_head advanced).

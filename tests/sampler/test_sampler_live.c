@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_sampler_live: the sampler on real perf events (cpu-clock, so it runs without a hardware
  * PMU). A command run by the sampler, a running program attached with -p that starts a thread

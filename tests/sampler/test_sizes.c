@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_sizes: the rings and the queue follow the sampling rate and the size of a sample, not the
  * CPU count alone (sampler_sizes): twice the rate gives (at least) twice the ring, and two events

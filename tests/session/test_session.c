@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_session: the session engine on a feed (session_open_feed): records built here, in memory,
  * handed in as a replay hands its file's, no kernel and no perf. The samples' addresses are this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_settings: perftoprc's text (settings/settings.h): every key read and written back the same,
  * a missing key left unset, comments and spaces, and each kind of bad file rejected whole with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * findpy: the libpython3 shared libraries of this machine, found when the test runs, whatever
  * interpreters it has and wherever: each python3, python3.X and python3.Xd on PATH (in PATH's

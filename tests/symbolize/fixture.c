@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fixture: a shared library with symbols of each kind the symbolizer must name: global functions, a
  * static one (only in .symtab, reached through an exported getter), a weak one, and calls to libc

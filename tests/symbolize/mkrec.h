@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mkrec: side-band records made by hand for the symbolizer's tests (test_symbolize, test_procsyms):
  * an MMAP2 record as the sampler's parser would hand it over, the path in its trailing data.

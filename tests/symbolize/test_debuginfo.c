@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_debuginfo: finding separate debug files. The -g -O2 fixture is split the way distributions
  * do it (objcopy --only-keep-debug, strip, objcopy --add-gnu-debuglink) into a temporary tree, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_kernel_cache: the parsed /proc/kallsyms table is cached for the boot (kernel.c). A second
  * load comes from the cache and resolves the same names; a damaged or foreign cache is ignored and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_linetab: linetab.c's decoder against libdw, CU by CU.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_procsyms: the process-side names of the symbolizer against this very process: perf map files
  * (parsing good and malformed lines, growth and re-reads, the byte cap, JIT frames through the facade

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_srcinfo: inline frames and source lines against eu-addr2line, and demangling.
  *

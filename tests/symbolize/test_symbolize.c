@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_symbolize: the symbolizer against this very process. We dlopen a fixture library with known
  * symbols, read our own /proc/self/maps, and feed hand-built MMAP2/COMM/FORK/EXIT records as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * frame_golden: a whole frame rendered headlessly and compared with its golden file (golden.h), under
  * the header the view tests share (a command target, cpu-clock at 999 Hz, 9.2 s in). Include after

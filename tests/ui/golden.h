@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * golden: comparing a rendered frame's text with a golden file under the golden directory, or, with
  * PERFTOP_UPDATE_GOLDEN=1 in the environment, writing the file instead. Include after check.h: a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # screenshots: pictures of the view with the demo source (tui_demo), for the repository: a replay
 # (sparkline, position, range, 2x), its header view (i), and the live view. The demo runs in tmux,
 # the pane is captured with its colours (capture-pane -e) and ansilove draws it as PNG.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_annotate_view: the annotate view without a terminal. A fixed fake data set (a profile, a
  * call tree and the annotate histogram fed the same samples of leaf_a, whose made-up code is eight

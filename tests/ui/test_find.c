@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_find: find, filter, zoom, order, setup, mouse and the key bar without a terminal. A small profile (two processes, a kernel path, a libc frame) is snapshotted;
  * keys drive the view state as a user would: / typed letter by letter moves the cursor, Enter keeps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_header: the header lines of a frame with the counters line, compared with
  * golden files under tests/ui/golden/ (header_*.txt: the lines above the table's column titles,

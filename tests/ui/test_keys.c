@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_keys: the key actions on the view state, with no terminal: cursor moves and paging, the
  * order keys among the visible columns, pause, zero, help, quit, and the cursor following its row

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every key of the view that the other terminal tests leave out, each checked by what it does on the
 # screen of the real perftop in tmux: the key aliases (j k g G h l, the upper-case ones, F1 F3 F4
 # F5 F10, , . = Ctrl-L), the flame graph's and the function view's moves, the annotate view's, the

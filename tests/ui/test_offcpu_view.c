@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_offcpu_view: the views in the time modes (--off-cpu, --wall) without a terminal. A fake
  * off-CPU data set (threads that sleep, sync a file, wait on a lock and get preempted, their stacks

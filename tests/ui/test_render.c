@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_render: golden frames. A hand-made snapshot is rendered into a surface and the text dump is
  * compared with the expected screen below; roles are checked cell by cell where they matter

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_tui_tmux: the live view in a real terminal. tui_demo (a fake source) runs inside a private tmux
 # server; the test reads the screen with capture-pane, sends keys, and checks that the terminal is
 # restored after q, after SIGTERM and after die(). Every wait is bounded. Exit 77 (skip) only when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_views: the drill-down views without a terminal. A fixed fake data set (a profile and a call
  * tree fed the same stacks: main -> top -> mid -> leaf_a / leaf_b, a libc memcpy, an inline helper,

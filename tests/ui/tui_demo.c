@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui_demo: the live view with a fake source, for terminal tests (tmux) and for looking at it.
  * About 30 made-up functions whose weights drift at every refresh; header figures that move.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * chain: the live DWARF-unwinding fixture. main -> top -> mid -> leaf, each noinline, built -O2
  * -fomit-frame-pointer (CMakeLists.txt) so a frame-pointer walk cannot find the callers; leaf

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * debugframe: the .debug_frame fixture of the DWARF-unwinding tests (test_unwind_debugframe.py).
  * main -> top -> mid -> leaf as in chain.c, built -O2 -fomit-frame-pointer but without .eh_frame

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libc_leaves: CPU time spent inside libc's string functions, called by functions of known shares.
  * Debian's libc is built without frame pointers, so a frame-pointer chain taken in strlen or memcpy

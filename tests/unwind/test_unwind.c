@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_unwind: the unwinder's accessors on hand-made samples of this very process. A noinline chain
  * main -> deep1 -> deep2 -> deep3 -> capture copies its registers and the top of its stack into a

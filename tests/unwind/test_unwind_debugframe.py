@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Live --call-graph dwarf through .debug_frame: the chain main -> top -> mid -> leaf built
 -O2 -fomit-frame-pointer -g without unwind tables (tests/unwind/debugframe.c), so that its functions
 have no .eh_frame entry and .debug_frame is all there is to unwind them. perftop -b --json must give

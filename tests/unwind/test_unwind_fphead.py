@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The default call graph (frame pointers, their first frames from CFI) shows the callers of libc's
 string functions, live and replayed from perftop's own recording.
 

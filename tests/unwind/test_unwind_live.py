@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Live --call-graph dwarf: perftop -b --json on the C chain main -> top -> mid -> leaf built
 -O2 -fomit-frame-pointer. Frame pointers cannot see past leaf; DWARF unwinding must give mid and top a
 Total% of at least 90, report the share unwound to the root ("unwound") in the JSON, and do the same

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Replayed --call-graph dwarf.
 
 1. perf record --call-graph dwarf of a Python loop (Debian's /usr/bin/python3, called by its path so

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--call-graph dwarf on a g++ -static executable, which has .eh_frame but no .eh_frame_hdr (GCC links
 static executables without --eh-frame-hdr), so the unwind tables must be found through the section
 headers and searched without the header's index.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Binaries built the ways the world builds them, profiled by perftop and held to perf report on the
 same recording and to the program's own call structure and the binary's own symbols.
 

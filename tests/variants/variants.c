@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * variants: the program test_build_variants.py builds every way the world builds C (PIE and not,
  * static, static-pie, -z now, CET, LTO, split DWARF, compressed debug sections, DWARF 4 and 5, a
