@@ -257,7 +257,28 @@ def compare(name):
         ok, line = close(f"{t}'s longest block", ptlong.get(tid, 0), long_ns, 0.05, 2e6)
         if not ok:
             bad.append(f"{name}: {line}")
+        if not ok or abs(ours.get(tid, 0) - total) > max(0.05 * total, slack):
+            describe_disagreement(t, tid, snaps, stretches)
     return bad, 3 * len(tids)
+
+
+def describe_disagreement(t, tid, snaps, stretches):
+    """Where perftop and the reference part for a thread: perftop's windows (their end in the
+    records' clock is not in the JSON: their order, blocks, time and longest) and the reference's
+    longest blocks (where they end, and whether a switch record ended them), so that a failure in
+    a CI log says which of the two saw a block the other did not."""
+    wins = []
+    for i, sn in enumerate(snaps):
+        for r in sn["rows"]:
+            if int(r["tid"]) == tid:
+                wins.append(f"#{i}: {r.get('total_blocks', 0)} blocks {r.get('total_ns', 0) / 1e6:.2f} ms "
+                            f"longest {r.get('longest_ns', 0) / 1e6:.2f} ms")
+    print(f"  {t}: perftop's windows: {'; '.join(wins) or 'none'}")
+    top = sorted(stretches, key=lambda b: -b[1])[:5]
+    first = stretches[0][0] - stretches[0][1] if stretches else 0
+    print(f"  {t}: the reference's longest blocks: " + "; ".join(
+        f"{ns / 1e6:.2f} ms ending {(end - first) / 1e9:.4f} s after its first began"
+        f"{' (switch record)' if filled else ''}" for end, ns, filled in top))
 
 
 bad, checks = [], 0
