@@ -154,8 +154,7 @@ struct session *session_open(const struct session_opts *opts, char *err, size_t 
 	if (opts->sampler.target == TARGET_COMMAND)
 		s->command_name = opts->sampler.argv[0];
 	s->output = opts->output;
-	if (opts->push_url && (!(s->pusher = pusher_open(opts, err, errlen)) ||
-			    session_enable_push(s, err, errlen) < 0)) {
+	if (opts->push_url && session_enable_push(s, opts, err, errlen) < 0) {
 		session_close(s);
 		return NULL;
 	}
@@ -215,6 +214,16 @@ static void replay_sink_reset(void *ctx)
 	s->offcpu_last_time = 0;
 }
 
+/* A replay or a feed in a time mode pairs the switches here, with o's layout of their fields
+ * (live, the sampler thread pairs them). */
+static void session_pair_here(struct session *s, const struct session_opts *opts,
+			      struct offcpu_opts *o)
+{
+	o->min_block_ns = opts->min_block_ns;
+	o->piece_ns = 0;   /* a refresh charges every open block up to the last record */
+	s->offcpu = offcpu_new(o);
+}
+
 /* A replay in a time mode pairs the file's switches itself: sched:sched_switch must be among the
  * events played (its index in the file is the pairing's switch event). */
 static int session_replay_offcpu(struct session *s, const struct session_opts *opts, char *err, size_t errlen)
@@ -244,9 +253,7 @@ static int session_replay_offcpu(struct session *s, const struct session_opts *o
 		o.next_pid_size = from_file.next_pid_size;
 	}
 	o.switch_evidx = file_ev;
-	o.min_block_ns = opts->min_block_ns;
-	o.piece_ns = 0;   /* a refresh charges every open block up to the last record */
-	s->offcpu = offcpu_new(&o);
+	session_pair_here(s, opts, &o);
 	return 0;
 }
 
@@ -323,17 +330,13 @@ struct session *session_open_feed(const struct session_opts *opts,
 		ev->prof = profile_new(opts->keys, opts->nkeys);
 	}
 	if (opts->mode != PROFILE_SAMPLES) {
-		/* paired here, as a replay's switches are (the caller's offcpu says where) */
-		struct offcpu_opts o = opts->offcpu;
-		o.min_block_ns = opts->min_block_ns;
-		o.piece_ns = 0;
-		s->offcpu = offcpu_new(&o);
+		struct offcpu_opts o = opts->offcpu; /* the caller's says where the fields are */
+		session_pair_here(s, opts, &o);
 	}
 	session_mode_events(s, opts);
 	session_names(s, opts, false);
 	snprintf(s->target_text, sizeof(s->target_text), "%s", opts->target_text);
-	if (opts->push_url && (!(s->pusher = pusher_open(opts, err, errlen)) ||
-			       session_enable_push(s, err, errlen) < 0)) {
+	if (opts->push_url && session_enable_push(s, opts, err, errlen) < 0) {
 		session_close(s);
 		return NULL;
 	}
@@ -422,17 +425,10 @@ static void session_status_counters(struct session *s, struct session_status *st
 
 int session_start(struct session *s, char *err, size_t errlen)
 {
-	if (s->replay || s->feed) {
-		s->start_ns = s->window_start_ns = now_ns();
-		if (s->pusher) {
-			int64_t from, until;
-			pusher_due(s->pusher, false, &from, &until); /* the first window starts */
-		}
-		return 0;
-	}
-	int rc = sampler_start(s->sampler, err, errlen);
+	int rc = s->sampler ? sampler_start(s->sampler, err, errlen) : 0;
 	s->start_ns = s->window_start_ns = now_ns();
-	session_counters_window(s, 0);
+	if (s->sampler)
+		session_counters_window(s, 0);
 	if (s->pusher) {
 		int64_t from, until;
 		pusher_due(s->pusher, false, &from, &until); /* the first window starts */

@@ -243,10 +243,11 @@ void session_export_hold(struct session *s, bool hold)
 
 /* --- push (pusher.h) --- */
 
-/* The push's collector (session_open with --push); 0, or -1 with a message. */
-int session_enable_push(struct session *s, char *err, size_t errlen)
+/* --push: the pusher (its thread) and the push's collector; 0, or -1 with a message. */
+int session_enable_push(struct session *s, const struct session_opts *opts, char *err, size_t errlen)
 {
-	if (!(s->col_push = session_new_col(s, "push", err, errlen)))
+	if (!(s->pusher = pusher_open(opts, err, errlen)) ||
+	    !(s->col_push = session_new_col(s, "push", err, errlen)))
 		return -1;
 	session_want_srclines(s);
 	return 0;

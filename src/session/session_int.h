@@ -143,9 +143,9 @@ struct session {
 	struct stackcol *col_push;
 };
 
-/* session_export.c, for the core: a push's start, each window's push (final: the last, at close),
+/* session_export.c, for the core: a push's start (the pusher and its collector), each window's push (final: the last, at close),
  * and the end of the w key's window at a refresh. */
-int session_enable_push(struct session *s, char *err, size_t errlen);
+int session_enable_push(struct session *s, const struct session_opts *opts, char *err, size_t errlen);
 void session_push_window(struct session *s, bool final);
 void session_export_window_end(struct session *s);
 

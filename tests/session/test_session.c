@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mkrec.h"
 #include "session/session.h"
 #include "util/util.h"
 
@@ -31,7 +32,7 @@ __attribute__((noinline)) int work_alpha(int x) { return x * 3 + 1; }
 __attribute__((noinline)) int work_beta(int x) { return x * 5 + 2; }
 __attribute__((noinline)) int work_gamma(int x) { return x * 7 + 3; }
 
-/* A record with room for its trailing data (a path, a callchain, raw fields). */
+/* A record with room for its trailing data (a callchain, raw fields). */
 struct built {
 	union {
 		struct rec r;
@@ -44,15 +45,15 @@ static uint64_t addr_in(int (*fn)(int))
 	return (uint64_t)(uintptr_t)fn + 1; /* inside the function, past its first byte */
 }
 
-/* The executable mapping of this program that holds fn, as an MMAP2 record of PID. */
-static bool mmap_self(struct built *b, int (*fn)(int))
+/* The executable mapping of this program that holds fn, as an MMAP2 record of PID (free it), or
+ * NULL. */
+static struct rec *mmap_self(int (*fn)(int))
 {
 	uint64_t want = addr_in(fn);
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[1024];
-	bool found = false;
-	memset(b, 0, sizeof(*b));
-	while (f && !found && fgets(line, sizeof(line), f)) {
+	struct rec *r = NULL;
+	while (f && !r && fgets(line, sizeof(line), f)) {
 		unsigned long long s, e, off, ino;
 		unsigned maj, min;
 		char perms[8];
@@ -60,24 +61,12 @@ static bool mmap_self(struct built *b, int (*fn)(int))
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &s, &e, perms, &off, &maj, &min, &ino,
 			   &pos) < 7 || perms[2] != 'x' || want < s || want >= e)
 			continue;
-		struct rec *r = &b->u.r;
-		char *path = (char *)r + sizeof(*r);
-		snprintf(path, sizeof(b->u.words) - sizeof(*r), "%s", line + pos);
-		path[strcspn(path, "\n")] = '\0';
-		r->type = REC_MMAP;
-		r->perf_type = PERF_RECORD_MMAP2;
-		r->pid = r->tid = PID;
-		r->cpu = REC_NO_CPU;
-		r->u.mmap = (struct rec_mmap){ .pid = PID, .tid = PID, .start = s, .len = e - s,
-					       .pgoff = off, .maj = maj, .min = min, .ino = ino,
-					       .is_mmap2 = 1, .executable = 1,
-					       .filename_off = sizeof(*r) };
-		r->size = (uint32_t)((sizeof(*r) + strlen(path) + 1 + 7) & ~(size_t)7);
-		found = true;
+		line[strcspn(line, "\n")] = '\0';
+		r = mk_mmap(PID, s, e - s, off, maj, min, ino, line + pos);
 	}
 	if (f)
 		fclose(f);
-	return found;
+	return r;
 }
 
 static const struct rec *comm_rec(struct built *b, const char *comm)
@@ -138,9 +127,12 @@ static struct session *feed_open(const struct session_opts *o, int nev)
 		fprintf(stderr, "session_open_feed: %s\n", err);
 		exit(1);
 	}
+	struct rec *map = mmap_self(work_alpha);
+	CHECK(map != NULL);
+	if (map)
+		session_feed(s, map);
+	free(map);
 	struct built b;
-	CHECK(mmap_self(&b, work_alpha));
-	session_feed(s, &b.u.r);
 	session_feed(s, comm_rec(&b, "feeder"));
 	CHECK(session_start(s, err, sizeof(err)) == 0);
 	return s;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * mkrec: side-band records made by hand for the symbolizer's tests (test_symbolize, test_procsyms):
- * an MMAP2 record as the sampler's parser would hand it over, the path in its trailing data.
+ * mkrec: side-band records made by hand for the tests that feed the symbolizer (test_symbolize,
+ * test_procsyms, test_session): an MMAP2 record as the sampler's parser would hand it over, the
+ * path in its trailing data.
  */
 #ifndef PERFTOP_TESTS_MKREC_H
 #define PERFTOP_TESTS_MKREC_H
