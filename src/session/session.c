@@ -30,7 +30,6 @@
 #include "session/session_int.h"
 #include "util/util.h"
 
-
 /*
  * What the symbolizer adds to each address. Inline frames follow the tool each mode stands in for.
  * perf report expands them only in chains it unwound from user stacks (--call-graph dwarf
