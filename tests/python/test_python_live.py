@@ -11,25 +11,24 @@ them, the layout of a debug build, shows with frame pointers), -s srcline names 
 and --no-python keeps the interpreter's frames as they were.
 
 usage: test_python_live.py PERFTOP FIXTURE_DIR VERSION"""
-import os
 
 from e2elib import fail, passed, run_json
-from pylib import PYSPLIT, SPLIT_SECS, check_split, pythons_of, version_arg
+from pylib import PY_STATS_ENV, PYSPLIT, SPLIT_SECS, check_split, pythons_of, version_arg, watcher_reads
 
 found = pythons_of(version_arg())
 checks = 0
 for py in found:
     snaps, err = run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "--", py.exe, PYSPLIT,
-                           str(SPLIT_SECS)], timeout=120, env=dict(os.environ, PERFTOP_PY_STATS="1"))
-    checks += check_split(snaps, py.label)
+                           str(SPLIT_SECS)], timeout=120, env=PY_STATS_ENV)
+    checks += check_split(snaps, py.label, reads=watcher_reads(err))
     print(" ", [l for l in err.splitlines() if "python:" in l][-1:])
 
 py = found[0]
 # --call-graph dwarf: the native chains unwound through the interpreter, the Python frames in them
 # all the same
 snaps, err = run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "--call-graph", "dwarf", "--",
-                       py.exe, PYSPLIT, str(SPLIT_SECS)], timeout=120)
-checks += check_split(snaps, f"{py.label} --call-graph dwarf")
+                       py.exe, PYSPLIT, str(SPLIT_SECS)], timeout=120, env=PY_STATS_ENV)
+checks += check_split(snaps, f"{py.label} --call-graph dwarf", reads=watcher_reads(err))
 snaps, _ = run_json(["-z", "-n", "2", "-d", "1", "-s", "sym,srcline", "--", py.exe, PYSPLIT, "2"])
 lines = {r.get("srcline") for s in snaps for r in s["rows"] if r["sym"] == "inner (pysplit.py)"}
 body = [i + 1 for i, l in enumerate(open(PYSPLIT)) if "s += i * i" in l][0]

@@ -17,14 +17,16 @@ import sys
 import time
 
 from e2elib import fail, passed, run_json
-from pylib import PYSPLIT, SPLIT_SECS, UNKNOWN_LAYOUT_VERSIONS, check_split, pythons_of, version_arg
+from pylib import (PY_STATS_ENV, PYSPLIT, SPLIT_SECS, UNKNOWN_LAYOUT_VERSIONS, check_split, pythons_of,
+                   version_arg, watcher_reads)
 
 
 def attached(exe, args, secs=SPLIT_SECS + 4, whole_machine=False):
     p = subprocess.Popen([exe, PYSPLIT, str(secs)], stdout=subprocess.DEVNULL)
     try:
         time.sleep(1.0)  # well inside its loop: perftop attaches to a running interpreter
-        return run_json(([] if whole_machine else ["-p", str(p.pid)]) + args, timeout=120)
+        return run_json(([] if whole_machine else ["-p", str(p.pid)]) + args, timeout=120,
+                        env=PY_STATS_ENV)
     finally:
         p.kill()
         p.wait()
@@ -50,10 +52,10 @@ if version in UNKNOWN_LAYOUT_VERSIONS:
 
 if sys.argv[4:] == ["-a"]:
     py = found[0]
-    snaps, _ = attached(py.exe, ["-a", "-z", "-n", str(SPLIT_SECS), "-d", "1"], whole_machine=True)
-    checks += check_split(snaps, f"{py.label} -a", whole=False)
+    snaps, err = attached(py.exe, ["-a", "-z", "-n", str(SPLIT_SECS), "-d", "1"], whole_machine=True)
+    checks += check_split(snaps, f"{py.label} -a", whole=False, reads=watcher_reads(err))
     passed(checks)
 for py in found:
-    snaps, _ = attached(py.exe, ["-z", "-n", str(SPLIT_SECS), "-d", "1"])
-    checks += check_split(snaps, f"{py.label} -p")
+    snaps, err = attached(py.exe, ["-z", "-n", str(SPLIT_SECS), "-d", "1"])
+    checks += check_split(snaps, f"{py.label} -p", reads=watcher_reads(err))
 passed(checks)

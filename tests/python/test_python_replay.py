@@ -15,7 +15,7 @@ import tempfile
 from e2elib import fail, parse_snapshots, passed, perftop_path, run_json
 from perfcompare import check, report_section
 from perfprobe import need_tool
-from pylib import PYSPLIT, SPLIT_SECS, check_split, pythons_of, version_arg
+from pylib import PY_STATS_ENV, PYSPLIT, SPLIT_SECS, check_split, pythons_of, version_arg, watcher_reads
 
 # The first interpreter of the version: the others of it (Debian's, its debug build) are read by
 # test_python_live; this test's subject is the same for each, and the suite's time is bounded.
@@ -26,8 +26,8 @@ checks = 0
 try:
     for i, py in enumerate(found):
         rec = os.path.join(d, f"py{i}.data")
-        run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "-o", rec, "--", py.exe, PYSPLIT,
-                  str(SPLIT_SECS)], timeout=120)
+        _, err = run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "-o", rec, "--", py.exe, PYSPLIT,
+                           str(SPLIT_SECS)], timeout=120, env=PY_STATS_ENV)
         if not os.path.exists(rec + ".python"):
             fail(f"{py.label} -o {rec}: no {rec}.python beside it")
 
@@ -38,7 +38,8 @@ try:
                 fail(f"{py.label} replay {args}: exit {p.returncode}: {p.stderr.strip()}")
             return parse_snapshots(p.stdout, "replay")
 
-        checks += check_split(replay([]), f"{py.label} replay")
+        # the replay's samples have the stacks the recording's watcher read: its reads are the draws
+        checks += check_split(replay([]), f"{py.label} replay", reads=watcher_reads(err))
         body = [i + 1 for i, l in enumerate(open(PYSPLIT)) if "s += i * i" in l][0]
         lines = {r.get("srcline") for s in replay(["-s", "sym,srcline"]) for r in s["rows"]
                  if r["sym"] == "inner (pysplit.py)"}

@@ -10,7 +10,8 @@ frames) and the acceptance checks hold as without -X perf.
 
 usage: test_python_xperf.py PERFTOP FIXTURE_DIR VERSION"""
 from e2elib import fail, passed, run_json
-from pylib import PYSPLIT, SHARE, SPLIT_SECS, check_split, pythons_of, share_tol, sums, version_arg
+from pylib import (PY_STATS_ENV, PYSPLIT, SHARE, SPLIT_SECS, check_split, pythons_of, share_tol, sums,
+                   version_arg, watcher_reads)
 
 found = pythons_of(version_arg())
 checks = 0
@@ -35,9 +36,9 @@ for py in found:
         fail(f"{py.label} -X perf: only {start:.0f} of {n} chains reach _start through the "
              "trampolines")
     checks += 2
-    snaps, _ = run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "--call-graph", "dwarf"] + cmd[:-1]
-                        + [str(SPLIT_SECS)], timeout=120)
-    checks += check_split(snaps, f"{py.label} -X perf, Python frames")
+    snaps, err = run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "--call-graph", "dwarf"] + cmd[:-1]
+                          + [str(SPLIT_SECS)], timeout=120, env=PY_STATS_ENV)
+    checks += check_split(snaps, f"{py.label} -X perf, Python frames", reads=watcher_reads(err))
     # the trampolines leave every chain that got Python frames: those left are in the few samples
     # the watcher had not read near (a thread's first ones), which keep their native frames
     total, n = sums(snaps)
