@@ -242,7 +242,12 @@ int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyra
 static int py_str(pid_t pid, const struct pylayout *l, uint64_t obj, char *out, size_t cap)
 {
 	uint8_t head[96];
-	if (!obj || l->u_compact_size > sizeof(head) || py_read(pid, obj, head, l->u_compact_size) < 0)
+	/* the ASCII header only (state and length are in it): a short name of 3.8-3.12, whose object
+	 * is smaller than a PyCompactUnicodeObject, may end its mapping */
+	if (!fits(l->u_state, 4, l->u_ascii_size) || !fits(l->u_length, 8, l->u_ascii_size) ||
+	    l->u_compact_size > sizeof(head))
+		return -EINVAL;
+	if (!obj || obj >= PY_USER_END || py_read(pid, obj, head, l->u_ascii_size) < 0)
 		return -EFAULT;
 	uint32_t state;
 	memcpy(&state, head + l->u_state, sizeof(state));
@@ -308,7 +313,7 @@ int pyread_code_head(pid_t pid, const struct pyproc *p, uint64_t code, uint64_t 
 	if (!code || code >= PY_USER_END || py_read(pid, code, buf, (size_t)need) < 0)
 		return -EFAULT;
 	uint64_t type = at_u64(buf, 8);
-	if (type != *code_type) {
+	if (!type || type != *code_type) {
 		if (!py_is_code_type(pid, type))
 			return -EINVAL;  /* not a code object: a torn read, or a layout that does not fit */
 		*code_type = type;
@@ -372,14 +377,15 @@ static int32_t lt_svarint(const uint8_t *t, int len, int *i)
  */
 int pyread_line(const uint8_t *t, int len, int firstlineno, uint64_t unit)
 {
-	int line = firstlineno, i = 0;
+	int64_t line = firstlineno;  /* wide: deltas of a hostile table add up past an int */
+	int i = 0;
 	uint64_t at = 0;
 	while (i < len) {
 		uint8_t b = t[i++];
 		if (!(b & 0x80))
 			return -1;  /* not at an entry's first byte: a table we misread */
 		int code = (b >> 3) & 15, units = (b & 7) + 1;
-		int this_line = line;
+		int64_t this_line = line;
 		if (code <= 9) {
 			i += 1;
 		} else if (code <= 12) {
@@ -396,7 +402,7 @@ int pyread_line(const uint8_t *t, int len, int firstlineno, uint64_t unit)
 			this_line = -1;
 		}
 		if (unit < at + (uint64_t)units)
-			return this_line;
+			return this_line >= 0 && this_line <= INT32_MAX ? (int)this_line : -1;
 		at += (uint64_t)units;
 	}
 	return -1;
@@ -406,7 +412,7 @@ int pyread_line(const uint8_t *t, int len, int firstlineno, uint64_t unit)
  * offset at is the one reached before the offset passes it. */
 static int lnotab_line(const uint8_t *t, int len, int firstlineno, uint64_t at)
 {
-	int line = firstlineno;
+	int64_t line = firstlineno;
 	uint64_t addr = 0;
 	for (int i = 0; i + 1 < len; i += 2) {
 		addr += t[i];
@@ -414,14 +420,14 @@ static int lnotab_line(const uint8_t *t, int len, int firstlineno, uint64_t at)
 			break;
 		line += (int8_t)t[i + 1];
 	}
-	return line;
+	return line >= 0 && line <= INT32_MAX ? (int)line : -1;
 }
 
 /* 3.10's co_linetable: pairs of (range length in bytes, signed line delta), -128 for a range
  * without a line (which leaves the running line as it was). */
 static int linetable310_line(const uint8_t *t, int len, int firstlineno, uint64_t at)
 {
-	int line = firstlineno;
+	int64_t line = firstlineno;
 	uint64_t start = 0;
 	for (int i = 0; i + 1 < len; i += 2) {
 		uint64_t end = start + t[i];
@@ -429,7 +435,7 @@ static int linetable310_line(const uint8_t *t, int len, int firstlineno, uint64_
 		if (delta != -128)
 			line += delta;
 		if (at >= start && at < end)
-			return delta == -128 ? -1 : line;
+			return delta == -128 || line < 0 || line > INT32_MAX ? -1 : (int)line;
 		start = end;
 	}
 	return -1;
