@@ -66,7 +66,7 @@ struct pyproc {
 	uint64_t pthread_tid;
 };
 
-/* glibc's offsetof(struct pthread, tid) on x86-64 (2.36, Debian 12), for a libc that does not say. */
+/* glibc's offsetof(struct pthread, tid) on x86-64 (2.36, Debian 12), for a libc that says none. */
 #define PY_PTHREAD_TID 720
 
 /* Looks at process pid. 1: a CPython perftop reads (p filled); 0: not a CPython process; -1: a

@@ -18,11 +18,11 @@
  * Before 3.11 there is no Py_Version: the version is the one the file's name says (libpython3.9.so,
  * python3.9), and it must agree with the size of the _PyRuntime symbol, which differs between 3.7,
  * 3.8, 3.9 and 3.10 (1520, 1464, 656, 672 bytes); a file whose name says none (a python3) takes the
- * version whose size it has. Their thread states have no native thread id either, only the pthread_t
- * (pthread_self()), which in glibc is the address of the thread's struct pthread; its tid is at the
- * offset the process's libc publishes for libthread_db (_thread_db_pthread_tid: bits, count,
- * offset), or glibc 2.36's on x86-64 (PY_PTHREAD_TID) when it does not. The reader compares that tid
- * with the sampled one, so a wrong offset (another libc) finds no thread and gives native frames.
+ * version whose size it has. Their thread states have no native thread id either, only the
+ * pthread_t (pthread_self()), which in glibc is the address of the thread's struct pthread; its tid
+ * is at the offset the process's libc publishes for libthread_db (_thread_db_pthread_tid: bits,
+ * count, offset), or glibc 2.36's on x86-64 (PY_PTHREAD_TID) when it does not. The reader compares
+ * that tid with the sampled one, so a wrong offset (another libc) finds no thread: native frames.
  */
 #include <elf.h>
 #include <errno.h>

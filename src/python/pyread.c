@@ -12,11 +12,12 @@
  * torn read (the thread moved on while we read) ends the walk instead of following garbage; a walk
  * that comes back to a frame it passed (a cycle: only a torn read makes one) is refused whole.
  *
- * 3.8-3.10 differ: a thread state names its thread by pthread_t only, whose tid is read from glibc's
- * struct pthread (pyproc.c says where); its frame is a PyFrameObject, whose f_back leads outward,
- * and every Python call is a C call of the eval loop of its own (each frame is a run of one). The
- * instruction is f_lasti, an index into the code's bytes (3.10: in code units), and the line comes
- * from co_lnotab (3.8, 3.9) or 3.10's co_linetable (Objects/lnotab_notes.txt of each version).
+ * 3.8-3.10 differ: a thread state names its thread by pthread_t only, whose tid is read from
+ * glibc's struct pthread (pyproc.c says where); its frame is a PyFrameObject, whose f_back leads
+ * outward, and every Python call is a C call of the eval loop of its own (each frame is a run of
+ * one). The instruction is f_lasti, an index into the code's bytes (3.10: in code units), and the
+ * line comes from co_lnotab (3.8, 3.9) or 3.10's co_linetable (Objects/lnotab_notes.txt of each
+ * version).
  */
 #include <errno.h>
 #include <stdio.h>
