@@ -7,9 +7,10 @@ none: a skip): started, attached and replayed, in as little wall time as the sha
 - started: perftop -o FILE -- PYTHON pysplit.py: the acceptance checks (pylib.check_split: alpha's
   share of alpha+beta is the script's own 0.70 within the binomial bound of the watcher's reads,
   alpha and beta cover 70% of the samples, inner under both, native rows kept);
-- attached: while that runs, a second perftop -p PID on the same process (started 1 s into it, so
-  on an interpreter already running): the same checks. The two sample one workload side by side
-  (each its own events and watcher), which halves the test's time against running it twice;
+- attached: while that runs, a second perftop -p PID on the same process (started 0.5 s into it,
+  on an interpreter already in its loop, and ended with it when the first perftop ends it): the
+  same checks. The two sample one workload side by side (each its own events and watcher), which
+  halves the test's time against running it twice;
 - replayed: perftop -i FILE of the first one's recording: the same checks, -s srcline names
   inner's loop body (the line comes from co_lnotab, or 3.10's co_linetable), and --no-python
   keeps the interpreter's frames (_PyEval_EvalFrameDefault) with no Python rows.
@@ -30,11 +31,13 @@ from e2elib import fail, parse_snapshots, passed, perftop_path, run_json
 from perfprobe import kinds_for, need_perf_events
 from pylib import PY_STATS_ENV, PYSPLIT, check_split, find_pythons, pythons_of, version_arg, watcher_reads
 
-# Seconds sampled by each of the two perftops. The bound on alpha's share is 4 binomial standard
-# errors over the draws (pylib.share_tol): over 5 s of reads at 100 a second at least, 0.082
-# (0.075 over 3.11-3.13's 6 s); the workload runs 2 s longer, for the attached one's late start.
+# Seconds sampled by the started perftop (the attached one has them less ATTACH_AFTER and its own
+# start). The bound on alpha's share is 4 binomial standard errors over the draws
+# (pylib.share_tol): over 5 s of reads at 100 a second at least, 0.082 (0.075 over 3.11-3.13's
+# 6 s); the attached one's is counted from its own reads. The workload is given 2 s more than
+# SECS; the started perftop ends it when its windows are done.
 SECS = 5
-ATTACH_AFTER = 1.0
+ATTACH_AFTER = 0.5
 
 
 def children_of(pid):
