@@ -64,7 +64,7 @@ struct dso {
 	bool sourced;         /* dso_set_source decided where to read it (or dso_open ran) */
 	bool syms_loaded;
 	bool dwarf_tried, has_dwarf, go_tried;  /* DWARF, .gopclntab: read when a lookup first wants them */
-	struct dso_go *go;    /* a Go binary's function table (dso_gotab), or NULL */
+	struct dso_go *go;    /* a Go binary's function table (dso_gopcln), or NULL */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	uint64_t bias;        /* module address = file virtual address + bias */
@@ -865,10 +865,10 @@ static uint64_t dso_sym_limit(const struct dso *d, Elf *selem, GElf_Word shndx, 
 }
 
 /* A Go binary's function table: names, lines, inline frames where -ldflags='-s -w' left no others. */
-static const struct gopcln *dso_gotab(struct dso *d)
+const struct gopcln *dso_gopcln(struct dso *d)
 {
 	GElf_Addr bias;
-	if (!d->go_tried) {
+	if (!d->go_tried && d->state == DSO_OPEN) {
 		d->go_tried = true;
 		d->go = dso_go_open(dwfl_module_getelf(d->mod, &bias), d->name);
 	}
@@ -908,7 +908,7 @@ static void dso_load_syms(struct dso *d)
 	}
 	/* Synthesized from the main file, which has the dynamic sections whatever the symbols came from. */
 	dso_synth_plt(d->set->in, main_elf, &vec, vec.n);
-	if (!dso_go_has_symtab(main_elf) && dso_gotab(d))
+	if (!dso_go_has_symtab(main_elf) && dso_gopcln(d))
 		dso_go_syms(d->go, &vec, d->name);
 
 	/* By address (a radix sort: qsort's comparator calls were most of this function's time), one
@@ -1067,8 +1067,7 @@ static int dso_lookup_dwarf(struct dso *d, uint64_t va, const struct dso_sym *w,
 		Dwarf_Addr b;
 		d->has_dwarf = dwfl_module_getdwarf(d->mod, &b) != NULL;
 	}
-	if (!d->has_dwarf)
-		srcinfo_set_go(d->si, dso_gotab(d));
+	srcinfo_set_go(d->si, dso_gopcln(d));
 	return srcinfo_lookup(d->si, d->has_dwarf ? d->mod : NULL, d->bias, va, w->name, w->start,
 			      d->set->want, out, max);
 }

@@ -155,14 +155,16 @@ static const char *func_name_at(const struct gopcln *t, uint32_t nameoff)
 	return tab_str(t, (t->ver == GOPCLN_GO12 ? 0 : t->names) + (uint64_t)nameoff);
 }
 
-/* _func field k (0 nameoff, 4 pcfile, 5 pcln, 6 npcdata, 7 cuOffset): u32s after the entry field. */
+/* _func field k (0 nameoff, 3 pcsp, 4 pcfile, 5 pcln, 6 npcdata, 7 cuOffset): u32s after the entry. */
 static uint32_t fn_field(const struct gopcln *t, uint64_t fn, unsigned k)
 {
 	static const unsigned at[] = { 0, 4, 8, 12, 16, 20, 24, 28 };
 	return le32(t->tab + fn + t->base + at[k]);  /* inside the fixed part ft_func checked */
 }
 
-enum { F_NAME = 0, F_PCFILE = 4, F_PCLN = 5, F_NPCDATA = 6, F_CU = 7 };
+enum { F_NAME = 0, F_PCSP = 3, F_PCFILE = 4, F_PCLN = 5, F_NPCDATA = 6, F_CU = 7 };
+
+static bool find_func(const struct gopcln *t, uint64_t pc, uint64_t *idx);
 
 /* ---- pc-value tables ---- */
 
@@ -398,6 +400,16 @@ unsigned gopcln_func_flags(const struct gopcln *t, size_t i)
 	uint64_t fn;
 	/* funcID, flag, pad, nfuncdata end the fixed part; Go 1.16's pad held no flags yet (zero) */
 	return i < t->nfunc && ft_func(t, i, &fn) && t->ver != GOPCLN_GO12 ? t->tab[fn + t->fixed - 3] : 0;
+}
+
+bool gopcln_spdelta(const struct gopcln *t, uint64_t pc, int32_t *delta, unsigned *flags)
+{
+	uint64_t i, fn, entry;
+	if (!find_func(t, pc, &i) || !ft_pc(t, i, &entry) || !ft_func(t, i, &fn) ||
+	    !pcvalue(t, fn_field(t, fn, F_PCSP), entry, pc, delta) || *delta < 0)
+		return false;
+	*flags = gopcln_func_flags(t, (size_t)i);
+	return true;
 }
 
 /* ---- inline trees ---- */

@@ -71,6 +71,10 @@ bool gopcln_func(const struct gopcln *t, size_t i, uint64_t *entry, uint64_t *en
 #define GOPCLN_FLAG_ASM 4
 unsigned gopcln_func_flags(const struct gopcln *t, size_t i);
 
+/* The stack pointer's distance below the function's entry value at pc (pcsp: what the function has
+ * pushed and reserved), and the function's flags; false when no function or table covers pc. */
+bool gopcln_spdelta(const struct gopcln *t, uint64_t pc, int32_t *delta, unsigned *flags);
+
 struct gopcln_frame {
 	const char *name;   /* inside the image */
 	const char *file;   /* full path as the compiler saw it, or NULL */

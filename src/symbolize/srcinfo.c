@@ -536,17 +536,15 @@ static int si_func_chain(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Addr pc, uint6
 }
 
 /* Fills f[0..] for one address; f[n-1] is the ELF frame (sym NULL). Returns n >= 1; *leaf is the
- * address's own line. */
+ * address's own line. 0 when no compile unit covers the address. */
 static int si_compute(struct srcinfo *si, Dwfl_Module *mod, uint64_t addr, uint64_t key, unsigned want,
 		      struct si_frame *f, const char **leaf)
 {
 	Dwarf_Addr cubias = 0;
 	Dwarf_Die *cu = mod ? dwfl_module_addrdie(mod, addr, &cubias) : NULL;
 	*leaf = NULL;
-	if (!cu) {
-		f[0] = (struct si_frame){ 0 };
-		return 1;
-	}
+	if (!cu)
+		return 0;
 	Dwarf_Addr pc = addr - cubias;
 	const char *leaf_line = (want & SRCINFO_SRCLINE) ? si_line_at(si, cu, pc) : NULL;
 	*leaf = leaf_line;
@@ -606,10 +604,8 @@ static int si_go_compute(struct srcinfo *si, uint64_t va, unsigned want, struct 
 	struct gopcln_frame g[GOPCLN_MAX_DEPTH];
 	int n = gopcln_frames(si->go, va, g, (want & SRCINFO_INLINE) ? SRCINFO_MAX_DEPTH : 1);
 	*leaf = NULL;
-	if (n <= 0) {
-		f[0] = (struct si_frame){ 0 };
-		return 1;
-	}
+	if (n <= 0)
+		return 0;
 	bool lines = want & SRCINFO_SRCLINE;
 	if (lines && g[0].line > 0)
 		*leaf = si_srcline(si, g[0].file, g[0].line);
@@ -669,8 +665,15 @@ int srcinfo_lookup(struct srcinfo *si, Dwfl_Module *mod, uint64_t bias, uint64_t
 		const char *leaf;
 		int n = si_from_store(si, va, &all, tmp, &leaf);
 		if (n == 0) {
-			n = !mod && si->go ? si_go_compute(si, va, all, tmp, &leaf) :
-					     si_compute(si, mod, va + bias, sym_start + 1, all, tmp, &leaf);
+			/* Go's DWARF has no .debug_aranges, and libdw 0.188 then finds no unit for an
+			 * address: its own table answers (and for a binary built with -w). */
+			n = si_compute(si, mod, va + bias, sym_start + 1, all, tmp, &leaf);
+			if (n == 0 && si->go)
+				n = si_go_compute(si, va, all, tmp, &leaf);
+			if (n == 0) {
+				tmp[0] = (struct si_frame){ 0 };
+				n = 1;
+			}
 			si->fresh++;
 		}
 		if (all & SRCINFO_SRCLINE) {
