@@ -103,9 +103,12 @@ struct dso_go *dso_go_open(Elf *elf, const char *name)
 {
 	size_t shstrndx, fsize = 0, nph = 0;
 	GElf_Shdr pcln, sh;
-	const char *raw = elf_rawfile(elf, &fsize);
-	if (!raw || elf_getshdrstrndx(elf, &shstrndx) != 0 ||
+	/* The section first: elf_rawfile reads a file libelf has not mapped whole, only for Go's. */
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0 ||
 	    !dso_go_section(elf, shstrndx, ".gopclntab", &pcln) || elf_getphdrnum(elf, &nph) != 0)
+		return NULL;
+	const char *raw = elf_rawfile(elf, &fsize);
+	if (!raw)
 		return NULL;
 	struct dso_go *g = xcalloc(1, sizeof(*g));
 	struct gopcln_image img = { .file = (const uint8_t *)raw, .size = fsize,

@@ -9,6 +9,7 @@
  * outside the bytes it was given (each image is an exact-size heap copy).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,7 +119,7 @@ static const char *const FILES[] = { "/src/a.go", "/src/b.go" };
 
 /* The pc tables of the two functions, in b (the pctab base for 1.16+; the table itself for 1.2). */
 struct pctabs {
-	size_t file[2], line[2], inl;
+	size_t file[2], line[2], inl, sp;
 };
 
 static void put_pctabs(struct buf *b, int ver, struct pctabs *pt)
@@ -138,6 +139,9 @@ static void put_pctabs(struct buf *b, int ver, struct pctabs *pt)
 	int32_t ia[] = { -1, 0, 1, -1 };
 	uint32_t ie[] = { 0x10, 0x18, 0x20, 0x40 };
 	pt->inl = put_pcvalue(b, ia, ie, 4);
+	int32_t sa[] = { 0, 0x18, 0 };
+	uint32_t se[] = { 0x04, 0x3c, 0x40 };
+	pt->sp = put_pcvalue(b, sa, se, 3);
 }
 
 /* The inline tree of alpha: 0 = mix (called at alpha+8), 1 = inner (inside mix, at alpha+0x10). */
@@ -203,7 +207,7 @@ static size_t put_func(struct buf *b, size_t tab, int ver, int i, uint32_t nameo
 	put_le(b, nameoff, 4);
 	put_le(b, 0, 4);  /* args */
 	put_le(b, 0, 4);  /* deferreturn */
-	put_le(b, 0, 4);  /* pcsp */
+	put_le(b, alpha ? pt->sp : 0, 4);  /* pcsp: beta has none */
 	put_le(b, pt->file[i], 4);
 	put_le(b, pt->line[i], 4);
 	put_le(b, alpha ? 3 : 0, 4);  /* npcdata */
@@ -276,7 +280,9 @@ static void build(struct image *im, struct layout lo)
 	struct pctabs pt;
 	put_pctabs(&b, ver, &pt);
 	size_t pcbase = ver == GOPCLN_GO12 ? tab : pctab;
-	pt.file[0] -= pcbase, pt.file[1] -= pcbase, pt.line[0] -= pcbase, pt.line[1] -= pcbase, pt.inl -= pcbase;
+	size_t *rel[] = { &pt.file[0], &pt.file[1], &pt.line[0], &pt.line[1], &pt.inl, &pt.sp };
+	for (size_t k = 0; k < sizeof(rel) / sizeof(rel[0]); k++)
+		*rel[k] -= pcbase;
 	align(&b, 8);
 	if (ver != GOPCLN_GO12) {
 		functab = b.n;
@@ -412,6 +418,13 @@ static void check_program(const struct gopcln *t, int ver, bool inl)
 	struct gopcln_frame f[4];
 	CHECK_EQ_U64(gopcln_frames(t, TEXT - 1, f, 4), 0);
 	CHECK_EQ_U64(gopcln_frames(t, TEXT + 0x60, f, 4), 0);
+	/* the stack pointer's depth: alpha's table; beta has none */
+	int32_t delta = -1;
+	unsigned flags = 1;
+	CHECK(gopcln_spdelta(t, TEXT + 3, &delta, &flags) && delta == 0 && flags == 0);
+	CHECK(gopcln_spdelta(t, TEXT + 4, &delta, &flags) && delta == 0x18);
+	CHECK(gopcln_spdelta(t, TEXT + 0x3c, &delta, &flags) && delta == 0);
+	CHECK(!gopcln_spdelta(t, TEXT + 0x40, &delta, &flags) && !gopcln_spdelta(t, TEXT - 1, &delta, &flags));
 	/* no room for the inline frames: the function alone, with the address's own line */
 	CHECK_EQ_U64(gopcln_frames(t, TEXT + 0x1f, f, 1), 1);
 	CHECK_STR(f[0].name, "main.alpha");
@@ -614,8 +627,41 @@ static void test_hostile(void)
 	image_free(&im);
 }
 
-int main(void)
+/* The images as fuzz_gopclntab's seeds (fuzz/make-corpus.sh): 24 bytes placing the section, the
+ * data and one relocation, then the file. */
+static int write_corpus(const char *dir)
 {
+	int n = 0;
+	for (size_t v = 0; v < 4; v++)
+		for (int pie = 0; pie < 2; pie++) {
+			struct image im;
+			build(&im, (struct layout){ VERSIONS[v], pie, true });
+			char path[4096];
+			snprintf(path, sizeof(path), "%s/go%d%s", dir, VERSIONS[v], pie ? "-pie" : "");
+			FILE *f = fopen(path, "wb");
+			if (!f)
+				return 1;
+			struct buf b = { 0 };
+			put_le(&b, im.img.pcln_off, 4);
+			put_le(&b, im.img.pcln_size, 4);
+			put_le(&b, im.img.data_size ? im.img.data_vaddr - VBASE : 0, 4);
+			put_le(&b, im.img.data_size, 4);
+			put_le(&b, im.img.nrels ? im.rel_off[0] - VBASE : 0, 4);
+			put_le(&b, im.img.nrels ? im.rel_val[0] : 0, 4);
+			put(&b, im.file, im.size);
+			n += fwrite(b.p, 1, b.n, f) == b.n;
+			fclose(f);
+			free(b.p);
+			image_free(&im);
+		}
+	printf("%d seeds in %s\n", n, dir);
+	return n == 8 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--corpus"))
+		return write_corpus(argv[2]);
 	test_versions();
 	test_truncated();
 	test_corrupted();
