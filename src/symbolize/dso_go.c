@@ -41,12 +41,18 @@ const struct gopcln *dso_go_table(const struct dso_go *g)
 	return g ? g->t : NULL;
 }
 
+/* The section named want, or (relro) ".data.rel.ro" + want: a PIE's table is relocated data. */
 static bool dso_go_section(Elf *elf, size_t shstrndx, const char *want, GElf_Shdr *out)
 {
+	static const char relro[] = ".data.rel.ro";
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
 		const char *name;
-		if (gelf_getshdr(scn, out) && out->sh_type != SHT_NOBITS &&
-		    (name = elf_strptr(elf, shstrndx, out->sh_name)) && !strcmp(name, want))
+		if (!gelf_getshdr(scn, out) || out->sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, out->sh_name)))
+			continue;
+		if (!strncmp(name, relro, sizeof(relro) - 1) && !strcmp(want, ".gopclntab"))
+			name += sizeof(relro) - 1;
+		if (!strcmp(name, want))
 			return true;
 	}
 	return false;

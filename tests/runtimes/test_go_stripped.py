@@ -14,7 +14,9 @@ must agree exactly, not within a sampling error:
   - every sampled address of gohot (perf script's leaf IPs) is named and lined by go tool addr2line
     on the unstripped build as perftop names and lines it: the same sample count per row;
   - with --inline, mix's inlined body is a frame "main.mix (inlined)" at its own source line, as the
-    source file says.
+    source file says;
+  - the stripped PIE build, live (its table is relocated data, its pointers RELATIVE relocations):
+    the same functions named, and mix's inline frame found through its moduledata.
 main.alpha does 7 of every 10 loop iterations: its share of alpha+beta is checked against 0.7
 within four binomial standard errors of the sample count."""
 import collections
@@ -30,6 +32,7 @@ from e2elib import SKIP, fail, is_address, kinds_for, need_perf_events, passed, 
 
 PERFTOP, FIXDIR, SRC = sys.argv[1], sys.argv[2], sys.argv[3]
 STRIPPED, FULL = os.path.join(FIXDIR, "gohot_stripped"), os.path.join(FIXDIR, "gohot")
+PIE = os.path.join(FIXDIR, "gohot_pie")
 checks = 0
 
 
@@ -68,7 +71,7 @@ def source_line(pattern):
 
 
 def main():
-    for f in (STRIPPED, FULL):
+    for f in (STRIPPED, FULL, PIE):
         if not os.path.exists(f):
             print(f"SKIP: no {f}: go was not found when the build was configured")
             sys.exit(SKIP)
@@ -154,6 +157,16 @@ def check(d):
     site = inl.get(("main.alpha", f"main.go:{call_line}"))
     ok(site and site["total"] >= mix["total"] * 0.5,
        f"main.alpha at its call of mix (main.go:{call_line}) lacks mix's samples: {site}")
+
+    # the PIE: named, and its inline frames found
+    shutil.copy(PIE, exe)
+    pie, err = run(["-b", "--json", "-n", "0", "--inline", "-s", "dso,sym,srcline", "--", exe, "1"])
+    ok(".gopclntab" not in err, f"PIE: a warning about the table: {err.strip()}")
+    got = {(r["sym"], r["srcline"]) for r in pie["rows"] if r["dso"] == "gohot"}
+    unnamed = [s for s, _ in got if is_address(s)]
+    ok(not unnamed, f"PIE: addresses of gohot left unnamed: {unnamed[:5]}")
+    for k in (("main.alpha", f"main.go:{call_line}"), ("main.mix (inlined)", f"main.go:{mix_line}")):
+        ok(k in got, f"PIE: no row {k}: {sorted(got)[:12]}")
 
     # the workload's own proportion
     a, b = sr["main.alpha"]["samples"], sr["main.beta"]["samples"]
