@@ -29,8 +29,10 @@ import sys
 import tempfile
 
 from e2elib import SKIP, fail, is_address, kinds_for, need_perf_events, passed, snapshots  # noqa: F401
+from perfprobe import need_tool
 
 PERFTOP, FIXDIR, SRC = sys.argv[1], sys.argv[2], sys.argv[3]
+GO = sys.argv[4] if len(sys.argv) > 4 else "go"  # the go that built the fixtures
 STRIPPED, FULL = os.path.join(FIXDIR, "gohot_stripped"), os.path.join(FIXDIR, "gohot")
 PIE = os.path.join(FIXDIR, "gohot_pie")
 checks = 0
@@ -75,6 +77,7 @@ def main():
         if not os.path.exists(f):
             print(f"SKIP: no {f}: go was not found when the build was configured")
             sys.exit(SKIP)
+    need_tool("perf", "the sampled addresses come from perf script")
     need_perf_events(*kinds_for(["--"]))
     d = tempfile.mkdtemp(prefix="perftop-go-")
     try:
@@ -122,9 +125,6 @@ def check(d):
         ok(sa == sb, f"{k}: {sa} samples stripped, {sb} unstripped")
 
     # Go's own decoder on the unstripped build, address by address
-    need = shutil.which("perf")
-    if not need:
-        fail("perf is not installed (the Makefile's packages have it)")
     ips = collections.Counter()
     for line in subprocess.run(["perf", "script", "-i", rec, "-F", "ip,dso", "-G"], capture_output=True,
                                text=True, timeout=60).stdout.splitlines():
@@ -133,7 +133,7 @@ def check(d):
             ips[int(parts[0], 16)] += 1
     ok(sum(ips.values()) > 100, f"only {sum(ips.values())} samples in gohot")
     addrs = sorted(ips)
-    out = subprocess.run(["go", "tool", "addr2line", FULL], input="".join(f"{a:#x}\n" for a in addrs),
+    out = subprocess.run([GO, "tool", "addr2line", FULL], input="".join(f"{a:#x}\n" for a in addrs),
                          capture_output=True, text=True, timeout=60, env=dict(
                              os.environ, GOCACHE=os.path.join(d, "gocache"), GOPROXY="off",
                              GOTOOLCHAIN="local", GO111MODULE="off")).stdout.splitlines()
