@@ -91,7 +91,7 @@ def check(d):
     exe, rec = os.path.join(d, "gohot"), os.path.join(d, "rec.data")
     shutil.copy(STRIPPED, exe)
     live, err = run(["-b", "--json", "-n", "0", "-o", rec, "--export", os.path.join(d, "live.folded"),
-                     "--", exe, "2.5"])
+                     "--", exe, "1.5"])
     ok(".gopclntab" not in err, f"live: a warning about the table: {err.strip()}")
     unnamed = [r["sym"] for r in live["rows"] if r["dso"] == "gohot" and is_address(r["sym"])]
     ok(not unnamed, f"live: addresses of gohot left unnamed: {unnamed[:5]}")
@@ -160,7 +160,7 @@ def check(d):
 
     # the PIE: named, and its inline frames found
     shutil.copy(PIE, exe)
-    pie, err = run(["-b", "--json", "-n", "0", "--inline", "-s", "dso,sym,srcline", "--", exe, "1"])
+    pie, err = run(["-b", "--json", "-n", "0", "--inline", "-s", "dso,sym,srcline", "--", exe, "0.8"])
     ok(".gopclntab" not in err, f"PIE: a warning about the table: {err.strip()}")
     got = {(r["sym"], r["srcline"]) for r in pie["rows"] if r["dso"] == "gohot"}
     unnamed = [s for s, _ in got if is_address(s)]
