@@ -234,6 +234,21 @@ static size_t put_func(struct buf *b, size_t tab, int ver, int i, uint32_t nameo
 	return put_le(b, 0, 8);
 }
 
+/* The function names (offsets from nbase into noff: alpha, beta, mix, inner), then the file names
+ * (offsets into fileoff, from the table before 1.16, else from where they start); returns that. */
+static size_t put_strings(struct buf *b, size_t nbase, size_t tab, int ver, uint32_t noff[4],
+			  uint32_t fileoff[2])
+{
+	static const char *const fnames[] = { "main.alpha", "main.beta", "main.mix", "main.inner" };
+	for (int i = 0; i < 4; i++)
+		noff[i] = (uint32_t)(put_str(b, fnames[i]) - nbase);
+	size_t filetab = b->n;
+	for (int i = 0; i < 2; i++)
+		fileoff[i] = (uint32_t)(put_str(b, FILES[i]) - (ver == GOPCLN_GO12 ? tab : filetab));
+	align(b, 4);
+	return filetab;
+}
+
 static void build(struct image *im, struct layout lo)
 {
 	struct buf b = { 0 };
@@ -257,16 +272,8 @@ static void build(struct image *im, struct layout lo)
 	}
 	align(&b, 8);
 	names = b.n;
-	uint32_t noff[4];
-	static const char *const fnames[] = { "main.alpha", "main.beta", "main.mix", "main.inner" };
-	size_t nbase = ver == GOPCLN_GO12 ? tab : names;
-	for (int i = 0; i < 4; i++)
-		noff[i] = (uint32_t)(put_str(&b, fnames[i]) - nbase);
-	uint32_t fileoff[2];
-	filetab = b.n;
-	for (int i = 0; i < 2; i++)
-		fileoff[i] = (uint32_t)(put_str(&b, FILES[i]) - (ver == GOPCLN_GO12 ? tab : filetab));
-	align(&b, 4);
+	uint32_t noff[4], fileoff[2];
+	filetab = put_strings(&b, ver == GOPCLN_GO12 ? tab : names, tab, ver, noff, fileoff);
 	if (ver == GOPCLN_GO12) {
 		set_le(&b, ftfile, b.n - tab, 4);
 		put_le(&b, 3, 4);  /* the count is entry 0: file numbers start at 1 */
@@ -322,19 +329,17 @@ static void build(struct image *im, struct layout lo)
 		set_le(&b, slot, tree - gofunc, 4);
 	else if (!lo.pie)
 		set_le(&b, slot, tree_va, 8);
-	size_t md = 0;
 	align(&b, 8);
+	/* moduledata's words that name the table, the code and the inline trees' base */
+	unsigned gi = ver >= GOPCLN_GO120 ? 40 : 38;
+	uint64_t mdw[][2] = { { 0, VBASE + tab }, { 1, VBASE + names }, { 22, TEXT }, { gi, gofunc_va } };
+	size_t md = 0;
 	if (lo.moduledata && ver >= GOPCLN_GO118) {
 		put(&b, NULL, 0x40);  /* something else first */
 		md = b.n;
 		put(&b, NULL, 48 * 8);
-		unsigned gi = ver >= GOPCLN_GO120 ? 40 : 38;
-		if (!lo.pie) {
-			set_le(&b, md, VBASE + tab, 8);
-			set_le(&b, md + 8, VBASE + names, 8);
-			set_le(&b, md + 22 * 8, TEXT, 8);
-			set_le(&b, md + gi * 8, gofunc_va, 8);
-		}
+		for (size_t k = 0; k < 4 && !lo.pie; k++)
+			set_le(&b, md + 8 * mdw[k][0], mdw[k][1], 8);
 	}
 	size_t data_end = b.n;
 	size_t alpha = im->alpha;
@@ -353,18 +358,12 @@ static void build(struct image *im, struct layout lo)
 		im->img.data_size = data_end - (md - 0x40);
 	}
 	if (lo.pie) {  /* in offset order */
-		if (ver >= GOPCLN_GO118) {
+		if (ver >= GOPCLN_GO118)
 			add_rel(im, VBASE + words + 16, TEXT);
-		} else {
+		else
 			add_rel(im, VBASE + slot, tree_va);
-		}
-		if (md) {
-			unsigned gi = ver >= GOPCLN_GO120 ? 40 : 38;
-			add_rel(im, VBASE + md, VBASE + tab);
-			add_rel(im, VBASE + md + 8, VBASE + names);
-			add_rel(im, VBASE + md + 22 * 8, TEXT);
-			add_rel(im, VBASE + md + gi * 8, gofunc_va);
-		}
+		for (size_t k = 0; k < 4 && md; k++)
+			add_rel(im, VBASE + md + 8 * mdw[k][0], mdw[k][1]);
 	}
 	free(b.p);
 }
