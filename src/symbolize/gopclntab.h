@@ -67,7 +67,9 @@ bool gopcln_has_inlines(const struct gopcln *t);
  * False when its entry in the table is damaged (the caller skips it). */
 bool gopcln_func(const struct gopcln *t, size_t i, uint64_t *entry, uint64_t *end, const char **name);
 
-/* Function i's flags byte (1.17+; 0 before): GOPCLN_FLAG_ASM marks one written in assembly. */
+/* Function i's flags byte (1.17+; 0 before): GOPCLN_FLAG_ASM marks one written in assembly,
+ * GOPCLN_FLAG_TOPFRAME the outermost frame of a stack (goexit, mstart, rt0_go). */
+#define GOPCLN_FLAG_TOPFRAME 1
 #define GOPCLN_FLAG_ASM 4
 unsigned gopcln_func_flags(const struct gopcln *t, size_t i);
 

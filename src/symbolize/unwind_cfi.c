@@ -299,7 +299,8 @@ static bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fas
  * the CFA is SP + the table's delta + 8. Only where the caller's RBP is known for sure: the sample's
  * own frame before it has pushed anything (a frameless leaf: RBP untouched), and a caller's call
  * site in compiled Go code with a frame, which has its frame record in place (RBP saved below the
- * return address, CFA = RBP + 16). Elsewhere (prologues, assembly) no row.
+ * return address, CFA = RBP + 16). A function the table marks as a stack's top (goexit, mstart) ends
+ * the chain, as Go's own traceback ends there. Elsewhere (prologues, assembly) no row.
  */
 static void go_compute(struct image *img, uint64_t pc, bool first, struct fast_row *row)
 {
@@ -308,7 +309,10 @@ static void go_compute(struct image *img, uint64_t pc, bool first, struct fast_r
 	unsigned flags;
 	if (!t || !gopcln_spdelta(t, pc, &delta, &flags))
 		return;
-	if (first && delta == 0)
+	if (flags & GOPCLN_FLAG_TOPFRAME)
+		*row = (struct fast_row){ .img = img, .va = pc, .ok = 1, .cfa_reg = DW_RSP,
+					  .cfa_off = delta + 8, .ra_rule = RULE_UNDEF, .bp_rule = RULE_SAME };
+	else if (first && delta == 0)
 		*row = (struct fast_row){ .img = img, .va = pc, .ok = 1, .cfa_reg = DW_RSP, .cfa_off = 8,
 					  .ra_rule = RULE_OFFSET, .ra_off = -8, .bp_rule = RULE_SAME };
 	else if (!first && delta > 0 && !(flags & GOPCLN_FLAG_ASM))

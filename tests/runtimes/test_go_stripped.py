@@ -15,8 +15,10 @@ must agree exactly, not within a sampling error:
     on the unstripped build as perftop names and lines it: the same sample count per row;
   - with --inline, mix's inlined body is a frame "main.mix (inlined)" at its own source line, as the
     source file says;
-  - the stripped PIE build, live (its table is relocated data, its pointers RELATIVE relocations):
-    the same functions named, and mix's inline frame found through its moduledata.
+  - the stripped PIE build, live (its table is relocated data, its pointers RELATIVE relocations)
+    and unwound with --call-graph dwarf (Go has no .eh_frame: the table's pcsp gives the rows, and
+    runtime.goexit ends the chain): the same functions named, mix's inline frame found through its
+    moduledata, and every sample of alpha and beta under main.main.
 main.alpha does 7 of every 10 loop iterations: its share of alpha+beta is checked against 0.7
 within four binomial standard errors of the sample count."""
 import collections
@@ -160,13 +162,20 @@ def check(d):
 
     # the PIE: named, and its inline frames found
     shutil.copy(PIE, exe)
-    pie, err = run(["-b", "--json", "-n", "0", "--inline", "-s", "dso,sym,srcline", "--", exe, "0.8"])
+    need_perf_events(*kinds_for(["--call-graph", "dwarf"]))
+    pie, err = run(["-b", "--json", "-n", "0", "--inline", "-s", "dso,sym,srcline", "--call-graph", "dwarf",
+                    "--", exe, "0.8"])
     ok(".gopclntab" not in err, f"PIE: a warning about the table: {err.strip()}")
     got = {(r["sym"], r["srcline"]) for r in pie["rows"] if r["dso"] == "gohot"}
     unnamed = [s for s, _ in got if is_address(s)]
     ok(not unnamed, f"PIE: addresses of gohot left unnamed: {unnamed[:5]}")
     for k in (("main.alpha", f"main.go:{call_line}"), ("main.mix (inlined)", f"main.go:{mix_line}")):
         ok(k in got, f"PIE: no row {k}: {sorted(got)[:12]}")
+    work = sum(r["self"] for r in pie["rows"] if r["sym"] in ("main.alpha", "main.beta"))
+    under = sum(r["total"] for r in pie["rows"] if r["sym"] == "main.main")
+    n = sum(1 for r in pie["rows"] if r["sym"] in ("main.alpha", "main.beta", "main.main"))
+    ok(under >= work - 0.0001 * n - 1e-9,  # each row's percentages are rounded to 4 places
+       f"PIE, dwarf: main.main's Total {under:.4f}% short of alpha's and beta's Self {work:.4f}%")
 
     # the workload's own proportion
     a, b = sr["main.alpha"]["samples"], sr["main.beta"]["samples"]
