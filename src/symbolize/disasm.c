@@ -4,7 +4,8 @@
  * DWARF line table through libdwfl), and source files read from disk.
  *
  * The line of an instruction is dwfl_module_getsrc's for its address: the row of the line table
- * that covers it, which is what perf annotate and objdump -S show. Capstone is opened per call: the
+ * that covers it, which is what perf annotate and objdump -S show; where DWARF has none, a Go
+ * binary's own table's (gopclntab.h: a -w build, or Go's DWARF, in which libdw finds no unit). Capstone is opened per call: the
  * view asks once per function it opens, and the session caches the result.
  *
  * libcapstone itself is loaded on the first call (lazylib.c: dlopen, not linked, so that the sessions
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "symbolize/dso.h"
+#include "symbolize/gopclntab.h"
 #include "symbolize/lazylib.h"
 #include "util/util.h"
 
@@ -149,6 +151,7 @@ int disasm_function(struct symbolizer *s, const char *dso, uint64_t sym_start, s
 	}
 	cs_insn *in = NULL;
 	size_t n = cap->disasm(cs, code, len, sym_start, 0, &in);
+	const struct gopcln *go = dso_gopcln(d);
 	f->insns = xcalloc(n ? n : 1, sizeof(*f->insns));
 	for (size_t i = 0; i < n; i++) {
 		struct disasm_insn *o = &f->insns[f->n++];
@@ -159,6 +162,11 @@ int disasm_function(struct symbolizer *s, const char *dso, uint64_t sym_start, s
 		Dwfl_Line *l = dwfl_module_getsrc(mod, o->va + bias);
 		int lineno = 0;
 		const char *file = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+		struct gopcln_frame g;
+		if (!file && go && gopcln_frames(go, o->va, &g, 1) == 1) {
+			file = g.file;
+			lineno = g.line;
+		}
 		if (file && lineno > 0) {
 			o->file = func_file(f, file);
 			o->line = (unsigned)lineno;
