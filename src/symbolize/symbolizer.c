@@ -489,8 +489,13 @@ static int symbolizer_unwound(struct symbolizer *s, const struct rec *r, bool ip
 	if (!s->uw)
 		s->uw = unwind_new(s->maps);
 	int k = unwind_sample(s->uw, r, ips, UNWIND_MAX_FRAMES, &res);
-	if (k <= 0)
+	if (k <= 0) {
+		/* a kernel sample whose user registers are in no mapping: said once, as a chain that
+		 * reaches such an address is */
+		if (k == 0 && res.stop == UNWIND_UNMAPPED && !ip_user && n < max)
+			out[n++] = (struct frame){ .sym = s->why[UNWIND_UNMAPPED], .dso = s->unknown };
 		return n;
+	}
 	s->st.unwind_samples++;
 	bool root = false;
 	int first = n;

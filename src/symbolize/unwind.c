@@ -321,6 +321,12 @@ int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
 	struct walk w;
 	if (!walk_start(u, r, 0, &w))
 		return 0;
+	/* The user IP itself in no mapping (a sample in execve, whose registers are the old image's)
+	 * starts no chain: no frame of it, only the reason. */
+	if (!walk_mapped(&w, w.regs[UNW_X86_64_RIP])) {
+		res->stop = UNWIND_UNMAPPED;
+		return 0;
+	}
 
 	if (!u->fast_off) {
 		int n = fast_walk(&w, ips, max, res);

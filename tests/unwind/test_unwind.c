@@ -169,6 +169,29 @@ static int find(const struct frame *f, int n, const char *sym)
 	return -1;
 }
 
+/* A kernel sample whose user registers point into no mapping (taken in execve, with the old
+ * image's registers): the kernel's frame and one "[unmapped address]", the user IP never a frame. */
+static void test_user_ip_unmapped(struct symbolizer *s, const struct captured *c)
+{
+	uint64_t regs[NREGS];
+	memcpy(regs, c->regs, sizeof(regs));
+	regs[8] = 0x1008;
+	struct rec *r = sample_of(0xffffffff81000100ull, regs, NREGS, MASK, c->stack, c->len, NULL, 0);
+	r->misc = 1; /* PERF_RECORD_MISC_KERNEL */
+	struct frame f[64];
+	int n = symbolizer_sample(s, r, f, 64), unmapped = 0, ip_frame = 0;
+	free(r);
+	for (int i = 0; i < n; i++) {
+		unmapped += !strcmp(f[i].sym, "[unmapped address]");
+		ip_frame += !f[i].kernel && (f[i].addr == 0x1008 || f[i].addr == 0x1007);
+	}
+	if (!(n == 2 && f[0].kernel && unmapped == 1 && ip_frame == 0))
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "  user IP unmapped #%d %s (%s) %#llx\n", i, f[i].sym, f[i].dso,
+				(unsigned long long)f[i].addr);
+	CHECK(n == 2 && f[0].kernel && unmapped == 1 && ip_frame == 0);
+}
+
 static void test_chain(struct symbolizer *s, const struct captured *c)
 {
 	struct frame f[512];
@@ -400,6 +423,7 @@ int main(void)
 	test_chain(s, &c);
 	test_unmapped(s, &c, 0xdead00000000beefull, "non-canonical");
 	test_unmapped(s, &c, 0x1008, "unmapped");
+	test_user_ip_unmapped(s, &c);
 	test_garbage(s, &c);
 	test_fp_head(s);
 	symbolizer_free(s);
