@@ -49,7 +49,7 @@ need_tool("perf")
 need_perf_events(*kinds_for(["--call-graph", "dwarf"]))
 import tempfile  # noqa: E402
 d = tempfile.mkdtemp(prefix="perftop-variants-")
-SECS = "0.4"
+SECS = "0.4"  # of the program's CPU time (variants.*): as many samples on a busy machine
 # Live, the variants whose live path differs from a replay's (the binary found and read while it
 # runs: static, a .dwo, a debug file by debuglink, no build-id, Rust without frame pointers, Go,
 # C++); the replays cover every variant.
