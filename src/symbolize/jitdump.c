@@ -698,6 +698,8 @@ static struct jd_ent *jd_find(struct jitdump *j, uint64_t addr)
 static const struct jd_line *jd_line_of(const struct jitdump *j, const struct jd_ent *e,
 					uint64_t addr)
 {
+	if (!e->dbg_n)
+		return NULL;
 	const struct jd_line *l = j->lines + e->dbg_first;
 	size_t lo = 0, hi = e->dbg_n;
 	while (lo < hi) {
