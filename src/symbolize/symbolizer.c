@@ -60,6 +60,7 @@ struct symbolizer {
 	const char *kmod_last_name;
 	void *head_rec;       /* symbolizer_fp_head's record, HEAD_REC_MAX bytes */
 	char jit_hint[160];   /* symbolizer_hint's: how a node process would get JavaScript names */
+	uint32_t jit_hint_pid; /* ... that process */
 };
 
 #define SYM_CACHE_SLOTS (1u << 14)
@@ -385,13 +386,18 @@ static void symbolizer_jit_hint(struct symbolizer *s, uint32_t pid)
 	if (!comm || (strcmp(comm, "node") != 0 && strcmp(comm, "nodejs") != 0) ||
 	    !maps_jit_unnamed(s->maps, pid))
 		return;
+	s->jit_hint_pid = pid;
 	snprintf(s->jit_hint, sizeof(s->jit_hint),
 		 "%s (pid %" PRIu32 ") has no JavaScript names: run it with --perf-basic-prof "
 		 "(or --perf-prof: a jitdump, with source lines)", comm, pid);
 }
 
-const char *symbolizer_hint(const struct symbolizer *s)
+const char *symbolizer_hint(struct symbolizer *s)
 {
+	/* a process that mapped its dump (or wrote its perf map) after its first JIT samples: the
+	 * hint was early, not wrong, and goes */
+	if (s->jit_hint[0] && !maps_jit_unnamed(s->maps, s->jit_hint_pid))
+		s->jit_hint[0] = 0;
 	return s->jit_hint[0] ? s->jit_hint : NULL;
 }
 
@@ -739,7 +745,7 @@ void symbolizer_poll(struct symbolizer *s)
 	debuginfo_fetch_poll(symbolizer_debug_arrived, s);
 }
 
-const char *symbolizer_notice(const struct symbolizer *s)
+const char *symbolizer_notice(struct symbolizer *s)
 {
 	const char *f = debuginfo_fetch_status();
 	if (!f)

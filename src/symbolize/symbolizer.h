@@ -157,10 +157,10 @@ bool symbolizer_add_build_id(struct symbolizer *s, const char *path, const uint8
 void symbolizer_wait_fetches(struct symbolizer *s, bool on);
 /* What the view should say ("debuginfod: fetching debug info for libfoo.so", or that a binary here
  * is another build than the recording's, else symbolizer_hint's), or NULL. */
-const char *symbolizer_notice(const struct symbolizer *s);
+const char *symbolizer_notice(struct symbolizer *s);
 /* How to get names the profile lacks: a node process without a perf map or jitdump ("node (pid 12)
  * has no JavaScript names: run it with --perf-basic-prof ..."), or NULL. */
-const char *symbolizer_hint(const struct symbolizer *s);
+const char *symbolizer_hint(struct symbolizer *s);
 /*
  * The bytes of JIT code of pid (a frame's dso "[JIT] tid PID", its sym_start) from the process's
  * jitdump, at most max: their count in *buf (malloc'ed), or 0 with why in err.
