@@ -13,6 +13,7 @@
 
 #include "symbolize/intern.h"
 #include "symbolize/jitdump.h"
+#include "util/util.h"
 
 static char path[64];
 
@@ -69,9 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	j = jitdump_new(path, 0, UINT32_MAX, in);
 	jitdump_set_limits(j, 1u << 20, 64);
 	write_input(data, size / 2);
-	jitdump_refresh(j, 1, true);
+	jitdump_refresh(j, now_ns(), true);
 	write_input(data, size);
-	jitdump_refresh(j, 2, true);
+	jitdump_refresh(j, now_ns(), true);
 	probe(j, data, size);
 	jitdump_free(j);
 	intern_free(in);
