@@ -26,7 +26,6 @@
 
 #include "symbolize/dso.h"
 #include "symbolize/lazylib.h"
-#include "symbolize/symbolizer.h"
 #include "util/util.h"
 
 void disasm_func_done(struct disasm_func *f)

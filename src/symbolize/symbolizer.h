@@ -161,16 +161,6 @@ const char *symbolizer_notice(struct symbolizer *s);
 /* How to get names the profile lacks: a node process without a perf map or jitdump ("node (pid 12)
  * has no JavaScript names: run it with --perf-basic-prof ..."), or NULL. */
 const char *symbolizer_hint(struct symbolizer *s);
-/*
- * The bytes of JIT code of pid (a frame's dso "[JIT] tid PID", its sym_start) from the process's
- * jitdump, at most max: their count in *buf (malloc'ed), or 0 with why in err.
- */
-size_t symbolizer_jit_code(struct symbolizer *s, uint32_t pid, uint64_t start, size_t max,
-			   uint8_t **buf, char *err, size_t errlen);
-/* The source file and line of JIT address addr of pid by its jitdump's debug info; false when
- * unknown. file is valid until the next lookup. */
-bool symbolizer_jit_line(struct symbolizer *s, uint32_t pid, uint64_t addr, const char **file,
-			 unsigned *line);
 /* The body of "perftop --debuginfod-fetch BUILDID": returns the exit status. */
 int symbolizer_fetch_main(const char *build_id_hex);
 
