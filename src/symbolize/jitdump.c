@@ -663,10 +663,11 @@ void jitdump_refresh(struct jitdump *j, uint64_t now, bool force)
 	}
 	if (j->header_ok || jd_header(j, fd, size))
 		jd_read_chunk(j, fd, size);
-	/* A replay's file is complete: a record cut short at its end is refused, not waited for. */
+	/* A replay's file is complete: a record cut short at its end is refused, not waited for (V8
+	 * leaves one there at every exit: its last stdio buffer is never written whole). */
 	if (j->is_static && !j->more && !j->stopped && !j->closed && j->off < size &&
 	    j->off < j->max_bytes && j->header_ok)
-		jd_stop(j, "a record past the end of the file");
+		jd_stop(j, "a record cut short by the end of the file");
 	jd_merge(j);
 	close(fd);
 }

@@ -15,9 +15,9 @@ command -v objdump >/dev/null || { echo "SKIP: objdump is not installed"; exit 7
 d=$(mktemp -d /tmp/perftop-jitdump-annotate-XXXXXX)
 trap 'tm kill-server 2>/dev/null; rm -rf "$d"' EXIT
 
-(cd "$d" && "$pt" -b -n 1 -d 2 -o "$d/a.data" -- sh -c 'exec "$@" >/dev/null' sh node --perf-prof \
+(cd "$d" && "$pt" -b -n 1 -d 1.5 -o "$d/a.data" -- sh -c 'exec "$@" >/dev/null' sh node --perf-prof \
 	--interpreted-frames-native-stack --no-turbo-inlining --no-logfile-per-isolate --logfile=+ \
-	"$here/jitsplit.js" 2 >/dev/null 2>"$d/err") || fail "perftop -o: $(cat "$d/err")"
+	"$here/jitsplit.js" 1.5 >/dev/null 2>"$d/err") || fail "perftop -o: $(cat "$d/err")"
 dump=$(ls "$d"/jit-*.dump 2>/dev/null | head -1)
 [ -n "$dump" ] || fail "node --perf-prof left no jit-PID.dump in $d"
 ok

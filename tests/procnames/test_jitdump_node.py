@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Acceptance: node --perf-prof writes a jitdump (jit-PID.dump in its working directory, mapped
 executable); perftop names the JavaScript functions of jitsplit.js from it, live (`perftop -o F --
-node ...`) and in the replay of F, and in the replay of `perf record -k 1` of the same program. The
+node ...`, and -p of a node already running), in the replay of F, and in the replay of `perf record
+-k 1` of the same program. The
 references: the dump decoded here (every JIT name perftop shows is a load record's name), the
 workload's own 70/30 split of alphaWork and betaWork, the fixture's source (each function's srclines
-fall inside its lines), and perf report after `perf inject --jit` on the perf recording. Then node
-without flags: perftop's batch stderr names the flag that would give JavaScript names.
+fall inside its lines), and perf report after `perf inject --jit` on the perf recording. And node
+without flags (beside the -p one): perftop's batch stderr names the flag that would give
+JavaScript names.
 
 usage: test_jitdump_node.py PERFTOP FIXTURE_DIR"""
 import glob
@@ -17,7 +19,9 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 from e2elib import fail, passed, run_json
+from procnameslib import start, stop
 
 here = os.path.dirname(os.path.abspath(__file__))
 script = os.path.join(here, "jitsplit.js")
@@ -57,15 +61,16 @@ def function_lines(name):
     return first, last
 
 
-def check(snaps, dump, what):
-    """JIT rows named from the dump, the 70/30 split, the srclines inside each function."""
+def check(snaps, dump, what, pid=None):
+    """JIT rows (of pid, when given) named from the dump, the 70/30 split, the srclines inside each
+    function."""
     global checks
     names = dump_names(dump)
     self_by_fn = {"alphaWork": 0.0, "betaWork": 0.0}
     for s in snaps:
         for r in s["rows"]:
             sym, dso = r.get("sym") or "", r.get("dso") or ""
-            if not dso.startswith("[JIT] tid ") or sym.startswith("0x"):
+            if not dso.startswith(f"[JIT] tid {pid if pid else ''}") or sym.startswith("0x"):
                 continue
             if sym not in names:
                 fail(f"{what}: JIT row {sym!r} is no load record of {dump}")
@@ -102,8 +107,8 @@ def js_shares(rows):
 with tempfile.TemporaryDirectory(prefix="perftop-jitdump-") as d:
     # Live, recorded with -o: node writes its dump into its working directory, d.
     rec = os.path.join(d, "live.data")
-    snaps, _ = run_json(["-n", "2", "-d", "1", "-s", "dso,sym,srcline", "-o", rec, "--"] + QUIET
-                        + NODE + [script, "2"], cwd=d)
+    snaps, _ = run_json(["-n", "2", "-d", "0.7", "-s", "dso,sym,srcline", "-o", rec, "--"] + QUIET
+                        + NODE + [script, "1.5"], cwd=d)
     dumps = glob.glob(os.path.join(d, "jit-*.dump"))
     if len(dumps) != 1:
         fail(f"node --perf-prof left {dumps} in {d}, not one jit-PID.dump")
@@ -143,12 +148,27 @@ with tempfile.TemporaryDirectory(prefix="perftop-jitdump-") as d:
         print(f"{fn}: perftop {p:.2f}%, perf report after perf inject --jit {r:.2f}%")
     checks += 1
 
-    # node without a flag: no perf map, no dump; the hint on batch stderr.
-    _, err = run_json(["-n", "1", "-d", "1", "--"] + QUIET + [node, script, "1"], cwd=d)
+    # -p of a node --perf-prof already running (its dump found by its mapping, read from the start)
+    # beside a node without flags (no perf map, no dump: the hint on batch stderr).
+    os.unlink(dumps[0])
+    a = start(NODE + [script, "4"], cwd=d)
+    b = start([node, script, "4"], cwd=d)
+    try:
+        time.sleep(1.0)
+        snaps, err = run_json(["-p", f"{a.pid},{b.pid}", "-n", "1", "-d", "1.2",
+                               "-s", "dso,sym,srcline"])
+        dumps = glob.glob(os.path.join(d, f"jit-{a.pid}.dump"))
+        if not dumps:
+            fail(f"node --perf-prof (pid {a.pid}) wrote no jit-{a.pid}.dump in {d}")
+        check(snaps, dumps[0], "-p", a.pid)
+    finally:
+        stop(a)
+        stop(b)
     hint = [l for l in err.splitlines() if "--perf-basic-prof" in l]
-    if len(hint) != 1 or "--perf-prof" not in hint[0].replace("--perf-basic-prof", ""):
-        fail(f"node without flags: no one-line hint naming --perf-basic-prof and --perf-prof "
-             f"on stderr: {err!r}")
+    if (len(hint) != 1 or f"pid {b.pid}" not in hint[0]
+            or "--perf-prof" not in hint[0].replace("--perf-basic-prof", "")):
+        fail(f"node without flags (pid {b.pid}): no one-line hint naming it, --perf-basic-prof and "
+             f"--perf-prof on stderr: {err!r}")
     print(f"node without flags: {hint[0]}")
     checks += 1
 passed(checks)
