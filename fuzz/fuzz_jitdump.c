@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	jitdump_free(j);
 	/* live: half of it, then all of it */
 	j = jitdump_new(path, 0, UINT32_MAX, in);
-	jitdump_set_limits(j, 1u << 20, 64);
+	jitdump_set_limits(j, 1u << 20, 64, 256);
 	write_input(data, size / 2);
 	jitdump_refresh(j, now_ns(), true);
 	write_input(data, size);

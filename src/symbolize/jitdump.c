@@ -81,10 +81,11 @@ struct jitdump {
 	uint64_t dev, ino;
 	uint64_t last_check, seq;
 	uint64_t max_bytes;
-	size_t max_entries;
+	size_t max_entries, max_lines;
 	bool header_ok, found, more, is_static, stopped, closed;
 	uint64_t records, skipped, evicted;
 	bool warned_lines, warned_files;
+	bool lines_full;       /* a compaction for room left the lines nearly full */
 	size_t last;
 	char line_file[JITDUMP_MAX_NAME + 1]; /* jitdump_line's */
 };
@@ -98,6 +99,7 @@ struct jitdump *jitdump_new(const char *path, uint32_t root_pid, uint32_t uid, s
 	j->in = in;
 	j->max_bytes = JITDUMP_MAX_BYTES;
 	j->max_entries = JITDUMP_MAX_ENTRIES;
+	j->max_lines = JITDUMP_MAX_LINES;
 	hashtab_init(&j->file_index, 64, JITDUMP_MAX_FILES);
 	return j;
 }
@@ -125,8 +127,11 @@ void jitdump_move_names(struct jitdump *j)
 void jitdump_set_static(struct jitdump *j) { j->is_static = true; }
 bool jitdump_found(const struct jitdump *j) { return j->found; }
 
-void jitdump_set_limits(struct jitdump *j, uint64_t max_bytes, size_t max_entries)
+void jitdump_set_limits(struct jitdump *j, uint64_t max_bytes, size_t max_entries,
+			size_t max_lines)
 {
+	if (max_lines)
+		j->max_lines = max_lines;
 	if (max_bytes)
 		j->max_bytes = max_bytes;
 	if (max_entries)
@@ -299,6 +304,7 @@ static void jd_compact(struct jitdump *j)
 	j->lines = lines;
 	j->nlines = j->lines_cap = ln;
 	j->pending = false;
+	j->lines_full = false;
 }
 
 /* ---- the index ---- */
@@ -479,16 +485,21 @@ static bool jd_debug(struct jitdump *j, const uint8_t *r, uint32_t size)
 	uint64_t addr = rd64(r + 16), nr = rd64(r + 24);
 	if (nr > (size - JD_DEBUG_FIXED) / (JD_DEBUG_ENTRY + 1))
 		return false;
-	if (j->nlines + nr > JITDUMP_MAX_LINES) {
+	if (j->nlines + nr > j->max_lines && !j->lines_full) {
+		/* the batch's entries point into the lines and the arena too: merged first */
+		jd_merge(j);
 		jd_compact(j);
-		if (j->nlines + nr > JITDUMP_MAX_LINES) {
-			if (!j->warned_lines) {
-				j->warned_lines = true;
-				warn_msg("jitdump %s: over %u source lines: later code has none", j->path,
-					 JITDUMP_MAX_LINES);
-			}
-			return false;
+		/* a compaction that freed too little is not tried again at every record (a file of
+		 * debug records would cost n^2): the next compaction of a merge clears this */
+		j->lines_full = j->nlines + nr > j->max_lines / 2;
+	}
+	if (j->nlines + nr > j->max_lines) {
+		if (!j->warned_lines) {
+			j->warned_lines = true;
+			warn_msg("jitdump %s: over %zu source lines: later code has none", j->path,
+				 j->max_lines);
 		}
+		return false;
 	}
 	uint32_t first = (uint32_t)j->nlines, prev = JD_NO_FILE;
 	size_t p = JD_DEBUG_FIXED;

@@ -58,8 +58,9 @@ void jitdump_free(struct jitdump *j);
 void jitdump_move_names(struct jitdump *j);
 /* A replay's: read whole at the first lookup, never again (no clock read by a lookup). */
 void jitdump_set_static(struct jitdump *j);
-/* Lowers the caps (tests): bytes read, entries kept. 0 leaves one as it is. */
-void jitdump_set_limits(struct jitdump *j, uint64_t max_bytes, size_t max_entries);
+/* Lowers the caps (tests): bytes read, entries kept, lines kept. 0 leaves one as it is. */
+void jitdump_set_limits(struct jitdump *j, uint64_t max_bytes, size_t max_entries,
+			size_t max_lines);
 
 /* Reads what was appended since the last read, if due (or force). Never fails. */
 void jitdump_refresh(struct jitdump *j, uint64_t now, bool force);

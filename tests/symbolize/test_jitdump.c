@@ -346,7 +346,7 @@ static void test_many(struct intern *in)
 	}
 	write_dump(&b, b.n);
 	j = open_static(in);
-	jitdump_set_limits(j, 0, 1000);
+	jitdump_set_limits(j, 0, 1000, 0);
 	CHECK_STR(name_at(j, 0x100000 + 4999 * 16, NULL, NULL), "g4999");
 	CHECK(!name_at(j, 0x100000, NULL, NULL));
 	jitdump_get_stats(j, &st);
@@ -354,11 +354,30 @@ static void test_many(struct intern *in)
 	jitdump_free(j);
 	/* the byte cap: what lies past it is not read */
 	j = open_static(in);
-	jitdump_set_limits(j, 40 + 2000 * (56 + 6 + 8), 0);
+	jitdump_set_limits(j, 40 + 2000 * (56 + 6 + 8), 0, 0);
 	CHECK(name_at(j, 0x100000 + 100 * 16, NULL, NULL));
 	CHECK(!name_at(j, 0x100000 + 3000 * 16, NULL, NULL));
 	jitdump_get_stats(j, &st);
 	CHECK(st.stopped);
+	jitdump_free(j);
+	/* 100,000 debug records of 10 lines each over 1,000 pieces of code, lines capped at 5,000:
+	 * the cap holds, every name is still found, and it takes no n^2 */
+	b.n = 0;
+	header(&b);
+	struct dline dl[10];
+	for (unsigned i = 0; i < 100000; i++) {
+		uint64_t at = 0x100000 + (uint64_t)(i % 1000) * 16;
+		for (unsigned k = 0; k < 10; k++)
+			dl[k] = (struct dline){ at + k % 8, i, "/src/x.js" };
+		debug(&b, at, dl, 10);
+		load(&b, at, "h", code_a, sizeof(code_a));
+	}
+	write_dump(&b, b.n);
+	j = open_static(in);
+	jitdump_set_limits(j, 0, 0, 5000);
+	CHECK_STR(name_at(j, 0x100000 + 999 * 16 + 1, NULL, NULL), "h");
+	jitdump_get_stats(j, &st);
+	CHECK(st.lines <= 5000);
 	jitdump_free(j);
 	free(b.p);
 }
