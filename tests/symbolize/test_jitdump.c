@@ -3,8 +3,10 @@
  * test_jitdump: the jitdump reader on dumps made here by hand: loads, moves and debug info named
  * and looked up (later loads at an address replace older ones), a dump read while it grows (a record
  * cut short waits for the rest), its code bytes for annotate, and hostile files: truncated, sizes
- * that lie, huge names, a million records, a symlink, a file of another owner, a FIFO. Run under
- * ASan+UBSan too (the _asan twin).
+ * that lie, huge names, a million records, a symlink, a file of another owner, a FIFO. Then through
+ * the symbolizer (a replay's: nothing read from /proc): the dump found by its mapping and preferred
+ * to the perf map, srclines, annotate's instructions, and the hint for a node without either. Run
+ * under ASan+UBSan too (the _asan twin).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,8 +16,11 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mkrec.h"
+#include "symbolize/disasm.h"
 #include "symbolize/intern.h"
 #include "symbolize/jitdump.h"
+#include "symbolize/symbolizer.h"
 #include "util/util.h"
 
 static char tmpdir[] = "/tmp/perftop-jitdump-XXXXXX";
@@ -423,6 +428,74 @@ static void test_files(struct intern *in)
 	free(b.p);
 }
 
+static void feed(struct symbolizer *s, struct rec *r)
+{
+	symbolizer_feed(s, r);
+	free(r);
+}
+
+/* Pids no process here has (above the kernel's largest pid_max): their perf maps are the test's. */
+#define FAKE_PID 4200001u
+#define NODE_PID 4200002u
+
+static void test_symbolizer(void)
+{
+	struct buf b = { 0 };
+	header(&b);
+	uint64_t base = 0x7f0000000000ull;
+	struct dline dl[] = { { base + 0x1000, 3, "/src/app.js" } };
+	debug(&b, base + 0x1000, dl, 1);
+	load(&b, base + 0x1000, "fromdump", code_a, sizeof(code_a));
+	write_dump(&b, b.n);
+	char map[64];
+	snprintf(map, sizeof(map), "/tmp/perf-%u.map", FAKE_PID);
+	FILE *f = fopen(map, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fprintf(f, "%llx 100 frommap\n%llx 10 maponly\n", (unsigned long long)base + 0x1000,
+			(unsigned long long)base + 0x5000);
+		fclose(f);
+	}
+	struct symbolizer *s = symbolizer_new();
+	symbolizer_set_offline(s);
+	symbolizer_set_names(s, false, true);
+	feed(s, mk_mmap(FAKE_PID, base, 0x10000, 0, 0, 0, 0, "//anon"));
+	feed(s, mk_mmap(FAKE_PID, base + 0x100000, 0x1000, 0, 8, 1, 77, path));
+	struct frame fr;
+	CHECK(symbolizer_lookup(s, FAKE_PID, base + 0x1004, false, &fr, 1) == 1);
+	CHECK_STR(fr.sym, "fromdump");
+	CHECK_STR(fr.srcline, "app.js:3");
+	CHECK_EQ_U64(fr.va, base + 0x1004);
+	CHECK(symbolizer_lookup(s, FAKE_PID, base + 0x5004, false, &fr, 1) == 1);
+	CHECK_STR(fr.sym, "maponly"); /* the perf map where the dump has nothing */
+	CHECK_EQ_U64(fr.va, 0);
+	char dso[32];
+	snprintf(dso, sizeof(dso), "[JIT] tid %u", FAKE_PID);
+	struct disasm_func fn;
+	CHECK(disasm_function(s, dso, base + 0x1000, &fn) == 0);
+	CHECK(fn.n >= 4 && !strcmp(fn.insns[0].text, "push rbp") &&
+	      fn.insns[fn.n - 1].va == base + 0x1007 && !strcmp(fn.insns[fn.n - 1].text, "ret"));
+	CHECK(fn.insns[0].line == 3 && fn.file && !strcmp(fn.file, "/src/app.js"));
+	disasm_func_done(&fn);
+	CHECK(disasm_function(s, dso, base + 0x5000, &fn) != 0 && fn.err[0]); /* a perf map's: no code */
+	disasm_func_done(&fn);
+	CHECK(symbolizer_hint(s) == NULL);
+	/* node with neither a perf map nor a dump: the hint names it */
+	struct rec c = { .size = sizeof(struct rec), .type = REC_COMM, .pid = NODE_PID, .tid = NODE_PID };
+	c.u.comm.pid = c.u.comm.tid = NODE_PID;
+	strcpy(c.u.comm.comm, "node");
+	symbolizer_feed(s, &c);
+	feed(s, mk_mmap(NODE_PID, base, 0x10000, 0, 0, 0, 0, "//anon"));
+	CHECK(symbolizer_lookup(s, NODE_PID, base + 0x1004, false, &fr, 1) == 1);
+	const char *hint = symbolizer_hint(s);
+	char want[32];
+	snprintf(want, sizeof(want), "pid %u", NODE_PID);
+	CHECK(hint && strstr(hint, want) && strstr(hint, "--perf-basic-prof") && strstr(hint, "--perf-prof:"));
+	symbolizer_free(s);
+	unlink(map);
+	free(b.p);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -435,6 +508,7 @@ int main(void)
 	test_growing(in);
 	test_hostile(in);
 	test_many(in);
+	test_symbolizer();
 	if (geteuid() == 0)
 		test_files(in);
 	else
