@@ -8,15 +8,18 @@
 # counts the samples whose Python stack names the other phase than the one the program's own clock
 # says ran at the sample's time; perftop's own figures of the distance between samples and reads
 # (PERFTOP_PY_STATS) beside it. (3) The CPU at --python-rate 1000.
-# Not a test: the figures depend on the machine.
+# Not a test: the figures depend on the machine. PARTS picks the parts (default "cpu staleness
+# rate"): PARTS=cpu for (1) alone, e.g. to compare CPython versions (3.8-3.10 are read another way
+# than 3.11+: a frame object and a struct pthread per read) under one perftop.
 #
-# usage: bench/python.sh [PERFTOP] [PYTHON] [ROUNDS] [SECONDS]
+# usage: [PARTS="cpu staleness rate"] bench/python.sh [PERFTOP] [PYTHON] [ROUNDS] [SECONDS]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 pt=${1:-$here/../build/perftop}
 py=${2:-$(command -v python3)}
 rounds=${3:-5}
 secs=${4:-8}
+parts=" ${PARTS:-cpu staleness rate} "
 [ -x "$pt" ] || { echo "no perftop at $pt (make build)"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -33,7 +36,7 @@ cpu() { # perftop's own CPU as a share of one CPU: perf stat's task-clock of per
 	echo "scale=3; $ms / ($secs * 10)" | bc
 }
 with=(); without=()
-for r in $(seq "$rounds"); do
+[[ $parts == *" cpu "* ]] && for r in $(seq "$rounds"); do
 	if (( r % 2 )); then
 		with+=("$(cpu)")
 		without+=("$(cpu --no-python)")
@@ -43,11 +46,13 @@ for r in $(seq "$rounds"); do
 	fi
 	echo "round $r: with Python frames ${with[-1]}% of a CPU, without ${without[-1]}%"
 done
-w=$(printf '%s\n' "${with[@]}" | median); wo=$(printf '%s\n' "${without[@]}" | median)
-echo "medians of $rounds rounds of ${secs}s ($py): with $w%, without $wo%, ratio" \
-	"$(echo "scale=2; $w / $wo" | bc)"
+if [[ $parts == *" cpu "* ]]; then
+	w=$(printf '%s\n' "${with[@]}" | median); wo=$(printf '%s\n' "${without[@]}" | median)
+	echo "medians of $rounds rounds of ${secs}s ($py): with $w%, without $wo%, ratio" \
+		"$(echo "scale=2; $w / $wo" | bc)"
+fi
 # by default (the watcher's CPU budget), and with a read every millisecond (--python-rate 1000)
-for rate in "" 1000; do
+[[ $parts == *" staleness "* ]] && for rate in "" 1000; do
 	for phase in 10 2; do
 		PERFTOP_PY_STATS=1 "$pt" -b -d 1 -o "$tmp/ph.data" ${rate:+--python-rate $rate} -- "$py" \
 			"$here/pyphases.py" "$secs" "$phase" "$tmp/log" 2>"$tmp/err" >/dev/null
@@ -57,6 +62,7 @@ for rate in "" 1000; do
 	done
 done
 # and the CPU at --python-rate 1000, for the cost of that precision
+[[ $parts == *" rate "* ]] || exit 0
 r1k=(); for r in $(seq "$rounds"); do
 	r1k+=("$(cpu --python-rate 1000)")
 done

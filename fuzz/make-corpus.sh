@@ -1,12 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Seed corpora for the fuzzers from real small recordings made now with perf record (nothing binary is
-# committed): fuzz/make-corpus.sh OUTDIR  ->  OUTDIR/perfdata/ (whole files, cut to a few KiB where
-# bigger), OUTDIR/parse/ (single records, each prefixed with the 48-byte parse_cfg of its file) and
-# OUTDIR/jitdump/ (pieces of a node --perf-prof dump).
+# committed): fuzz/make-corpus.sh OUTDIR [BUILD_DIR]  ->  OUTDIR/perfdata/ (whole files, cut to a few
+# KiB where bigger) and OUTDIR/parse/ (single records, each prefixed with the 48-byte parse_cfg of its
+# file); with BUILD_DIR, OUTDIR/gopclntab/: the Go tables test_gopclntab writes, one per layout; with
+# node, OUTDIR/jitdump/: pieces of a node --perf-prof dump.
 set -eu
-out=${1:?usage: make-corpus.sh OUTDIR}
+out=${1:?usage: make-corpus.sh OUTDIR [BUILD_DIR]}
 mkdir -p "$out/perfdata" "$out/parse"
+if [ -n "${2:-}" ]; then
+  mkdir -p "$out/gopclntab"
+  "$2/tests/symbolize/test_gopclntab" --corpus "$out/gopclntab"
+fi
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 busy=(python3 -c 'import time
 t=time.time()

@@ -2,7 +2,8 @@
 /*
  * pyint: what the files of src/python share: a CPython layout (the struct offsets the reader
  * needs), how a process's interpreter is found (pyproc.c) and how a thread's frames are read
- * (pyread.c).
+ * (pyread.c). Two kinds of frame chains: 3.11+'s _PyInterpreterFrames (one C call of the eval loop
+ * runs a run of them) and 3.8-3.10's PyFrameObjects (one C call each).
  */
 #ifndef PERFTOP_PYINT_H
 #define PERFTOP_PYINT_H
@@ -14,19 +15,34 @@
 
 #define PY_NO_FIELD UINT64_MAX
 
+/* How a code object maps an instruction to its line. */
+enum py_lines {
+	PY_LINES_LOCATIONS = 0,      /* 3.11+: co_linetable of location entries, by code unit */
+	PY_LINES_LNOTAB,             /* 3.8, 3.9: co_lnotab, (byte offset, line) increments */
+	PY_LINES_310,                /* 3.10: co_linetable, (byte length, line delta) ranges */
+};
+
 /* Offsets in bytes of the fields the reader follows; PY_NO_FIELD where a version has none. */
 struct pylayout {
 	int major, minor;
 	uint64_t rt_interp_head;     /* _PyRuntimeState: interpreters.head */
-	uint64_t is_threads_head;    /* PyInterpreterState: threads.head */
+	uint64_t is_threads_head;    /* PyInterpreterState: threads.head (3.8-3.10: tstate_head) */
 	uint64_t ts_next, ts_native_tid;
 	uint64_t ts_cframe;          /* PyThreadState: cframe (3.11, 3.12), else PY_NO_FIELD */
 	uint64_t cf_current_frame;   /* _PyCFrame: current_frame */
-	uint64_t ts_current_frame;   /* PyThreadState: current_frame (3.13+) */
-	uint64_t fr_code, fr_previous, fr_instr, fr_owner;
+	uint64_t ts_current_frame;   /* PyThreadState: current_frame (3.13+), frame (3.8-3.10) */
+	uint64_t fr_code, fr_previous;
+	uint64_t fr_instr;           /* prev_instr, a pointer; 3.8-3.10: f_lasti, an int */
+	uint64_t fr_owner;
 	uint64_t fr_is_entry;        /* 3.11: is_entry; later versions mark entries by a C-stack frame */
 	uint64_t co_name, co_qualname, co_filename, co_firstlineno, co_linetable, co_code_adaptive;
 	uint64_t u_state, u_length, u_ascii_size, u_compact_size;
+	/* The 3.8-3.10 layouts only (the fields above are walked as one array by pyproc.c). */
+	uint64_t ts_pthread;         /* PyThreadState: thread_id, the pthread_t (no native id) */
+	uint64_t rt_size;            /* sizeof(_PyRuntimeState): confirms the version; 0: unchecked */
+	bool frame_objects;          /* PyFrameObject chains: f_back, f_code, f_lasti */
+	int lasti_unit;              /* bytes per unit of f_lasti: 1 (3.8, 3.9), 2 (3.10) */
+	enum py_lines lines;
 };
 
 /* _PyInterpreterFrame.owner values. */
@@ -45,10 +61,16 @@ struct pyproc {
 	struct pylayout lay;
 	char dso[64];                /* basename of the binary holding the interpreter */
 	char version[16];            /* "3.11" */
+	/* Where glibc's struct pthread holds the thread's tid (the layouts with ts_pthread): from the
+	 * process's libc (_thread_db_pthread_tid), else PY_PTHREAD_TID. */
+	uint64_t pthread_tid;
 };
 
+/* glibc's offsetof(struct pthread, tid) on x86-64 (2.36, Debian 12), for a libc that says none. */
+#define PY_PTHREAD_TID 720
+
 /* Looks at process pid. 1: a CPython perftop reads (p filled); 0: not a CPython process; -1: a
- * CPython it cannot read, with why in err ("no known layout for CPython 3.10"). */
+ * CPython it cannot read, with why in err ("no known layout for CPython 3.7"). */
 int pyproc_find(pid_t pid, struct pyproc *p, char *err, size_t errlen);
 
 /* Reads len bytes at addr of process pid: 0, or -errno (a short read is -EFAULT). */

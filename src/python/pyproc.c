@@ -7,13 +7,22 @@
  * (static builds: Debian's); its _PyRuntime and Py_Version (3.11+) are in the ELF symbols of that
  * file (.symtab, else .dynsym: both are exported), placed at the load address read from
  * /proc/PID/maps. Py_Version, read from the process, says the version. 3.13 and later publish their
- * offsets at the start of _PyRuntime (_Py_DebugOffsets, cookie "xdebugpy"); 3.11 and 3.12 do not,
- * and their offsets come from the table below, which holds the layouts of x86-64 builds without
+ * offsets at the start of _PyRuntime (_Py_DebugOffsets, cookie "xdebugpy"); 3.8 to 3.12 do not,
+ * and their offsets come from the tables below, which hold the layouts of x86-64 builds without
  * free threading or Py_TRACE_REFS (the configure options that change them). The numbers are
  * CPython's struct layouts (Include/internal/pycore_frame.h, pycore_interp.h, pycore_runtime.h,
- * cpython/pystate.h, cpython/code.h, cpython/unicodeobject.h), read from the DWARF of pyenv's
- * 3.11.7 and 3.12.1 with gdb's ptype/o; Debian's 3.11.2 has the same _PyRuntime size and reads
- * with them.
+ * cpython/pystate.h, cpython/code.h, cpython/unicodeobject.h, cpython/frameobject.h), read from the
+ * DWARF of pyenv's 3.8.18, 3.9.18, 3.10.13, 3.11.7 and 3.12.1 with gdb's ptype/o; Debian's 3.11.2
+ * has the same _PyRuntime size and reads with them.
+ *
+ * Before 3.11 there is no Py_Version: the version is the one the file's name says (libpython3.9.so,
+ * python3.9), and it must agree with the size of the _PyRuntime symbol, which differs between 3.7,
+ * 3.8, 3.9 and 3.10 (1520, 1464, 656, 672 bytes); a file whose name says none (a python3) takes the
+ * version whose size it has. Their thread states have no native thread id either, only the
+ * pthread_t (pthread_self()), which in glibc is the address of the thread's struct pthread; its tid
+ * is at the offset the process's libc publishes for libthread_db (_thread_db_pthread_tid: bits,
+ * count, offset), or glibc 2.36's on x86-64 (PY_PTHREAD_TID) when it does not. The reader compares
+ * that tid with the sampled one, so a wrong offset (another libc) finds no thread: native frames.
  */
 #include <elf.h>
 #include <errno.h>
@@ -28,6 +37,52 @@
 
 #include "python/pyint.h"
 
+/* 3.8-3.10: frame objects from the thread state's frame along f_back; no co_qualname, co_name
+ * stands in; unicode objects still carry wstr (48 and 72 bytes of header). */
+static const struct pylayout py38 = {
+	.major = 3, .minor = 8,
+	.rt_interp_head = 32, .is_threads_head = 8,
+	.ts_next = 8, .ts_native_tid = PY_NO_FIELD, .ts_cframe = PY_NO_FIELD,
+	.cf_current_frame = PY_NO_FIELD, .ts_current_frame = 24,
+	.fr_code = 32, .fr_previous = 24, .fr_instr = 104, .fr_owner = PY_NO_FIELD,
+	.fr_is_entry = PY_NO_FIELD,
+	.co_name = 112, .co_qualname = 112, .co_filename = 104, .co_firstlineno = 40,
+	.co_linetable = 120, .co_code_adaptive = PY_NO_FIELD,
+	.u_state = 32, .u_length = 16, .u_ascii_size = 48, .u_compact_size = 72,
+	.ts_pthread = 176, .rt_size = 1464, .frame_objects = true, .lasti_unit = 1,
+	.lines = PY_LINES_LNOTAB,
+};
+
+/* 3.9: 3.8's offsets; its _PyRuntimeState lost the GC and ceval parts to the interpreter. */
+static const struct pylayout py39 = {
+	.major = 3, .minor = 9,
+	.rt_interp_head = 32, .is_threads_head = 8,
+	.ts_next = 8, .ts_native_tid = PY_NO_FIELD, .ts_cframe = PY_NO_FIELD,
+	.cf_current_frame = PY_NO_FIELD, .ts_current_frame = 24,
+	.fr_code = 32, .fr_previous = 24, .fr_instr = 104, .fr_owner = PY_NO_FIELD,
+	.fr_is_entry = PY_NO_FIELD,
+	.co_name = 112, .co_qualname = 112, .co_filename = 104, .co_firstlineno = 40,
+	.co_linetable = 120, .co_code_adaptive = PY_NO_FIELD,
+	.u_state = 32, .u_length = 16, .u_ascii_size = 48, .u_compact_size = 72,
+	.ts_pthread = 176, .rt_size = 656, .frame_objects = true, .lasti_unit = 1,
+	.lines = PY_LINES_LNOTAB,
+};
+
+/* 3.10: f_lasti counts code units and moved (f_stacktop gone); co_linetable replaces co_lnotab. */
+static const struct pylayout py310 = {
+	.major = 3, .minor = 10,
+	.rt_interp_head = 32, .is_threads_head = 8,
+	.ts_next = 8, .ts_native_tid = PY_NO_FIELD, .ts_cframe = PY_NO_FIELD,
+	.cf_current_frame = PY_NO_FIELD, .ts_current_frame = 24,
+	.fr_code = 32, .fr_previous = 24, .fr_instr = 96, .fr_owner = PY_NO_FIELD,
+	.fr_is_entry = PY_NO_FIELD,
+	.co_name = 112, .co_qualname = 112, .co_filename = 104, .co_firstlineno = 40,
+	.co_linetable = 120, .co_code_adaptive = PY_NO_FIELD,
+	.u_state = 32, .u_length = 16, .u_ascii_size = 48, .u_compact_size = 72,
+	.ts_pthread = 176, .rt_size = 672, .frame_objects = true, .lasti_unit = 2,
+	.lines = PY_LINES_310,
+};
+
 static const struct pylayout py311 = {
 	.major = 3, .minor = 11,
 	.rt_interp_head = 0x28, .is_threads_head = 0x10,
@@ -37,6 +92,7 @@ static const struct pylayout py311 = {
 	.co_name = 0x78, .co_qualname = 0x80, .co_filename = 0x70, .co_firstlineno = 0x48,
 	.co_linetable = 0x88, .co_code_adaptive = 0xb8,
 	.u_state = 0x20, .u_length = 0x10, .u_ascii_size = 48, .u_compact_size = 72,
+	.ts_pthread = PY_NO_FIELD,
 };
 
 static const struct pylayout py312 = {
@@ -48,14 +104,15 @@ static const struct pylayout py312 = {
 	.co_name = 0x78, .co_qualname = 0x80, .co_filename = 0x70, .co_firstlineno = 0x44,
 	.co_linetable = 0x88, .co_code_adaptive = 0xc0,
 	.u_state = 0x20, .u_length = 0x10, .u_ascii_size = 40, .u_compact_size = 56,
+	.ts_pthread = PY_NO_FIELD,
 };
 
 const struct pylayout *pylayout_known(int major, int minor)
 {
-	if (major == 3 && minor == 11)
-		return &py311;
-	if (major == 3 && minor == 12)
-		return &py312;
+	static const struct pylayout *const known[] = { &py38, &py39, &py310, &py311, &py312 };
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (known[i]->major == major && known[i]->minor == minor)
+			return known[i];
 	return NULL;
 }
 
@@ -110,6 +167,7 @@ int pylayout_from_debug(const uint8_t *buf, size_t len, struct pylayout *out)
 		.u_state = debug_u64(buf, DO_U_STATE),
 		.u_length = debug_u64(buf, DO_U_LENGTH),
 		.u_ascii_size = debug_u64(buf, DO_U_ASCII_SIZE),
+		.ts_pthread = PY_NO_FIELD,
 	};
 	/* PyCompactUnicodeObject adds utf8_length and utf8 to PyASCIIObject (3.12+). */
 	out->u_compact_size = out->u_ascii_size + 16;
@@ -137,16 +195,24 @@ struct pymap {
 	bool found;
 };
 
-/* Is base (a basename) libpython3.X.so* or python3.X? */
-static bool py_name(const char *base, bool lib)
+/* What a mapped file is to us. */
+enum { MAP_OTHER, MAP_LIB, MAP_EXE, MAP_LIBC };
+
+/* Is base (a basename) libpython3.X.so*, python3.X or glibc's libc? */
+static int py_map_kind(const char *base, bool is_exe)
 {
-	if (lib)
-		return !strncmp(base, "libpython3.", 11) && strstr(base, ".so");
-	return !strncmp(base, "python3", 7);
+	if (!strncmp(base, "libpython3.", 11) && strstr(base, ".so"))
+		return MAP_LIB;
+	if (is_exe && !strncmp(base, "python3", 7))
+		return MAP_EXE;
+	if (!strncmp(base, "libc.so", 7) || (!strncmp(base, "libc-", 5) && strstr(base, ".so")))
+		return MAP_LIBC;
+	return MAP_OTHER;
 }
 
-/* The mapping at offset 0 of the interpreter's file: libpython first, else the executable. */
-static int py_maps(pid_t pid, struct pymap *lib, struct pymap *exe)
+/* The mapping at offset 0 of the interpreter's file (libpython first, else the executable) and of
+ * libc: m[MAP_LIB], m[MAP_EXE], m[MAP_LIBC]. */
+static int py_maps(pid_t pid, struct pymap *m)
 {
 	char path[64], line[PATH_MAX + 128], exe_path[PATH_MAX] = "";
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
@@ -165,24 +231,22 @@ static int py_maps(pid_t pid, struct pymap *lib, struct pymap *exe)
 			continue;
 		char *file = line + name_at;
 		file[strcspn(file, "\n")] = 0;
-		const char *base = strrchr(file, '/') + 1;
-		struct pymap *m = NULL;
-		if (py_name(base, true))
-			m = lib;
-		else if (!strcmp(file, exe_path) && py_name(base, false))
-			m = exe;
-		if (m && !m->found) {
-			snprintf(m->path, sizeof(m->path), "%s", file);
-			m->start = start;
-			m->found = true;
+		int kind = py_map_kind(strrchr(file, '/') + 1, !strcmp(file, exe_path));
+		if (kind != MAP_OTHER && !m[kind].found) {
+			snprintf(m[kind].path, sizeof(m[kind].path), "%s", file);
+			m[kind].start = start;
+			m[kind].found = true;
 		}
 	}
 	fclose(f);
 	return 0;
 }
 
+/* The symbols looked for in a file: their file addresses (0 when absent) and sizes. */
 struct pysyms {
-	uint64_t runtime, version;   /* file addresses; 0 when absent */
+	const char *const *names;
+	int n;
+	uint64_t addr[2], size[2];
 	uint64_t bias;               /* load address minus file address */
 };
 
@@ -192,21 +256,25 @@ static void py_scan_symtab(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct pysyms *p
 	if (!d || !sh->sh_entsize)
 		return;
 	size_t n = sh->sh_size / sh->sh_entsize;
-	for (size_t i = 0; i < n && (!ps->runtime || !ps->version); i++) {
+	int left = 0;
+	for (int k = 0; k < ps->n; k++)
+		left += !ps->addr[k];
+	for (size_t i = 0; i < n && left > 0; i++) {
 		GElf_Sym sym;
 		if (!gelf_getsym(d, (int)i, &sym) || !sym.st_value)
 			continue;
 		const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
-		if (!name)
-			continue;
-		if (!strcmp(name, "_PyRuntime"))
-			ps->runtime = sym.st_value;
-		else if (!strcmp(name, "Py_Version"))
-			ps->version = sym.st_value;
+		for (int k = 0; name && k < ps->n; k++)
+			if (!ps->addr[k] && !strcmp(name, ps->names[k])) {
+				ps->addr[k] = sym.st_value;
+				ps->size[k] = sym.st_size;
+				left--;
+			}
 	}
 }
 
-/* _PyRuntime and Py_Version in the ELF file at path (opened through the process's root). */
+/* The symbols ps->names in the ELF file of mapping m (opened through the process's root); 0 when
+ * the first is found. */
 static int py_elf_syms(pid_t pid, const struct pymap *m, struct pysyms *ps)
 {
 	char path[PATH_MAX + 32];
@@ -228,7 +296,7 @@ static int py_elf_syms(pid_t pid, const struct pymap *m, struct pysyms *ps)
 				low = ph.p_vaddr & ~(uint64_t)0xfff;
 		}
 		ps->bias = eh.e_type == ET_DYN && low != UINT64_MAX ? m->start - low : 0;
-		for (int pass = 0; pass < 2 && !ps->runtime; pass++) {
+		for (int pass = 0; pass < 2 && !ps->addr[0]; pass++) {
 			Elf_Scn *scn = NULL;
 			while ((scn = elf_nextscn(e, scn)) != NULL) {
 				GElf_Shdr sh;
@@ -237,7 +305,7 @@ static int py_elf_syms(pid_t pid, const struct pymap *m, struct pysyms *ps)
 					py_scan_symtab(e, scn, &sh, ps);
 			}
 		}
-		rc = ps->runtime ? 0 : -ENOENT;
+		rc = ps->addr[0] ? 0 : -ENOENT;
 	}
 	if (e)
 		elf_end(e);
@@ -245,16 +313,75 @@ static int py_elf_syms(pid_t pid, const struct pymap *m, struct pysyms *ps)
 	return rc;
 }
 
+/* Where the process's glibc keeps a thread's tid in its struct pthread: the descriptor it publishes
+ * for libthread_db (three uint32: the field's bits, its count, its offset), else glibc 2.36's. */
+static uint64_t py_pthread_tid(pid_t pid, const struct pymap *libc)
+{
+	static const char *const names[] = { "_thread_db_pthread_tid" };
+	struct pysyms ps = { .names = names, .n = 1 };
+	uint32_t desc[3];
+	if (libc->found && py_elf_syms(pid, libc, &ps) == 0 &&
+	    py_read(pid, ps.addr[0] + ps.bias, desc, sizeof(desc)) == 0 && desc[0] == 32 &&
+	    desc[1] == 1 && desc[2] < 4096)
+		return desc[2];
+	return PY_PTHREAD_TID;
+}
+
+/* The minor version the file's name says (libpython3.9.so.1.0, python3.9, python3.9d), or -1. */
+static int py_name_minor(const char *base)
+{
+	const char *v = !strncmp(base, "lib", 3) ? base + 3 : base;
+	if (strncmp(v, "python3.", 8) || v[8] < '0' || v[8] > '9')
+		return -1;
+	int minor = 0;
+	for (v += 8; *v >= '0' && *v <= '9' && minor < 1000; v++)
+		minor = minor * 10 + (*v - '0');
+	return minor;
+}
+
+/* A CPython without Py_Version (before 3.11): its version from the file's name and the size of its
+ * _PyRuntime (pyproc.c's head says why both). */
+static int py_layout_old(pid_t pid, struct pyproc *p, uint64_t rt_size, const struct pymap *libc,
+			 char *err, size_t errlen)
+{
+	int minor = py_name_minor(p->dso);
+	for (int m = 8; minor < 0 && m <= 10; m++)
+		if (rt_size && pylayout_known(3, m)->rt_size == rt_size)
+			minor = m;
+	if (minor < 0) {
+		snprintf(err, errlen, "CPython older than 3.11 (_PyRuntime of %llu bytes): no known layout",
+			 (unsigned long long)rt_size);
+		return -1;
+	}
+	snprintf(p->version, sizeof(p->version), "3.%d", minor);
+	const struct pylayout *l = minor < 11 ? pylayout_known(3, minor) : NULL;
+	if (!l) {
+		snprintf(err, errlen, "no known layout for CPython %s", p->version);
+		return -1;
+	}
+	if (rt_size && l->rt_size && rt_size != l->rt_size) {
+		snprintf(err, errlen, "CPython %s whose _PyRuntime has %llu bytes, not %llu: no known layout",
+			 p->version, (unsigned long long)rt_size, (unsigned long long)l->rt_size);
+		return -1;
+	}
+	p->lay = *l;
+	p->pthread_tid = py_pthread_tid(pid, libc);
+	return 0;
+}
+
 /* The layout of the interpreter whose _PyRuntime is at runtime. */
-static int py_layout(pid_t pid, struct pyproc *p, uint64_t version_addr, char *err, size_t errlen)
+static int py_layout(pid_t pid, struct pyproc *p, const struct pysyms *ps, const struct pymap *libc,
+		     char *err, size_t errlen)
 {
 	uint8_t buf[DO_SIZE_313];
-	int rc = py_read(pid, p->runtime, buf, sizeof(buf));
+	/* a 3.9's _PyRuntime is smaller than the debug offsets: read what there is of it */
+	size_t len = ps->size[0] && ps->size[0] < sizeof(buf) ? (size_t)ps->size[0] : sizeof(buf);
+	int rc = py_read(pid, p->runtime, buf, len);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot read its memory (%s)", strerror(-rc));
 		return -1;
 	}
-	if (!memcmp(buf, "xdebugpy", 8)) {
+	if (len == sizeof(buf) && !memcmp(buf, "xdebugpy", 8)) {
 		uint64_t v = debug_u64(buf, DO_VERSION);
 		snprintf(p->version, sizeof(p->version), "%d.%d", (int)(v >> 24 & 0xff),
 			 (int)(v >> 16 & 0xff));
@@ -265,13 +392,15 @@ static int py_layout(pid_t pid, struct pyproc *p, uint64_t version_addr, char *e
 		return -1;
 	}
 	uint64_t v = 0;
-	if (!version_addr || py_read(pid, version_addr, &v, sizeof(v)) < 0) {
-		snprintf(err, errlen, "CPython older than 3.11: no known layout");
+	if (!ps->addr[1])
+		return py_layout_old(pid, p, ps->size[0], libc, err, errlen);
+	if (py_read(pid, ps->addr[1] + ps->bias, &v, sizeof(v)) < 0) {
+		snprintf(err, errlen, "cannot read its Py_Version");
 		return -1;
 	}
 	snprintf(p->version, sizeof(p->version), "%d.%d", (int)(v >> 24 & 0xff), (int)(v >> 16 & 0xff));
 	const struct pylayout *l = pylayout_known((int)(v >> 24 & 0xff), (int)(v >> 16 & 0xff));
-	if (!l) {
+	if (!l || l->frame_objects) {
 		snprintf(err, errlen, "no known layout for CPython %s", p->version);
 		return -1;
 	}
@@ -281,20 +410,22 @@ static int py_layout(pid_t pid, struct pyproc *p, uint64_t version_addr, char *e
 
 int pyproc_find(pid_t pid, struct pyproc *p, char *err, size_t errlen)
 {
-	struct pymap lib = { .found = false }, exe = { .found = false };
+	static const char *const names[] = { "_PyRuntime", "Py_Version" };
+	struct pymap m[4];
+	memset(m, 0, sizeof(m));
 	memset(p, 0, sizeof(*p));
-	if (py_maps(pid, &lib, &exe) < 0 || (!lib.found && !exe.found))
+	if (py_maps(pid, m) < 0 || (!m[MAP_LIB].found && !m[MAP_EXE].found))
 		return 0;
-	struct pysyms ps = { 0 };
-	const struct pymap *m = lib.found ? &lib : &exe;
-	if (py_elf_syms(pid, m, &ps) < 0 && lib.found && exe.found) {
-		m = &exe;
-		memset(&ps, 0, sizeof(ps));
-		py_elf_syms(pid, m, &ps);
+	struct pysyms ps = { .names = names, .n = 2 };
+	const struct pymap *at = m[MAP_LIB].found ? &m[MAP_LIB] : &m[MAP_EXE];
+	if (py_elf_syms(pid, at, &ps) < 0 && m[MAP_LIB].found && m[MAP_EXE].found) {
+		at = &m[MAP_EXE];
+		ps = (struct pysyms){ .names = names, .n = 2 };
+		py_elf_syms(pid, at, &ps);
 	}
-	snprintf(p->dso, sizeof(p->dso), "%s", strrchr(m->path, '/') + 1);
-	if (!ps.runtime)
-		return 0; /* a python3 without _PyRuntime: 2.x, or not CPython */
-	p->runtime = ps.runtime + ps.bias;
-	return py_layout(pid, p, ps.version ? ps.version + ps.bias : 0, err, errlen) < 0 ? -1 : 1;
+	snprintf(p->dso, sizeof(p->dso), "%s", strrchr(at->path, '/') + 1);
+	if (!ps.addr[0])
+		return 0; /* a python3 without _PyRuntime: 2.x, 3.6 or older, or not CPython */
+	p->runtime = ps.addr[0] + ps.bias;
+	return py_layout(pid, p, &ps, &m[MAP_LIBC], err, errlen) < 0 ? -1 : 1;
 }

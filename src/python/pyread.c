@@ -9,7 +9,15 @@
  * 3.12+) are not Python functions: they, or 3.11's is_entry flag, mark where one C call of the eval
  * loop ends and the next one outward begins (pysplice.c uses that). Every pointer followed is read
  * with a bounded length and checked where it can be (the code object's type is "code"), so that a
- * torn read (the thread moved on while we read) ends the walk instead of following garbage.
+ * torn read (the thread moved on while we read) ends the walk instead of following garbage; a walk
+ * that comes back to a frame it passed (a cycle: only a torn read makes one) is refused whole.
+ *
+ * 3.8-3.10 differ: a thread state names its thread by pthread_t only, whose tid is read from
+ * glibc's struct pthread (pyproc.c says where); its frame is a PyFrameObject, whose f_back leads
+ * outward, and every Python call is a C call of the eval loop of its own (each frame is a run of
+ * one). The instruction is f_lasti, an index into the code's bytes (3.10: in code units), and the
+ * line comes from co_lnotab (3.8, 3.9) or 3.10's co_linetable (Objects/lnotab_notes.txt of each
+ * version).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +27,8 @@
 
 #define TS_READ 0x100       /* bytes of a PyThreadState read at once: every field we follow */
 #define FR_READ 80          /* of an _PyInterpreterFrame */
-#define CO_READ 0xd0        /* of a PyCodeObject */
+#define FR_MAX 128          /* of any frame (a PyFrameObject: what the layout's fields need) */
+#define CO_READ 0xd0        /* of a PyCodeObject at most (what the layout's fields need) */
 #define THREADS_MAX 4096    /* thread states walked at most */
 #define TYPE_TP_NAME 24     /* PyTypeObject.tp_name (after PyVarObject's head) */
 #define BYTES_SVAL 32       /* PyBytesObject.ob_sval (3.11 to 3.13) */
@@ -37,14 +46,30 @@ static bool fits(uint64_t off, size_t size, size_t len)
 	return off != PY_NO_FIELD && off + size <= len;
 }
 
+/* Is the thread state in buf thread tid's? By its native id, else (3.8-3.10) by the tid in the
+ * struct pthread its pthread_t points at. */
+static bool py_ts_tid(pid_t pid, const struct pyproc *p, const uint8_t *buf, uint32_t tid)
+{
+	const struct pylayout *l = &p->lay;
+	if (l->ts_native_tid != PY_NO_FIELD)
+		return fits(l->ts_native_tid, 8, TS_READ) && at_u64(buf, l->ts_native_tid) == tid;
+	if (!fits(l->ts_pthread, 8, TS_READ) || p->pthread_tid >= 4096)
+		return false;
+	uint64_t thread = at_u64(buf, l->ts_pthread);
+	int32_t got = 0;
+	return thread && thread < PY_USER_END &&
+	       py_read(pid, thread + p->pthread_tid, &got, sizeof(got)) == 0 && (uint32_t)got == tid;
+}
+
 /* Thread state at ts, read into buf: 1 when it is thread tid's (its current frame in *frame), 0
  * when it is not or its frame cannot be read (buf holds the state), -1 when it cannot be read. */
-static int py_ts_is(pid_t pid, const struct pylayout *l, uint64_t ts, uint32_t tid, uint8_t *buf,
+static int py_ts_is(pid_t pid, const struct pyproc *p, uint64_t ts, uint32_t tid, uint8_t *buf,
 		    uint64_t *frame)
 {
-	if (py_read(pid, ts, buf, TS_READ) < 0 || !fits(l->ts_native_tid, 8, TS_READ))
+	const struct pylayout *l = &p->lay;
+	if (ts >= PY_USER_END || py_read(pid, ts, buf, TS_READ) < 0)
 		return -1;
-	if (at_u64(buf, l->ts_native_tid) != tid)
+	if (!py_ts_tid(pid, p, buf, tid))
 		return 0;
 	if (l->ts_current_frame != PY_NO_FIELD) {
 		*frame = fits(l->ts_current_frame, 8, TS_READ) ? at_u64(buf, l->ts_current_frame) : 0;
@@ -59,7 +84,7 @@ int pyread_thread(pid_t pid, const struct pyproc *p, uint32_t tid, uint64_t *ts,
 {
 	const struct pylayout *l = &p->lay;
 	uint8_t buf[TS_READ];
-	if (*ts && py_ts_is(pid, l, *ts, tid, buf, frame) > 0)
+	if (*ts && py_ts_is(pid, p, *ts, tid, buf, frame) > 0)
 		return 0;
 	uint64_t interp = 0, cur = 0;
 	int rc = py_read(pid, p->runtime + l->rt_interp_head, &interp, 8);
@@ -68,7 +93,7 @@ int pyread_thread(pid_t pid, const struct pyproc *p, uint32_t tid, uint64_t *ts,
 	if (!interp || (rc = py_read(pid, interp + l->is_threads_head, &cur, 8)) < 0)
 		return rc < 0 ? rc : -ESRCH;
 	for (int i = 0; cur && i < THREADS_MAX; i++) {
-		int is = py_ts_is(pid, l, cur, tid, buf, frame);
+		int is = py_ts_is(pid, p, cur, tid, buf, frame);
 		if (is > 0) {
 			*ts = cur;
 			return 0;
@@ -87,25 +112,26 @@ int pyread_thread(pid_t pid, const struct pyproc *p, uint32_t tid, uint64_t *ts,
 
 /* The frame at addr: from the page of it read last (frames of one thread lie together in its
  * data stack: one read brings the frames of a page, all of them for most stacks), else read with
- * the rest of its page below it. */
+ * the rest of its page below it. size: the bytes of a frame the layout reads (at most FR_MAX). */
 struct frame_pages {
-	uint8_t buf[4096 + FR_READ];
+	uint8_t buf[4096 + FR_MAX];
 	uint64_t lo, hi;   /* remote addresses held in buf */
+	size_t size;
 };
 
 static const uint8_t *frame_at(pid_t pid, struct frame_pages *pg, uint64_t addr)
 {
 	/* A frame pointer read while the thread moved on can be anything: one past the end of user
-	 * space (2^56 on x86-64) would make addr + FR_READ wrap, pass the test below and send the
+	 * space (2^56 on x86-64) would make addr + size wrap, pass the test below and send the
 	 * read far outside buf (a crash of the watcher thread, seen in CI); it ends the walk. */
 	if (addr >= PY_USER_END)
 		return NULL;
-	if (addr >= pg->lo && addr + FR_READ <= pg->hi)
+	if (addr >= pg->lo && addr + pg->size <= pg->hi)
 		return pg->buf + (addr - pg->lo);
-	uint64_t lo = addr & ~(uint64_t)4095, hi = addr + FR_READ;
+	uint64_t lo = addr & ~(uint64_t)4095, hi = addr + pg->size;
 	if (py_read(pid, lo, pg->buf, hi - lo) < 0) {
 		lo = addr;  /* the page start may lie in another mapping: the frame alone */
-		if (py_read(pid, lo, pg->buf, FR_READ) < 0)
+		if (py_read(pid, lo, pg->buf, pg->size) < 0)
 			return NULL;
 	}
 	pg->lo = lo;
@@ -113,17 +139,79 @@ static const uint8_t *frame_at(pid_t pid, struct frame_pages *pg, uint64_t addr)
 	return pg->buf + (addr - lo);
 }
 
+/* Brent's cycle finder over the frames a walk passes: true when addr was passed before (found
+ * within twice the cycle's length and its start, in constant memory). */
+struct cycle {
+	uint64_t saved;
+	unsigned power, steps;
+};
+
+static bool cycle_seen(struct cycle *c, uint64_t addr)
+{
+	if (addr == c->saved)
+		return true;
+	if (++c->steps == c->power) {
+		c->saved = addr;
+		c->power *= 2;
+		c->steps = 0;
+	}
+	return false;
+}
+
+/* The byte offset of the instruction a PyFrameObject's f_lasti (an int in buf) says: -1 (not
+ * started) and garbage below it are its first instruction. */
+static uint64_t lasti_offset(const struct pylayout *l, const uint8_t *buf)
+{
+	int32_t lasti;
+	memcpy(&lasti, buf + l->fr_instr, sizeof(lasti));
+	return lasti > 0 ? (uint64_t)lasti * (uint64_t)l->lasti_unit : 0;
+}
+
+/* 3.8-3.10: each frame object is a C call of the eval loop of its own, so a group of its own. */
+static int frames_objects(pid_t pid, const struct pylayout *l, uint64_t frame, struct pyraw *out,
+			  int max)
+{
+	struct frame_pages pg = { .size = 0 };
+	struct cycle cy = { .saved = 0, .power = 1, .steps = 0 };
+	uint64_t need = l->fr_instr + 4;
+	if (l->fr_code + 8 > need)
+		need = l->fr_code + 8;
+	if (l->fr_previous + 8 > need)
+		need = l->fr_previous + 8;
+	if (l->fr_code == PY_NO_FIELD || l->fr_previous == PY_NO_FIELD || l->fr_instr == PY_NO_FIELD ||
+	    need > FR_MAX || l->lasti_unit < 1)
+		return -EINVAL;
+	pg.size = (size_t)need;
+	int n = 0;
+	for (; frame && n < max; n++) {
+		if (cycle_seen(&cy, frame))
+			return -ELOOP;
+		const uint8_t *buf = frame_at(pid, &pg, frame);
+		if (!buf)
+			return n > 0 ? n : -EFAULT;
+		out[n].code = at_u64(buf, l->fr_code);
+		out[n].instr = lasti_offset(l, buf);
+		out[n].group = n;
+		frame = at_u64(buf, l->fr_previous);
+	}
+	return n;
+}
+
 int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyraw *out, int max)
 {
 	const struct pylayout *l = &p->lay;
+	if (l->frame_objects)
+		return frames_objects(pid, l, frame, out, max);
 	int n = 0, group = 0;
 	bool seen_py = false;
-	struct frame_pages pg;
-	pg.lo = pg.hi = 0;
+	struct frame_pages pg = { .size = FR_READ };
+	struct cycle cy = { .saved = 0, .power = 1, .steps = 0 };
 	if (!fits(l->fr_owner, 1, FR_READ) || !fits(l->fr_previous, 8, FR_READ) ||
 	    !fits(l->fr_code, 8, FR_READ) || !fits(l->fr_instr, 8, FR_READ))
 		return -EINVAL;
 	for (int hops = 0; frame && n < max && hops < 4 * max; hops++) {
+		if (cycle_seen(&cy, frame))
+			return -ELOOP;
 		const uint8_t *buf = frame_at(pid, &pg, frame);
 		if (!buf)
 			return n > 0 ? n : -EFAULT;
@@ -155,7 +243,12 @@ int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyra
 static int py_str(pid_t pid, const struct pylayout *l, uint64_t obj, char *out, size_t cap)
 {
 	uint8_t head[96];
-	if (!obj || l->u_compact_size > sizeof(head) || py_read(pid, obj, head, l->u_compact_size) < 0)
+	/* the ASCII header only (state and length are in it): a short name of 3.8-3.12, whose object
+	 * is smaller than a PyCompactUnicodeObject, may end its mapping */
+	if (!fits(l->u_state, 4, l->u_ascii_size) || !fits(l->u_length, 8, l->u_ascii_size) ||
+	    l->u_compact_size > sizeof(head))
+		return -EINVAL;
+	if (!obj || obj >= PY_USER_END || py_read(pid, obj, head, l->u_ascii_size) < 0)
 		return -EFAULT;
 	uint32_t state;
 	memcpy(&state, head + l->u_state, sizeof(state));
@@ -209,16 +302,25 @@ int pyread_code_head(pid_t pid, const struct pyproc *p, uint64_t code, uint64_t 
 {
 	const struct pylayout *l = &p->lay;
 	uint8_t buf[CO_READ];
-	if (!code || py_read(pid, code, buf, sizeof(buf)) < 0)
+	/* what the fields need, not more: a 3.8-3.10 code object (176 bytes) may end a mapping */
+	uint64_t need = 16;
+	const uint64_t ends[] = { l->co_qualname + 8, l->co_filename + 8, l->co_linetable + 8,
+				  l->co_firstlineno + 4 };
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (ends[i] > need)
+			need = ends[i];
+	if (need > CO_READ)
+		return -EINVAL;
+	if (!code || code >= PY_USER_END || py_read(pid, code, buf, (size_t)need) < 0)
 		return -EFAULT;
 	uint64_t type = at_u64(buf, 8);
-	if (type != *code_type) {
+	if (!type || type != *code_type) {
 		if (!py_is_code_type(pid, type))
 			return -EINVAL;  /* not a code object: a torn read, or a layout that does not fit */
 		*code_type = type;
 	}
-	if (!fits(l->co_qualname, 8, CO_READ) || !fits(l->co_filename, 8, CO_READ) ||
-	    !fits(l->co_firstlineno, 4, CO_READ) || !fits(l->co_linetable, 8, CO_READ))
+	if (!fits(l->co_qualname, 8, need) || !fits(l->co_filename, 8, need) ||
+	    !fits(l->co_firstlineno, 4, need) || !fits(l->co_linetable, 8, need))
 		return -EINVAL;
 	h->qualname = at_u64(buf, l->co_qualname);
 	h->filename = at_u64(buf, l->co_filename);
@@ -276,14 +378,15 @@ static int32_t lt_svarint(const uint8_t *t, int len, int *i)
  */
 int pyread_line(const uint8_t *t, int len, int firstlineno, uint64_t unit)
 {
-	int line = firstlineno, i = 0;
+	int64_t line = firstlineno;  /* wide: deltas of a hostile table add up past an int */
+	int i = 0;
 	uint64_t at = 0;
 	while (i < len) {
 		uint8_t b = t[i++];
 		if (!(b & 0x80))
 			return -1;  /* not at an entry's first byte: a table we misread */
 		int code = (b >> 3) & 15, units = (b & 7) + 1;
-		int this_line = line;
+		int64_t this_line = line;
 		if (code <= 9) {
 			i += 1;
 		} else if (code <= 12) {
@@ -300,8 +403,56 @@ int pyread_line(const uint8_t *t, int len, int firstlineno, uint64_t unit)
 			this_line = -1;
 		}
 		if (unit < at + (uint64_t)units)
-			return this_line;
+			return this_line >= 0 && this_line <= INT32_MAX ? (int)this_line : -1;
 		at += (uint64_t)units;
 	}
 	return -1;
+}
+
+/* 3.8, 3.9's co_lnotab: pairs of (byte offset increment, signed line increment); the line of
+ * offset at is the one reached before the offset passes it. */
+static int lnotab_line(const uint8_t *t, int len, int firstlineno, uint64_t at)
+{
+	int64_t line = firstlineno;
+	uint64_t addr = 0;
+	for (int i = 0; i + 1 < len; i += 2) {
+		addr += t[i];
+		if (addr > at)
+			break;
+		line += (int8_t)t[i + 1];
+	}
+	return line >= 0 && line <= INT32_MAX ? (int)line : -1;
+}
+
+/* 3.10's co_linetable: pairs of (range length in bytes, signed line delta), -128 for a range
+ * without a line (which leaves the running line as it was). */
+static int linetable310_line(const uint8_t *t, int len, int firstlineno, uint64_t at)
+{
+	int64_t line = firstlineno;
+	uint64_t start = 0;
+	for (int i = 0; i + 1 < len; i += 2) {
+		uint64_t end = start + t[i];
+		int8_t delta = (int8_t)t[i + 1];
+		if (delta != -128)
+			line += delta;
+		if (at >= start && at < end)
+			return delta == -128 || line < 0 || line > INT32_MAX ? -1 : (int)line;
+		start = end;
+	}
+	return -1;
+}
+
+int pyread_line_at(const struct pylayout *l, uint64_t code, const uint8_t *t, int len,
+		   int firstlineno, uint64_t instr)
+{
+	if (l->lines == PY_LINES_LNOTAB)
+		return lnotab_line(t, len, firstlineno, instr);
+	if (l->lines == PY_LINES_310)
+		return linetable310_line(t, len, firstlineno, instr);
+	if (l->co_code_adaptive == PY_NO_FIELD || code >= PY_USER_END)
+		return -1;
+	uint64_t start = code + l->co_code_adaptive;
+	if (instr < start)
+		return -1;
+	return pyread_line(t, len, firstlineno, (instr - start) / 2);
 }

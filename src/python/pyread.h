@@ -8,7 +8,8 @@
 
 #include "python/pyint.h"
 
-/* One Python frame as read: its code object, where it is in it, and its eval-loop call. */
+/* One Python frame as read: its code object, where it is in it (3.11+: the instruction's
+ * address; 3.8-3.10: its byte offset in the code), and its eval-loop call. */
 struct pyraw {
 	uint64_t code;
 	uint64_t instr;
@@ -24,7 +25,8 @@ struct pycode_head {
 /* Thread tid's thread state (*ts: the one found last, 0 when none; updated) and its current
  * frame (0: no Python running). 0, or -errno (-ESRCH: no thread state for tid). */
 int pyread_thread(pid_t pid, const struct pyproc *p, uint32_t tid, uint64_t *ts, uint64_t *frame);
-/* The Python frames from frame outward, innermost first: count, or -errno. */
+/* The Python frames from frame outward, innermost first: count, or -errno (-ELOOP: the chain
+ * comes back on itself). */
 int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyraw *out, int max);
 /* The head of code object code; *code_type is the code type's address once checked (0 at
  * first). 0, or -errno (-EINVAL: not a code object). */
@@ -35,7 +37,11 @@ int pyread_names(pid_t pid, const struct pyproc *p, const struct pycode_head *h,
 		 size_t qcap, char *filename, size_t fcap);
 /* Its location table's bytes (at most cap): the length, or -errno. */
 int pyread_linetable(pid_t pid, const struct pyproc *p, uint64_t linetable, uint8_t *buf, size_t cap);
-/* The line of code unit index unit in a location table, or -1. */
+/* The line of code unit index unit in a 3.11+ location table, or -1. */
 int pyread_line(const uint8_t *table, int len, int firstlineno, uint64_t unit);
+/* The line of a frame at instr (struct pyraw's) of code object code, from its line table in the
+ * layout's format, or -1. */
+int pyread_line_at(const struct pylayout *l, uint64_t code, const uint8_t *table, int len,
+		   int firstlineno, uint64_t instr);
 
 #endif

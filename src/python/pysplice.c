@@ -4,7 +4,10 @@
  *
  * Since 3.11 one C call of the eval loop (_PyEval_EvalFrameDefault) runs a run of Python frames
  * (Python-to-Python calls do not recurse in C); a new C call begins where C code calls back into
- * Python (a builtin's key=, a C extension's callback, the module's first frame). The reader marks
+ * Python (a builtin's key=, a C extension's callback, the module's first frame). Before 3.11
+ * (3.8-3.10) every Python call is a C call of its own, so each frame is a run of one, and the
+ * plumbing between two of them (call_function, function_code_fastcall, _PyFunction_Vectorcall,
+ * 3.10's _PyEval_Vector) is of the kinds below. The reader marks
  * those runs (groups, innermost 0), and here group k takes the place of the k-th eval-loop frame of
  * the native chain, counted from the innermost. The interpreter's call plumbing (vectorcall,
  * _PyEval_Vector ...) inside the replaced part goes too: it is the how of a Python call, which the

@@ -262,10 +262,9 @@ static const char *code_line(struct pyprocess *e, struct pycode *c, const struct
 			c->ltlen = len;
 		}
 	}
-	uint64_t start = c->code + e->proc.lay.co_code_adaptive;
-	if (!c->lt || raw->instr < start)
+	if (!c->lt)
 		return NULL;
-	int line = pyread_line(c->lt, c->ltlen, c->h.firstlineno, (raw->instr - start) / 2);
+	int line = pyread_line_at(&e->proc.lay, c->code, c->lt, c->ltlen, c->h.firstlineno, raw->instr);
 	if (line < 0)
 		return NULL;
 	snprintf(buf, cap, "%s:%d", c->file, line);

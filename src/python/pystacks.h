@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * pystacks: Python functions in the native chains of CPython processes (3.11, 3.12, 3.13).
+ * pystacks: Python functions in the native chains of CPython processes (3.8 to 3.13).
  *
  * For a sample of a thread of a CPython process, the interpreter's own frame chain of that thread
- * (PyThreadState -> _PyInterpreterFrame -> code object -> qualname, filename) is read from the
- * process's memory with process_vm_readv and put in the place of the interpreter frames of the
- * native chain: each _PyEval_EvalFrameDefault frame becomes the Python functions that C call of
- * the eval loop runs, and the interpreter's call plumbing between two Python frames goes. Python
+ * (PyThreadState -> _PyInterpreterFrame, 3.8-3.10: PyFrameObject -> code object -> qualname,
+ * 3.8-3.10: co_name, and filename) is read from the process's memory with process_vm_readv and put
+ * in the place of the interpreter frames of the native chain: each _PyEval_EvalFrameDefault frame
+ * becomes the Python functions that C call of the eval loop runs, and the interpreter's call
+ * plumbing between two Python frames goes. Python
  * frames are ordinary frames (dso "[python]", sym "alpha (pysplit.py)", srcline "pysplit.py:12"),
  * so every view, the diff and the exports see them.
  *
@@ -18,7 +19,7 @@
  * thread.
  *
  * Struct offsets come from the interpreter's _Py_DebugOffsets (3.13+, at the start of _PyRuntime)
- * or from a table of the 3.11 and 3.12 layouts (the same for every x86-64 build of a minor
+ * or from a table of the 3.8 to 3.12 layouts (the same for every x86-64 build of a minor
  * version: taken from the DWARF of pyenv's builds; Debian's python3.11, without DWARF, has them
  * too). Each read is checked (the code object's type is "code", the thread state's native id is
  * the sampled tid), so a layout that does not fit gives native frames, never wrong names. A process
@@ -67,8 +68,8 @@ int pystacks_last(const struct pystacks *p, const struct frame **py, const int *
  * object's location table once. */
 void pystacks_set_srclines(struct pystacks *p, bool on);
 
-/* The last thing to tell the user ("python: pid 12 (python3.10): no known layout for CPython
- * 3.10, native frames only"), or NULL. */
+/* The last thing to tell the user ("python: pid 12 (python3.7): no known layout for CPython
+ * 3.7, native frames only"), or NULL. */
 const char *pystacks_notice(const struct pystacks *p);
 
 struct pystacks_stats {

@@ -181,8 +181,8 @@ const char *session_name(void *session, const char *name);
 /* A notice: an event that has not fired ("event 'mem:0x...' has not fired yet ..."), else the
  * symbolizer's ("debuginfod: fetching debug info for ..."), or NULL. */
 const char *session_notice(struct session *s);
-/* Why a CPython process keeps its native frames ("python: pid 12 (python3.10): no known layout
- * for CPython 3.10, native frames only"), the last such; NULL when none (or --no-python). */
+/* Why a CPython process keeps its native frames ("python: pid 12 (python3.7): no known layout
+ * for CPython 3.7, native frames only"), the last such; NULL when none (or --no-python). */
 const char *session_python_notice(struct session *s);
 /* How to get names the profile lacks ("node (pid 12) has no JavaScript names: run it with
  * --perf-basic-prof ..."), or NULL; session_notice says it too when it has nothing else. */

@@ -4,8 +4,10 @@
  * DWARF line table through libdwfl), and source files read from disk.
  *
  * The line of an instruction is dwfl_module_getsrc's for its address: the row of the line table
- * that covers it, which is what perf annotate and objdump -S show. Capstone is opened per call: the
- * view asks once per function it opens, and the session caches the result.
+ * that covers it, which is what perf annotate and objdump -S show; where DWARF has none, a Go
+ * binary's own table's (gopclntab.h: a -w build, or Go's DWARF, in which libdw finds no unit).
+ * Capstone is opened per call: the view asks once per function it opens, and the session caches
+ * the result.
  *
  * JIT code ("[JIT] tid PID") is its process's jitdump's bytes (jitdump.h), its lines the dump's
  * debug info: the same decoding without an ELF file.
@@ -25,6 +27,7 @@
 #include <string.h>
 
 #include "symbolize/dso.h"
+#include "symbolize/gopclntab.h"
 #include "symbolize/lazylib.h"
 #include "util/util.h"
 
@@ -101,11 +104,12 @@ static unsigned decl_line(Dwfl_Module *mod, Dwarf_Addr pc, const char *file)
 	return line;
 }
 
-/* Where an instruction's source line comes from: the DWARF of an ELF module, or a jitdump's
- * debug info. */
+/* Where an instruction's source line comes from: the DWARF of an ELF module (a Go binary's own
+ * table where DWARF has none), or a jitdump's debug info. */
 struct line_src {
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
+	const struct gopcln *go;
 	struct symbolizer *s;  /* JIT code: its process's dump */
 	uint32_t pid;
 };
@@ -118,6 +122,11 @@ static void insn_line(struct disasm_func *f, const struct line_src *ls, struct d
 	if (ls->mod) {
 		Dwfl_Line *l = dwfl_module_getsrc(ls->mod, o->va + ls->bias);
 		file = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+		struct gopcln_frame g;
+		if (!file && ls->go && gopcln_frames(ls->go, o->va, &g, 1) == 1) {
+			file = g.file;
+			lineno = g.line;
+		}
 	} else if (symbolizer_jit_line(ls->s, ls->pid, o->va, &file, &jl)) {
 		lineno = jl > INT32_MAX ? 0 : (int)jl;
 	}
@@ -224,7 +233,7 @@ int disasm_function(struct symbolizer *s, const char *dso, uint64_t sym_start, s
 		snprintf(f->err, sizeof(f->err), "%s: %s", dso, why);
 		return -1;
 	}
-	struct line_src ls = { .mod = mod, .bias = bias };
+	struct line_src ls = { .mod = mod, .bias = bias, .go = dso_gopcln(d) };
 	if (disasm_bytes(f, code, len, sym_start, &ls, dso) != 0)
 		return -1;
 	if (f->file)

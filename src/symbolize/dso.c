@@ -63,7 +63,8 @@ struct dso {
 	bool awaiting;        /* no file with its build-id here: a debuginfod fetch may bring one */
 	bool sourced;         /* dso_set_source decided where to read it (or dso_open ran) */
 	bool syms_loaded;
-	bool dwarf_tried, has_dwarf;  /* DWARF is loaded on the first lookup that wants it */
+	bool dwarf_tried, has_dwarf, go_tried;  /* DWARF, .gopclntab: read when a lookup first wants them */
+	struct dso_go *go;    /* a Go binary's function table (dso_gopcln), or NULL */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	uint64_t bias;        /* module address = file virtual address + bias */
@@ -189,6 +190,7 @@ struct dso_set *dso_set_new(struct intern *in)
 static void dso_free(struct dso *d)
 {
 	srcinfo_free(d->si);
+	dso_go_free(d->go);  /* it reads the Dwfl's mapping */
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	free(d->segs);
@@ -234,7 +236,6 @@ void dso_set_move_names(struct dso_set *set)
 }
 
 static void dso_close(struct dso *d);
-static void dso_free(struct dso *d);
 
 void dso_ref(struct dso *d)
 {
@@ -449,6 +450,8 @@ static void dso_close(struct dso *d)
 		return;
 	srcinfo_free(d->si);
 	d->si = NULL;
+	dso_go_free(d->go);
+	d->go = NULL;
 	dwfl_end(d->dwfl);
 	d->dwfl = NULL;
 	d->mod = NULL;
@@ -459,7 +462,7 @@ static void dso_close(struct dso *d)
 	d->syms = NULL;
 	d->starts = NULL;
 	d->nsegs = d->nsyms = d->last = 0;
-	d->syms_loaded = d->dwarf_tried = d->has_dwarf = false;
+	d->syms_loaded = d->dwarf_tried = d->has_dwarf = d->go_tried = false;
 	d->tried = false;
 	d->state = DSO_NEW;
 	d->set->opened--;
@@ -861,6 +864,17 @@ static uint64_t dso_sym_limit(const struct dso *d, Elf *selem, GElf_Word shndx, 
 	return start + 1;
 }
 
+/* A Go binary's function table: names, lines, inline frames where -ldflags='-s -w' left no others. */
+const struct gopcln *dso_gopcln(struct dso *d)
+{
+	GElf_Addr bias;
+	if (!d->go_tried && d->state == DSO_OPEN) {
+		d->go_tried = true;
+		d->go = dso_go_open(dwfl_module_getelf(d->mod, &bias), d->name);
+	}
+	return dso_go_table(d->go);
+}
+
 static void dso_load_syms(struct dso *d)
 {
 	d->syms_loaded = true;
@@ -894,6 +908,8 @@ static void dso_load_syms(struct dso *d)
 	}
 	/* Synthesized from the main file, which has the dynamic sections whatever the symbols came from. */
 	dso_synth_plt(d->set->in, main_elf, &vec, vec.n);
+	if (!dso_go_has_symtab(main_elf) && dso_gopcln(d))
+		dso_go_syms(d->go, &vec, d->name);
 
 	/* By address (a radix sort: qsort's comparator calls were most of this function's time), one
 	 * symbol per address: the best of those at it by dso_sym_cmp. */
@@ -1051,6 +1067,7 @@ static int dso_lookup_dwarf(struct dso *d, uint64_t va, const struct dso_sym *w,
 		Dwarf_Addr b;
 		d->has_dwarf = dwfl_module_getdwarf(d->mod, &b) != NULL;
 	}
+	srcinfo_set_go(d->si, dso_gopcln(d));
 	return srcinfo_lookup(d->si, d->has_dwarf ? d->mod : NULL, d->bias, va, w->name, w->start,
 			      d->set->want, out, max);
 }

@@ -125,6 +125,11 @@ void dso_srcinfo_counts(const struct dso_set *set, uint64_t *hits, uint64_t *mis
  * cannot be used (unreadable, not ELF, another build-id). For the unwinder, which maps it itself. */
 const char *dso_file(struct dso *d);
 
+/* An open dso's Go function table (.gopclntab, gopclntab.h), read on first use; NULL when it has
+ * none or is not open. Valid until the dso closes. For the unwinder: Go code has no .eh_frame. */
+struct gopcln;
+const struct gopcln *dso_gopcln(struct dso *d);
+
 /* Number of function symbols once loaded (opens and loads if needed); for tests and stats. */
 long dso_symbol_count(struct dso *d);
 

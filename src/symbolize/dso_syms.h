@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dso_syms: a binary's function symbols while dso.c loads them, shared with the PLT's decoder
- * (dso_plt.c), which adds NAME@plt entries to the same vector. Internal to symbolize/.
+ * (dso_plt.c), which adds NAME@plt entries to the same vector, and with dso_go.c, which adds a Go
+ * binary's functions from its .gopclntab when it has no .symtab. Internal to symbolize/.
  */
 #ifndef PERFTOP_DSO_SYMS_H
 #define PERFTOP_DSO_SYMS_H
@@ -55,5 +56,17 @@ static inline size_t dso_u64_find(const uint64_t *v, size_t n, uint64_t key)
  * slots they jump through; the first nread entries are the binary's own symbols (an IRELATIVE
  * entry is named after the function at its addend). Names are interned in in. */
 void dso_synth_plt(struct intern *in, Elf *elf, struct dso_vec *vec, size_t nread);
+
+/* A Go binary's function table (.gopclntab), or NULL when elf has none or it cannot be used (then a
+ * one-line warning names the binary, name, and what was wrong). Reads elf's mapped bytes: freed
+ * before elf is. */
+struct dso_go;
+struct gopcln;
+struct dso_go *dso_go_open(Elf *elf, const char *name);
+void dso_go_free(struct dso_go *g);
+const struct gopcln *dso_go_table(const struct dso_go *g);
+/* Adds its functions to vec, ranked below any ELF symbol at the same address. */
+bool dso_go_has_symtab(Elf *elf);
+void dso_go_syms(const struct dso_go *g, struct dso_vec *vec, const char *name);
 
 #endif

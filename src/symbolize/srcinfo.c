@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/gopclntab.h"
 #include "symbolize/intern.h"
 #include "symbolize/linetab.h"
 #include "symbolize/srcstore.h"
@@ -113,6 +114,7 @@ struct srcinfo {
 	uint64_t store_id;
 	size_t fresh;            /* entries computed here, not taken from the store */
 	struct linetab_cache *lt; /* CUs' line tables (linetab.h), made on first use */
+	const struct gopcln *go;  /* a Go binary's table, for addresses without DWARF; or NULL */
 };
 
 struct srcinfo *srcinfo_new(struct intern *in)
@@ -191,6 +193,11 @@ void srcinfo_free(struct srcinfo *si)
 		free(si->cus[i].f);
 	linetab_cache_free(si->lt);
 	free(si);
+}
+
+void srcinfo_set_go(struct srcinfo *si, const struct gopcln *go)
+{
+	si->go = go;
 }
 
 void srcinfo_counts(const struct srcinfo *si, uint64_t *hits, uint64_t *misses)
@@ -529,17 +536,15 @@ static int si_func_chain(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Addr pc, uint6
 }
 
 /* Fills f[0..] for one address; f[n-1] is the ELF frame (sym NULL). Returns n >= 1; *leaf is the
- * address's own line. */
+ * address's own line. 0 when no compile unit covers the address. */
 static int si_compute(struct srcinfo *si, Dwfl_Module *mod, uint64_t addr, uint64_t key, unsigned want,
 		      struct si_frame *f, const char **leaf)
 {
 	Dwarf_Addr cubias = 0;
 	Dwarf_Die *cu = mod ? dwfl_module_addrdie(mod, addr, &cubias) : NULL;
 	*leaf = NULL;
-	if (!cu) {
-		f[0] = (struct si_frame){ 0 };
-		return 1;
-	}
+	if (!cu)
+		return 0;
 	Dwarf_Addr pc = addr - cubias;
 	const char *leaf_line = (want & SRCINFO_SRCLINE) ? si_line_at(si, cu, pc) : NULL;
 	*leaf = leaf_line;
@@ -590,6 +595,32 @@ static int si_compute(struct srcinfo *si, Dwfl_Module *mod, uint64_t addr, uint6
 	return n;
 }
 
+/* The frames of va from a Go binary's table, shaped as si_compute shapes DWARF's: inline frames
+ * "NAME (inlined)" innermost first with the line each stands at, then the function's frame (sym NULL:
+ * the dso's name), whose line is its call site of the outermost inlined call, or va's own. */
+static int si_go_compute(struct srcinfo *si, uint64_t va, unsigned want, struct si_frame *f,
+			 const char **leaf)
+{
+	struct gopcln_frame g[GOPCLN_MAX_DEPTH];
+	int n = gopcln_frames(si->go, va, g, (want & SRCINFO_INLINE) ? SRCINFO_MAX_DEPTH : 1);
+	*leaf = NULL;
+	if (n <= 0)
+		return 0;
+	bool lines = want & SRCINFO_SRCLINE;
+	if (lines && g[0].line > 0)
+		*leaf = si_srcline(si, g[0].file, g[0].line);
+	for (int i = 0; i < n; i++) {
+		char buf[1024];
+		int len = snprintf(buf, sizeof(buf), "%s (inlined)", g[i].name);
+		f[i] = (struct si_frame){
+			.sym = i == n - 1 || len < 0 ? NULL :
+			       intern_strn(si->in, buf, (size_t)len < sizeof(buf) ? (size_t)len : sizeof(buf) - 1),
+			.srcline = lines && g[i].line > 0 ? si_srcline(si, g[i].file, g[i].line) : NULL,
+			.inlined = i < n - 1 };
+	}
+	return n;
+}
+
 /* The store's frames for va when they hold at least *want (which becomes what they hold), interned
  * like computed ones; 0 when the store cannot answer. */
 static int si_from_store(struct srcinfo *si, uint64_t va, unsigned *want, struct si_frame *tmp,
@@ -634,7 +665,15 @@ int srcinfo_lookup(struct srcinfo *si, Dwfl_Module *mod, uint64_t bias, uint64_t
 		const char *leaf;
 		int n = si_from_store(si, va, &all, tmp, &leaf);
 		if (n == 0) {
+			/* Go's DWARF has no .debug_aranges, and libdw 0.188 then finds no unit for an
+			 * address: its own table answers (and for a binary built with -w). */
 			n = si_compute(si, mod, va + bias, sym_start + 1, all, tmp, &leaf);
+			if (n == 0 && si->go)
+				n = si_go_compute(si, va, all, tmp, &leaf);
+			if (n == 0) {
+				tmp[0] = (struct si_frame){ 0 };
+				n = 1;
+			}
 			si->fresh++;
 		}
 		if (all & SRCINFO_SRCLINE) {

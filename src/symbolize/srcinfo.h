@@ -52,6 +52,11 @@ void srcinfo_set_store(struct srcinfo *si, const char *path, uint64_t identity);
  * does not load DWARF for it. */
 bool srcinfo_known(struct srcinfo *si, uint64_t va, unsigned want);
 
+/* A Go binary's function table (gopclntab.h), answering for addresses DWARF does not cover (none, or
+ * no unit found): inline frames and lines as DWARF would give them. NULL: none. Must outlive its use. */
+struct gopcln;
+void srcinfo_set_go(struct srcinfo *si, const struct gopcln *go);
+
 /* Lookups answered from the cache / computed (cold), for the bench and tests. */
 void srcinfo_counts(const struct srcinfo *si, uint64_t *hits, uint64_t *misses);
 

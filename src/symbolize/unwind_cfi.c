@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/dso.h"
+#include "symbolize/gopclntab.h"
 #include "util/util.h"
 
 #define FAST_SLOTS (1u << 16)   /* cached rows; the table starts over when 3/4 full */
@@ -292,7 +294,34 @@ static bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fas
 	return true;
 }
 
-/* The row of img's code at file address pc: from .eh_frame, else from .debug_frame. */
+/*
+ * A Go function's row from its pcsp table (Go writes no .eh_frame; -ldflags=-w drops .debug_frame):
+ * the CFA is SP + the table's delta + 8. Only where the caller's RBP is known for sure: the sample's
+ * own frame before it has pushed anything (a frameless leaf: RBP untouched), and a caller's call
+ * site in compiled Go code with a frame, which has its frame record in place (RBP saved below the
+ * return address, CFA = RBP + 16). A function the table marks as a stack's top (goexit, mstart) ends
+ * the chain, as Go's own traceback ends there. Elsewhere (prologues, assembly) no row.
+ */
+static void go_compute(struct image *img, uint64_t pc, bool first, struct fast_row *row)
+{
+	const struct gopcln *t = dso_gopcln(img->dso);
+	int32_t delta;
+	unsigned flags;
+	if (!t || !gopcln_spdelta(t, pc, &delta, &flags))
+		return;
+	if (flags & GOPCLN_FLAG_TOPFRAME)
+		*row = (struct fast_row){ .img = img, .va = pc, .ok = 1, .cfa_reg = DW_RSP,
+					  .cfa_off = delta + 8, .ra_rule = RULE_UNDEF, .bp_rule = RULE_SAME };
+	else if (first && delta == 0)
+		*row = (struct fast_row){ .img = img, .va = pc, .ok = 1, .cfa_reg = DW_RSP, .cfa_off = 8,
+					  .ra_rule = RULE_OFFSET, .ra_off = -8, .bp_rule = RULE_SAME };
+	else if (!first && delta > 0 && !(flags & GOPCLN_FLAG_ASM))
+		*row = (struct fast_row){ .img = img, .va = pc, .ok = 1, .cfa_reg = DW_RBP, .cfa_off = 16,
+					  .ra_rule = RULE_OFFSET, .ra_off = -8, .bp_rule = RULE_OFFSET,
+					  .bp_off = -16 };
+}
+
+/* The row of img's code at file address pc: from .eh_frame, else .debug_frame, else Go's pcsp. */
 static void fast_compute(struct unwind *u, struct image *img, uint64_t pc, uint64_t rip,
 			 struct fast_row *row)
 {
@@ -302,7 +331,9 @@ static void fast_compute(struct unwind *u, struct image *img, uint64_t pc, uint6
 	if (f) {
 		dbg_compact(f, row);
 		free(f);
+		return;
 	}
+	go_compute(img, pc, rip == pc, row);
 }
 
 /* A caller's row is its call instruction's (the return address - 1), the first frame's its IP's: the

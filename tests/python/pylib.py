@@ -23,11 +23,11 @@ from e2elib import SKIP, fail  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYSPLIT = os.path.join(HERE, "pysplit.py")
-# The versions whose Python frames perftop reads (src/python/pyproc.c: 3.11 and 3.12 from its own
-# table, 3.13 from the interpreter's _Py_DebugOffsets), and one it must refuse: 3.10 has no layout
-# perftop knows, and a process of it keeps its native frames.
-READ_VERSIONS = ("3.11", "3.12", "3.13")
-UNKNOWN_LAYOUT_VERSIONS = ("3.10",)
+# The versions whose Python frames perftop reads (src/python/pyproc.c: 3.8 to 3.12 from its own
+# table, 3.13 from the interpreter's _Py_DebugOffsets), and one it must refuse: 3.7 has no layout
+# perftop knows, and a process of it keeps its native frames (test_python_old.py --refuse).
+READ_VERSIONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13")
+UNKNOWN_LAYOUT_VERSIONS = ("3.7",)
 NAME = re.compile(r"python3\.(\d+)d?$")
 SHARE = 0.70
 # Seconds of pysplit.py a share is measured over, and how the share may stray from 0.70: a sample
@@ -147,8 +147,8 @@ def find_pythons(version):
 
 
 def pythons_of(version):
-    """The interpreters of version X.Y found here whose frames perftop is meant to read (3.11-3.13)
-    or refuse (3.10); exits 77 when there is none, saying where it looked. Builds whose struct layout
+    """The interpreters of version X.Y found here whose frames perftop is meant to read (3.8-3.13)
+    or refuse (3.7); exits 77 when there is none, saying where it looked. Builds whose struct layout
     neither perftop's table nor the interpreter's own offsets describe (free-threaded, Py_TRACE_REFS)
     are left out, and said."""
     found = find_pythons(version)

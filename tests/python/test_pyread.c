@@ -7,10 +7,19 @@
  * reads a Python's. Also: a 3.13 _Py_DebugOffsets image read into a layout (and what is refused),
  * and the watcher thread (pywatch) reading the fake thread on its clock, idle once it is no longer
  * sampled and woken by the next sample (its TSan twin checks the handover under the mutex).
+ *
+ * And 3.9's layout (3.8-3.10: frame objects, thread states named by pthread_t, whose tid is read
+ * from a fake struct pthread), then made hostile: frame chains that loop, wild and unmapped
+ * pointers, lengths of 2^62 at the end of a mapping, a thread-state list that loops, garbage
+ * f_lasti; the three line-table decoders on the tables of pysplit.py's inner and of functions with
+ * ranges without a line, as pyenv's 3.9.18 and 3.10.13 compiled them, and on random bytes (under
+ * ASan in the _asan twin: every read must stay inside the table given).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -152,7 +161,7 @@ static void test_debug_offsets(void)
 	put_u64(img, 8, 0x030d00f0);
 	put_u64(img, 200, 1u << 20);       /* an offset past any object */
 	CHECK(pylayout_from_debug(img, sizeof(img), &l) < 0);
-	CHECK(pylayout_known(3, 11) && pylayout_known(3, 12) && !pylayout_known(3, 10));
+	CHECK(pylayout_known(3, 11) && pylayout_known(3, 12) && !pylayout_known(3, 7));
 }
 
 static void test_watch(const struct pyproc *p)
@@ -228,6 +237,220 @@ static void test_budget(void)
 	CHECK(pywatch_budget_interval(NAN, 5e6, 1e9, fast, slow) == slow);
 }
 
+
+/* 3.9's layout: runtime -> interpreter -> two thread states (pthread_t of tids 111, 222); 222's
+ * frame objects inner (code 0) <- alpha (code 1) <- <module> (code 1), f_lasti 6 (bytes). */
+static uint8_t o_runtime[0x100], o_interp[0x40], o_ts[2][0x200], o_pthread[2][0x400];
+static uint8_t o_frames[3][0x80], o_code[2][0xc0], o_strs[4][0x80], o_lnotab[0x40];
+
+static void build_old(const struct pyproc *p)
+{
+	const struct pylayout *l = &p->lay;
+	put64(o_runtime, l->rt_interp_head, o_interp);
+	put64(o_interp, l->is_threads_head, o_ts[0]);
+	put64(o_ts[0], l->ts_next, o_ts[1]);
+	for (int t = 0; t < 2; t++) {
+		put64(o_ts[t], l->ts_pthread, o_pthread[t]);
+		int32_t tid = 111 * (t + 1);
+		memcpy(o_pthread[t] + p->pthread_tid, &tid, 4);
+	}
+	put64(o_ts[1], l->ts_current_frame, o_frames[0]);
+	const int codes[3] = { 0, 1, 1 };
+	for (int i = 0; i < 3; i++) {
+		put64(o_frames[i], l->fr_code, o_code[codes[i]]);
+		put64(o_frames[i], l->fr_previous, i < 2 ? o_frames[i + 1] : NULL);
+		int32_t lasti = 6;
+		memcpy(o_frames[i] + l->fr_instr, &lasti, 4);
+	}
+	for (int c = 0; c < 2; c++) {
+		put64(o_code[c], 8, type);
+		put64(o_code[c], l->co_name, o_strs[2 * c]);
+		put64(o_code[c], l->co_filename, o_strs[2 * c + 1]);
+		put64(o_code[c], l->co_linetable, o_lnotab);
+		int32_t first = 13;
+		memcpy(o_code[c] + l->co_firstlineno, &first, 4);
+	}
+	make_str(o_strs[0], l, "inner", NULL, 5);
+	make_str(o_strs[1], l, "/x/pysplit.py", NULL, 13);
+	make_str(o_strs[2], l, NULL, FUNC_UCS2, 3);
+	make_str(o_strs[3], l, "/x/pysplit.py", NULL, 13);
+	/* pysplit.py's inner as 3.9.18 compiles it: lines 14, 15 at 4, 16 at 16, 17 at 30 */
+	static const uint8_t inner39[] = { 0, 1, 4, 1, 12, 1, 14, 1 };
+	put_u64(o_lnotab, 16, sizeof(inner39));
+	memcpy(o_lnotab + 32, inner39, sizeof(inner39));
+}
+
+static void test_read_old(const struct pyproc *p)
+{
+	pid_t self = getpid();
+	uint64_t ts = 0, frame = 0;
+	CHECK(pyread_thread(self, p, 222, &ts, &frame) == 0);
+	CHECK(ts == (uint64_t)(uintptr_t)o_ts[1] && frame == (uint64_t)(uintptr_t)o_frames[0]);
+	CHECK(pyread_thread(self, p, 222, &ts, &frame) == 0);
+	uint64_t other = 0;
+	CHECK(pyread_thread(self, p, 111, &other, &frame) == 0 && frame == 0);
+	other = 0;
+	CHECK(pyread_thread(self, p, 333, &other, &frame) == -ESRCH && other == 0);
+
+	struct pyraw raw[8];
+	CHECK(pyread_frames(self, p, (uint64_t)(uintptr_t)o_frames[0], raw, 8) == 3);
+	/* one eval-loop call each */
+	CHECK(raw[0].group == 0 && raw[1].group == 1 && raw[2].group == 2);
+	CHECK(raw[0].code == (uint64_t)(uintptr_t)o_code[0] && raw[0].instr == 6);
+	uint64_t code_type = 0;
+	struct pycode_head h;
+	CHECK(pyread_code_head(self, p, raw[0].code, &code_type, &h) == 0 && h.firstlineno == 13);
+	char q[64], f[64];
+	CHECK(pyread_names(self, p, &h, q, sizeof(q), f, sizeof(f)) == 0);
+	CHECK_STR(q, "inner");
+	CHECK_STR(f, "/x/pysplit.py");
+	CHECK(pyread_code_head(self, p, raw[1].code, &code_type, &h) == 0);
+	CHECK(pyread_names(self, p, &h, q, sizeof(q), f, sizeof(f)) == 0);
+	CHECK_STR(q, "f\xc6\x92n");
+	uint8_t t[64];
+	int len = pyread_linetable(self, p, h.linetable, t, sizeof(t));
+	CHECK(len == 8);
+	CHECK(pyread_line_at(&p->lay, raw[0].code, t, len, 13, raw[0].instr) == 15);
+	CHECK(pyread_line_at(&p->lay, raw[0].code, t, len, 13, 0) == 14);
+	CHECK(pyread_line_at(&p->lay, raw[0].code, t, len, 13, 16) == 16);
+	CHECK(pyread_line_at(&p->lay, raw[0].code, t, len, 13, 33) == 17);
+	/* 3.10 counts f_lasti in code units: 3 is byte 6 */
+	struct pyproc p310 = *p;
+	p310.lay = *pylayout_known(3, 10);
+	int32_t lasti = 3;
+	memcpy(o_frames[0] + p310.lay.fr_instr, &lasti, 4);
+	CHECK(pyread_frames(self, &p310, (uint64_t)(uintptr_t)o_frames[0], raw, 8) == 3);
+	CHECK(raw[0].instr == 6);
+}
+
+/* The line decoders on real tables (pyenv's 3.10.13), then on random bytes of every length. */
+static void test_lines_old(void)
+{
+	struct pylayout l310 = *pylayout_known(3, 10), l39 = *pylayout_known(3, 9);
+	/* inner: (0, 4) 14, (4, 16) 15, (16, 30) 16, (30, 34) 17 */
+	static const uint8_t inner310[] = { 4, 1, 12, 1, 14, 1, 4, 1 };
+	CHECK(pyread_line_at(&l310, 0, inner310, 8, 13, 0) == 14);
+	CHECK(pyread_line_at(&l310, 0, inner310, 8, 13, 6) == 15);
+	CHECK(pyread_line_at(&l310, 0, inner310, 8, 13, 16) == 16);
+	CHECK(pyread_line_at(&l310, 0, inner310, 8, 13, 32) == 17);
+	CHECK(pyread_line_at(&l310, 0, inner310, 8, 13, 34) == -1);
+	/* a with block: lines go back (deltas -1, -2) */
+	static const uint8_t with310[] = { 6, 1, 6, 1, 10, 255, 4, 2, 16, 254, 4, 2 };
+	const int with_at[] = { 0, 6, 12, 22, 26, 44 }, with_line[] = { 2, 3, 2, 4, 2, 4 };
+	for (int i = 0; i < 6; i++)
+		CHECK(pyread_line_at(&l310, 0, with310, 12, 1, (uint64_t)with_at[i]) == with_line[i]);
+	/* a generator expression: its first range has no line (-128), and the next one's line is
+	 * counted from the line before it */
+	static const uint8_t gen310[] = { 2, 128, 22, 0 };
+	CHECK(pyread_line_at(&l310, 0, gen310, 4, 681, 0) == -1);
+	CHECK(pyread_line_at(&l310, 0, gen310, 4, 681, 10) == 681);
+	/* garbage: every decoder reads only inside the table, whatever the bytes and the offset */
+	uint64_t rng = 88172645463325252ull;
+	struct pylayout l311 = *pylayout_known(3, 11);
+	for (int round = 0; round < 20000; round++) {
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		int len = (int)(rng % 40);
+		uint8_t *tab = malloc(len ? (size_t)len : 1);
+		for (int i = 0; i < len; i++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			tab[i] = (uint8_t)rng;
+		}
+		uint64_t at = rng >> 40;
+		int a = pyread_line_at(&l39, 0, tab, len, 1, at);
+		int b = pyread_line_at(&l310, 0, tab, len, 1, at);
+		int c = pyread_line_at(&l311, 0x1000, tab, len, 1, 0x1000 + l311.co_code_adaptive + at);
+		CHECK(a >= -1 && a <= 1 + 127 * 20 && b >= -1 && b <= 1 + 127 * 20 && c >= -1);
+		free(tab);
+	}
+}
+
+
+/* A page of memory followed by one that cannot be read: what lies at its end is read short. */
+static uint8_t *edge_page(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *m = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	CHECK(m != MAP_FAILED);
+	CHECK(mprotect(m + pg, (size_t)pg, PROT_NONE) == 0);
+	return m;
+}
+
+/* 3.9's layout, hostile: every walk ends, in bounded time, without reading outside what it was
+ * given, and refuses what it cannot trust. */
+static void test_hostile_old(const struct pyproc *p)
+{
+	const struct pylayout *l = &p->lay;
+	pid_t self = getpid();
+	struct pyraw raw[300];
+	uint64_t f0 = (uint64_t)(uintptr_t)o_frames[0];
+	/* cycles: to itself, and from the outermost back to the innermost */
+	put64(o_frames[0], l->fr_previous, o_frames[0]);
+	CHECK(pyread_frames(self, p, f0, raw, 300) == -ELOOP);
+	put64(o_frames[0], l->fr_previous, o_frames[1]);
+	put64(o_frames[2], l->fr_previous, o_frames[0]);
+	CHECK(pyread_frames(self, p, f0, raw, 300) == -ELOOP);
+	/* wild f_back: past user space (where addr + size wraps), unmapped, and at a page's end */
+	const uint64_t wild[3] = { UINT64_MAX - 16, 0x10, 0 };
+	uint8_t *edge = edge_page();
+	long pg = sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < 3; i++) {
+		uint64_t w = wild[i] ? wild[i] : (uint64_t)(uintptr_t)(edge + pg - 40);
+		put_u64(o_frames[2], l->fr_previous, w);
+		CHECK(pyread_frames(self, p, f0, raw, 300) == 3);
+		CHECK(pyread_frames(self, p, w, raw, 300) == -EFAULT);
+	}
+	put64(o_frames[2], l->fr_previous, NULL);
+	/* garbage f_lasti: below -1 is the first instruction, a huge one no line of 3.10's */
+	int32_t lasti = -77;
+	memcpy(o_frames[0] + l->fr_instr, &lasti, 4);
+	CHECK(pyread_frames(self, p, f0, raw, 300) == 3 && raw[0].instr == 0);
+	lasti = INT32_MAX;
+	memcpy(o_frames[0] + l->fr_instr, &lasti, 4);
+	CHECK(pyread_frames(self, p, f0, raw, 300) == 3);
+	static const uint8_t t310[] = { 4, 1, 12, 1 };
+	CHECK(pyread_line_at(pylayout_known(3, 10), 0, t310, 4, 1, raw[0].instr * 2) == -1);
+	/* a code pointer that is not one, or wild */
+	uint64_t code_type = 0;
+	struct pycode_head h;
+	CHECK(pyread_code_head(self, p, (uint64_t)(uintptr_t)o_strs[0], &code_type, &h) == -EINVAL);
+	CHECK(pyread_code_head(self, p, UINT64_MAX - 8, &code_type, &h) == -EFAULT);
+	CHECK(pyread_code_head(self, p, (uint64_t)(uintptr_t)(edge + pg - 64), &code_type, &h) ==
+	      -EFAULT);
+	/* lengths of 2^62: a line table and a name at a mapping's end are refused, in a buffer they
+	 * are cut to its capacity */
+	uint8_t *bytes = edge + pg - 40, t[4096];
+	put_u64(bytes, 16, 1ull << 62);
+	CHECK(pyread_linetable(self, p, (uint64_t)(uintptr_t)bytes, t, sizeof(t)) == -EFAULT);
+	put_u64(o_lnotab, 16, 1ull << 62);
+	CHECK(pyread_linetable(self, p, (uint64_t)(uintptr_t)o_lnotab, t, 16) == 16);
+	uint8_t *str = edge + pg - l->u_ascii_size - 4;
+	make_str(str, l, "abcd", NULL, 4);
+	put_u64(str, l->u_length, 1ull << 62);
+	struct pycode_head bad = { .qualname = (uint64_t)(uintptr_t)str,
+				   .filename = (uint64_t)(uintptr_t)o_strs[1] };
+	char q[64], f[64];
+	CHECK(pyread_names(self, p, &bad, q, sizeof(q), f, sizeof(f)) == -EFAULT);
+	static uint8_t long_str[0x400];
+	make_str(long_str, l, "/x/long.py", NULL, 10);
+	put_u64(long_str, l->u_length, 1ull << 62);
+	bad.qualname = (uint64_t)(uintptr_t)o_strs[0];
+	bad.filename = (uint64_t)(uintptr_t)long_str;
+	CHECK(pyread_names(self, p, &bad, q, sizeof(q), f, sizeof(f)) == 0);
+	CHECK_STR(f, "/x/long.py");
+	/* thread states: a wild pthread_t, a wild next, and a list that comes back on itself (walked
+	 * THREADS_MAX states at most) find no thread */
+	uint64_t ts = 0, frame = 0;
+	put_u64(o_ts[0], l->ts_pthread, UINT64_MAX - 4);
+	put_u64(o_ts[0], l->ts_next, 0x10);
+	CHECK(pyread_thread(self, p, 111, &ts, &frame) == -ESRCH);
+	put64(o_ts[0], l->ts_next, o_ts[1]);
+	put64(o_ts[1], l->ts_next, o_ts[0]);
+	CHECK(pyread_thread(self, p, 333, &ts, &frame) == -ESRCH);
+	CHECK(pyread_thread(self, p, 222, &ts, &frame) == 0 && frame == f0);
+	munmap(edge, 2 * (size_t)pg);
+}
+
 int main(void)
 {
 	struct pyproc p = { .runtime = (uint64_t)(uintptr_t)runtime };
@@ -237,5 +460,13 @@ int main(void)
 	test_debug_offsets();
 	test_watch(&p);
 	test_budget();
+
+	struct pyproc old = { .runtime = (uint64_t)(uintptr_t)o_runtime, .pthread_tid = PY_PTHREAD_TID };
+	old.lay = *pylayout_known(3, 9);
+	build_old(&old);
+	test_read_old(&old);
+	test_lines_old();
+	build_old(&old);
+	test_hostile_old(&old);
 	return CHECK_DONE();
 }
