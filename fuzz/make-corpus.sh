@@ -3,7 +3,8 @@
 # Seed corpora for the fuzzers from real small recordings made now with perf record (nothing binary is
 # committed): fuzz/make-corpus.sh OUTDIR [BUILD_DIR]  ->  OUTDIR/perfdata/ (whole files, cut to a few
 # KiB where bigger) and OUTDIR/parse/ (single records, each prefixed with the 48-byte parse_cfg of its
-# file); with BUILD_DIR, OUTDIR/gopclntab/: the Go tables test_gopclntab writes, one per layout.
+# file); with BUILD_DIR, OUTDIR/gopclntab/: the Go tables test_gopclntab writes, one per layout; with
+# node, OUTDIR/jitdump/: pieces of a node --perf-prof dump.
 set -eu
 out=${1:?usage: make-corpus.sh OUTDIR [BUILD_DIR]}
 mkdir -p "$out/perfdata" "$out/parse"
@@ -53,3 +54,17 @@ for name in sorted(os.listdir(src)):
 print(f"corpus: {len(os.listdir(os.path.join(out, 'perfdata')))} files, "
       f"{len(os.listdir(os.path.join(out, 'parse')))} records")
 PY
+# fuzz_jitdump: the head of a real dump (node --perf-prof, when node is here), cut at 16 KiB, and the
+# same header before a cut from its middle (debug-info and unwinding records of JavaScript code).
+if command -v node >/dev/null; then
+	mkdir -p "$out/jitdump"
+	(cd "$t" && node --perf-prof --interpreted-frames-native-stack --no-logfile-per-isolate --logfile=+ \
+		-e 'let s = 0; for (let i = 0; i < 3e6; i++) s += i % 7; new Function("return 1")()' \
+		>/dev/null 2>&1)
+	dump=$(ls "$t"/jit-*.dump 2>/dev/null | head -1)
+	if [ -n "$dump" ]; then
+		head -c 16384 "$dump" >"$out/jitdump/head"
+		{ head -c 40 "$dump"; tail -c 8192 "$dump"; } >"$out/jitdump/tail"
+		echo "corpus: 2 jitdump files"
+	fi
+fi

@@ -84,6 +84,13 @@ static bool batch_emit(struct session *s, const struct cli *c, bool zero, double
 		snprintf(py_told, sizeof(py_told), "%s", py);
 		warn_msg("%s", py);
 	}
+	/* A node process without JavaScript names: the flag that gives them, once. */
+	static bool hinted;
+	const char *hint = session_hint(s);
+	if (hint && !hinted) {
+		hinted = true;
+		warn_msg("%s", hint);
+	}
 	return ok;
 }
 

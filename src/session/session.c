@@ -752,6 +752,11 @@ const char *session_notice(struct session *s)
 	return n || !s->py ? n : pystacks_notice(s->py);
 }
 
+const char *session_hint(struct session *s)
+{
+	return symbolizer_hint(s->sym);
+}
+
 const char *session_python_notice(struct session *s)
 {
 	return s->py ? pystacks_notice(s->py) : NULL;

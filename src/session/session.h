@@ -184,6 +184,9 @@ const char *session_notice(struct session *s);
 /* Why a CPython process keeps its native frames ("python: pid 12 (python3.7): no known layout
  * for CPython 3.7, native frames only"), the last such; NULL when none (or --no-python). */
 const char *session_python_notice(struct session *s);
+/* How to get names the profile lacks ("node (pid 12) has no JavaScript names: run it with
+ * --perf-basic-prof ..."), or NULL; session_notice says it too when it has nothing else. */
+const char *session_hint(struct session *s);
 /* The events' notice alone (live, after a few refreshes: an event opened but never sampled while
  * the session saw other activity; cpu-clock and task-clock excepted), or NULL. */
 const char *session_event_notice(struct session *s);

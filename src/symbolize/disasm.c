@@ -5,8 +5,12 @@
  *
  * The line of an instruction is dwfl_module_getsrc's for its address: the row of the line table
  * that covers it, which is what perf annotate and objdump -S show; where DWARF has none, a Go
- * binary's own table's (gopclntab.h: a -w build, or Go's DWARF, in which libdw finds no unit). Capstone is opened per call: the
- * view asks once per function it opens, and the session caches the result.
+ * binary's own table's (gopclntab.h: a -w build, or Go's DWARF, in which libdw finds no unit).
+ * Capstone is opened per call: the view asks once per function it opens, and the session caches
+ * the result.
+ *
+ * JIT code ("[JIT] tid PID") is its process's jitdump's bytes (jitdump.h), its lines the dump's
+ * debug info: the same decoding without an ELF file.
  *
  * libcapstone itself is loaded on the first call (lazylib.c: dlopen, not linked, so that the sessions
  * that never show assembly do not pay for it at startup); when it cannot be, the function's error
@@ -100,9 +104,100 @@ static unsigned decl_line(Dwfl_Module *mod, Dwarf_Addr pc, const char *file)
 	return line;
 }
 
+/* Where an instruction's source line comes from: the DWARF of an ELF module (a Go binary's own
+ * table where DWARF has none), or a jitdump's debug info. */
+struct line_src {
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	const struct gopcln *go;
+	struct symbolizer *s;  /* JIT code: its process's dump */
+	uint32_t pid;
+};
+
+static void insn_line(struct disasm_func *f, const struct line_src *ls, struct disasm_insn *o)
+{
+	const char *file = NULL;
+	int lineno = 0;
+	unsigned jl = 0;
+	if (ls->mod) {
+		Dwfl_Line *l = dwfl_module_getsrc(ls->mod, o->va + ls->bias);
+		file = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+		struct gopcln_frame g;
+		if (!file && ls->go && gopcln_frames(ls->go, o->va, &g, 1) == 1) {
+			file = g.file;
+			lineno = g.line;
+		}
+	} else if (symbolizer_jit_line(ls->s, ls->pid, o->va, &file, &jl)) {
+		lineno = jl > INT32_MAX ? 0 : (int)jl;
+	}
+	if (file && lineno > 0) {
+		o->file = func_file(f, file);
+		o->line = (unsigned)lineno;
+		if (!f->file)
+			f->file = o->file;
+	}
+}
+
+/* Decodes len bytes of code at va into f (x86-64), each instruction with its line. */
+static int disasm_bytes(struct disasm_func *f, const uint8_t *code, size_t len, uint64_t va,
+			const struct line_src *ls, const char *dso)
+{
+	const char *dlwhy = NULL;
+	const struct lazy_capstone *cap = lazy_capstone(&dlwhy);
+	if (!cap) {
+		snprintf(f->err, sizeof(f->err), "disassembly unavailable: %s", dlwhy);
+		return -1;
+	}
+	csh cs;
+	if (cap->open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+		snprintf(f->err, sizeof(f->err), "capstone cannot open x86-64");
+		return -1;
+	}
+	cs_insn *in = NULL;
+	size_t n = cap->disasm(cs, code, len, va, 0, &in);
+	f->insns = xcalloc(n ? n : 1, sizeof(*f->insns));
+	for (size_t i = 0; i < n; i++) {
+		struct disasm_insn *o = &f->insns[f->n++];
+		o->va = in[i].address;
+		o->len = in[i].size;
+		snprintf(o->text, sizeof(o->text), "%s%s%s", in[i].mnemonic, in[i].op_str[0] ? " " : "",
+			 in[i].op_str);
+		insn_line(f, ls, o);
+	}
+	if (n)
+		cap->free(in, n);
+	cap->close(&cs);
+	if (!f->n) {
+		snprintf(f->err, sizeof(f->err), "%s: capstone decoded no instruction at 0x%llx", dso,
+			 (unsigned long long)va);
+		return -1;
+	}
+	return 0;
+}
+
+/* JIT code ("[JIT] tid PID"): the bytes its process's jitdump holds. */
+static int disasm_jit(struct symbolizer *s, const char *dso, uint64_t start, struct disasm_func *f)
+{
+	unsigned long pid = strtoul(dso + 10, NULL, 10);
+	uint8_t *code = NULL;
+	char why[200];
+	size_t len = pid && pid <= UINT32_MAX
+		? symbolizer_jit_code(s, (uint32_t)pid, start, DISASM_MAX_BYTES, &code, why, sizeof(why)) : 0;
+	if (!len) {
+		snprintf(f->err, sizeof(f->err), "%s: %s", dso, pid ? why : "no pid");
+		return -1;
+	}
+	struct line_src ls = { .s = s, .pid = (uint32_t)pid };
+	int rc = disasm_bytes(f, code, len, start, &ls, dso);
+	free(code);
+	return rc;
+}
+
 int disasm_function(struct symbolizer *s, const char *dso, uint64_t sym_start, struct disasm_func *f)
 {
 	memset(f, 0, sizeof(*f));
+	if (dso && !strncmp(dso, "[JIT] tid ", 10) && sym_start)
+		return disasm_jit(s, dso, sym_start, f);
 	if (!dso || (dso[0] == '[' && strncmp(dso, "[vdso]", 6) != 0) || !sym_start) {
 		snprintf(f->err, sizeof(f->err), "%s: no code to disassemble (kernel, JIT or unknown)",
 			 dso ? dso : "?");
@@ -138,52 +233,11 @@ int disasm_function(struct symbolizer *s, const char *dso, uint64_t sym_start, s
 		snprintf(f->err, sizeof(f->err), "%s: %s", dso, why);
 		return -1;
 	}
-	const char *dlwhy = NULL;
-	const struct lazy_capstone *cap = lazy_capstone(&dlwhy);
-	if (!cap) {
-		snprintf(f->err, sizeof(f->err), "disassembly unavailable: %s", dlwhy);
+	struct line_src ls = { .mod = mod, .bias = bias, .go = dso_gopcln(d) };
+	if (disasm_bytes(f, code, len, sym_start, &ls, dso) != 0)
 		return -1;
-	}
-	csh cs;
-	if (cap->open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
-		snprintf(f->err, sizeof(f->err), "capstone cannot open x86-64");
-		return -1;
-	}
-	cs_insn *in = NULL;
-	size_t n = cap->disasm(cs, code, len, sym_start, 0, &in);
-	const struct gopcln *go = dso_gopcln(d);
-	f->insns = xcalloc(n ? n : 1, sizeof(*f->insns));
-	for (size_t i = 0; i < n; i++) {
-		struct disasm_insn *o = &f->insns[f->n++];
-		o->va = in[i].address;
-		o->len = in[i].size;
-		snprintf(o->text, sizeof(o->text), "%s%s%s", in[i].mnemonic, in[i].op_str[0] ? " " : "",
-			 in[i].op_str);
-		Dwfl_Line *l = dwfl_module_getsrc(mod, o->va + bias);
-		int lineno = 0;
-		const char *file = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
-		struct gopcln_frame g;
-		if (!file && go && gopcln_frames(go, o->va, &g, 1) == 1) {
-			file = g.file;
-			lineno = g.line;
-		}
-		if (file && lineno > 0) {
-			o->file = func_file(f, file);
-			o->line = (unsigned)lineno;
-			if (!f->file)
-				f->file = o->file;
-		}
-	}
-	if (n)
-		cap->free(in, n);
-	cap->close(&cs);
 	if (f->file)
 		f->decl_line = decl_line(mod, sym_start + bias, f->file);
-	if (!f->n) {
-		snprintf(f->err, sizeof(f->err), "%s: capstone decoded no instruction at 0x%llx", dso,
-			 (unsigned long long)sym_start);
-		return -1;
-	}
 	return 0;
 }
 

@@ -6,7 +6,8 @@
  * symbol's start in the dso's own address space, frame.sym_start); the bytes are the ELF section
  * data at the symbol's range, read through the dso's libdwfl module, decoded by capstone (x86-64:
  * the only machine perftop samples), and each instruction gets its file:line from the DWARF line
- * table. Source files are read from disk, after --prefix OLD=NEW remaps a build path.
+ * table. JIT code (dso "[JIT] tid PID") is the bytes of its process's jitdump, its lines the dump's
+ * debug info. Source files are read from disk, after --prefix OLD=NEW remaps a build path.
  *
  * Same thread as the symbolizer (libdw handles are not shared across threads). Errors come back as
  * text ("libfoo.so: no debug info", "[kernel.kallsyms]: kernel code is not disassembled"): the view
@@ -15,6 +16,7 @@
 #ifndef PERFTOP_SYMBOLIZE_DISASM_H
 #define PERFTOP_SYMBOLIZE_DISASM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,5 +64,15 @@ void srcfile_done(struct srcfile *sf);
 
 /* The symbolizer's dso set (disasm.c looks functions up in it). */
 struct dso_set *symbolizer_dso_set(struct symbolizer *s);
+/*
+ * The bytes of JIT code of pid (a frame's dso "[JIT] tid PID", its sym_start) from the process's
+ * jitdump, at most max: their count in *buf (malloc'ed), or 0 with why in err.
+ */
+size_t symbolizer_jit_code(struct symbolizer *s, uint32_t pid, uint64_t start, size_t max,
+			   uint8_t **buf, char *err, size_t errlen);
+/* The source file and line of JIT address addr of pid by its jitdump's debug info; false when
+ * unknown. file is valid until the next lookup. */
+bool symbolizer_jit_line(struct symbolizer *s, uint32_t pid, uint64_t addr, const char **file,
+			 unsigned *line);
 
 #endif

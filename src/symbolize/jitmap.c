@@ -44,6 +44,7 @@ struct jitmap {
 	bool more;             /* the last refresh stopped at the chunk limit: continue at once */
 	bool is_static;        /* a replay's: read whole once, then never again */
 	bool truncated, warned;
+	bool found;            /* the file was opened at least once */
 	uint64_t malformed;
 	size_t last;           /* index of the last hit: samples come in runs */
 };
@@ -77,6 +78,7 @@ void jitmap_set_max_bytes(struct jitmap *j, uint64_t n) { j->max_bytes = n; }
 size_t jitmap_count(const struct jitmap *j) { return j->n; }
 uint64_t jitmap_malformed(const struct jitmap *j) { return j->malformed; }
 bool jitmap_truncated(const struct jitmap *j) { return j->truncated; }
+bool jitmap_found(const struct jitmap *j) { return j->found; }
 
 static int jit_hex(char c)
 {
@@ -248,6 +250,7 @@ void jitmap_refresh(struct jitmap *j, uint64_t now, bool force)
 		close(fd);
 		return;
 	}
+	j->found = true;
 	uint64_t size = (uint64_t)st.st_size;
 	if ((uint64_t)st.st_dev != j->dev || (uint64_t)st.st_ino != j->ino || size < j->off) {
 		/* Another file under the name (a new process with this pid) or rewritten: start over. */

@@ -52,6 +52,8 @@ void jitmap_set_max_bytes(struct jitmap *j, uint64_t n);
 size_t jitmap_count(const struct jitmap *j);
 uint64_t jitmap_malformed(const struct jitmap *j);
 bool jitmap_truncated(const struct jitmap *j);
+/* Whether the file was opened (as a regular file) at least once. */
+bool jitmap_found(const struct jitmap *j);
 
 /*
  * Parses one line (without its newline): "START SIZE NAME", START and SIZE hex with an optional 0x,

@@ -34,6 +34,7 @@
 
 #include "symbolize/dso.h"
 #include "symbolize/intern.h"
+#include "symbolize/jitdump.h"
 #include "symbolize/jitmap.h"
 #include "symbolize/vdso.h"
 #include "util/hash.h"
@@ -245,6 +246,9 @@ struct proc {
 	bool root_differs;      /* its / is not ours: paths resolve under /proc/PID/root */
 	uint32_t nspid;         /* its pid in its own pid namespace (NSpid), else pid */
 	struct jitmap *jit;     /* its perf map, made on the first JIT lookup */
+	char *jd_path;          /* the jit-PID.dump it mapped (its MMAP record's path), or NULL */
+	struct jitdump *jd;     /* that dump, made on the first JIT lookup */
+	bool jit_looked;        /* a JIT lookup found neither a perf map nor a jitdump */
 	const char *jit_dso;    /* "[JIT] tid PID", interned */
 };
 
@@ -285,6 +289,8 @@ struct maps *maps_new(struct dso_set *dsos, struct intern *in)
 static void proc_destroy(struct proc *p)
 {
 	jitmap_free(p->jit);
+	jitdump_free(p->jd);
+	free(p->jd_path);
 	mapset_unref(p->ms);
 	mapset_unref(p->pre_exec);
 	u32tab_done(&p->threads);
@@ -303,6 +309,7 @@ void maps_move_names(struct maps *m)
 			if (p->threads.vals[t])
 				p->threads.vals[t] = (void *)intern_move(m->in, p->threads.vals[t]);
 		jitmap_move_names(p->jit);
+		jitdump_move_names(p->jd);
 	}
 }
 
@@ -455,6 +462,32 @@ static uint8_t maps_kind(const char *path)
 	return MAP_KIND_OTHER;
 }
 
+/* "jit-PID.dump", the name perf looks for in a process's mappings: the runtime maps its dump
+ * executable so that the mapping marks it (jitdump.h). */
+static bool maps_is_jitdump(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	if (strncmp(b, "jit-", 4) != 0)
+		return false;
+	b += 4;
+	const char *d = b;
+	while (*d >= '0' && *d <= '9')
+		d++;
+	return d > b && d - b <= 10 && strcmp(d, ".dump") == 0;
+}
+
+/* The process's dump is the last one it mapped (a runtime opens one per process). */
+static void proc_set_jitdump(struct proc *p, const char *path)
+{
+	if (!maps_is_jitdump(path) || strlen(path) >= 4096 || (p->jd_path && !strcmp(p->jd_path, path)))
+		return;
+	jitdump_free(p->jd);
+	p->jd = NULL;
+	free(p->jd_path);
+	p->jd_path = xstrdup(path);
+}
+
 static void maps_feed_mmap(struct maps *m, const struct rec *r)
 {
 	const struct rec_mmap *mm = &r->u.mmap;
@@ -490,6 +523,8 @@ static void maps_feed_mmap(struct maps *m, const struct rec *r)
 			  mm->has_build_id };
 	p->ms = mapset_own(p->ms);
 	mapset_insert(p->ms, &nm);
+	if (nm.kind == MAP_KIND_FILE)
+		proc_set_jitdump(p, fn);
 }
 
 static void maps_feed_comm(struct maps *m, const struct rec *r)
@@ -505,6 +540,11 @@ static void maps_feed_comm(struct maps *m, const struct rec *r)
 		/* exec kills the other threads; their comms would only mislead a reused tid. */
 		u32tab_done(&p->threads);
 		p->comm = NULL;
+		jitdump_free(p->jd);
+		p->jd = NULL;
+		free(p->jd_path);
+		p->jd_path = NULL;
+		p->jit_looked = false;
 	}
 	proc_set_thread_comm(p, c->tid, comm);
 	if (c->tid == c->pid || !p->comm)
@@ -598,6 +638,8 @@ static void maps_read_line(struct maps *m, struct proc *p, char *line)
 	struct map nm = { start, end, off, dso_set_get(m->dsos, path, &id), ino, maps_kind(path), false };
 	p->ms = mapset_own(p->ms);
 	mapset_insert(p->ms, &nm);
+	if (nm.kind == MAP_KIND_FILE)
+		proc_set_jitdump(p, path);
 }
 
 /* Reads /proc/PID/maps and comm once. Returns false when rate-limited (to be tried again later). */
@@ -816,11 +858,44 @@ bool maps_jit_path(struct maps *m, uint32_t pid, char *buf, size_t len)
 	return true;
 }
 
-bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, const char **sym, uint64_t *start)
+/* The owner a live process's files must have: its own uid (/proc/PID's owner), else root only. */
+static uint32_t proc_uid(const struct maps *m, const struct proc *p)
+{
+	struct stat st;
+	char path[32];
+	if (m->offline)
+		return UINT32_MAX; /* the recording's files: ours or root's (jitdump_new) */
+	snprintf(path, sizeof(path), "/proc/%" PRIu32, p->pid);
+	return stat(path, &st) == 0 ? (uint32_t)st.st_uid : 0;
+}
+
+static struct jitdump *proc_jitdump(struct maps *m, struct proc *p)
+{
+	if (!p->jd_path)
+		return NULL;
+	if (!p->jd) {
+		proc_read_ns(m, p);
+		p->jd = jitdump_new(p->jd_path, p->root_differs && !m->offline ? p->pid : 0,
+				    proc_uid(m, p), m->in);
+		if (m->offline)
+			jitdump_set_static(p->jd);
+	}
+	return p->jd;
+}
+
+bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, bool want_line,
+		     struct maps_jit_hit *hit)
 {
 	struct proc *p = proc_get(m, pid);
 	if (!p || !maps_pid_readable(pid))
 		return false;
+	struct jitdump *jd = proc_jitdump(m, p);
+	struct jitdump_hit h;
+	if (jd && jitdump_lookup(jd, addr, want_line, &h)) {
+		*hit = (struct maps_jit_hit){ h.name, h.start, h.srcline, h.has_code };
+		return true;
+	}
+	/* the perf map too: a runtime may write both, or the dump may lack this code */
 	if (!p->jit) {
 		char path[96];
 		maps_jit_path(m, pid, path, sizeof(path));
@@ -828,7 +903,39 @@ bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, const char **s
 		if (m->offline)
 			jitmap_set_static(p->jit);
 	}
-	return jitmap_lookup(p->jit, addr, sym, start);
+	*hit = (struct maps_jit_hit){ 0 };
+	if (jitmap_lookup(p->jit, addr, &hit->sym, &hit->start))
+		return true;
+	if (!jitmap_found(p->jit) && !(jd && jitdump_found(jd)))
+		p->jit_looked = true;
+	return false;
+}
+
+bool maps_jit_unnamed(struct maps *m, uint32_t pid)
+{
+	struct proc *p = proc_get(m, pid);
+	return p && p->jit_looked && !p->jd_path && p->jit && !jitmap_found(p->jit);
+}
+
+size_t maps_jit_code(struct maps *m, uint32_t pid, uint64_t start, size_t max, uint8_t **buf,
+		   char *err, size_t errlen)
+{
+	struct proc *p = proc_get(m, pid);
+	struct jitdump *jd = p ? proc_jitdump(m, p) : NULL;
+	if (!jd) {
+		snprintf(err, errlen, "[JIT] tid %" PRIu32 ": no jitdump (a perf map has names only; "
+			 "node --perf-prof writes one)", pid);
+		*buf = NULL;
+		return 0;
+	}
+	return jitdump_code(jd, start, max, buf, err, errlen);
+}
+
+bool maps_jit_line(struct maps *m, uint32_t pid, uint64_t addr, const char **file, unsigned *line)
+{
+	struct proc *p = proc_get(m, pid);
+	struct jitdump *jd = p ? proc_jitdump(m, p) : NULL;
+	return jd && jitdump_line(jd, addr, file, line);
 }
 
 const char *maps_jit_dso(struct maps *m, uint32_t pid)

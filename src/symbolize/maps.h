@@ -15,10 +15,12 @@
  * may still be asked: a binary deleted or replaced since it was mapped is read through
  * /proc/PID/map_files, a process in another root (a container) has its paths resolved under
  * /proc/PID/root, and [vdso] is our own vdso image. JIT code (anonymous executable memory) is named
- * from the process's perf map, /tmp/perf-PID.map under the pid and root the process itself sees.
+ * from the process's jitdump (the jit-PID.dump file it mapped, jitdump.h), else its perf map,
+ * /tmp/perf-PID.map under the pid and root the process itself sees.
  *
  * Offline (replaying a recording) the pids are not this machine's processes: nothing is read from
- * /proc, and a JIT map is /tmp/perf-PID.map of the recorded pid, as perf report reads it.
+ * /proc, a JIT map is /tmp/perf-PID.map of the recorded pid, as perf report reads it, and a
+ * jitdump is the file at the recorded mapping's path.
  */
 #ifndef PERFTOP_SYMBOLIZE_MAPS_H
 #define PERFTOP_SYMBOLIZE_MAPS_H
@@ -74,10 +76,27 @@ void maps_feed(struct maps *m, const struct rec *r);
 const struct map *maps_find(struct maps *m, uint32_t pid, uint64_t addr);
 
 /*
- * JIT code of pid: the perf map's entry holding addr (name interned, and its start); false when none.
+ * JIT code of pid: the entry holding addr of its jitdump (the jit-PID.dump it mapped), else of its
+ * perf map (/tmp/perf-PID.map under the pid and root the process sees); false when none. sym and
+ * srcline (want_line, from the dump's debug info) are interned; code: the dump holds its bytes.
  * maps_jit_dso is the dso name perf gives a process's anonymous code, "[JIT] tid PID" (interned).
  */
-bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, const char **sym, uint64_t *start);
+struct maps_jit_hit {
+	const char *sym;
+	uint64_t start;
+	const char *srcline;
+	bool code;
+};
+bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, bool want_line,
+		     struct maps_jit_hit *hit);
+/* A JIT lookup of pid found no name and it has neither a perf map nor a jitdump. */
+bool maps_jit_unnamed(struct maps *m, uint32_t pid);
+/* The bytes of pid's JIT code loaded at start (its jitdump's), at most max: their count in *buf
+ * (malloc'ed), or 0 with why in err. */
+size_t maps_jit_code(struct maps *m, uint32_t pid, uint64_t start, size_t max, uint8_t **buf,
+		     char *err, size_t errlen);
+/* The source line of pid's JIT address addr by its jitdump's debug info (jitdump_line). */
+bool maps_jit_line(struct maps *m, uint32_t pid, uint64_t addr, const char **file, unsigned *line);
 const char *maps_jit_dso(struct maps *m, uint32_t pid);
 
 /* The perf map file of pid as it would be read now (tests, diagnostics); false when unknown. */

@@ -59,6 +59,8 @@ struct symbolizer {
 	const char *kmod_last_path; /* the last module map's dso path and the name made of it */
 	const char *kmod_last_name;
 	void *head_rec;       /* symbolizer_fp_head's record, HEAD_REC_MAX bytes */
+	char jit_hint[160];   /* symbolizer_hint's: how a node process would get JavaScript names */
+	uint32_t jit_hint_pid; /* ... that process */
 };
 
 #define SYM_CACHE_SLOTS (1u << 14)
@@ -375,6 +377,30 @@ static int symbolizer_recorded_kernel(struct symbolizer *s, uint64_t addr, struc
 	return 0;  /* named from kallsyms: the caller completes the frame */
 }
 
+/* A node process whose JIT code has no names (no perf map, no jitdump) gets them from a flag of
+ * node's own: the first such process is said once (its comm is node's, the name it gives its main
+ * thread). */
+static void symbolizer_jit_hint(struct symbolizer *s, uint32_t pid)
+{
+	const char *comm = maps_comm(s->maps, pid, pid);
+	if (!comm || (strcmp(comm, "node") != 0 && strcmp(comm, "nodejs") != 0) ||
+	    !maps_jit_unnamed(s->maps, pid))
+		return;
+	s->jit_hint_pid = pid;
+	snprintf(s->jit_hint, sizeof(s->jit_hint),
+		 "%s (pid %" PRIu32 ") has no JavaScript names: run it with --perf-basic-prof "
+		 "(or --perf-prof: a jitdump, with source lines)", comm, pid);
+}
+
+const char *symbolizer_hint(struct symbolizer *s)
+{
+	/* a process that mapped its dump (or wrote its perf map) after its first JIT samples: the
+	 * hint was early, not wrong, and goes */
+	if (s->jit_hint[0] && !maps_jit_unnamed(s->maps, s->jit_hint_pid))
+		s->jit_hint[0] = 0;
+	return s->jit_hint[0] ? s->jit_hint : NULL;
+}
+
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
 		      struct frame *out, int max)
 {
@@ -404,15 +430,19 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 	}
 	const struct map *m = maps_find(s->maps, pid, addr);
 	if (!m || m->kind == MAP_KIND_ANON) {
-		/* JIT code: anonymous executable memory (or none we know of) named by the perf map. */
-		const char *sym;
-		uint64_t start;
-		if (maps_jit_lookup(s->maps, pid, addr, &sym, &start)) {
+		/* JIT code: anonymous executable memory (or none we know of) named by the jitdump or
+		 * the perf map. Code whose bytes the dump holds gets its address as va, so that
+		 * annotate counts it (its "dso address space" is the process's own). */
+		struct maps_jit_hit h;
+		if (maps_jit_lookup(s->maps, pid, addr, s->srclines, &h)) {
 			s->st.jit++;
-			out[0] = (struct frame){ .sym = sym, .dso = maps_jit_dso(s->maps, pid), .addr = addr,
-						 .sym_start = start };
+			out[0] = (struct frame){ .sym = h.sym, .dso = maps_jit_dso(s->maps, pid), .addr = addr,
+						 .sym_start = h.start, .va = h.code ? addr : 0,
+						 .srcline = h.srcline };
 			return 1;
 		}
+		if (!s->jit_hint[0])
+			symbolizer_jit_hint(s, pid);
 		if (m) {
 			frame_unresolved(s, &out[0], addr, maps_jit_dso(s->maps, pid), false);
 			return 1;
@@ -720,10 +750,12 @@ void symbolizer_poll(struct symbolizer *s)
 	debuginfo_fetch_poll(symbolizer_debug_arrived, s);
 }
 
-const char *symbolizer_notice(const struct symbolizer *s)
+const char *symbolizer_notice(struct symbolizer *s)
 {
 	const char *f = debuginfo_fetch_status();
-	return f ? f : dso_set_notice(s->dsos);
+	if (!f)
+		f = dso_set_notice(s->dsos);
+	return f ? f : symbolizer_hint(s);
 }
 
 void symbolizer_wait_fetches(struct symbolizer *s, bool on)
@@ -784,4 +816,16 @@ struct dso_set *symbolizer_dso_set(struct symbolizer *s)
 size_t symbolizer_kernel_build_id(const struct symbolizer *s, uint8_t *out, size_t max)
 {
 	return s->offline ? 0 : kernel_build_id(out, max);
+}
+
+size_t symbolizer_jit_code(struct symbolizer *s, uint32_t pid, uint64_t start, size_t max,
+			   uint8_t **buf, char *err, size_t errlen)
+{
+	return maps_jit_code(s->maps, pid, start, max, buf, err, errlen);
+}
+
+bool symbolizer_jit_line(struct symbolizer *s, uint32_t pid, uint64_t addr, const char **file,
+			 unsigned *line)
+{
+	return maps_jit_line(s->maps, pid, addr, file, line);
 }

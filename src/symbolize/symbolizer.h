@@ -6,7 +6,7 @@
  * replaces the maps, fork copies them). Each binary is opened once through libdw (dwfl) and shared by
  * every process that maps it, keyed by build-id, else device+inode; symbol tables are read on the
  * binary's first lookup (.symtab, else .dynsym). Kernel addresses resolve through /proc/kallsyms into
- * dso "[kernel.kallsyms]". JIT code is named from the process's /tmp/perf-PID.map (dso "[JIT] tid PID"),
+ * dso "[kernel.kallsyms]". JIT code is named from the process's jitdump or /tmp/perf-PID.map (dso "[JIT] tid PID"),
  * [vdso] from our own vdso image, deleted binaries through /proc/PID/map_files and a container's
  * files under /proc/PID/root (maps.h says how). Names are interned (struct frame says how).
  *
@@ -29,7 +29,7 @@ struct symbolizer_stats {
 	uint64_t lookups;
 	uint64_t unresolved;      /* addresses with no symbol */
 	uint64_t no_map;          /* addresses in no known mapping */
-	uint64_t jit;             /* addresses named by a JIT's perf map (/tmp/perf-PID.map) */
+	uint64_t jit;             /* addresses named by a JIT's jitdump or perf map */
 	uint64_t processes;       /* address spaces alive */
 	uint64_t interned_bytes;
 	uint64_t name_compactions; /* compactions of the names' pool (intern.h) */
@@ -156,8 +156,11 @@ bool symbolizer_add_build_id(struct symbolizer *s, const char *path, const uint8
  * its debuginfod fetch (at most 30 s) before its first lookup goes on; the view never waits. */
 void symbolizer_wait_fetches(struct symbolizer *s, bool on);
 /* What the view should say ("debuginfod: fetching debug info for libfoo.so", or that a binary here
- * is another build than the recording's), or NULL. */
-const char *symbolizer_notice(const struct symbolizer *s);
+ * is another build than the recording's, else symbolizer_hint's), or NULL. */
+const char *symbolizer_notice(struct symbolizer *s);
+/* How to get names the profile lacks: a node process without a perf map or jitdump ("node (pid 12)
+ * has no JavaScript names: run it with --perf-basic-prof ..."), or NULL. */
+const char *symbolizer_hint(struct symbolizer *s);
 /* The body of "perftop --debuginfod-fetch BUILDID": returns the exit status. */
 int symbolizer_fetch_main(const char *build_id_hex);
 

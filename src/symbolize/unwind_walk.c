@@ -81,9 +81,8 @@ bool walk_in_jit(struct walk *w, uint64_t addr)
 int walk_jit_step(struct walk *w, uint64_t ip, uint64_t sp, uint64_t bp, uint64_t *ra, uint64_t *nbp,
 		  uint64_t *cfa)
 {
-	const char *sym = NULL;
-	uint64_t start = 0;
-	if (!maps_jit_lookup(w->u->maps, w->pid, ip, &sym, &start) || !sym || strncmp(sym, "py::", 4))
+	struct maps_jit_hit h;
+	if (!maps_jit_lookup(w->u->maps, w->pid, ip, false, &h) || !h.sym || strncmp(h.sym, "py::", 4))
 		return -1;
 	if (!walk_read(w, sp + 8, ra, 8))
 		return 0;
