@@ -310,13 +310,16 @@ struct pyreplay *pyreplay_open(struct pyreplay *r, const char *path, char *err, 
 			 path);
 	free(line);
 	fclose(f);
-	qsort(r->samples, r->nsamples, sizeof(*r->samples), rep_cmp);
+	if (r->nsamples) /* samples is NULL when there are none: qsort must not see it */
+		qsort(r->samples, r->nsamples, sizeof(*r->samples), rep_cmp);
 	return r;
 }
 
 static const struct rep_sample *rep_find(const struct pyreplay *r, uint32_t tid, uint64_t time)
 {
 	struct rep_sample key = { .time = time, .tid = tid };
+	if (!r->nsamples)
+		return NULL;
 	return bsearch(&key, r->samples, r->nsamples, sizeof(*r->samples), rep_cmp);
 }
 

@@ -724,16 +724,10 @@ static const struct jd_line *jd_line_of(const struct jitdump *j, const struct jd
 	return lo && l[lo - 1].line ? &l[lo - 1] : NULL;
 }
 
-/* The file of line l of e: its record's name, else (a name that is no text) the file the code's
- * own name gives, V8's "JS:*fn /path/file.js:LINE:COL"; into buf. False when neither. */
-static bool jd_line_file(const struct jitdump *j, const struct jd_ent *e, const struct jd_line *l,
-			 char *buf, size_t len)
+/* The file the code's own name gives, V8's "JS:*fn /path/file.js:LINE:COL": its start and length
+ * in *file, *n; false when the name has none. */
+static bool jd_name_file(const struct jitdump *j, const struct jd_ent *e, const char **file, size_t *n)
 {
-	if (l->file != JD_NO_FILE) {
-		const struct jd_file *f = &j->files[l->file];
-		snprintf(buf, len, "%.*s", (int)f->len, j->arena + f->off);
-		return true;
-	}
 	const char *name = j->arena + e->name_off, *end = name + e->name_len;
 	const char *sp = memrchr(name, ' ', e->name_len);
 	if (!sp)
@@ -749,7 +743,35 @@ static bool jd_line_file(const struct jitdump *j, const struct jd_ent *e, const 
 	}
 	if (p - sp - 1 <= 0 || !jd_printable((const unsigned char *)sp + 1, (size_t)(p - sp - 1)))
 		return false;
-	snprintf(buf, len, "%.*s", (int)(p - sp - 1), sp + 1);
+	*file = sp + 1;
+	*n = (size_t)(p - sp - 1);
+	return true;
+}
+
+/* The file of line l of e into buf: its record's name, else the file the code's own name gives.
+ * node 20's V8 writes some debug records' names from freed memory, printable as often as not: a
+ * record's name with no '/' that is not the code's own file is taken for such garbage when the
+ * code's name gives a file (a script's name is a path or a URL; a builtin's, "node:events", is
+ * its code's own). False when neither gives a file. */
+static bool jd_line_file(const struct jitdump *j, const struct jd_ent *e, const struct jd_line *l,
+			 char *buf, size_t len)
+{
+	const char *own = NULL;
+	size_t own_n = 0;
+	bool has_own = jd_name_file(j, e, &own, &own_n);
+	if (l->file != JD_NO_FILE) {
+		const struct jd_file *f = &j->files[l->file];
+		const char *fn = j->arena + f->off;
+		bool plausible = memchr(fn, '/', f->len) || (has_own && f->len == own_n &&
+							      !memcmp(fn, own, own_n));
+		if (plausible || !has_own) {
+			snprintf(buf, len, "%.*s", (int)f->len, fn);
+			return true;
+		}
+	}
+	if (!has_own)
+		return false;
+	snprintf(buf, len, "%.*s", (int)own_n, own);
 	return true;
 }
 
