@@ -17,7 +17,8 @@ PACKAGES  := cmake make gcc pkg-config libdw-dev libelf-dev libncurses-dev libun
              libzstd-dev libcapstone-dev tmux python3 python3.11 python3.11-dbg linux-perf procps bc \
              libiberty-dev libdebuginfod-dev elfutils g++ binutils time nodejs util-linux libc6-dbg \
              libcurl4-openssl-dev zlib1g-dev golang-go golang-github-google-pprof-dev python3-jsonschema \
-             bash-completion zsh man-db groff-base dpkg-dev file gzip debuginfod clang rustc
+             bash-completion zsh man-db groff-base dpkg-dev file gzip debuginfod clang rustc \
+             openjdk-17-jdk-headless
 # npm packages the tests read (installed globally when missing, with the machine's npm, or
 # Debian's where there is none): speedscope's published file-format schema, which the export
 # tests validate against.

@@ -91,6 +91,13 @@ static bool batch_emit(struct session *s, const struct cli *c, bool zero, double
 		hinted = true;
 		warn_msg("%s", hint);
 	}
+	/* A HotSpot JVM that gives no perf map, or runs without frame pointers: each new notice once. */
+	const char *jvm = session_jvm_notice(s);
+	static char jvm_told[400];
+	if (jvm && strcmp(jvm, jvm_told) != 0) {
+		snprintf(jvm_told, sizeof(jvm_told), "%s", jvm);
+		warn_msg("%s", jvm);
+	}
 	return ok;
 }
 

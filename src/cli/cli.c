@@ -667,6 +667,17 @@ static const struct cli_option options[] = {
 		"the sampling rate: fewer reads cost less, and a sample is further from the read "
 		"that gives its Python stack (see Python frames)" },
 
+	{ OPT("no-jit-attach", 0, NULL, CLI_NAMES), .set = set_flag,
+	  .field = SESSION_FIELD(no_jit_attach),
+	  .help = "do not ask HotSpot JVMs for their perf map (their JIT\n"
+		"frames then stay addresses unless /tmp/perf-PID.map exists)",
+	  .doc = "do not ask HotSpot JVMs for their perf map. By default a JVM (a process that maps "
+		"`libjvm.so`) whose JIT code its `/tmp/perf-PID.map` does not name is asked to write "
+		"it through HotSpot's attach protocol, as `jcmd PID Compiler.perfmap` does (a SIGQUIT "
+		"if its attach listener is not running yet), from a thread of its own; again while its "
+		"map keeps missing, every 5 s at most, or 2 s when a tenth of its JIT frames miss (see "
+		"JVM frames)" },
+
 	{ OPT("no-demangle", 0, NULL, CLI_NAMES), .set = set_flag, .field = SESSION_FIELD(no_demangle),
 	  .help = "raw C++/Rust symbol names (the m key toggles them)",
 	  .doc = "raw C++/Rust symbol names (the `m` key toggles them)" },

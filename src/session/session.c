@@ -147,6 +147,7 @@ struct session *session_open(const struct session_opts *opts, char *err, size_t 
 	}
 	if (!opts->no_python)
 		session_python_open(s, opts);
+	symbolizer_set_jit_attach(s->sym, !opts->no_jit_attach);
 	session_mode_events(s, opts);
 	session_names(s, opts, false);
 	snprintf(s->target_text, sizeof(s->target_text), "%s", opts->target_text);
@@ -463,6 +464,7 @@ void session_close(struct session *s)
 			(double)ps.watcher_mean_ns / 1e6);
 		fprintf(stderr, "\n");
 	}
+	session_jvm_close(s);
 	if (s->pusher && s->start_ns)
 		session_push_window(s, true);
 	pusher_close(s->pusher); /* flushes for a few seconds at most */
@@ -656,6 +658,7 @@ long session_poll(struct session *s)
 	}
 	if (s->pusher)
 		session_push_window(s, false);
+	session_jvm_tick(s);
 	return taken;
 }
 
@@ -749,6 +752,8 @@ const char *session_notice(struct session *s)
 	if (s->event_notice[0])
 		return s->event_notice;
 	const char *n = symbolizer_notice(s->sym);
+	if (!n)
+		n = session_jvm_notice(s);
 	return n || !s->py ? n : pystacks_notice(s->py);
 }
 

@@ -179,7 +179,7 @@ void session_rename(struct session *s, struct snapshot *snap, bool demangle);
  * symbolizer.h on compaction). */
 const char *session_name(void *session, const char *name);
 /* A notice: an event that has not fired ("event 'mem:0x...' has not fired yet ..."), else the
- * symbolizer's ("debuginfod: fetching debug info for ..."), or NULL. */
+ * symbolizer's ("debuginfod: fetching debug info for ..."), else a JVM's, else Python's, or NULL. */
 const char *session_notice(struct session *s);
 /* Why a CPython process keeps its native frames ("python: pid 12 (python3.7): no known layout
  * for CPython 3.7, native frames only"), the last such; NULL when none (or --no-python). */
@@ -187,6 +187,11 @@ const char *session_python_notice(struct session *s);
 /* How to get names the profile lacks ("node (pid 12) has no JavaScript names: run it with
  * --perf-basic-prof ..."), or NULL; session_notice says it too when it has nothing else. */
 const char *session_hint(struct session *s);
+/* Why a HotSpot JVM's JIT frames stay unnamed and what to do instead ("java: pid 12 gives no perf
+ * map (started with -XX:+DisableAttachMechanism): run `jcmd 12 Compiler.perfmap`, or ..."), or
+ * that its Java callers are likely missing (no -XX:+PreserveFramePointer), the last such; NULL
+ * when none. */
+const char *session_jvm_notice(struct session *s);
 /* The events' notice alone (live, after a few refreshes: an event opened but never sampled while
  * the session saw other activity; cpu-clock and task-clock excepted), or NULL. */
 const char *session_event_notice(struct session *s);

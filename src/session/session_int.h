@@ -141,7 +141,19 @@ struct session {
 	 * whole session). */
 	struct pusher *pusher;
 	struct stackcol *col_push;
+	/* Live: HotSpot JVMs asked for their perf map (session_jvm.c): the job under way, the notice
+	 * of the last JVM that refused one or runs without frame pointers, answers by status (ok,
+	 * later, refused, gone) and SIGQUITs sent. */
+	struct jvmjob *jvm_job;
+	char jvm_notice[400];
+	uint64_t jvm_answers[4], jvm_signals;
 };
+
+/* session_jvm.c, for the core: each tick of a live session (a finished job's answers taken, the
+ * due JVMs' job started), and at close (a job under way stopped). */
+struct jvmjob;
+void session_jvm_tick(struct session *s);
+void session_jvm_close(struct session *s);
 
 /* session_export.c, for the core: a push's start (the pusher and its collector), each window's push (final: the last, at close),
  * and the end of the w key's window at a refresh. */

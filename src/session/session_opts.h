@@ -41,6 +41,7 @@ struct session_opts {
 	bool no_demangle;       /* raw C++/Rust symbols */
 	bool no_python;         /* no Python frames read from CPython processes */
 	uint64_t python_rate;   /* Python stacks' reads a second (0: by CPU budget) */
+	bool no_jit_attach;     /* HotSpot JVMs are not asked for their perf map */
 	const char *kallsyms;   /* a replay's kernel addresses named from this file */
 	/* Off-CPU and wall-clock time (sampler/offcpu.h). */
 	enum profile_mode mode; /* PROFILE_OFFCPU, PROFILE_WALL, or PROFILE_SAMPLES */

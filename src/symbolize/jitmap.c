@@ -45,6 +45,7 @@ struct jitmap {
 	bool is_static;        /* a replay's: read whole once, then never again */
 	bool truncated, warned;
 	bool found;            /* the file was opened at least once */
+	bool reread;           /* jitmap_reread: start over at the next refresh */
 	uint64_t malformed;
 	size_t last;           /* index of the last hit: samples come in runs */
 };
@@ -252,8 +253,10 @@ void jitmap_refresh(struct jitmap *j, uint64_t now, bool force)
 	}
 	j->found = true;
 	uint64_t size = (uint64_t)st.st_size;
-	if ((uint64_t)st.st_dev != j->dev || (uint64_t)st.st_ino != j->ino || size < j->off) {
+	if ((uint64_t)st.st_dev != j->dev || (uint64_t)st.st_ino != j->ino || size < j->off ||
+	    j->reread) {
 		/* Another file under the name (a new process with this pid) or rewritten: start over. */
+		j->reread = false;
 		jit_reset(j);
 		j->dev = (uint64_t)st.st_dev;
 		j->ino = (uint64_t)st.st_ino;
@@ -292,6 +295,13 @@ void jitmap_refresh(struct jitmap *j, uint64_t now, bool force)
 }
 
 static bool jit_find(struct jitmap *j, uint64_t addr, const char **name, uint64_t *start);
+
+void jitmap_reread(struct jitmap *j)
+{
+	j->reread = true;
+	j->last_check = 0;
+	j->more = false;
+}
 
 void jitmap_set_static(struct jitmap *j)
 {

@@ -39,6 +39,10 @@ void jitmap_move_names(struct jitmap *j);
  * check (or force). Never fails: a missing or unreadable file is an empty map. */
 void jitmap_refresh(struct jitmap *j, uint64_t now, bool force);
 
+/* The file was written anew from its start (a JVM asked for its map rewrites it whole, in place):
+ * the next refresh, due at once, reads it from the start. */
+void jitmap_reread(struct jitmap *j);
+
 /* The entry that holds addr (refreshing first when due): its name (interned) and start. */
 bool jitmap_lookup(struct jitmap *j, uint64_t addr, const char **name, uint64_t *start);
 /* A replay's map: the file is what the recording left, read once at the first lookup (as perf

@@ -244,12 +244,29 @@ struct proc {
 	struct u32tab threads;  /* tid -> interned comm */
 	bool ns_read;           /* root_differs and nspid were read from /proc (live only) */
 	bool root_differs;      /* its / is not ours: paths resolve under /proc/PID/root */
+	bool mnt_differs;       /* its mount namespace is not ours: its /tmp may not be ours either */
 	uint32_t nspid;         /* its pid in its own pid namespace (NSpid), else pid */
 	struct jitmap *jit;     /* its perf map, made on the first JIT lookup */
 	char *jd_path;          /* the jit-PID.dump it mapped (its MMAP record's path), or NULL */
 	struct jitdump *jd;     /* that dump, made on the first JIT lookup */
 	bool jit_looked;        /* a JIT lookup found neither a perf map nor a jitdump */
 	const char *jit_dso;    /* "[JIT] tid PID", interned */
+	/* A HotSpot JVM (it maps libjvm.so), asked for its perf map (see maps_jvm_take). */
+	bool jvm;
+	uint8_t jvm_state;      /* enum proc_jvm_state */
+	uint8_t jvm_laters;     /* "later" answers in a row */
+	uint8_t jvm_soons;      /* "soon" answers */
+	bool jvm_answered;      /* it wrote its map once (its flags were asked for then) */
+	uint32_t jvm_misses;    /* JIT lookups its map did not answer since it was last written */
+	uint32_t jvm_lookups;   /* ... and all its JIT lookups since */
+	uint64_t jvm_next_ns;   /* not asked again before this */
+	uint64_t jvm_map_ns;    /* when it last wrote its map */
+};
+
+enum proc_jvm_state {
+	JVM_IDLE,
+	JVM_ASKED,              /* due (in maps.jvm_due) or being asked: its answer is awaited */
+	JVM_NEVER,              /* refused, or gave no answer MAPS_JVM_LATER_MAX times */
 };
 
 struct maps_dead {
@@ -273,6 +290,11 @@ struct maps {
 	struct vdso *vdso;
 	bool root_known;
 	struct stat root;       /* our own / */
+	struct stat mnt;        /* our own mount namespace (its st_ino 0: unknown) */
+	/* JVMs due to be asked for their perf map (maps_jvm_take), unless jit_attach is off. */
+	bool jit_attach;
+	struct maps_jvm_due jvm_due[MAPS_JVM_DUE_MAX];
+	int jvm_due_n;
 	size_t sweep_pos;       /* maps_sweep: where the last sweep stopped in the table */
 	uint64_t sweep_ns;
 	uint64_t swept;
@@ -283,6 +305,7 @@ struct maps *maps_new(struct dso_set *dsos, struct intern *in)
 	struct maps *m = xcalloc(1, sizeof(*m));
 	m->dsos = dsos;
 	m->in = in;
+	m->jit_attach = true;
 	return m;
 }
 
@@ -488,6 +511,29 @@ static void proc_set_jitdump(struct proc *p, const char *path)
 	p->jd_path = xstrdup(path);
 }
 
+/* HotSpot's library: the process is a JVM (src/runtime/jvmattach.h checks again before asking). */
+static bool maps_is_libjvm(const char *path)
+{
+	static const char lib[] = "/libjvm.so", gone[] = "/libjvm.so (deleted)";
+	size_t n = strlen(path);
+	return (n >= sizeof(lib) - 1 && !strcmp(path + n - (sizeof(lib) - 1), lib)) ||
+	       (n >= sizeof(gone) - 1 && !strcmp(path + n - (sizeof(gone) - 1), gone));
+}
+
+/* The process's JVM state starts over (a new process, or an exec). */
+static void proc_jvm_reset(struct proc *p, bool jvm)
+{
+	p->jvm = jvm;
+	p->jvm_state = JVM_IDLE;
+	p->jvm_laters = 0;
+	p->jvm_soons = 0;
+	p->jvm_answered = false;
+	p->jvm_misses = 0;
+	p->jvm_lookups = 0;
+	p->jvm_next_ns = 0;
+	p->jvm_map_ns = 0;
+}
+
 static void maps_feed_mmap(struct maps *m, const struct rec *r)
 {
 	const struct rec_mmap *mm = &r->u.mmap;
@@ -525,6 +571,8 @@ static void maps_feed_mmap(struct maps *m, const struct rec *r)
 	mapset_insert(p->ms, &nm);
 	if (nm.kind == MAP_KIND_FILE)
 		proc_set_jitdump(p, fn);
+	if (!p->jvm && maps_is_libjvm(fn))
+		p->jvm = true;
 }
 
 static void maps_feed_comm(struct maps *m, const struct rec *r)
@@ -545,6 +593,7 @@ static void maps_feed_comm(struct maps *m, const struct rec *r)
 		free(p->jd_path);
 		p->jd_path = NULL;
 		p->jit_looked = false;
+		proc_jvm_reset(p, false);
 	}
 	proc_set_thread_comm(p, c->tid, comm);
 	if (c->tid == c->pid || !p->comm)
@@ -570,6 +619,7 @@ static void maps_feed_fork(struct maps *m, const struct rec *r)
 			child->ms = pms;
 		}
 		child->complete = complete;
+		child->jvm = parent && parent->jvm;
 		proc_set_thread_comm(child, t->tid, comm);
 		return;
 	}
@@ -640,6 +690,8 @@ static void maps_read_line(struct maps *m, struct proc *p, char *line)
 	mapset_insert(p->ms, &nm);
 	if (nm.kind == MAP_KIND_FILE)
 		proc_set_jitdump(p, path);
+	if (!p->jvm && maps_is_libjvm(path))
+		p->jvm = true;
 }
 
 /* Reads /proc/PID/maps and comm once. Returns false when rate-limited (to be tried again later). */
@@ -710,6 +762,12 @@ static void proc_read_ns(struct maps *m, struct proc *p)
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root", p->pid);
 	if (m->root_known && stat(path, &st) == 0)
 		p->root_differs = st.st_dev != m->root.st_dev || st.st_ino != m->root.st_ino;
+	/* Its own mount namespace (unshare -m, a service's PrivateTmp) may have its own /tmp. */
+	if (!m->mnt.st_ino && stat("/proc/self/ns/mnt", &m->mnt) != 0)
+		m->mnt.st_ino = 0;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/ns/mnt", p->pid);
+	if (m->mnt.st_ino && stat(path, &st) == 0)
+		p->mnt_differs = st.st_dev != m->mnt.st_dev || st.st_ino != m->mnt.st_ino;
 	/* NSpid lists the pid in each namespace from ours inward; the last is the process's own. */
 	char buf[4096];
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", p->pid);
@@ -845,13 +903,15 @@ const struct map *maps_find(struct maps *m, uint32_t pid, uint64_t addr)
 
 /* ---- JIT code ---- */
 
+static void maps_jvm_missed(struct maps *m, struct proc *p);
+
 bool maps_jit_path(struct maps *m, uint32_t pid, char *buf, size_t len)
 {
 	struct proc *p = proc_get(m, pid);
 	if (!p)
 		return false;
 	proc_read_ns(m, p);
-	if (p->root_differs)
+	if (p->root_differs || p->mnt_differs)
 		snprintf(buf, len, "/proc/%" PRIu32 "/root/tmp/perf-%" PRIu32 ".map", p->pid, p->nspid);
 	else
 		snprintf(buf, len, "/tmp/perf-%" PRIu32 ".map", p->nspid);
@@ -904,10 +964,15 @@ bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, bool want_line
 			jitmap_set_static(p->jit);
 	}
 	*hit = (struct maps_jit_hit){ 0 };
-	if (jitmap_lookup(p->jit, addr, &hit->sym, &hit->start))
+	bool found = jitmap_lookup(p->jit, addr, &hit->sym, &hit->start);
+	if (p->jvm && p->jvm_lookups < UINT32_MAX)
+		p->jvm_lookups++;
+	if (found)
 		return true;
 	if (!jitmap_found(p->jit) && !(jd && jitdump_found(jd)))
 		p->jit_looked = true;
+	if (p->jvm)
+		maps_jvm_missed(m, p);
 	return false;
 }
 
@@ -936,6 +1001,75 @@ bool maps_jit_line(struct maps *m, uint32_t pid, uint64_t addr, const char **fil
 	struct proc *p = proc_get(m, pid);
 	struct jitdump *jd = p ? proc_jitdump(m, p) : NULL;
 	return jd && jitdump_line(jd, addr, file, line);
+}
+
+/* ---- JVMs asked for their perf map ---- */
+
+void maps_set_jit_attach(struct maps *m, bool on)
+{
+	m->jit_attach = on;
+}
+
+/* A JIT lookup of JVM p missed: p is due when it was never asked (its first unnamed code), or
+ * when MAPS_JVM_MISSES more have missed since its map was last written and it was written
+ * MAPS_JVM_RETRY_NS ago, or MAPS_JVM_RETRY_FIRST_NS ago when a tenth of its JIT lookups missed
+ * since (a JVM warming up: its hot code is new); never before jvm_next_ns (a "later" or "soon"). */
+static void maps_jvm_missed(struct maps *m, struct proc *p)
+{
+	if (!m->jit_attach || m->offline || p->dead || p->jvm_state != JVM_IDLE)
+		return;
+	if (p->jvm_misses < UINT32_MAX)
+		p->jvm_misses++;
+	if (p->jvm_misses < (p->jvm_answered ? MAPS_JVM_MISSES : 1) || m->jvm_due_n >= MAPS_JVM_DUE_MAX)
+		return;
+	uint64_t now = now_ns();
+	if (p->jvm_next_ns && now < p->jvm_next_ns)
+		return;
+	if (p->jvm_answered && now - p->jvm_map_ns < MAPS_JVM_RETRY_NS &&
+	    (now - p->jvm_map_ns < MAPS_JVM_RETRY_FIRST_NS || p->jvm_misses < p->jvm_lookups / 10))
+		return;
+	m->jvm_due[m->jvm_due_n++] = (struct maps_jvm_due){ .pid = p->pid, .first = !p->jvm_answered };
+	p->jvm_state = JVM_ASKED;
+}
+
+int maps_jvm_take(struct maps *m, struct maps_jvm_due *out, int max)
+{
+	int n = m->jvm_due_n < max ? m->jvm_due_n : max;
+	if (n <= 0)
+		return 0;
+	memcpy(out, m->jvm_due, (size_t)n * sizeof(*out));
+	memmove(m->jvm_due, m->jvm_due + n, (size_t)(m->jvm_due_n - n) * sizeof(*out));
+	m->jvm_due_n -= n;
+	return n;
+}
+
+bool maps_jvm_result(struct maps *m, uint32_t pid, enum maps_jvm_outcome o)
+{
+	struct proc *p = proc_get(m, pid);
+	if (!p || p->jvm_state != JVM_ASKED)
+		return false;  /* another process by now (the pid reused), or an exec since */
+	p->jvm_state = JVM_IDLE;
+	if (o == MAPS_JVM_SOON && p->jvm_soons < MAPS_JVM_SOON_MAX) {
+		p->jvm_soons++;
+		p->jvm_next_ns = now_ns() + MAPS_JVM_SOON_NS;
+		return false;
+	}
+	p->jvm_next_ns = now_ns() + MAPS_JVM_RETRY_NS;
+	if (o == MAPS_JVM_DONE) {
+		p->jvm_next_ns = 0;  /* maps_jvm_missed decides by the time of this map */
+		p->jvm_map_ns = now_ns();
+		p->jvm_lookups = 0;
+		p->jvm_answered = true;
+		p->jvm_laters = 0;
+		p->jvm_misses = 0;
+		if (p->jit)
+			jitmap_reread(p->jit);  /* written anew from its start */
+		return false;
+	}
+	if ((o == MAPS_JVM_LATER || o == MAPS_JVM_SOON) && ++p->jvm_laters < MAPS_JVM_LATER_MAX)
+		return false;
+	p->jvm_state = JVM_NEVER;
+	return true;
 }
 
 const char *maps_jit_dso(struct maps *m, uint32_t pid)

@@ -16,7 +16,8 @@
  * /proc/PID/map_files, a process in another root (a container) has its paths resolved under
  * /proc/PID/root, and [vdso] is our own vdso image. JIT code (anonymous executable memory) is named
  * from the process's jitdump (the jit-PID.dump file it mapped, jitdump.h), else its perf map,
- * /tmp/perf-PID.map under the pid and root the process itself sees.
+ * /tmp/perf-PID.map under the pid, root and mounts the process itself sees
+ * (/proc/PID/root/tmp/perf-NSPID.map when its root or mount namespace is not ours).
  *
  * Offline (replaying a recording) the pids are not this machine's processes: nothing is read from
  * /proc, a JIT map is /tmp/perf-PID.map of the recorded pid, as perf report reads it, and a
@@ -98,6 +99,34 @@ size_t maps_jit_code(struct maps *m, uint32_t pid, uint64_t start, size_t max, u
 /* The source line of pid's JIT address addr by its jitdump's debug info (jitdump_line). */
 bool maps_jit_line(struct maps *m, uint32_t pid, uint64_t addr, const char **file, unsigned *line);
 const char *maps_jit_dso(struct maps *m, uint32_t pid);
+
+/*
+ * HotSpot JVMs (a process that maps libjvm.so), live: one whose JIT code the perf map does not name
+ * becomes due to be asked for its map (the session asks it through src/runtime/, off this thread):
+ * at its first such lookup, then again when MAPS_JVM_MISSES more lookups have missed since its map
+ * was written, MAPS_JVM_RETRY_NS after, or MAPS_JVM_RETRY_FIRST_NS after when a tenth of its JIT
+ * lookups missed (a JVM warming up compiles its hot code in its first seconds). maps_jvm_take hands the due ones over (first: never answered yet); each
+ * answer comes back through maps_jvm_result: done (the map was written anew: it is read again from
+ * its start), soon (it is only starting: asked again after MAPS_JVM_SOON_NS, MAPS_JVM_SOON_MAX
+ * times), later (asked again no sooner than MAPS_JVM_RETRY_NS; the MAPS_JVM_LATER_MAX-th in a
+ * row gives up), never. It returns true when it gives up on the process. On by default;
+ * maps_set_jit_attach(false) is --no-jit-attach. Offline, never.
+ */
+#define MAPS_JVM_RETRY_NS 5000000000ull       /* after "later", or a map (MAPS_JVM_MISSES missed) */
+#define MAPS_JVM_RETRY_FIRST_NS 2000000000ull /* after a map, when a tenth of the lookups missed */
+#define MAPS_JVM_MISSES 16
+#define MAPS_JVM_LATER_MAX 2
+#define MAPS_JVM_SOON_NS 250000000ull  /* a JVM only starting is asked again this soon ... */
+#define MAPS_JVM_SOON_MAX 40           /* ... this many times, then as if it said later */
+#define MAPS_JVM_DUE_MAX 16
+struct maps_jvm_due {
+	uint32_t pid;
+	bool first;
+};
+enum maps_jvm_outcome { MAPS_JVM_DONE, MAPS_JVM_SOON, MAPS_JVM_LATER, MAPS_JVM_NEVER };
+void maps_set_jit_attach(struct maps *m, bool on);
+int maps_jvm_take(struct maps *m, struct maps_jvm_due *out, int max);
+bool maps_jvm_result(struct maps *m, uint32_t pid, enum maps_jvm_outcome o);
 
 /* The perf map file of pid as it would be read now (tests, diagnostics); false when unknown. */
 bool maps_jit_path(struct maps *m, uint32_t pid, char *buf, size_t len);

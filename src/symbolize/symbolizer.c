@@ -210,6 +210,29 @@ void symbolizer_set_offline(struct symbolizer *s)
 	maps_set_offline(s->maps, true);
 }
 
+void symbolizer_set_jit_attach(struct symbolizer *s, bool on)
+{
+	maps_set_jit_attach(s->maps, on);
+}
+
+int symbolizer_jvm_due(struct symbolizer *s, struct symbolizer_jvm *out, int max)
+{
+	struct maps_jvm_due due[MAPS_JVM_DUE_MAX];
+	int n = maps_jvm_take(s->maps, due, max < MAPS_JVM_DUE_MAX ? max : MAPS_JVM_DUE_MAX);
+	for (int i = 0; i < n; i++)
+		out[i] = (struct symbolizer_jvm){ .pid = due[i].pid, .first = due[i].first };
+	return n;
+}
+
+bool symbolizer_jvm_answer(struct symbolizer *s, uint32_t pid, enum symbolizer_jvm_answer a)
+{
+	static const enum maps_jvm_outcome o[] = {
+		[SYMBOLIZER_JVM_DONE] = MAPS_JVM_DONE, [SYMBOLIZER_JVM_SOON] = MAPS_JVM_SOON,
+		[SYMBOLIZER_JVM_LATER] = MAPS_JVM_LATER, [SYMBOLIZER_JVM_NEVER] = MAPS_JVM_NEVER,
+	};
+	return maps_jvm_result(s->maps, pid, o[a]);
+}
+
 void symbolizer_set_kallsyms(struct symbolizer *s, const char *path)
 {
 	kernel_free(s->kernel);

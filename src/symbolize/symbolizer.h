@@ -140,6 +140,29 @@ uint64_t symbolizer_names_generation(const struct symbolizer *s);
 void *symbolizer_names_hold(struct symbolizer *s);
 void symbolizer_names_release(void *hold);
 
+/*
+ * HotSpot JVMs (processes that map libjvm.so) whose JIT code their perf map does not name, live:
+ * the session asks them to write their map (src/runtime/jvmjob.h, off this thread) and gives
+ * each answer back. A JVM is due at its first unnamed JIT address, then again when its map keeps
+ * missing, at most every few seconds (maps.h: MAPS_JVM_*). symbolizer_jvm_due hands the due ones
+ * over (first: never answered yet, so its flags are worth asking for too); symbolizer_jvm_answer
+ * takes an answer: done (its map, written anew from its start, is read again), soon (it is only
+ * starting: asked again in a moment), later (asked again after a while; the second in a row gives
+ * up), never. It returns true when it gives up on the
+ * process. On by default; off with symbolizer_set_jit_attach(false) (--no-jit-attach) and in
+ * replays.
+ */
+struct symbolizer_jvm {
+	uint32_t pid;
+	bool first;
+};
+enum symbolizer_jvm_answer {
+	SYMBOLIZER_JVM_DONE, SYMBOLIZER_JVM_SOON, SYMBOLIZER_JVM_LATER, SYMBOLIZER_JVM_NEVER
+};
+void symbolizer_set_jit_attach(struct symbolizer *s, bool on);
+int symbolizer_jvm_due(struct symbolizer *s, struct symbolizer_jvm *out, int max);
+bool symbolizer_jvm_answer(struct symbolizer *s, uint32_t pid, enum symbolizer_jvm_answer a);
+
 /* Process-wide, before the first lookup: --symfs DIR (NULL: none) and the debuginfod servers
  * (DEBUGINFOD_URLS; NULL: no fetching). Fetches run as "perftop --debuginfod-fetch BUILDID" children. */
 void symbolizer_configure_debuginfo(const char *symfs, const char *debuginfod_urls);

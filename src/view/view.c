@@ -20,6 +20,7 @@
 struct tui_glue {
 	struct session *session;
 	char notice[400];
+	char notices[900];         /* the session's notice and notice together */
 	char exit_text[160];
 	bool replay_fed;           /* a replay fed records (or seeked) since the last snapshot */
 	bool replay_shown;         /* a snapshot of the replay was handed out */
@@ -130,7 +131,14 @@ static void glue_header(void *ctx, struct view_header *h)
 	h->push_sent = st.push.sent;
 	h->push_failed = st.push.failed;
 	h->push_dropped = st.push.dropped;
-	h->notice = g->notice[0] ? g->notice : session_notice(g->session);
+	/* The session's notice (a JVM's, Python's ...: news) first, then the one of the start (the
+	 * event fallen back to, the settings refused), which would otherwise hide it for good. */
+	const char *news = session_notice(g->session);
+	h->notice = g->notice[0] ? g->notice : news;
+	if (g->notice[0] && news) {
+		snprintf(g->notices, sizeof(g->notices), "%s;  %s", news, g->notice);
+		h->notice = g->notices;
+	}
 	h->target_exited = st.target_exited;
 	if (st.target_exited) {
 		if (st.command_name)

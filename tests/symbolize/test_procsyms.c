@@ -151,6 +151,24 @@ static void test_map_file(void)
 	CHECK_EQ_U64(jitmap_count(j), 1);
 	CHECK(!jitmap_truncated(j));
 	jitmap_free(j);
+	j = jitmap_new(path, in);
+
+	/* A JVM asked for its map rewrites it whole, in place (the same inode, fopen "w"), in
+	 * HotSpot's format (0x and 16 digits); longer than before, a read from where the last one
+	 * stopped would start inside a line: jitmap_reread (the answer's) starts over. */
+	write_file(path, "0x0000000000003000 0x0000000000000010 Interpreter\n", "w");
+	jitmap_refresh(j, now_ns(), true);
+	CHECK_STR(jit_name(j, 0x3000), "Interpreter");
+	write_file(path, "0x0000000000004000 0x0000000000000100 long Hot.alpha(long)\n"
+			 "0x0000000000003000 0x0000000000000010 Interpreter\n"
+			 "0x0000000000005000 0x0000000000000100 long Hot.beta(long)\n", "w");
+	jitmap_reread(j);
+	CHECK_STR(jit_name(j, 0x4010), "long Hot.alpha(long)");
+	CHECK_STR(jit_name(j, 0x50ff), "long Hot.beta(long)");
+	CHECK_STR(jit_name(j, 0x3000), "Interpreter");
+	CHECK_EQ_U64(jitmap_count(j), 3);
+	CHECK_EQ_U64(jitmap_malformed(j), 0);
+	jitmap_free(j);
 
 	/* The byte cap: only the lines inside it are read, and the map says it was cut. */
 	FILE *f = fopen(path, "w");
