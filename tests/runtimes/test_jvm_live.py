@@ -8,7 +8,9 @@ work, beta 3, Cold in the interpreter) runs
   - as an unprivileged user (nobody),
   - in its own pid and mount namespaces with a tmpfs on its /tmp (unshare --pid --mount --fork:
     it is pid 1 there, its map and socket are /tmp/perf-1.map and /tmp/.java_pid1 of its own /tmp),
-  - and as a command perftop starts (-- java ...), which perftop asks while the JVM starts.
+  - and as a command perftop starts (-- java ...), which perftop asks while the JVM starts;
+  - then as root under every other JDK the machine has (/usr/lib/jvm/*/bin/java, each real
+    launcher once: a Temurin 25 beside Debian's 17, say).
 For each (check_named): from the second window on, alpha and beta named, no raw JIT address over
 1% of a window, "Interpreter" named, alpha's share of alpha+beta within 6 points (or 4 standard
 errors) of the fixture's own measured split over the same seconds; no .attach_pid file left in its
@@ -16,6 +18,7 @@ working directory or its /tmp; the notice that it runs without -XX:+PreserveFram
 dump printed by the JVM (no SIGQUIT it did not expect).
 
 usage: test_jvm_live.py PERFTOP CLASSDIR"""
+import glob
 import os
 import shutil
 import sys
@@ -31,15 +34,15 @@ env = dict(os.environ, PERFTOP_JVM_STATS="1")
 checks = 0
 
 
-def attached(how):
-    """perftop -p on a running fixture started the way how says."""
+def attached(how, launcher=java):
+    """perftop -p on a running fixture started the way how says (by the java launcher given)."""
     global checks
-    jvm = Jvm(java, work, 30, how=how)
+    jvm = Jvm(launcher, work, 30, how=how)
     try:
         t0 = time.monotonic()
         snaps, err = run_json(["-z", "-p", str(jvm.pid), "-n", "5", "-d", "1"], env=env)
         t1 = time.monotonic()
-        what = f"{how} (pid {jvm.pid}, {jvm.nspid} in its own namespace)"
+        what = f"{how} (pid {jvm.pid}, {jvm.nspid} in its own namespace, {launcher})"
         print(f"{what}: perftop said: {[l for l in err.splitlines() if 'jvm' in l or 'java' in l]}")
         checks += check_named(snaps, jvm.pid, what, jvm.split_between(t0 + 1.0, t1))
         if "runs without -XX:+PreserveFramePointer" not in err:
@@ -77,10 +80,23 @@ def command():
     checks += 1
 
 
+def other_jdks():
+    """The java launchers of /usr/lib/jvm other than the one on PATH, each real file once."""
+    seen, out = {os.path.realpath(java)}, []
+    for d in sorted(glob.glob("/usr/lib/jvm/*/bin/java")):
+        real = os.path.realpath(d)
+        if real not in seen and os.access(real, os.X_OK):
+            seen.add(real)
+            out.append(real)
+    return out
+
+
 try:
     for how in ("root", "nobody", "container"):
         attached(how)
     command()
+    for other in other_jdks():
+        attached("root", other)
 finally:
     shutil.rmtree(work, ignore_errors=True)
 passed(checks)
