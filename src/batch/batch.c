@@ -142,8 +142,9 @@ static int batch_run_replay(struct session *s, const struct cli *c, struct repla
 	const char *w = replay_warning(rp);
 	if (w)
 		warn_msg("%s", w);
-	if ((w = session_notice(s)) != NULL)
-		warn_msg("%s", w);  /* e.g. a binary here of another build than the recorded one */
+	/* e.g. a binary here of another build than the recorded one; not the hint batch_emit told */
+	if ((w = session_notice(s)) != NULL && w != session_hint(s))
+		warn_msg("%s", w);
 	return 0;
 }
 

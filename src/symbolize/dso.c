@@ -1066,8 +1066,9 @@ static int dso_lookup_dwarf(struct dso *d, uint64_t va, const struct dso_sym *w,
 		d->dwarf_tried = true;
 		Dwarf_Addr b;
 		d->has_dwarf = dwfl_module_getdwarf(d->mod, &b) != NULL;
+		/* Go's table answers where DWARF does not: read as lazily, once (both go at dso_close) */
+		srcinfo_set_go(d->si, dso_gopcln(d));
 	}
-	srcinfo_set_go(d->si, dso_gopcln(d));
 	return srcinfo_lookup(d->si, d->has_dwarf ? d->mod : NULL, d->bias, va, w->name, w->start,
 			      d->set->want, out, max);
 }

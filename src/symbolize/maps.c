@@ -363,8 +363,22 @@ static struct proc *proc_get(struct maps *m, uint32_t pid)
 	return p;
 }
 
+/* A JVM queued to be asked is another process now (an exec, a reused pid): its place in the queue
+ * goes, or the old ask would be taken for the new process's. */
+static void maps_jvm_unqueue(struct maps *m, const struct proc *p)
+{
+	if (p->jvm_state != JVM_ASKED)
+		return;
+	int k = 0;
+	for (int i = 0; i < m->jvm_due_n; i++)
+		if (m->jvm_due[i].pid != p->pid)
+			m->jvm_due[k++] = m->jvm_due[i];
+	m->jvm_due_n = k;
+}
+
 static void proc_remove(struct maps *m, struct proc *p)
 {
+	maps_jvm_unqueue(m, p);
 	if (m->last == p)
 		m->last = NULL;
 	if (!p->dead)
@@ -593,6 +607,7 @@ static void maps_feed_comm(struct maps *m, const struct rec *r)
 		free(p->jd_path);
 		p->jd_path = NULL;
 		p->jit_looked = false;
+		maps_jvm_unqueue(m, p);
 		proc_jvm_reset(p, false);
 	}
 	proc_set_thread_comm(p, c->tid, comm);
@@ -935,8 +950,10 @@ static struct jitdump *proc_jitdump(struct maps *m, struct proc *p)
 		return NULL;
 	if (!p->jd) {
 		proc_read_ns(m, p);
-		p->jd = jitdump_new(p->jd_path, p->root_differs && !m->offline ? p->pid : 0,
-				    proc_uid(m, p), m->in);
+		/* under the process's root as maps_jit_path reads its perf map: its own root or mounts
+		 * (a private /tmp) */
+		bool in_root = (p->root_differs || p->mnt_differs) && !m->offline;
+		p->jd = jitdump_new(p->jd_path, in_root ? p->pid : 0, proc_uid(m, p), m->in);
 		if (m->offline)
 			jitdump_set_static(p->jd);
 	}

@@ -280,14 +280,20 @@ static const char *si_die_name(Dwarf_Die *die)
 	return n;
 }
 
-static const char *si_inline_name(struct srcinfo *si, Dwarf_Die *die)
+/* "NAME (inlined)", interned: an inline frame's name, DWARF's or Go's table's. */
+static const char *si_inline_str(struct srcinfo *si, const char *name)
 {
-	const char *n = si_die_name(die);
 	char buf[1024];
-	int len = snprintf(buf, sizeof(buf), "%s (inlined)", n ? n : "??");
+	int len = snprintf(buf, sizeof(buf), "%s (inlined)", name);
 	if (len < 0)
 		return NULL;
 	return intern_strn(si->in, buf, (size_t)len < sizeof(buf) ? (size_t)len : sizeof(buf) - 1);
+}
+
+static const char *si_inline_name(struct srcinfo *si, Dwarf_Die *die)
+{
+	const char *n = si_die_name(die);
+	return si_inline_str(si, n ? n : "??");
 }
 
 /* The CU's line table decoded by linetab.c (libdw 0.188 decodes it with a malloc per row and a qsort);
@@ -610,11 +616,8 @@ static int si_go_compute(struct srcinfo *si, uint64_t va, unsigned want, struct 
 	if (lines && g[0].line > 0)
 		*leaf = si_srcline(si, g[0].file, g[0].line);
 	for (int i = 0; i < n; i++) {
-		char buf[1024];
-		int len = snprintf(buf, sizeof(buf), "%s (inlined)", g[i].name);
 		f[i] = (struct si_frame){
-			.sym = i == n - 1 || len < 0 ? NULL :
-			       intern_strn(si->in, buf, (size_t)len < sizeof(buf) ? (size_t)len : sizeof(buf) - 1),
+			.sym = i == n - 1 ? NULL : si_inline_str(si, g[i].name),
 			.srcline = lines && g[i].line > 0 ? si_srcline(si, g[i].file, g[i].line) : NULL,
 			.inlined = i < n - 1 };
 	}
