@@ -28,8 +28,15 @@ VARIANT names given after the mode run only those; without, every variant but th
 may lack on purpose (-gz=zstd: gcc 12 has no zstd), which are ctest tests of their own, so that their
 skip shows alone.
 
-usage: test_build_variants.py PERFTOP SOURCE_DIR replay|live [VARIANT...]"""
+The build is done once, at build time (mode build: every variant into OUTDIR, and OUTDIR/status.json
+saying for each that it was built, or why the machine could not, or how its build failed; this mode
+never fails itself). The test modes use what VARIANTS_PREBUILT names when its status.json is there
+(ctest sets it), and build into their scratch directory otherwise.
+
+usage: test_build_variants.py PERFTOP SOURCE_DIR replay|live [VARIANT...]
+       test_build_variants.py - SOURCE_DIR build OUTDIR"""
 import concurrent.futures
+import json
 import os
 import re
 import shutil
@@ -41,14 +48,26 @@ from perfcompare import compare, report_section, snapshots, sym_key  # noqa: E40
 from perfprobe import fail, kinds_for, need_perf_events, need_tool  # noqa: E402
 
 perftop, srcdir, mode = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
-only = set(sys.argv[4:])
-if mode not in ("replay", "live"):
-    fail(f"mode {mode!r}: replay or live")
-need_tool("gcc")
-need_tool("perf")
-need_perf_events(*kinds_for(["--call-graph", "dwarf"]))
+only = set(sys.argv[4:]) if mode != "build" else set()
+if mode not in ("replay", "live", "build"):
+    fail(f"mode {mode!r}: replay, live or build")
 import tempfile  # noqa: E402
 d = tempfile.mkdtemp(prefix="perftop-variants-")
+if mode == "build":
+    bindir = os.path.abspath(sys.argv[4])
+    os.makedirs(bindir, exist_ok=True)
+    prebuilt = None
+else:
+    need_tool("gcc")
+    need_tool("perf")
+    need_perf_events(*kinds_for(["--call-graph", "dwarf"]))
+    bindir = os.environ.get("VARIANTS_PREBUILT", "")
+    prebuilt = None
+    if bindir and os.path.isfile(os.path.join(bindir, "status.json")):
+        with open(os.path.join(bindir, "status.json")) as f:
+            prebuilt = json.load(f)
+    else:
+        bindir = d
 SECS = "0.4"  # of the program's CPU time (variants.*): as many samples on a busy machine
 # Live, the variants whose live path differs from a replay's (the binary found and read while it
 # runs: static, a .dwo, a debug file by debuglink, no build-id, Rust without frame pointers, Go,
@@ -63,7 +82,7 @@ class Variant:
                  optional=False):
         self.name, self.cmd, self.lang, self.dwarf, self.fp = name, cmd, lang, dwarf, fp
         self.optional = optional
-        self.exe = os.path.join(d, name)
+        self.exe = os.path.join(bindir, name)
         self.debug = debug          # the file nm reads the symbols from (default: the binary)
         self.post = post            # a command run after the build (objcopy for debuglink)
         self.ok = False
@@ -71,7 +90,7 @@ class Variant:
 
 def c(name, *flags, cc="gcc", **kw):
     return Variant(name, [cc, "-O2", "-g", "-fno-omit-frame-pointer", *flags, "-o",
-                          os.path.join(d, name), os.path.join(srcdir, "variants.c")], **kw)
+                          os.path.join(bindir, name), os.path.join(srcdir, "variants.c")], **kw)
 
 
 VARIANTS = [
@@ -89,20 +108,20 @@ VARIANTS = [
     c("c-dwarf4", "-gdwarf-4", dwarf=True, fp=False),   # c-pie is the DWARF 5 one
     c("c-no-buildid", "-Wl,--build-id=none"),
     c("c-clang", cc="clang", dwarf=True),
-    c("c-debuglink", dwarf=True, debug=os.path.join(d, "c-debuglink.debug"),
-      post=[["objcopy", "--only-keep-debug", os.path.join(d, "c-debuglink"),
-             os.path.join(d, "c-debuglink.debug")],
+    c("c-debuglink", dwarf=True, debug=os.path.join(bindir, "c-debuglink.debug"),
+      post=[["objcopy", "--only-keep-debug", os.path.join(bindir, "c-debuglink"),
+             os.path.join(bindir, "c-debuglink.debug")],
             ["objcopy", "--strip-debug", "--strip-unneeded",
-             "--add-gnu-debuglink=" + os.path.join(d, "c-debuglink.debug"),
-             os.path.join(d, "c-debuglink")]]),
-    Variant("cxx", ["g++", "-O2", "-g", "-fno-omit-frame-pointer", "-o", os.path.join(d, "cxx"),
+             "--add-gnu-debuglink=" + os.path.join(bindir, "c-debuglink.debug"),
+             os.path.join(bindir, "c-debuglink")]]),
+    Variant("cxx", ["g++", "-O2", "-g", "-fno-omit-frame-pointer", "-o", os.path.join(bindir, "cxx"),
                     os.path.join(srcdir, "variants.cc")], lang="c++", dwarf=True),
     Variant("rust-fp", ["rustc", "-O", "-g", "-C", "force-frame-pointers=yes", "-o",
-                        os.path.join(d, "rust-fp"), os.path.join(srcdir, "variants.rs")],
+                        os.path.join(bindir, "rust-fp"), os.path.join(srcdir, "variants.rs")],
             lang="rust"),
-    Variant("rust-nofp", ["rustc", "-O", "-g", "-o", os.path.join(d, "rust-nofp"),
+    Variant("rust-nofp", ["rustc", "-O", "-g", "-o", os.path.join(bindir, "rust-nofp"),
                           os.path.join(srcdir, "variants.rs")], lang="rust", dwarf=True, fp=False),
-    Variant("go", ["go", "build", "-o", os.path.join(d, "go"), os.path.join(srcdir, "variants.go")],
+    Variant("go", ["go", "build", "-o", os.path.join(bindir, "go"), os.path.join(srcdir, "variants.go")],
             lang="go"),
 ]
 # The program's structure, by language: the hottest function by Self, the callers every sample of
@@ -126,7 +145,7 @@ def build(v):
     tool = v.cmd[0]
     if not shutil.which(tool):
         return f"{tool} is not installed"
-    env = dict(os.environ, GOCACHE=os.path.join(d, "gocache"), GOPATH=os.path.join(d, "gopath"),
+    env = dict(os.environ, GOCACHE=os.path.join(bindir, "gocache"), GOPATH=os.path.join(d, "gopath"),
                GOFLAGS="-mod=mod", GO111MODULE="off")
     compress = [f for f in v.cmd if f.startswith("-gz=")]
     if compress:
@@ -136,7 +155,7 @@ def build(v):
                            input="int main(void) { return 0; }\n", capture_output=True, text=True)
         if q.returncode != 0:
             return f"{tool} cannot write {compress[0]} debug sections ({q.stderr.strip()[:120]})"
-    p = subprocess.run(v.cmd, capture_output=True, text=True, env=env, cwd=d, timeout=300)
+    p = subprocess.run(v.cmd, capture_output=True, text=True, env=env, cwd=bindir, timeout=300)
     if p.returncode != 0:
         return "FAIL " + f"{' '.join(v.cmd)}: {p.stderr.strip()[:400]}"
     for post in v.post or []:
@@ -262,10 +281,26 @@ def live(v, unwind):
 unknown = only - {v.name for v in VARIANTS}
 if unknown:
     fail(f"no such variant: {sorted(unknown)}")
+if mode == "build":
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        status = dict(zip((v.name for v in VARIANTS), pool.map(build, VARIANTS)))
+    with open(os.path.join(bindir, "status.json.new"), "w") as f:
+        json.dump(status, f, indent=1)
+    os.replace(os.path.join(bindir, "status.json.new"), os.path.join(bindir, "status.json"))
+    shutil.rmtree(d, True)
+    print(f"variants built in {bindir}: " + ", ".join(
+        f"{k} {'ok' if v is None else v.split(':')[0][:40]}" for k, v in status.items()))
+    sys.exit(0)
 VARIANTS = [v for v in VARIANTS if (v.name in only if only else not v.optional)
             and (mode == "replay" or v.name in LIVE)]
+missing = [v for v in VARIANTS if prebuilt is None or v.name not in prebuilt]
 with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-    results = dict(zip(VARIANTS, pool.map(build, VARIANTS)))
+    results = dict(zip(missing, pool.map(build, missing)))
+for v in VARIANTS:
+    if v not in results:
+        results[v] = prebuilt[v.name]
+if prebuilt is not None:
+    print(f"variants prebuilt in {bindir} at build time")
 for v, why in results.items():
     if why is None:
         v.ok = True
