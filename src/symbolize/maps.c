@@ -977,6 +977,11 @@ bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, bool want_line
 		char path[96];
 		maps_jit_path(m, pid, path, sizeof(path));
 		p->jit = jitmap_new(path, m->in);
+		/* its name resolves inside its root as the process sees it (maps_jit_path's choice) */
+		bool in_root = p->root_differs || p->mnt_differs;
+		char inner[48];
+		snprintf(inner, sizeof(inner), "/tmp/perf-%" PRIu32 ".map", p->nspid);
+		jitmap_set_source(p->jit, in_root ? p->pid : 0, inner, proc_uid(m, p));
 		if (m->offline)
 			jitmap_set_static(p->jit);
 	}

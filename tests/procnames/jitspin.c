@@ -5,9 +5,13 @@
  * it, as a real JIT does: inside a pid namespace that is its namespace's pid), and spins there in a
  * thread for SECONDS. Built static so that it also runs chrooted into an empty directory.
  *
- *   jitspin SECONDS
+ *   jitspin SECONDS [nomap]
+ *
+ * With nomap it writes no map: the test plants what lies at the name (tests/procnames/
+ * test_planted_map.py), and the ready line gives the code's address after the pid.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,19 +34,23 @@ int main(int argc, char **argv)
 	memset(code, 0x90, 64);       /* nops, then the loop */
 	code[32] = 0xeb;              /* jmp . */
 	code[33] = 0xfe;
+	bool nomap = argc > 2 && !strcmp(argv[2], "nomap");
 	char path[64];
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return 1;
-	fprintf(f, "%lx 40 fakejit_spin_loop [jitted]\n", (unsigned long)(code));
-	fclose(f);
+	if (!nomap) {
+		FILE *f = fopen(path, "w");
+		if (!f)
+			return 1;
+		fprintf(f, "%lx 40 fakejit_spin_loop [jitted]\n", (unsigned long)(code));
+		fclose(f);
+	}
 	pthread_t t;
 	if (pthread_create(&t, NULL, spin, code) != 0)
 		return 1;
-	printf("ready %d\n", (int)getpid());
+	printf("ready %d %lx\n", (int)getpid(), (unsigned long)code);
 	fflush(stdout);
 	sleep(secs);
-	unlink(path);
+	if (!nomap)
+		unlink(path);
 	_exit(0);
 }
