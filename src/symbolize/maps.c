@@ -38,6 +38,7 @@
 #include "symbolize/jitmap.h"
 #include "symbolize/vdso.h"
 #include "util/hash.h"
+#include "util/safefile.h"
 #include "util/util.h"
 
 /* ---- a small uint32 -> pointer table (linear probing, values never NULL) ---- */
@@ -875,10 +876,10 @@ static void maps_choose_source(struct maps *m, struct proc *p, const struct map 
 	if (have_mf && !(mp->ino ? (uint64_t)mst.st_ino == mp->ino : mp->build_id))
 		have_mf = false;
 	if (!deleted && p->root_differs) {
-		size_t n = strlen(path) + 32;
-		char *in_root = xmalloc(n);
-		snprintf(in_root, n, "/proc/%" PRIu32 "/root%s", p->pid, path);
-		bool ok = stat(in_root, &st) == 0 && (!have_mf || maps_same_file(&st, &mst));
+		/* resolved inside its root (safefile.h): /proc/PID/root/PATH would take an absolute
+		 * symlink in there to the host's file of that name */
+		char *in_root = safefile_in_root_path(p->pid, path, &st);
+		bool ok = in_root && (!have_mf || maps_same_file(&st, &mst));
 		if (ok)
 			dso_set_source(d, in_root);
 		free(in_root);

@@ -114,6 +114,37 @@ int safefile_open(const char *path, const struct safefile_want *w, struct stat *
 	return fd;
 }
 
+char *safefile_in_root_path(uint32_t root_pid, const char *path, struct stat *st)
+{
+	const struct safefile_want w = { .root_pid = root_pid, .links_in_root = true,
+					 .any_owner = true };
+	char why[128];
+	int fd = safefile_open(path, &w, st, why, sizeof(why));
+	if (fd < 0)
+		return NULL;
+	/* /proc/PID/root/PATH, when it reaches the same file (no symlink on the way leads out) */
+	struct stat again;
+	char name[PATH_MAX];
+	snprintf(name, sizeof(name), "/proc/%" PRIu32 "/root%s%s", root_pid, path[0] == '/' ? "" : "/",
+		 path);
+	bool same = stat(name, &again) == 0 && again.st_dev == st->st_dev &&
+		    again.st_ino == st->st_ino;
+	if (!same) {
+		/* else the kernel's name for it from our root, if it still names it (not for a mount
+		 * we cannot see, or after a rename) */
+		char link[40];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, name, sizeof(name) - 1);
+		if (n > 0 && name[0] == '/') {
+			name[n] = '\0';
+			same = stat(name, &again) == 0 && again.st_dev == st->st_dev &&
+			       again.st_ino == st->st_ino;
+		}
+	}
+	close(fd);
+	return same ? xstrdup(name) : NULL;
+}
+
 /* ---- writing ---- */
 
 /* A directory only we (or root) can write to: a symlink there is someone's choice we share. */

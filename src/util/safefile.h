@@ -42,6 +42,12 @@ struct safefile_want {
 int safefile_open(const char *path, const struct safefile_want *w, struct stat *st, char *why,
 		  size_t whylen);
 
+/* The name, from our root, of the file path names inside /proc/ROOT_PID/root, resolved there without
+ * escaping it (an absolute symlink inside a container's root is the container's file, never the
+ * host's): malloc'd, *st its stat; NULL when there is none or we cannot name it. For files that are
+ * opened by name later (a binary libdwfl opens). */
+char *safefile_in_root_path(uint32_t root_pid, const char *path, struct stat *st);
+
 /* A file being written: the descriptor to write to, and what safefile_commit needs. */
 struct safefile_out {
 	int fd;
