@@ -5,15 +5,19 @@ code in anonymous executable memory, no map of its own) after an unprivileged us
 /tmp/perf-PID.map one of: a symlink to a root-only file (symlink), a file of another user
 (other_user), a FIFO (fifo), a 10 GB sparse file (sparse), a directory (directory). Each of them
 holds, or leads to, lines naming the code SECRET_*; perftop must refuse the name with one warning
-line naming the file and the reason, and no row may carry a SECRET name.
+line naming the file and the reason, and no row may carry a SECRET name. jitdump_symlink: the
+process itself maps its /tmp/jit-PID.dump while perftop watches, then makes that name a symlink to
+a root-only dump naming its code.
 
 usage: test_planted_map.py PERFTOP FIXTURE_DIR CASE"""
 import os
 import shutil
+import signal
+import struct
 import subprocess
 import sys
 import tempfile
-from e2elib import fail, passed, run_json
+from e2elib import fail, need_perf_events, passed, perftop_path, run_json, snapshots
 from perfprobe import skip
 from procnameslib import rows, start, stop, top
 
@@ -32,9 +36,36 @@ def as_user(uid, gid, script, *args):
                     "sh", "-euc", script, "sh", *args], check=True, timeout=30)
 
 
-secret_dir = tempfile.mkdtemp(prefix="perftop-secret-")  # 0700, root's
-p = None
-try:
+def jitdump_case(secret_dir):
+    """The jitdump_symlink case: returns (the name, the reason, snapshots, stderr)."""
+    need_perf_events("task")
+    secret = os.path.join(secret_dir, "root-only.dump")
+    global p
+    p = start(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+               os.path.join(fixtures, "jitspin"), "6", "dump", secret], stdin=subprocess.DEVNULL)
+    pid, code = p.pid, int(p.ready.split()[2], 16)
+    name = b"SECRET_jitdump\0"
+    load = struct.pack("<IIQIIQQQQ", 0, 16 + 40 + len(name) + 64, 0, pid, pid, code, code, 64, 0)
+    with open(secret, "wb") as f:  # a header, then one load naming the spinning code
+        f.write(struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, pid, 0, 0) + load + name +
+                bytes(64))
+    os.chmod(secret, 0o600)
+    pt = subprocess.Popen([perftop_path(), "-b", "--json", "-p", str(pid), "-n", "3", "-d", "1"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = pt.stdout.readline()  # its events are open: the mapping to come is seen
+    os.kill(pid, signal.SIGUSR1)
+    if "planted" not in p.stdout.readline():
+        pt.kill()
+        fail("jitspin did not plant its dump")
+    out, err = pt.communicate(timeout=60)
+    if pt.returncode != 0:
+        fail(f"perftop exited {pt.returncode}: {err.strip()}")
+    return f"/tmp/jit-{pid}.dump", "a symlink", snapshots(first + out, "perftop -p"), err
+
+
+def map_case(secret_dir):
+    """The perf map's cases: returns (the name, the reason, snapshots, stderr)."""
+    global p
     p = start(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
                os.path.join(fixtures, "jitspin"), "6", "nomap"])
     pid = p.pid  # setpriv execs jitspin
@@ -64,6 +95,16 @@ try:
     else:
         fail(f"no such case {case!r}")
     snaps, err = run_json(["-p", str(pid), "-n", "2", "-d", "1"])
+    return path, reason, snaps, err
+
+
+secret_dir = tempfile.mkdtemp(prefix="perftop-secret-")  # 0700, root's
+p = None
+try:
+    if case == "jitdump_symlink":
+        path, reason, snaps, err = jitdump_case(secret_dir)
+    else:
+        path, reason, snaps, err = map_case(secret_dir)
     merged = rows(snaps)
     named = [k for k in merged if "SECRET" in f"{k[0]} {k[1]}"]
     if named:
@@ -71,15 +112,15 @@ try:
     warned = [ln for ln in err.splitlines() if path in ln]
     if len(warned) != 1 or reason not in warned[0]:
         fail(f"{case}: want one warning naming {path} and '{reason}'; stderr: {err!r}")
-    if not any(k[0] == f"[JIT] tid {pid}" for k in merged):
-        fail(f"{case}: no samples in jitspin's code ([JIT] tid {pid}); top: {top(merged)}")
+    if not any(k[0] == f"[JIT] tid {p.pid}" for k in merged):
+        fail(f"{case}: no samples in jitspin's code ([JIT] tid {p.pid}); top: {top(merged)}")
     print(f"{case}: {warned[0]}; top: {top(merged, 4)}")
 finally:
     stop(p)
     shutil.rmtree(secret_dir, True)
-    path = f"/tmp/perf-{p.pid}.map" if p else None
-    if path and os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, True)
-    elif path and os.path.lexists(path):
-        os.unlink(path)
+    for path in ([f"/tmp/perf-{p.pid}.map", f"/tmp/jit-{p.pid}.dump"] if p else []):
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, True)
+        elif os.path.lexists(path):
+            os.unlink(path)
 passed(1)
