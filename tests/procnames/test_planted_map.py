@@ -50,7 +50,7 @@ def jitdump_case(secret_dir):
         f.write(struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, pid, 0, 0) + load + name +
                 bytes(64))
     os.chmod(secret, 0o600)
-    pt = subprocess.Popen([perftop_path(), "-b", "--json", "-p", str(pid), "-n", "3", "-d", "1"],
+    pt = subprocess.Popen([perftop_path(), "-b", "--json", "-p", str(pid), "-n", "3", "-d", "0.5"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = pt.stdout.readline()  # its events are open: the mapping to come is seen
     os.kill(pid, signal.SIGUSR1)
@@ -94,7 +94,7 @@ def map_case(secret_dir):
         reason = "a directory"
     else:
         fail(f"no such case {case!r}")
-    snaps, err = run_json(["-p", str(pid), "-n", "2", "-d", "1"])
+    snaps, err = run_json(["-p", str(pid), "-n", "1", "-d", "1"])
     return path, reason, snaps, err
 
 
