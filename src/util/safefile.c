@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -220,38 +221,122 @@ static int sf_target(struct safefile_out *o, const char *path, char *err, size_t
 	return 0;
 }
 
+static void sf_free(struct safefile_out *o)
+{
+	if (o->dirfd >= 0)
+		close(o->dirfd);
+	free(o->path);
+	free(o->tmp);
+	free(o->base);
+	o->path = o->tmp = o->base = NULL;
+	o->fd = o->dirfd = -1;
+}
+
+/* Whether a directory on the way to path is a symlink lying in a directory others can write (one
+ * they may have planted: /tmp/x -> /etc); its name in bad. Lexical, before the opens that follow,
+ * which then allow no symlink at all (the directory is reopened by its real path). */
+static bool sf_dirs_planted(const char *path, char *bad, size_t badlen)
+{
+	char *p = xstrdup(path);
+	char *last = strrchr(p, '/');
+	bool planted = false;
+	for (char *s = p + 1; last && s <= last && !planted; s++) {
+		if (*s != '/' && s != last)
+			continue;
+		char c = *s;
+		*s = '\0';
+		struct stat st;
+		if (p[0] && lstat(p, &st) == 0 && S_ISLNK(st.st_mode) && !sf_dir_trusted(p)) {
+			snprintf(bad, badlen, "%s", p);
+			planted = true;
+		}
+		*s = c;
+	}
+	free(p);
+	return planted;
+}
+
+/* The target's directory, opened by its real path without following any symlink (so no swap after
+ * the check leads elsewhere), and its base name; -1 with errno. */
+static int sf_open_dir(struct safefile_out *o)
+{
+	char *dir = xstrdup(o->path);
+	char *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : dir;
+	o->base = xstrdup(base);
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	char *real = realpath(dir, NULL);
+	free(dir);
+	if (!real)
+		return -1;
+	int fd = sf_openat2(AT_FDCWD, real, O_PATH | O_DIRECTORY | O_CLOEXEC,
+			    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0 && errno == ENOSYS)
+		fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int e = errno;
+	free(real);
+	errno = e;
+	return fd;
+}
+
+/* A new file beside the target: .BASE.XXXXXX, O_CREAT|O_EXCL (never through a symlink), 0600. */
+static int sf_create_tmp(struct safefile_out *o)
+{
+	size_t n = strlen(o->base) + 16;
+	o->tmp = xmalloc(n);
+	for (int tries = 0; tries < 16; tries++) {
+		uint64_t r = now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)tries * 0x9e3779b97f4a7c15ull;
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+			/* the clock's bits then: O_EXCL keeps it safe, only a collision costs a try */
+		}
+		static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+		char suf[7];
+		for (int i = 0; i < 6; i++, r /= 62)
+			suf[i] = abc[r % 62];
+		suf[6] = '\0';
+		snprintf(o->tmp, n, ".%s.%s", o->base, suf);
+		int fd = openat(o->dirfd, o->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
 int safefile_create(struct safefile_out *o, const char *path, unsigned flags, char *err,
 		    size_t errlen)
 {
-	*o = (struct safefile_out){ .fd = -1, .flags = flags };
+	*o = (struct safefile_out){ .fd = -1, .dirfd = -1, .flags = flags };
+	char bad[PATH_MAX];
+	if (sf_dirs_planted(path, bad, sizeof(bad))) {
+		snprintf(err, errlen, "cannot write %s: %s is a symlink in a directory others can write",
+			 path, bad);
+		return -1;
+	}
 	if (sf_target(o, path, err, errlen) != 0) {
-		free(o->path);
-		o->path = NULL;
+		sf_free(o);
 		return -1;
 	}
 	if (o->stream) {
 		o->fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 		if (o->fd < 0) {
 			snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-			free(o->path);
-			o->path = NULL;
+			sf_free(o);
 		}
 		return o->fd;
 	}
-	size_t n = strlen(o->path) + 16;
-	o->tmp = xmalloc(n);
-	const char *slash = strrchr(o->path, '/');
-	int dirlen = slash ? (int)(slash - o->path + 1) : 0;
-	snprintf(o->tmp, n, "%.*s.%s.XXXXXX", dirlen, o->path, o->path + dirlen);
-	/* mkostemp: O_CREAT|O_EXCL (so never through a symlink), mode 0600 */
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	o->dirfd = sf_open_dir(o);
+	o->fd = o->dirfd >= 0 ? sf_create_tmp(o) : -1;
 	if (o->fd < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-		free(o->tmp);
-		free(o->path);
-		o->tmp = o->path = NULL;
+		sf_free(o);
 		return -1;
 	}
+	fchmod(o->fd, 0600); /* whatever the umask */
 	uid_t uid;
 	gid_t gid;
 	if ((flags & SAFEFILE_FOR_USER) && sf_sudo_ids(&uid, &gid) && fchown(o->fd, uid, gid) != 0)
@@ -259,20 +344,12 @@ int safefile_create(struct safefile_out *o, const char *path, unsigned flags, ch
 	return o->fd;
 }
 
-static void sf_free(struct safefile_out *o)
-{
-	free(o->path);
-	free(o->tmp);
-	o->path = o->tmp = NULL;
-	o->fd = -1;
-}
-
 void safefile_abort(struct safefile_out *o)
 {
 	if (o->fd >= 0)
 		close(o->fd);
-	if (o->tmp)
-		unlink(o->tmp);
+	if (o->tmp && o->dirfd >= 0)
+		unlinkat(o->dirfd, o->tmp, 0);
 	sf_free(o);
 }
 
@@ -292,20 +369,21 @@ int safefile_commit(struct safefile_out *o, char *err, size_t errlen)
 		e = errno;
 	o->fd = -1;
 	struct stat st;
-	if (!e && (o->flags & SAFEFILE_KEEP_OLD) && lstat(o->path, &st) == 0 && S_ISREG(st.st_mode)) {
-		size_t n = strlen(o->path) + 5;
+	if (!e && (o->flags & SAFEFILE_KEEP_OLD) && fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode)) {
+		size_t n = strlen(o->base) + 5;
 		char *old = xmalloc(n);
-		snprintf(old, n, "%s.old", o->path);
-		if (rename(o->path, old) != 0) {
+		snprintf(old, n, "%s.old", o->base);
+		if (renameat(o->dirfd, o->base, o->dirfd, old) != 0) {
 			/* the new one replaces it all the same */
 		}
 		free(old);
 	}
-	if (!e && rename(o->tmp, o->path) != 0)
+	if (!e && renameat(o->dirfd, o->tmp, o->dirfd, o->base) != 0)
 		e = errno;
 	if (e) {
 		snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(e));
-		unlink(o->tmp);
+		unlinkat(o->dirfd, o->tmp, 0);
 	}
 	sf_free(o);
 	return e ? -1 : 0;

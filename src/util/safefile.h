@@ -10,7 +10,8 @@
  * or root, under a size bound. A refusal comes back as a short reason for a one-line warning.
  *
  * Writing (recordings, exports, settings, caches): safefile_create makes a new file under a
- * temporary name beside the target (O_CREAT|O_EXCL, never through a symlink, 0600) and
+ * temporary name beside the target (O_CREAT|O_EXCL, never through a symlink, 0600; a path through a
+ * symlink lying in a directory others can write is refused) and
  * safefile_commit renames it over the target once complete: a planted symlink at the target is
  * replaced, never written through, and a crash leaves the target as it was. A target that is a
  * stream (a FIFO, a terminal, /dev/stdout) is written directly.
@@ -53,8 +54,10 @@ struct safefile_out {
 	int fd;
 	bool stream;   /* a FIFO, terminal or socket: written directly, nothing to rename */
 	unsigned flags;
-	char *path;    /* the target */
-	char *tmp;     /* the temporary name beside it (NULL for a stream) */
+	char *path;    /* the target, as messages name it */
+	int dirfd;     /* its directory (opened without following a symlink): the renames' */
+	char *base;    /* the target's name in it */
+	char *tmp;     /* the temporary's name in it (NULL for a stream) */
 };
 
 enum {

@@ -3,7 +3,7 @@
  * util/safefile on real files: each reason a file a process controls is refused for, a name inside
  * a chrooted child's root resolved there and not on the host (an absolute symlink in the root
  * names the root's file of that path), and a symlink planted at a write target replaced, not
- * written through. As root (the chroot); skips otherwise.
+ * written through, one planted on the way to it refused. As root (the chroot); skips otherwise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -144,6 +144,22 @@ static void test_write(void)
 	struct stat st;
 	CHECK(lstat(target, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600 &&
 	      st.st_size == 4);
+	/* a directory on the way that is a symlink planted in the sticky one: refused, nothing made */
+	char link[600], through[700], made[700];
+	snprintf(link, sizeof(link), "%s/elsewhere", sticky);
+	CHECK(symlink(dir, link) == 0);
+	snprintf(through, sizeof(through), "%s/new", link);
+	CHECK(safefile_write(through, "x\n", 2, 0, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "is a symlink in a directory others can write") != NULL);
+	snprintf(made, sizeof(made), "%s/new", dir);
+	CHECK(lstat(made, &st) != 0);
+	/* one in a directory only root can write is followed */
+	snprintf(link, sizeof(link), "%s/ours", dir);
+	CHECK(symlink(sticky, link) == 0);
+	snprintf(through, sizeof(through), "%s/new", link);
+	CHECK(safefile_write(through, "x\n", 2, 0, err, sizeof(err)) == 0);
+	snprintf(made, sizeof(made), "%s/new", sticky);
+	CHECK(lstat(made, &st) == 0 && S_ISREG(st.st_mode));
 	/* an abandoned one leaves the target as it was */
 	struct safefile_out o;
 	CHECK(safefile_create(&o, target, 0, err, sizeof(err)) >= 0);
