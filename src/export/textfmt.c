@@ -377,7 +377,8 @@ int export_write_file(const struct export_profile *p, const char *path, char *er
 	/* a temporary beside it, renamed: a reader never sees half a file, a planted symlink is
 	 * replaced rather than written through (safefile.h) */
 	char msg[4200];
-	bool ok = safefile_write(path, b.data, b.len, SAFEFILE_FOR_USER, msg, sizeof(msg)) == 0;
+	bool ok = safefile_write(path, b.data, b.len, SAFEFILE_FOR_USER | SAFEFILE_SYNC, msg,
+				 sizeof(msg)) == 0;
 	if (!ok)
 		snprintf(err, errlen, "--export %s", msg);
 	export_buf_free(&b);

@@ -142,8 +142,6 @@ int pyrecord_close(struct pyrecord *w)
 	int rc = w->err ? -w->err : 0;
 	if (fflush(w->f) != 0 && !rc)
 		rc = -errno;
-	if (!w->out.stream && fsync(fileno(w->f)) != 0 && !rc && errno != EINVAL)
-		rc = -errno;
 	if (fclose(w->f) != 0 && !rc)
 		rc = -errno;
 	w->out.fd = -1; /* closed with its FILE */

@@ -338,5 +338,5 @@ int settings_save(const char *path, const struct settings *s, char *err, size_t 
 	}
 	make_dir_of(path);
 	/* a temporary renamed over it (safefile.h): never through a symlink, never half written */
-	return safefile_write(path, text, len, 0, err, errlen);
+	return safefile_write(path, text, len, SAFEFILE_SYNC, err, errlen);
 }

@@ -363,7 +363,7 @@ int safefile_commit(struct safefile_out *o, char *err, size_t errlen)
 		return rc ? -1 : 0;
 	}
 	int e = 0;
-	if (o->fd >= 0 && fsync(o->fd) != 0 && errno != EINVAL)
+	if (o->fd >= 0 && (o->flags & SAFEFILE_SYNC) && fsync(o->fd) != 0 && errno != EINVAL)
 		e = errno;
 	if (o->fd >= 0 && close(o->fd) != 0 && !e)
 		e = errno;

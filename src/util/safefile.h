@@ -64,14 +64,17 @@ enum {
 	SAFEFILE_FOR_USER = 1, /* the user's output (-o, --export): owned by SUDO_UID/SUDO_GID when
 				* root was reached through sudo, as perf chowns its output */
 	SAFEFILE_KEEP_OLD = 2, /* a regular file at the target becomes TARGET.old (perf's) */
+	SAFEFILE_SYNC = 4,     /* on disk before the rename, so that even a machine's crash leaves the
+				* old file or the new (small files: a large recording is not waited for,
+				* nor is a cache, which is checked when read and rebuilt) */
 };
 
 /* Starts writing path; returns o->fd, or -1 with a one-line message in err. */
 int safefile_create(struct safefile_out *o, const char *path, unsigned flags, char *err,
 		    size_t errlen);
-/* Ends it: the data flushed to disk, renamed over the target, the fd closed (the caller may have
- * closed it already, a FILE's, and set o->fd to -1). 0, or -1 with a message in err (the temporary
- * is removed). */
+/* Ends it: renamed over the target (on disk first with SAFEFILE_SYNC), the fd closed (the caller
+ * may have closed it already, a FILE's, and set o->fd to -1). 0, or -1 with a message in err (the
+ * temporary is removed). */
 int safefile_commit(struct safefile_out *o, char *err, size_t errlen);
 /* Gives up: the fd closed, the temporary removed, the target untouched. */
 void safefile_abort(struct safefile_out *o);
