@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "export/export_int.h"
+#include "util/safefile.h"
 #include "util/util.h"
 
 static void buf_str(struct export_buf *b, const char *s)
@@ -373,21 +374,13 @@ int export_write_file(const struct export_profile *p, const char *path, char *er
 		export_buf_free(&b);
 		return -1;
 	}
-	/* a temporary beside it, renamed: a reader never sees half a file */
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "wb");
-	bool ok = f && fwrite(b.data, 1, b.len, f) == b.len;
-	ok = f && fclose(f) == 0 && ok;
-	int e = errno;
-	if (ok && rename(tmp, path) != 0) {
-		e = errno;
-		ok = false;
-	}
-	if (!ok) {
-		unlink(tmp);
-		snprintf(err, errlen, "--export %s: cannot write: %s", path, strerror(e));
-	}
+	/* a temporary beside it, renamed: a reader never sees half a file, a planted symlink is
+	 * replaced rather than written through (safefile.h) */
+	char msg[4200];
+	bool ok = safefile_write(path, b.data, b.len, SAFEFILE_FOR_USER | SAFEFILE_SYNC, msg,
+				 sizeof(msg)) == 0;
+	if (!ok)
+		snprintf(err, errlen, "--export %s", msg);
 	export_buf_free(&b);
 	return ok ? 0 : -1;
 }

@@ -28,6 +28,7 @@
 #include "perfdata/perfdata_write_state.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -406,9 +407,10 @@ static struct perfdata_writer *writer_start(struct perfdata_writer *w, char *err
 	free(head.p);
 	if (ret) {
 		snprintf(err, errlen, "cannot write %s: %s", w->path, strerror(-ret));
-		close(w->fd);
-		if (!w->pipe)
-			unlink(w->path);
+		if (w->out.path)
+			safefile_abort(&w->out);
+		else
+			close(w->fd);
 		writer_free(w);
 		return NULL;
 	}
@@ -420,32 +422,22 @@ static struct perfdata_writer *writer_start(struct perfdata_writer *w, char *err
 struct perfdata_writer *perfdata_writer_open(const char *path, const struct sampler_tee_event *ev,
                                              size_t nev, char *err, size_t errlen)
 {
-	struct stat sb;
-	int fd;
-
-	if (lstat(path, &sb) == 0) {
-		if (!S_ISREG(sb.st_mode)) {
-			snprintf(err, errlen, "cannot record to %s: not a regular file", path);
-			return NULL;
-		}
-		/* Keep the previous recording as perf does, rather than destroying it. */
-		size_t n = strlen(path) + 5;
-		char *old = xmalloc(n);
-		snprintf(old, n, "%s.old", path);
-		if (rename(path, old) != 0 && unlink(path) != 0) {
-			int e = errno;
-			free(old);
-			snprintf(err, errlen, "cannot replace %s: %s", path, strerror(e));
-			return NULL;
-		}
-		free(old);
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+	/* Written under a temporary name and renamed at close (safefile.h): a planted symlink at path
+	 * is replaced, not written through, and a kill leaves path as it was; the previous recording
+	 * becomes path.old, as perf's does. */
+	struct safefile_out out;
+	int fd = safefile_create(&out, path, SAFEFILE_FOR_USER | SAFEFILE_KEEP_OLD, err, errlen);
+	if (fd < 0)
+		return NULL;
+	if (out.stream) {
+		safefile_abort(&out);
+		snprintf(err, errlen, "cannot record to %s: not a regular file (-o - writes a stream)", path);
 		return NULL;
 	}
-	return writer_start(writer_new(fd, path, false, ev, nev), err, errlen);
+	struct perfdata_writer *w = writer_new(fd, path, false, ev, nev);
+	w->out = out;
+	return writer_start(w, err, errlen);
+
 }
 
 struct perfdata_writer *perfdata_writer_open_fd(int fd, const char *name,
@@ -598,7 +590,14 @@ int perfdata_writer_close(struct perfdata_writer *w, char *err, size_t errlen)
 	} else if (w->error) {
 		ret = w->error;
 	}
-	if (close(w->fd) != 0 && ret == 0) {
+	if (w->out.path) {
+		/* complete, or valid up to its last pass after an error: either way it takes the name */
+		char why[PATH_MAX + 64];
+		if (safefile_commit(&w->out, why, sizeof(why)) != 0 && ret == 0) {
+			ret = -EIO;
+			snprintf(err, errlen, "recording: %s", why);
+		}
+	} else if (close(w->fd) != 0 && ret == 0) {
 		ret = -errno;
 		snprintf(err, errlen, "recording to %s: %s", w->path, strerror(errno));
 	}

@@ -6,7 +6,8 @@
  * The file is written while the session runs, by the sampler thread only: the raw ring records of
  * one pass over the rings go out in one write(2), followed by a FINISHED_ROUND record, and about
  * once a second the header's data size is rewritten in place (pwrite) so that a recording cut short
- * by SIGKILL is still a valid file covering everything up to that update. The first bytes of the
+ * by SIGKILL is still a valid file covering everything up to that update (under its temporary name:
+ * the file takes its name only at close, util/safefile.h). The first bytes of the
  * data are what a reader needs before any sample: the kernel's mapping ([kernel.kallsyms]_text, as
  * perf synthesizes it) and the COMM/MMAP2 records of the processes that existed at start.
  *
@@ -42,8 +43,9 @@
 struct perfdata_writer;
 
 /*
- * Creates path (an existing regular file is renamed to path.old first, like perf does; the new one
- * is created exclusively with mode 0600) and writes the header, the events' attrs with their ids
+ * Starts path: a new file under a temporary name beside it (mode 0600, the sudo user's when run
+ * through sudo), renamed over path by perfdata_writer_close, an existing regular file becoming
+ * path.old as perf's does (safefile.h); a FIFO or device at path is refused. Writes the header, the events' attrs with their ids
  * and the kernel's mapping. ev are the nev events as opened (at least one, at most
  * SAMPLER_MAX_EVENTS), each named in EVENT_DESC as perf record names a file's events; the first
  * carries the side-band, so its sample_type decides the sample_id trailer of the records we

@@ -16,6 +16,7 @@
 #include "perfdata/format.h"
 #include "record/record.h"
 #include "sampler/sampler.h"
+#include "util/safefile.h"
 #include "util/util.h"
 
 struct pw_buf {
@@ -53,6 +54,7 @@ struct pw_event {
 struct perfdata_writer {
 	int fd;
 	char *path;
+	struct safefile_out out; /* the file form's: a temporary renamed over path at close */
 	bool pipe; /* the stream form: nothing is rewritten, build-ids and features are records */
 	/* The events; the first carries the side-band, and our synthesized records are its. */
 	struct pw_event ev[SAMPLER_MAX_EVENTS];

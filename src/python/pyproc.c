@@ -32,10 +32,12 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "python/pyint.h"
+#include "util/safefile.h"
 
 /* 3.8-3.10: frame objects from the thread state's frame along f_back; no co_qualname, co_name
  * stands in; unicode objects still carry wstr (48 and 72 bytes of header). */
@@ -277,11 +279,15 @@ static void py_scan_symtab(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct pysyms *p
  * the first is found. */
 static int py_elf_syms(pid_t pid, const struct pymap *m, struct pysyms *ps)
 {
-	char path[PATH_MAX + 32];
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* resolved inside its root, never out of it (safefile.h): an absolute symlink in a
+	 * container's root is the container's file, not the host's */
+	const struct safefile_want w = { .root_pid = (uint32_t)pid, .links_in_root = true,
+					 .any_owner = true };
+	struct stat st;
+	char why[128];
+	int fd = safefile_open(m->path, &w, &st, why, sizeof(why));
 	if (fd < 0)
-		return -errno;
+		return -ENOENT;
 	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
 	int rc = -ENOEXEC;

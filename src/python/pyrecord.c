@@ -18,6 +18,7 @@
 
 #include "python/pyrecord.h"
 #include "python/pystacks.h"
+#include "util/safefile.h"
 #include "util/util.h"
 
 #define REC_FUNCS (1u << 20)
@@ -28,6 +29,7 @@
 
 struct pyrecord {
 	FILE *f;
+	struct safefile_out out;
 	int err;
 	char *dsos[REC_DSOS];
 	int ndsos;
@@ -40,17 +42,20 @@ struct pyrecord {
 
 struct pyrecord *pyrecord_create(const char *path, char *err, size_t errlen)
 {
-	/* private like the recording itself */
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	/* private like the recording itself, and like it renamed into place at the end (safefile.h) */
+	struct safefile_out out;
+	int fd = safefile_create(&out, path, SAFEFILE_FOR_USER, err, errlen);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "w");
 	if (!f) {
-		if (fd >= 0)
-			close(fd);
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		safefile_abort(&out);
 		return NULL;
 	}
 	struct pyrecord *w = xcalloc(1, sizeof(*w));
 	w->f = f;
+	w->out = out;
 	w->keys = xcalloc(2 * (size_t)REC_FUNCS, sizeof(*w->keys));
 	w->ids = xcalloc(2 * (size_t)REC_FUNCS, sizeof(*w->ids));
 	if (fprintf(f, "perftop-python 1\n") < 0 || fflush(f) != 0)
@@ -135,8 +140,15 @@ int pyrecord_close(struct pyrecord *w)
 	if (!w)
 		return 0;
 	int rc = w->err ? -w->err : 0;
+	if (fflush(w->f) != 0 && !rc)
+		rc = -errno;
 	if (fclose(w->f) != 0 && !rc)
 		rc = -errno;
+	w->out.fd = -1; /* closed with its FILE */
+	/* cut short by an error, it is still read up to its last whole line: it takes its name too */
+	char why[256];
+	if (safefile_commit(&w->out, why, sizeof(why)) != 0 && !rc)
+		rc = -EIO;
 	for (size_t i = 0; i < 2 * (size_t)REC_FUNCS; i++)
 		free(w->keys[i]);
 	for (int i = 0; i < w->ndsos; i++)

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/safefile.h"
 #include "util/util.h"
 
 #define SETTINGS_LINE_MAX 512
@@ -329,32 +330,13 @@ static void make_dir_of(const char *path)
 
 int settings_save(const char *path, const struct settings *s, char *err, size_t errlen)
 {
-	char text[4096], tmp[4200];
+	char text[4096];
 	size_t len = settings_format(s, text, sizeof(text));
-	if (len >= sizeof(text) ||
-	    snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp)) {
-		snprintf(err, errlen, "%s: path or settings too long", path);
+	if (len >= sizeof(text)) {
+		snprintf(err, errlen, "%s: settings too long", path);
 		return -1;
 	}
 	make_dir_of(path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	ssize_t w = write(fd, text, len);
-	int saved = errno;
-	if (close(fd) < 0 && w == (ssize_t)len) {
-		w = -1;
-		saved = errno;
-	}
-	if (w != (ssize_t)len || rename(tmp, path) < 0) {
-		if (w == (ssize_t)len)
-			saved = errno;
-		snprintf(err, errlen, "cannot write %s: %s", path, w < 0 || w == (ssize_t)len ?
-			 strerror(saved) : "short write");
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	/* a temporary renamed over it (safefile.h): never through a symlink, never half written */
+	return safefile_write(path, text, len, SAFEFILE_SYNC, err, errlen);
 }

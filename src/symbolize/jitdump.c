@@ -20,17 +20,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "symbolize/intern.h"
 #include "util/hash.h"
 #include "util/hashtab.h"
+#include "util/safefile.h"
 #include "util/util.h"
 
 #define JD_HEADER_SIZE 40u
@@ -161,47 +160,20 @@ static uint64_t rd64(const uint8_t *p)
 
 /* ---- opening ---- */
 
-/* The file, without following a symlink anywhere on its path (openat2; where the kernel has none,
- * at least not its last component), under the process's root when it has its own. */
-static int jd_open(const struct jitdump *j)
-{
-	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW;
-	int dirfd = AT_FDCWD;
-	const char *rel = j->path;
-	if (j->root_pid) {
-		char root[64];
-		snprintf(root, sizeof(root), "/proc/%" PRIu32 "/root", j->root_pid);
-		dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (dirfd < 0)
-			return -1;
-	}
-	struct open_how how = { .flags = (uint64_t)flags,
-				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-					   (j->root_pid ? RESOLVE_IN_ROOT : 0) };
-	int fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS) {
-		while (j->root_pid && *rel == '/')
-			rel++;
-		fd = openat(dirfd, rel, flags);
-	}
-	if (dirfd >= 0)
-		close(dirfd);
-	return fd;
-}
-
-/* A regular file of the right owner, or -1 (closed). */
+/* A regular file of the right owner and size, never through a symlink, under the process's root
+ * when it has its own (safefile_open), or -1; a refusal is said once. */
 static int jd_open_checked(struct jitdump *j, struct stat *st)
 {
-	int fd = jd_open(j);
-	if (fd < 0)
-		return -1;
-	uint32_t uid = j->uid == UINT32_MAX ? (uint32_t)geteuid() : j->uid;
-	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || (st->st_uid != 0 && st->st_uid != uid)) {
-		if (!j->found && !j->stopped)
-			warn_msg("jitdump %s: not a regular file owned by uid %" PRIu32 " or root: not read",
-				 j->path, uid);
-		j->stopped = true;
-		close(fd);
+	char why[160];
+	const struct safefile_want want = { .root_pid = j->root_pid, .uid = j->uid,
+					    .max_size = JITDUMP_MAX_FILE };
+	int fd = safefile_open(j->path, &want, st, why, sizeof(why));
+	if (fd < 0) {
+		if (why[0]) {
+			if (!j->found && !j->stopped)
+				warn_msg("jitdump %s: not read: %s", j->path, why);
+			j->stopped = true;
+		}
 		return -1;
 	}
 	j->found = true;

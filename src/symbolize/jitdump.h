@@ -10,7 +10,8 @@
  * refresh reading only the records appended since the last one; a record not yet complete waits for
  * the next refresh. The profiled process writes it, so it is hostile input: opened without following
  * any symlink (openat2 RESOLVE_NO_SYMLINKS, under the process's root when it has its own), a regular
- * file owned by the process's uid or root, at most JITDUMP_MAX_BYTES read, a record larger than
+ * file owned by the process's uid or root (util/safefile.h; one of over JITDUMP_MAX_FILE refused),
+ * at most JITDUMP_MAX_BYTES read, a record larger than
  * JITDUMP_MAX_RECORD or smaller than its fixed part ends the reading (one warning), names cut at
  * JITDUMP_MAX_NAME, at most JITDUMP_MAX_ENTRIES pieces of code (the oldest evicted past it) and
  * JITDUMP_MAX_LINES source lines kept.
@@ -30,6 +31,7 @@ struct jitdump;
 
 #define JITDUMP_MAGIC 0x4A695444u          /* "JiTD" as a little-endian u32 */
 #define JITDUMP_MAX_BYTES (256ull << 20)   /* of one file; the rest is not read (and said so) */
+#define JITDUMP_MAX_FILE (4ull << 30)     /* a bigger file is refused whole (safefile_open) */
 #define JITDUMP_MAX_RECORD (16u << 20)     /* one record; a larger one ends the reading */
 #define JITDUMP_MAX_ENTRIES (1u << 20)     /* pieces of code kept; the oldest go past it */
 #define JITDUMP_MAX_LINES (4u << 20)       /* debug-info lines kept; later ones are dropped */

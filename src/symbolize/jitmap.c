@@ -8,9 +8,10 @@
  * keeps the ranges disjoint and every lookup unambiguous. New lines are parsed into a batch, sorted,
  * and merged into the array, so a refresh costs O(old + new log new), never a full re-sort.
  *
- * The file is opened anew on each refresh (O_NONBLOCK and a regular-file check: a FIFO planted at the
- * name must not block the view) and read with pread from where the last complete line ended; a line
- * still being written is left for the next refresh.
+ * The file is opened anew on each refresh through safefile_open (no symlink followed, a regular file
+ * of the process's user or root, at most JITMAP_MAX_FILE: the name is in /tmp, where anyone may plant
+ * one) and read with pread from where the last complete line ended; a line still being written is
+ * left for the next refresh. A refused file is said once, by name and reason, and nothing of it is read.
  */
 #include "symbolize/jitmap.h"
 
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "symbolize/intern.h"
+#include "util/safefile.h"
 #include "util/util.h"
 
 struct jit_ent {
@@ -31,7 +33,10 @@ struct jit_ent {
 };
 
 struct jitmap {
-	char *path;
+	char *path;            /* as messages name it */
+	char *in_root;         /* with root_pid: the path inside the process's root */
+	uint32_t root_pid, uid; /* safefile_want's */
+	bool refused;          /* a refusal was said: not again until the file has been read */
 	struct intern *in;
 	struct jit_ent *v;
 	size_t n, cap;
@@ -56,7 +61,16 @@ struct jitmap *jitmap_new(const char *path, struct intern *in)
 	j->path = xstrdup(path);
 	j->in = in;
 	j->max_bytes = JITMAP_MAX_BYTES;
+	j->uid = UINT32_MAX;
 	return j;
+}
+
+void jitmap_set_source(struct jitmap *j, uint32_t root_pid, const char *in_root, uint32_t uid)
+{
+	free(j->in_root);
+	j->in_root = root_pid && in_root ? xstrdup(in_root) : NULL;
+	j->root_pid = j->in_root ? root_pid : 0;
+	j->uid = uid;
 }
 
 void jitmap_move_names(struct jitmap *j)
@@ -72,6 +86,7 @@ void jitmap_free(struct jitmap *j)
 	free(j->v);
 	free(j->arena);
 	free(j->path);
+	free(j->in_root);
 	free(j);
 }
 
@@ -243,14 +258,19 @@ void jitmap_refresh(struct jitmap *j, uint64_t now, bool force)
 		return;
 	j->last_check = now ? now : 1;
 	j->more = false;
-	int fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	char why[160];
+	const struct safefile_want want = { .root_pid = j->root_pid, .uid = j->uid,
+					    .max_size = JITMAP_MAX_FILE };
+	int fd = safefile_open(j->root_pid ? j->in_root : j->path, &want, &st, why, sizeof(why));
+	if (fd < 0) {
+		/* once: a refresh comes every JITMAP_CHECK_NS, a warning must not */
+		if (why[0] && !j->refused)
+			warn_msg("%s: not read: %s", j->path, why);
+		j->refused = j->refused || why[0];
 		return;
 	}
+	j->refused = false;
 	j->found = true;
 	uint64_t size = (uint64_t)st.st_size;
 	if ((uint64_t)st.st_dev != j->dev || (uint64_t)st.st_ino != j->ino || size < j->off ||

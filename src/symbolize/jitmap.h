@@ -25,12 +25,17 @@ struct jitmap;
 #define JITMAP_CHECK_NS 250000000ull       /* how often a lookup may stat the file for growth */
 #define JITMAP_MISS_CHECK_NS 20000000ull   /* ... and how often a lookup that missed may */
 #define JITMAP_MAX_BYTES (256u << 20)      /* of one file; the rest is ignored (and said so) */
+#define JITMAP_MAX_FILE (1ull << 30)      /* a bigger file is refused whole (no JIT writes one) */
 #define JITMAP_MAX_NAME 1024               /* longer names are cut */
 #define JITMAP_READ_CHUNK (4u << 20)       /* bytes parsed per refresh: a huge file never stalls a tick */
 
 /* A map for the file at path (not read yet: the first lookup reads it). */
 struct jitmap *jitmap_new(const char *path, struct intern *in);
 void jitmap_free(struct jitmap *j);
+/* Whose file it is (safefile.h): root_pid, when not 0, has its own root, in which the file is
+ * in_root; uid is the process's user, whose file (or root's) is read, none other's (UINT32_MAX, the
+ * default: our euid's). */
+void jitmap_set_source(struct jitmap *j, uint32_t root_pid, const char *in_root, uint32_t uid);
 /* The pool is being compacted (intern.h): the names held here move to the new generation
  * (each entry's name is interned again on its next lookup). */
 void jitmap_move_names(struct jitmap *j);

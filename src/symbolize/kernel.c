@@ -36,6 +36,7 @@
 #include "symbolize/intern.h"
 #include "util/hash.h"
 #include "util/radix.h"
+#include "util/safefile.h"
 #include "util/util.h"
 
 /* A symbol that is the last of its dso has no next symbol to end at; give it this much room. */
@@ -224,9 +225,8 @@ static void kcache_save(const struct kernel *k)
 		free(dir);
 		return;
 	}
-	char path[4200], tmp[4220];
+	char path[4200];
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
-	snprintf(tmp, sizeof(tmp), "%s/kallsyms.%d", dir, (int)getpid());
 	free(dir);
 
 	size_t names_len = 0;
@@ -236,15 +236,18 @@ static void kcache_save(const struct kernel *k)
 				   .modules_hash = mhash };
 	memcpy(h.magic, KCACHE_MAGIC, 8);
 	memcpy(h.boot_id, boot_id, 40);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* a temporary renamed over it (safefile.h): never through a symlink, never half written */
+	struct safefile_out out;
+	char err[64];
+	int fd = safefile_create(&out, path, 0, err, sizeof(err));
 	bool ok = fd >= 0 && write_full(fd, &h, sizeof(h)) &&
 		  write_full(fd, k->ents, k->nents * sizeof(*k->ents)) && write_full(fd, k->pool, k->pool_len);
 	for (size_t d = 0; ok && d < k->ndsos; d++)
 		ok = write_full(fd, k->dsos[d], strlen(k->dsos[d]) + 1);
-	if (fd >= 0)
-		close(fd);
-	if (!ok || rename(tmp, path))
-		unlink(tmp);
+	if (ok)
+		safefile_commit(&out, err, sizeof(err));
+	else if (fd >= 0)
+		safefile_abort(&out);
 }
 
 static void kernel_load_file(struct kernel *k);

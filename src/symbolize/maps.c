@@ -38,6 +38,7 @@
 #include "symbolize/jitmap.h"
 #include "symbolize/vdso.h"
 #include "util/hash.h"
+#include "util/safefile.h"
 #include "util/util.h"
 
 /* ---- a small uint32 -> pointer table (linear probing, values never NULL) ---- */
@@ -875,10 +876,10 @@ static void maps_choose_source(struct maps *m, struct proc *p, const struct map 
 	if (have_mf && !(mp->ino ? (uint64_t)mst.st_ino == mp->ino : mp->build_id))
 		have_mf = false;
 	if (!deleted && p->root_differs) {
-		size_t n = strlen(path) + 32;
-		char *in_root = xmalloc(n);
-		snprintf(in_root, n, "/proc/%" PRIu32 "/root%s", p->pid, path);
-		bool ok = stat(in_root, &st) == 0 && (!have_mf || maps_same_file(&st, &mst));
+		/* resolved inside its root (safefile.h): /proc/PID/root/PATH would take an absolute
+		 * symlink in there to the host's file of that name */
+		char *in_root = safefile_in_root_path(p->pid, path, &st);
+		bool ok = in_root && (!have_mf || maps_same_file(&st, &mst));
 		if (ok)
 			dso_set_source(d, in_root);
 		free(in_root);
@@ -977,6 +978,11 @@ bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, bool want_line
 		char path[96];
 		maps_jit_path(m, pid, path, sizeof(path));
 		p->jit = jitmap_new(path, m->in);
+		/* its name resolves inside its root as the process sees it (maps_jit_path's choice) */
+		bool in_root = p->root_differs || p->mnt_differs;
+		char inner[48];
+		snprintf(inner, sizeof(inner), "/tmp/perf-%" PRIu32 ".map", p->nspid);
+		jitmap_set_source(p->jit, in_root ? p->pid : 0, inner, proc_uid(m, p));
 		if (m->offline)
 			jitmap_set_static(p->jit);
 	}

@@ -19,6 +19,7 @@
 
 #include "util/hash.h"
 #include "util/radix.h"
+#include "util/safefile.h"
 #include "util/util.h"
 
 #define SRCSTORE_MAGIC "PTSRCST1"
@@ -261,19 +262,16 @@ bool srcstore_writer_save(struct srcstore_writer *w, const char *path, uint64_t 
 		intern_off(w, "");  /* the pool is never empty: its last byte is a NUL the reader checks */
 	struct hdr h = { .identity = identity, .nentries = nout, .nframes = w->nf, .pool_len = w->pool_len };
 	memcpy(h.magic, SRCSTORE_MAGIC, 8);
-	size_t plen = strlen(path);
-	char *tmp = xmalloc(plen + 32);
-	snprintf(tmp, plen + 32, "%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* a temporary renamed over it (safefile.h): never through a symlink, never half written */
+	struct safefile_out sf;
+	char err[64];
+	int fd = safefile_create(&sf, path, 0, err, sizeof(err));
 	bool ok = fd >= 0 && write_full(fd, &h, sizeof(h)) && write_full(fd, out, nout * sizeof(*out)) &&
 		  write_full(fd, w->f, w->nf * sizeof(*w->f)) && write_full(fd, w->pool, w->pool_len);
-	if (fd >= 0 && close(fd) != 0)
-		ok = false;
-	if (!ok || rename(tmp, path) != 0) {
-		unlink(tmp);
-		ok = false;
-	}
-	free(tmp);
+	if (ok)
+		ok = safefile_commit(&sf, err, sizeof(err)) == 0;
+	else if (fd >= 0)
+		safefile_abort(&sf);
 	free(out);
 	return ok;
 }

@@ -17,6 +17,7 @@ def start(cmd, **kw):
     if "ready" not in line:
         p.kill()
         fail(f"{' '.join(cmd)} did not start: {line!r}")
+    p.ready = line  # what follows "ready", e.g. jitspin's pid and code address
     return p
 
 

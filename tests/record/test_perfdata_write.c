@@ -8,6 +8,7 @@
  * layout perf reads, only the recorded events' formats, and is not made when tracefs or a format
  * is missing. perf itself judges real recordings in the python tests next to this.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -176,6 +177,22 @@ static size_t raw_sample(unsigned char *p, uint64_t id, uint64_t ip, uint32_t pi
 	return h.size;
 }
 
+/* The one name in dir starting with prefix (the writer's temporary), into out. */
+static bool find_temporary(const char *dir, const char *prefix, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+	while (d && (e = readdir(d)) != NULL)
+		if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+			snprintf(out, len, "%s/%s", dir, e->d_name);
+			found = true;
+		}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 static void test_file(void)
 {
 	char dir[] = "/tmp/perftop-pdw-XXXXXX", path[PATH_MAX], old[PATH_MAX + 8], exe[PATH_MAX];
@@ -209,8 +226,11 @@ static void test_file(void)
 		fprintf(stderr, "%s\n", err);
 		return;
 	}
-	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
-	CHECK(stat(old, &st) == 0 && st.st_size == 3);
+	/* while it is written it has a temporary name beside path, and path is still the old file */
+	CHECK(stat(path, &st) == 0 && st.st_size == 3);
+	char tmp[PATH_MAX];
+	CHECK(find_temporary(dir, ".t.data.", tmp, sizeof(tmp)));
+	CHECK(stat(tmp, &st) == 0 && (st.st_mode & 0777) == 0600);
 
 	CHECK(perfdata_writer_add_rec(w, make_comm(&b, 77, 77, "tester", false)) == 0);
 	perfdata_writer_note(w, &b.rec);
@@ -219,7 +239,7 @@ static void test_file(void)
 	perfdata_writer_note(w, &b.rec);
 	CHECK(perfdata_writer_end_pass(w, false, true) == 0);
 	/* the header on disk already covers the first pass */
-	fd = open(path, O_RDONLY);
+	fd = open(tmp, O_RDONLY);
 	CHECK(fd >= 0 && pread(fd, hdr, sizeof(hdr), 0) == PD_FILE_HEADER_SIZE);
 	close(fd);
 	CHECK(memcmp(&hdr[0], PD_MAGIC_TEXT, 8) == 0);
@@ -245,6 +265,10 @@ static void test_file(void)
 	CHECK(perfdata_writer_end_pass(w, true, false) == 0);
 	CHECK(perfdata_writer_error(w) == 0);
 	CHECK(perfdata_writer_close(w, err, sizeof(err)) == 0);
+	/* closed: renamed over path, the previous one kept as path.old (perf's) */
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+	CHECK(stat(old, &st) == 0 && st.st_size == 3);
+	CHECK(!find_temporary(dir, ".t.data.", tmp, sizeof(tmp)));
 
 	fd = open(path, O_RDONLY);
 	CHECK(fd >= 0 && pread(fd, hdr, sizeof(hdr), 0) == PD_FILE_HEADER_SIZE);

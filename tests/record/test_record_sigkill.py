@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Acceptance: a recording whose perftop is killed with SIGKILL after ~2 s is still a perf.data file
-perf report reads (everything up to the last header update, at most ~1 s old: at least the samples
+"""Acceptance: a recording whose perftop is killed with SIGKILL after ~2 s leaves nothing at its name
+(the file takes it only when complete: util/safefile.h), and the temporary beside it, .NAME.XXXXXX,
+is still a perf.data file perf report reads (everything up to the last header update, at most ~1 s old: at least the samples
 of the first one-second snapshot perftop printed before it was killed); and perftop -i shows it
 with a notice that it was cut short. perftop reads past the
 header's data size (its last update) to the last complete record: a file without feature bits was
@@ -35,6 +36,13 @@ with tempfile.TemporaryDirectory() as d:
     snaps = snapshots(p.stdout.read(), "perftop -o (killed)")
     p.stdout.close()
     p.stderr.close()
+    if os.path.lexists(f):
+        fail(f"a killed recording left {os.path.getsize(f)} bytes at its name {f}")
+    left = [n for n in os.listdir(d) if re.fullmatch(r"\.cut\.data\.\w{6}", n)]
+    if len(left) != 1:
+        fail(f"want the killed recording under one temporary name beside it, found {os.listdir(d)}")
+    f = os.path.join(d, left[0])
+    checks += 1
     rows = report_rows(f)
     if not rows or rows[0][2] != "spinner_work":
         fail(f"perf report of the cut file: {rows[:5]}")
