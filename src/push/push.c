@@ -34,6 +34,7 @@ struct push {
 	struct push_stats st;
 	bool inflight;
 	bool stopping;
+	bool started;                /* the thread: started at the first submit (below) */
 	uint64_t deadline_ns;        /* when stopping: the end of the flush */
 	/* Set before the thread starts, read-only after. */
 	struct push_target t;
@@ -321,12 +322,25 @@ struct push *push_new(const struct push_opts *o, char *err, size_t errlen)
 		push_free(p);
 		return NULL;
 	}
-	if (pthread_create(&p->thread, NULL, push_main, p) != 0) {
-		snprintf(err, errlen, "cannot start the push thread");
-		push_free(p);
-		return NULL;
-	}
 	return p;
+}
+
+/* The thread starts with the first profile, not in push_new: a thread takes its creator's
+ * capabilities, and by the first window's end the session has dropped the ones it no longer
+ * needs (util/privs.h), which a thread started at the session's opening would have kept. Holds
+ * mu. */
+static void push_start(struct push *p)
+{
+	if (p->started)
+		return;
+	p->started = pthread_create(&p->thread, NULL, push_main, p) == 0;
+	if (!p->started) {
+		snprintf(p->st.last_error, sizeof(p->st.last_error), "cannot start the push thread");
+		unsigned max = p->q.max;
+		p->st.dropped += p->q.n;
+		push_queue_done(&p->q);
+		push_queue_init(&p->q, max);
+	}
 }
 
 void push_submit(struct push *p, void *data, size_t len, int64_t from, int64_t until,
@@ -336,6 +350,7 @@ void push_submit(struct push *p, void *data, size_t len, int64_t from, int64_t u
 	pthread_mutex_lock(&p->mu);
 	p->st.submitted++;
 	p->st.dropped += push_queue_add(&p->q, &it);
+	push_start(p);
 	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -356,8 +371,10 @@ void push_close(struct push *p, double flush_secs, struct push_stats *st)
 	p->stopping = true;
 	p->deadline_ns = mono_ns() + (uint64_t)((flush_secs > 0 ? flush_secs : 0) * 1e9);
 	pthread_cond_broadcast(&p->cv);
+	bool started = p->started;
 	pthread_mutex_unlock(&p->mu);
-	pthread_join(p->thread, NULL);
+	if (started)
+		pthread_join(p->thread, NULL);
 	if (st) {
 		*st = p->st;
 		st->queued = 0;

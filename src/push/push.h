@@ -66,7 +66,8 @@ int push_check_header(const char *header, char *err, size_t errlen);
 /* name as an application name: characters push_check_name refuses become '_' (in place). */
 void push_sanitize_name(char *name);
 
-/* Starts the thread. NULL with a one-line message in err (options that do not check, no thread). */
+/* The push, its thread started by the first push_submit. NULL with a one-line message in err
+ * (options that do not check). */
 struct push *push_new(const struct push_opts *o, char *err, size_t errlen);
 /* Queues a profile: data (len bytes, malloc'd) becomes the push's. from and until are Unix times in
  * seconds (until > from: the server refuses an empty range), hz the sampling rate. Never blocks on
