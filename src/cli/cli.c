@@ -433,6 +433,16 @@ static enum cli_result set_call_graph(struct cli_parsing *p, const struct cli_op
 	return CLI_OK;
 }
 
+/* -u USER: looked up now, so that an unknown user is one line before anything starts. */
+static enum cli_result set_user(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	if (sampler_user_lookup(arg, &p->c->run_as, p->err, p->errlen))
+		return CLI_ERROR;
+	p->c->have_user = true;
+	return CLI_OK;
+}
+
 /* --push URL and its companions: each value is checked here, so a mistake is one line at start. */
 static enum cli_result set_push(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
@@ -515,6 +525,13 @@ static const struct cli_option options[] = {
 	{ OPT(NULL, 0, "COMMAND ARGS", CLI_TARGETS),
 	  .help = "start COMMAND and profile it and its children",
 	  .doc = "start COMMAND and profile it, its threads and children (enabled at exec)" },
+
+	{ OPT("user", 'u', "USER", CLI_TARGETS), .set = set_user,
+	  .help = "run COMMAND as USER (its uid, gid, groups, HOME; perftop stays\n"
+		"root): sudo perftop -u $USER -- ./prog",
+	  .doc = "start COMMAND as USER, as `strace -u` does: USER's uid, gid and groups, and "
+		"`HOME`, `USER`, `LOGNAME` set to USER's; perftop itself runs as root (`sudo perftop "
+		"-u $USER -- ./prog`: the program is not run as root)" },
 
 	{ OPT("output", 'o', "FILE", CLI_RECORDING), .set = set_text, .field = SESSION_FIELD(output),
 	  .help = "record the session as a perf.data file (perf report reads it;\n"
@@ -998,6 +1015,12 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 		o->argv = argv + optind;
 	} else if (o->ncpus && !p->have_all)
 		o->target = TARGET_CPUS;
+	if (c->have_user && o->target != TARGET_COMMAND)
+		return fail(p, "-u USER is the user a command runs as: add -- COMMAND");
+	if (c->have_user && geteuid() != 0)
+		return fail(p, "-u USER starts the command as another user, which needs root");
+	if (c->have_user)
+		o->run_as = &c->run_as;
 	o->ids = c->ids;
 	o->cpus = o->ncpus ? c->cpus : NULL;
 	if (c->nevents) {

@@ -27,7 +27,10 @@ void command_init(struct command *c);
  * said before anything starts. */
 int command_find(const char *argv0);
 /* Forks the child, held before its exec. 0, or -errno with err set ("cannot run 'x': ..."). */
-int command_fork(struct command *c, char *const *argv, char *err, size_t errlen);
+/* With user, the child takes user's ids and groups (and HOME, USER, LOGNAME) before its exec. */
+struct sampler_user;
+int command_fork(struct command *c, char *const *argv, const struct sampler_user *user, char *err,
+		 size_t errlen);
 /* Lets the child exec: 0 when it did, else the errno of the exec (the child is reaped then). */
 int command_release(struct command *c);
 /* Whether the command has exited (reaped now, *status its wait status; 0 when it was not ours). */

@@ -93,6 +93,21 @@ struct sampler_event {
 	bool may_never_fire;
 };
 
+/* -u USER: the command started as USER, as strace's -u starts it: USER's uid, gid and
+ * supplementary groups, and HOME, USER and LOGNAME set to USER's (the rest of the environment as
+ * it is). Found by sampler_user_lookup, before anything is opened. */
+#define SAMPLER_MAX_GROUPS 256
+struct sampler_user {
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[SAMPLER_MAX_GROUPS];
+	char name[256];
+	char home[1024];
+};
+/* 0, or -1 with a one-line message in err (no such user, too many groups). */
+int sampler_user_lookup(const char *name, struct sampler_user *u, char *err, size_t errlen);
+
 struct sampler_opts {
 	enum sampler_target target;
 	const int *ids;        /* pids (-p) or tids (-t) */
@@ -100,6 +115,7 @@ struct sampler_opts {
 	const int *cpus;       /* -C; with -p/-t/command too: restrict to these CPUs */
 	int ncpus;
 	char *const *argv;     /* TARGET_COMMAND */
+	const struct sampler_user *run_as; /* TARGET_COMMAND: -u USER; NULL: as perftop runs */
 	/* The events (-e), nevents of them; none: event, a generic name (NULL = cycles if the machine
 	 * has a PMU, else cpu-clock). */
 	const struct sampler_event *events;
