@@ -48,6 +48,7 @@ struct push {
 	 * environment (CURL_CA_BUNDLE, else SSL_CERT_FILE; SSL_CERT_DIR): for a server whose
 	 * certificate a private CA signed. NULL: libcurl's default. */
 	const char *ca_file, *ca_dir;
+	struct push_secrets secrets; /* masked out of last_error */
 	/* The thread's own. */
 	unsigned rng;
 	char reply[200];             /* the start of the server's answer, for last_error */
@@ -137,6 +138,10 @@ static long push_send(struct push *p, CURL *curl, const struct push_item *it, ch
 	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, push_on_progress);
 	curl_easy_setopt(curl, CURLOPT_XFERINFODATA, p);
+	/* libcurl's defaults, said here so that no change turns them off: the server's certificate
+	 * is checked against the CAs, and its name against the URL's host */
+	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (p->ca_file)
 		curl_easy_setopt(curl, CURLOPT_CAINFO, p->ca_file);
 	if (p->ca_dir)
@@ -185,6 +190,7 @@ static void push_settle(struct push *p, struct push_item *it, long status, const
 	}
 	p->st.failed++;
 	snprintf(p->st.last_error, sizeof(p->st.last_error), "%s", err);
+	push_secrets_mask(&p->secrets, p->st.last_error);
 	if (v == PUSH_GIVE_UP || it->attempts >= PUSH_MAX_ATTEMPTS || p->stopping) {
 		p->st.dropped++;
 		free(it->data);
@@ -236,6 +242,7 @@ static long ms_or(double secs, long dflt)
 static void push_free(struct push *p)
 {
 	push_queue_done(&p->q);
+	push_secrets_free(&p->secrets);
 	curl_slist_free_all(p->headers);
 	for (int i = 0; i < p->nlabels; i++)
 		free(p->labels[i]);
@@ -273,6 +280,16 @@ static int push_configure(struct push *p, const struct push_opts *o, char *err, 
 		if (push_check_header(o->headers[i], err, errlen))
 			return -1;
 		p->headers = curl_slist_append(p->headers, o->headers[i]);
+		push_secrets_add_header(&p->secrets, o->headers[i]);
+	}
+	if (p->t.auth) {
+		/* the password, and basic auth's header value as a server would quote it back */
+		char pair[sizeof(p->t.user) + sizeof(p->t.password)];
+		char b64[4 * (sizeof(pair) + 2) / 3 + 1];
+		int n = snprintf(pair, sizeof(pair), "%s:%s", p->t.user, p->t.password);
+		push_secrets_add(&p->secrets, p->t.password, strlen(p->t.password));
+		push_secrets_add(&p->secrets, b64, push_base64(b64, (const unsigned char *)pair,
+							       (size_t)n));
 	}
 	if (!p->headers) {
 		snprintf(err, errlen, "out of memory for the push's headers");
@@ -314,7 +331,7 @@ struct push *push_new(const struct push_opts *o, char *err, size_t errlen)
 	int qmax = o->queue_max > 0 ? o->queue_max : PUSH_QUEUE_DEFAULT;
 	push_queue_init(&p->q, (unsigned)(qmax < PUSH_QUEUE_MAX ? qmax : PUSH_QUEUE_MAX));
 	p->rng = (unsigned)(mono_ns() ^ ((uint64_t)getpid() << 16));
-	p->ca_file = push_env("CURL_CA_BUNDLE");
+	p->ca_file = o->ca_file ? o->ca_file : push_env("CURL_CA_BUNDLE");
 	if (!p->ca_file)
 		p->ca_file = push_env("SSL_CERT_FILE");
 	p->ca_dir = push_env("SSL_CERT_DIR");
