@@ -87,6 +87,24 @@ static bool host_port_ok(const char *h, size_t n)
 	return port >= 1 && port <= 65535;
 }
 
+/* The URL without its password (ingest.c's messages and secrets.c's argv masking share it). */
+void push_mask_url_arg(char *url)
+{
+	char *auth = strstr(url, "://");
+	auth = auth ? auth + 3 : url; /* no scheme: what it would be is masked all the same */
+	size_t alen = strcspn(auth, "/");
+	char *at = memrchr(auth, '@', alen);
+	char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (colon)
+		memset(colon + 1, '*', (size_t)(at - colon - 1));
+}
+
+void push_url_shown(const char *url, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s", url);
+	push_mask_url_arg(out);
+}
+
 int push_check_url(const char *given, char *err, size_t errlen)
 {
 	/* the URL as a message may show it: never its password */

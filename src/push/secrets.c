@@ -114,23 +114,6 @@ void push_mask_header_arg(char *arg)
 	memset(arg + (v - arg), '*', n);
 }
 
-void push_mask_url_arg(char *url)
-{
-	char *auth = strstr(url, "://");
-	auth = auth ? auth + 3 : url; /* no scheme: what it would be is masked all the same */
-	size_t alen = strcspn(auth, "/");
-	char *at = memrchr(auth, '@', alen);
-	char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-	if (colon)
-		memset(colon + 1, '*', (size_t)(at - colon - 1));
-}
-
-void push_url_shown(const char *url, char *out, size_t cap)
-{
-	snprintf(out, cap, "%s", url);
-	push_mask_url_arg(out);
-}
-
 void push_secrets_add(struct push_secrets *s, const char *secret, size_t len)
 {
 	/* a value of a character or two would mask half of every message: nothing is that short */

@@ -3,7 +3,6 @@
  * command: the program a session starts, held between fork and exec, then reaped (command.h).
  */
 #include "sampler/command.h"
-#include "sampler/sampler.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sampler/command.h"
 #include "sampler/counters.h"
 #include "sampler/offcpu.h"
 #include "sampler/queue.h"
@@ -92,21 +93,6 @@ struct sampler_event {
 	 * breakpoints open and never do): the view says so when a few refreshes had no sample of it. */
 	bool may_never_fire;
 };
-
-/* -u USER: the command started as USER, as strace's -u starts it: USER's uid, gid and
- * supplementary groups, and HOME, USER and LOGNAME set to USER's (the rest of the environment as
- * it is). Found by sampler_user_lookup, before anything is opened. */
-#define SAMPLER_MAX_GROUPS 256
-struct sampler_user {
-	uid_t uid;
-	gid_t gid;
-	int ngroups;
-	gid_t groups[SAMPLER_MAX_GROUPS];
-	char name[256];
-	char home[1024];
-};
-/* 0, or -1 with a one-line message in err (no such user, too many groups). */
-int sampler_user_lookup(const char *name, struct sampler_user *u, char *err, size_t errlen);
 
 struct sampler_opts {
 	enum sampler_target target;
