@@ -45,24 +45,6 @@ uint64_t privs_kept(const struct privs_need *n)
 	return m;
 }
 
-void privs_names(uint64_t mask, char *out, size_t cap)
-{
-	size_t len = 0;
-	out[0] = '\0';
-	for (int c = 0; c < 64 && len < cap; c++) {
-		if (!(mask & BIT(c)))
-			continue;
-		const char *name = capng_capability_to_name((unsigned)c);
-		char lower[64];
-		size_t k = 0;
-		for (; name && name[k] && k + 1 < sizeof(lower); k++)
-			lower[k] = (char)(name[k] >= 'A' && name[k] <= 'Z' ? name[k] + 32 : name[k]);
-		lower[k] = '\0';
-		len += (size_t)snprintf(out + len, cap - len, "%scap_%s", len ? "," : "",
-					name ? lower : "?");
-	}
-}
-
 bool privs_under_sudo(void)
 {
 	const char *u = getenv("SUDO_UID");

@@ -3,7 +3,8 @@
  * privs: perftop run as root gives up, once it has started, every capability the rest of its
  * session does not need, empties the bounding set (a program it runs later, as root, gains none
  * back at its exec) and sets no_new_privs. What is kept depends on the session (struct
- * privs_need); privs_kept says what, so that docs/security.md, the drop and its test agree.
+ * privs_need); privs_kept says what. docs/security.md lists the same, and its test (tests/privs)
+ * holds a running perftop to that list.
  *
  * Capabilities are a thread's own: the drop is made on the main thread before any other thread
  * exists (the sampler's, the push's, the Python watcher's and a JVM attach's are all started
@@ -25,9 +26,7 @@ struct privs_need {
 
 /* The capabilities kept, as a mask of 1 << CAP_x. */
 uint64_t privs_kept(const struct privs_need *n);
-/* The mask as capability names ("cap_chown,cap_kill"), in the kernel's order; "" when empty. */
-void privs_names(uint64_t mask, char *out, size_t cap);
-/* The session's needs from perftop's environment (SUDO_UID) and the caller's flags. */
+/* Whether perftop runs under sudo (SUDO_UID set). */
 bool privs_under_sudo(void);
 /* Drops to privs_kept(n). 1: not root, nothing done; 0: done; -1: err says what failed (the
  * caller goes on, warned: perftop is then as privileged as before). */
