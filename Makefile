@@ -16,7 +16,7 @@ INSTALLED ?= $(BUILD)/installed.txt
 PACKAGES  := cmake make gcc pkg-config libdw-dev libelf-dev libncurses-dev libunwind-dev \
              libzstd-dev libcapstone-dev tmux python3 python3.11 python3.11-dbg linux-perf procps bc \
              libiberty-dev libdebuginfod-dev elfutils g++ binutils time nodejs util-linux libc6-dbg \
-             libcurl4-openssl-dev zlib1g-dev golang-go golang-github-google-pprof-dev python3-jsonschema \
+             libcurl4-openssl-dev zlib1g-dev libcap-ng-dev golang-go golang-github-google-pprof-dev python3-jsonschema \
              bash-completion zsh man-db groff-base dpkg-dev file gzip debuginfod clang rustc \
              openjdk-17-jdk-headless
 # npm packages the tests read (installed globally when missing, with the machine's npm, or

@@ -10,7 +10,12 @@
 # than 5% and under 64 MiB, open files level (the last 10 minutes' maximum no higher than minute
 # 5's + 8). Exit 1 when a target is missed. Not a test: the figures depend on the machine.
 #
-# usage: bench/soak.sh [PERFTOP] [MINUTES] [PERF_MINUTES]
+# With SOAK_PEER=OTHER_PERFTOP the two views run side by side under the same churn (each its own
+# tmux session; each one's CPU and RSS its own, both seeing the same workload, the other included),
+# one line per minute for each: a same-run A/B (OTHER is "peer", PERFTOP "perftop"), medians at the
+# end. PERF_MINUTES 0 leaves perf top out.
+#
+# usage: [SOAK_PEER=PERFTOP_B] bench/soak.sh [PERFTOP] [MINUTES] [PERF_MINUTES]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 pt=${1:-$here/../build/perftop}
@@ -53,7 +58,7 @@ cpu_ticks() { local st; st=$(cat /proc/"$1"/stat 2>/dev/null) || { echo -1; retu
 	local f=(${st##*) }); echo $(( f[11] + f[12] )); }
 rss_kib() { awk '/^VmRSS/ {print $2}' /proc/"$1"/status 2>/dev/null; }
 nfds() { ls /proc/"$1"/fd 2>/dev/null | wc -l; }
-rows() { tm capture-pane -p -t s 2>/dev/null | grep -o 'rows: [0-9]*' | head -1 | grep -o '[0-9]*'; }
+rows() { tm capture-pane -p -t "${1:-s}" 2>/dev/null | grep -o 'rows: [0-9]*' | head -1 | grep -o '[0-9]*'; }
 
 # run NAME MINUTES CMD...: one line per minute "minute cpu% rss_kib fds rows" into $tmpd/NAME
 run() {
@@ -78,9 +83,47 @@ run() {
 	tm kill-server 2>/dev/null
 }
 
+# run_ab MINUTES: $SOAK_PEER (session and file "peer") and $pt ("perftop") on -a -g at once.
+run_ab() {
+	local n=$1 side pid now cpu line
+	tm kill-server 2>/dev/null
+	tm new-session -d -s peer -x 160 -y 50 "exec $SOAK_PEER -a -g"
+	tm new-session -d -s perftop -x 160 -y 50 "exec $pt -a -g"
+	declare -A p prev
+	for side in peer perftop; do
+		p[$side]=$(tm display -p -t "$side" '#{pane_pid}')
+		prev[$side]=$(cpu_ticks "${p[$side]}")
+		: > "$tmpd/$side"
+	done
+	for m in $(seq "$n"); do
+		sleep 60
+		for side in peer perftop; do
+			now=$(cpu_ticks "${p[$side]}")
+			if [ "$now" -lt 0 ]; then echo "$side died in minute $m"; continue; fi
+			cpu=$(echo "scale=2; ($now - ${prev[$side]}) * 100 / $clk / 60" | bc)
+			prev[$side]=$now
+			line="$m $cpu $(rss_kib "${p[$side]}") $(nfds "${p[$side]}") $(rows "$side")"
+			echo "$line" >> "$tmpd/$side"
+			printf '%-8s minute %3d: CPU %5s%%  RSS %7s KiB  files %4s  rows %s\n' "$side" $line
+		done
+	done
+	for side in peer perftop; do tm send-keys -t "$side" q; done
+	sleep 1
+	tm kill-server 2>/dev/null
+	med() { awk -v a=2 '$1 >= a {print $'"$2"'}' "$1" | sort -n | awk '{v[NR] = $1} END {print NR ? (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) : "?"}'; }
+	echo
+	for side in peer perftop; do
+		echo "$side: medians over minutes 2-$n: CPU $(med "$tmpd/$side" 2)%, RSS $(med "$tmpd/$side" 3) KiB, files $(med "$tmpd/$side" 4), rows $(med "$tmpd/$side" 5)"
+	done
+}
+
 sleep 5
-run perftop "$mins" "$pt" -a -g
-run "perf-top" "$perf_mins" perf top -a -g
+if [ -n "${SOAK_PEER:-}" ]; then
+	run_ab "$mins"
+else
+	run perftop "$mins" "$pt" -a -g
+fi
+[ "$perf_mins" -gt 0 ] && run "perf-top" "$perf_mins" perf top -a -g
 
 avg() { awk -v a="$2" -v b="$3" '$1 >= a && $1 <= b {s += $'"$4"'; n++} END {printf "%.2f", n ? s / n : 0}' "$1"; }
 col() { awk -v m="$2" '$1 == m {print $'"$3"'}' "$1"; }

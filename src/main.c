@@ -22,6 +22,7 @@
 #include "symbolize/symbolizer.h"
 #include "view/view.h"
 #include "util/crash.h"
+#include "util/privs.h"
 #include "util/util.h"
 
 /* --header: the recording's header info as "name: value" lines. */
@@ -66,6 +67,24 @@ static int stream_to_stdout(struct cli *cli, char *err, size_t errlen)
 	return 0;
 }
 
+/* The one point where perftop, as root, gives up what the rest of the session does not need
+ * (util/privs.h, docs/security.md): live, after the events are open, the start-up files read and
+ * the command forked, before the first thread starts; a replay before its file is opened (its
+ * read-ahead thread starts with it). Not root: nothing. */
+static void drop_privileges(const struct cli *cli)
+{
+	bool live = !cli->session.input;
+	struct privs_need n = {
+		.live = live,
+		.jit_attach = live && !cli->session.no_jit_attach,
+		.later_writes = !cli->batch || cli->nexports > 0,
+		.sudo = privs_under_sudo(),
+	};
+	char err[256];
+	if (privs_drop(&n, err, sizeof(err)) < 0)
+		fprintf(stderr, "perftop: warning: %s\n", err);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli;
@@ -99,6 +118,8 @@ int main(int argc, char **argv)
 	free(urls);
 	if (cli.session.input && cli.header_only)
 		return print_header(cli.session.input);
+	if (cli.session.input)
+		drop_privileges(&cli);
 	struct session *s = cli.session.input ? session_open_file(&cli.session, err, sizeof(err))
 				      : session_open(&cli.session, err, sizeof(err));
 	if (!s) {
@@ -124,6 +145,8 @@ int main(int argc, char **argv)
 		session_close(s);
 		return 1;
 	}
+	if (!cli.session.input)
+		drop_privileges(&cli);
 	if (session_start(s, err, sizeof(err)) < 0) {
 		fprintf(stderr, "perftop: %s\n", err);
 		session_close(s);

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -433,6 +434,16 @@ static enum cli_result set_call_graph(struct cli_parsing *p, const struct cli_op
 	return CLI_OK;
 }
 
+/* -u USER: looked up now, so that an unknown user is one line before anything starts. */
+static enum cli_result set_user(struct cli_parsing *p, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	if (sampler_user_lookup(arg, &p->c->run_as, p->err, p->errlen))
+		return CLI_ERROR;
+	p->c->have_user = true;
+	return CLI_OK;
+}
+
 /* --push URL and its companions: each value is checked here, so a mistake is one line at start. */
 static enum cli_result set_push(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
@@ -441,7 +452,8 @@ static enum cli_result set_push(struct cli_parsing *p, const struct cli_option *
 	if (!strcmp(n, "push")) {
 		if (push_check_url(arg, p->err, p->errlen))
 			return CLI_ERROR;
-		c->session.push_url = arg;
+		c->session.push_url = xstrdup(arg);
+		push_mask_url_arg((char *)arg); /* argv itself: /proc/PID/cmdline, a recording's */
 	} else if (!strcmp(n, "push-name")) {
 		if (push_check_name(arg, p->err, p->errlen))
 			return CLI_ERROR;
@@ -457,7 +469,21 @@ static enum cli_result set_push(struct cli_parsing *p, const struct cli_option *
 			return CLI_ERROR;
 		if (c->session.npush_headers == PUSH_MAX_HEADERS)
 			return fail(p, "at most %d --push-header options", PUSH_MAX_HEADERS);
-		c->session.push_headers[c->session.npush_headers++] = arg;
+		c->session.push_headers[c->session.npush_headers++] = xstrdup(arg);
+		push_mask_header_arg((char *)arg);
+	} else if (!strcmp(n, "push-header-file")) {
+		char *text = push_read_header_file(arg, p->err, p->errlen);
+		char from[300];
+		snprintf(from, sizeof(from), "--push-header-file %s", arg);
+		if (!text || push_parse_headers(text, from, c->session.push_headers, PUSH_MAX_HEADERS,
+						&c->session.npush_headers, p->err, p->errlen))
+			return CLI_ERROR; /* the text, kept on success, is the session's to its end */
+	} else if (!strcmp(n, "push-cacert")) {
+		int fd = open(arg, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			return fail(p, "--push-cacert %s: %s", arg, strerror(errno));
+		close(fd);
+		c->session.push_cacert = arg;
 	} else if (!strcmp(n, "push-interval")) {
 		if (parse_positive(arg, &c->session.push_interval) || c->session.push_interval < 1 ||
 		    c->session.push_interval > 3600)
@@ -515,6 +541,13 @@ static const struct cli_option options[] = {
 	{ OPT(NULL, 0, "COMMAND ARGS", CLI_TARGETS),
 	  .help = "start COMMAND and profile it and its children",
 	  .doc = "start COMMAND and profile it, its threads and children (enabled at exec)" },
+
+	{ OPT("user", 'u', "USER", CLI_TARGETS), .set = set_user,
+	  .help = "run COMMAND as USER (its uid, gid, groups, HOME; perftop stays\n"
+		"root): sudo perftop -u $USER -- ./prog",
+	  .doc = "start COMMAND as USER, as `strace -u` does: USER's uid, gid and groups, and "
+		"`HOME`, `USER`, `LOGNAME` set to USER's; perftop itself runs as root (`sudo perftop "
+		"-u $USER -- ./prog`: the program is not run as root)" },
 
 	{ OPT("output", 'o', "FILE", CLI_RECORDING), .set = set_text, .field = SESSION_FIELD(output),
 	  .help = "record the session as a perf.data file (perf report reads it;\n"
@@ -767,10 +800,24 @@ static const struct cli_option options[] = {
 		"added unless given)" },
 
 	{ OPT("push-header", 0, "'NAME: VALUE'", CLI_PUSH), .set = set_push,
-	  .help = "an HTTP header of every push (repeatable): a bearer token,\n"
-		"X-Scope-OrgID for a multi-tenant server",
-	  .doc = "an HTTP header of every push (repeatable): `'Authorization: Bearer TOKEN'`, "
-		"`'X-Scope-OrgID: TENANT'` for a multi-tenant server" },
+	  .help = "an HTTP header of every push (repeatable), e.g. X-Scope-OrgID;\n"
+		"seen in ps until perftop masks it: credentials go in --push-header-file",
+	  .doc = "an HTTP header of every push (repeatable), e.g. `'X-Scope-OrgID: TENANT'` for a "
+		"multi-tenant server. Every user sees a command line (`ps`) until perftop masks the "
+		"value: credentials (`'Authorization: Bearer TOKEN'`) belong in `--push-header-file` "
+		"or `PERFTOP_PUSH_HEADERS`" },
+
+	{ OPT("push-header-file", 0, "FILE", CLI_PUSH), .set = set_push,
+	  .help = "the HTTP headers of every push from FILE, one 'NAME: VALUE' a line:\n"
+		"credentials out of ps (FILE must be readable by its owner alone)",
+	  .doc = "the HTTP headers of every push, one `NAME: VALUE` a line, from FILE, which must be "
+		"a regular file only its owner may read or write (`chmod 600`): credentials kept off "
+		"the command line, which every user sees in `ps`; `PERFTOP_PUSH_HEADERS` (lines of the "
+		"same form) is the other way (see [docs/security.md](docs/security.md))" },
+
+	{ OPT("push-cacert", 0, "FILE", CLI_PUSH), .set = set_push,
+	  .help = "the CA certificates (PEM) a push server's certificate is checked\n"
+		"against: a private CA's (default: CURL_CA_BUNDLE, else the system's)" },
 
 	{ OPT("push-queue", 0, "N", CLI_PUSH), .set = set_push,
 	  .help = "profiles kept while the server is slow or down (default 16;\n"
@@ -967,6 +1014,27 @@ static enum cli_result mode_events(struct cli_parsing *p)
 	return CLI_OK;
 }
 
+/* --push's headers from PERFTOP_PUSH_HEADERS (taken out of the environment: the command started
+ * does not inherit it), and the warning of a push that crosses the network in clear text. */
+static enum cli_result push_secrets(struct cli_parsing *p)
+{
+	struct session_opts *so = &p->c->session;
+	const char *env = getenv("PERFTOP_PUSH_HEADERS");
+	if (env && *env) {
+		char *text = xstrdup(env); /* the session's to its end */
+		unsetenv("PERFTOP_PUSH_HEADERS");
+		if (push_parse_headers(text, "PERFTOP_PUSH_HEADERS", so->push_headers, PUSH_MAX_HEADERS,
+				       &so->npush_headers, p->err, p->errlen))
+			return CLI_ERROR;
+	}
+	char host[300];
+	if (push_plain_remote(so->push_url, host, sizeof(host)))
+		warn_msg("--push to %s over plain http: the profiles%s cross the network unencrypted "
+			 "(https:// or parcas:// would not)", host,
+			 so->npush_headers || strchr(so->push_url, '@') ? " and the credentials" : "");
+	return CLI_OK;
+}
+
 /* The checks that span options, then the target and the sort keys. */
 static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 {
@@ -985,8 +1053,10 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 		c->batch = true; /* --json and -q only make sense as batch output */
 	c->session.one_pass = c->batch;
 	if (p->push_given && !c->session.push_url)
-		return fail(p, "--push-interval, --push-name, --push-label, --push-header and "
-			    "--push-queue go with --push URL");
+		return fail(p, "--push-interval, --push-name, --push-label, --push-header, "
+			    "--push-header-file, --push-cacert and --push-queue go with --push URL");
+	if (c->session.push_url && push_secrets(p) != CLI_OK)
+		return CLI_ERROR;
 	if (c->session.push_url && c->session.input)
 		return fail(p, "--push is for live sessions: a replay has no window to push");
 	if (p->have_pids)
@@ -998,6 +1068,12 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 		o->argv = argv + optind;
 	} else if (o->ncpus && !p->have_all)
 		o->target = TARGET_CPUS;
+	if (c->have_user && o->target != TARGET_COMMAND)
+		return fail(p, "-u USER is the user a command runs as: add -- COMMAND");
+	if (c->have_user && geteuid() != 0)
+		return fail(p, "-u USER starts the command as another user, which needs root");
+	if (c->have_user)
+		o->run_as = &c->run_as;
 	o->ids = c->ids;
 	o->cpus = o->ncpus ? c->cpus : NULL;
 	if (c->nevents) {

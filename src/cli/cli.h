@@ -49,6 +49,8 @@ struct cli {
 	int nprefixes;
 	bool no_mouse;        /* --no-mouse: the view does not take the mouse */
 	bool quiet;           /* -q: batch prints no snapshots, only errors */
+	bool have_user;       /* -u USER: the command started as USER */
+	struct sampler_user run_as;
 };
 
 enum cli_result { CLI_OK, CLI_EXIT_OK, CLI_ERROR };

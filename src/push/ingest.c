@@ -87,18 +87,40 @@ static bool host_port_ok(const char *h, size_t n)
 	return port >= 1 && port <= 65535;
 }
 
-int push_check_url(const char *url, char *err, size_t errlen)
+/* The URL without its password (ingest.c's messages and secrets.c's argv masking share it). */
+void push_mask_url_arg(char *url)
 {
+	char *auth = strstr(url, "://");
+	auth = auth ? auth + 3 : url; /* no scheme: what it would be is masked all the same */
+	size_t alen = strcspn(auth, "/");
+	char *at = memrchr(auth, '@', alen);
+	char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (colon)
+		memset(colon + 1, '*', (size_t)(at - colon - 1));
+}
+
+void push_url_shown(const char *url, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s", url);
+	push_mask_url_arg(out);
+}
+
+int push_check_url(const char *given, char *err, size_t errlen)
+{
+	/* the URL as a message may show it: never its password */
+	char shown[1100];
+	push_url_shown(given, shown, sizeof(shown));
+	const char *url = given;
 	size_t skip;
 	enum push_kind kind;
 	bool tls;
 	if (!url_scheme(url, &skip, &kind, &tls))
 		return fail(err, errlen, "--push wants an http[s]:// (Pyroscope) or parca[s]:// URL, not "
-			    "'%s'", url);
+			    "'%s'", shown);
 	const char *auth = url + skip;
 	if (strpbrk(auth, "?#"))
 		return fail(err, errlen, "--push: '%s': no query or fragment (the ingest path and its "
-			    "parameters are perftop's)", url);
+			    "parameters are perftop's)", shown);
 	for (const char *c = url; *c; c++)
 		if ((unsigned char)*c <= ' ' || *c == 0x7f)
 			return fail(err, errlen, "--push: spaces or control characters in the URL");
@@ -107,9 +129,9 @@ int push_check_url(const char *url, char *err, size_t errlen)
 	const char *host = at ? at + 1 : auth;
 	size_t hlen = alen - (size_t)(host - auth);
 	if (at && (at == auth || auth[0] == ':'))
-		return fail(err, errlen, "--push: '%s': user:password@ needs a user", url);
+		return fail(err, errlen, "--push: '%s': user:password@ needs a user", shown);
 	if (!host_port_ok(host, hlen))
-		return fail(err, errlen, "--push: '%s' has no valid host[:port]", url);
+		return fail(err, errlen, "--push: '%s' has no valid host[:port]", shown);
 	return 0;
 }
 
@@ -209,8 +231,11 @@ int push_check_label(const char *label, char *err, size_t errlen)
 int push_check_header(const char *header, char *err, size_t errlen)
 {
 	const char *colon = strchr(header, ':');
+	/* no message shows a value: it may be a credential (a token without its name, even) */
 	if (!colon || colon == header || strlen(header) > 1024)
-		return fail(err, errlen, "--push-header wants 'Name: value', not '%s'", header);
+		return fail(err, errlen, "--push-header wants 'Name: value' (at most 1024 bytes): "
+			    "this one has %s", !colon || colon == header ? "no name before a ':'"
+									 : "more");
 	for (const char *c = header; c < colon; c++)
 		if (!isalnum((unsigned char)*c) && !strchr("!#$%&'*+-.^_`|~", *c))
 			return fail(err, errlen, "--push-header: '%.*s' is not a header name",
@@ -267,8 +292,7 @@ int push_ingest_url(char *out, size_t cap, const char *base, const char *app,
 	return len < 0 || (size_t)len >= cap ? -1 : len;
 }
 
-/* RFC 4648 base64 of the len bytes at p into out (room for 4 * ((len + 2) / 3) + 1). */
-static size_t base64(char *out, const unsigned char *p, size_t len)
+size_t push_base64(char *out, const unsigned char *p, size_t len)
 {
 	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t o = 0;
@@ -305,7 +329,7 @@ char *push_parca_body(const void *data, size_t len, const char *app,
 				      (int)(eq - labels[i]), labels[i], eq + 1);
 	}
 	n += (size_t)snprintf(out + n, cap - n, "]}, \"samples\": [{\"rawProfile\": \"");
-	n += base64(out + n, data, len);
+	n += push_base64(out + n, data, len);
 	n += (size_t)snprintf(out + n, cap - n, "\"}]}]}");
 	*outlen = n;
 	return out;

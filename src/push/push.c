@@ -34,6 +34,7 @@ struct push {
 	struct push_stats st;
 	bool inflight;
 	bool stopping;
+	bool started;                /* the thread: started at the first submit (below) */
 	uint64_t deadline_ns;        /* when stopping: the end of the flush */
 	/* Set before the thread starts, read-only after. */
 	struct push_target t;
@@ -47,6 +48,7 @@ struct push {
 	 * environment (CURL_CA_BUNDLE, else SSL_CERT_FILE; SSL_CERT_DIR): for a server whose
 	 * certificate a private CA signed. NULL: libcurl's default. */
 	const char *ca_file, *ca_dir;
+	struct push_secrets secrets; /* masked out of last_error */
 	/* The thread's own. */
 	unsigned rng;
 	char reply[200];             /* the start of the server's answer, for last_error */
@@ -136,6 +138,10 @@ static long push_send(struct push *p, CURL *curl, const struct push_item *it, ch
 	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, push_on_progress);
 	curl_easy_setopt(curl, CURLOPT_XFERINFODATA, p);
+	/* libcurl's defaults, said here so that no change turns them off: the server's certificate
+	 * is checked against the CAs, and its name against the URL's host */
+	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (p->ca_file)
 		curl_easy_setopt(curl, CURLOPT_CAINFO, p->ca_file);
 	if (p->ca_dir)
@@ -184,6 +190,7 @@ static void push_settle(struct push *p, struct push_item *it, long status, const
 	}
 	p->st.failed++;
 	snprintf(p->st.last_error, sizeof(p->st.last_error), "%s", err);
+	push_secrets_mask(&p->secrets, p->st.last_error);
 	if (v == PUSH_GIVE_UP || it->attempts >= PUSH_MAX_ATTEMPTS || p->stopping) {
 		p->st.dropped++;
 		free(it->data);
@@ -235,6 +242,7 @@ static long ms_or(double secs, long dflt)
 static void push_free(struct push *p)
 {
 	push_queue_done(&p->q);
+	push_secrets_free(&p->secrets);
 	curl_slist_free_all(p->headers);
 	for (int i = 0; i < p->nlabels; i++)
 		free(p->labels[i]);
@@ -272,6 +280,16 @@ static int push_configure(struct push *p, const struct push_opts *o, char *err, 
 		if (push_check_header(o->headers[i], err, errlen))
 			return -1;
 		p->headers = curl_slist_append(p->headers, o->headers[i]);
+		push_secrets_add_header(&p->secrets, o->headers[i]);
+	}
+	if (p->t.auth) {
+		/* the password, and basic auth's header value as a server would quote it back */
+		char pair[sizeof(p->t.user) + sizeof(p->t.password)];
+		char b64[4 * (sizeof(pair) + 2) / 3 + 1];
+		int n = snprintf(pair, sizeof(pair), "%s:%s", p->t.user, p->t.password);
+		push_secrets_add(&p->secrets, p->t.password, strlen(p->t.password));
+		push_secrets_add(&p->secrets, b64, push_base64(b64, (const unsigned char *)pair,
+							       (size_t)n));
 	}
 	if (!p->headers) {
 		snprintf(err, errlen, "out of memory for the push's headers");
@@ -313,7 +331,7 @@ struct push *push_new(const struct push_opts *o, char *err, size_t errlen)
 	int qmax = o->queue_max > 0 ? o->queue_max : PUSH_QUEUE_DEFAULT;
 	push_queue_init(&p->q, (unsigned)(qmax < PUSH_QUEUE_MAX ? qmax : PUSH_QUEUE_MAX));
 	p->rng = (unsigned)(mono_ns() ^ ((uint64_t)getpid() << 16));
-	p->ca_file = push_env("CURL_CA_BUNDLE");
+	p->ca_file = o->ca_file ? o->ca_file : push_env("CURL_CA_BUNDLE");
 	if (!p->ca_file)
 		p->ca_file = push_env("SSL_CERT_FILE");
 	p->ca_dir = push_env("SSL_CERT_DIR");
@@ -321,12 +339,25 @@ struct push *push_new(const struct push_opts *o, char *err, size_t errlen)
 		push_free(p);
 		return NULL;
 	}
-	if (pthread_create(&p->thread, NULL, push_main, p) != 0) {
-		snprintf(err, errlen, "cannot start the push thread");
-		push_free(p);
-		return NULL;
-	}
 	return p;
+}
+
+/* The thread starts with the first profile, not in push_new: a thread takes its creator's
+ * capabilities, and by the first window's end the session has dropped the ones it no longer
+ * needs (util/privs.h), which a thread started at the session's opening would have kept. Holds
+ * mu. */
+static void push_start(struct push *p)
+{
+	if (p->started)
+		return;
+	p->started = pthread_create(&p->thread, NULL, push_main, p) == 0;
+	if (!p->started) {
+		snprintf(p->st.last_error, sizeof(p->st.last_error), "cannot start the push thread");
+		unsigned max = p->q.max;
+		p->st.dropped += p->q.n;
+		push_queue_done(&p->q);
+		push_queue_init(&p->q, max);
+	}
 }
 
 void push_submit(struct push *p, void *data, size_t len, int64_t from, int64_t until,
@@ -336,6 +367,7 @@ void push_submit(struct push *p, void *data, size_t len, int64_t from, int64_t u
 	pthread_mutex_lock(&p->mu);
 	p->st.submitted++;
 	p->st.dropped += push_queue_add(&p->q, &it);
+	push_start(p);
 	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -356,8 +388,10 @@ void push_close(struct push *p, double flush_secs, struct push_stats *st)
 	p->stopping = true;
 	p->deadline_ns = mono_ns() + (uint64_t)((flush_secs > 0 ? flush_secs : 0) * 1e9);
 	pthread_cond_broadcast(&p->cv);
+	bool started = p->started;
 	pthread_mutex_unlock(&p->mu);
-	pthread_join(p->thread, NULL);
+	if (started)
+		pthread_join(p->thread, NULL);
 	if (st) {
 		*st = p->st;
 		st->queued = 0;

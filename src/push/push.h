@@ -42,6 +42,9 @@ struct push_opts {
 	int nlabels;
 	const char *headers[PUSH_MAX_HEADERS]; /* "Name: value" (push_check_header) */
 	int nheaders;
+	const char *ca_file;         /* --push-cacert: the CAs a server's certificate is checked
+				      * against (a private CA's); NULL: CURL_CA_BUNDLE, SSL_CERT_FILE,
+				      * else the system's */
 	int queue_max;               /* profiles waiting; 0: PUSH_QUEUE_DEFAULT */
 	double connect_timeout;      /* seconds; 0: 5 */
 	double timeout;              /* seconds for a whole request; 0: 15 */
@@ -63,10 +66,32 @@ int push_check_url(const char *url, char *err, size_t errlen);
 int push_check_name(const char *name, char *err, size_t errlen);
 int push_check_label(const char *label, char *err, size_t errlen);
 int push_check_header(const char *header, char *err, size_t errlen);
+/* --- credentials (secrets.c) --- */
+
+/* --push-header-file FILE's text (malloc'd), or NULL with a one-line message: refused when FILE
+ * is a symbolic link, not a regular file, larger than 64 KiB, or readable or writable by its
+ * group or others. */
+char *push_read_header_file(const char *path, char *err, size_t errlen);
+/* "Name: value" lines of text (split in place; blank lines and '#' comments skipped) appended to
+ * out (*n of max), each checked; from names the source in a message ("--push-header-file F",
+ * "PERFTOP_PUSH_HEADERS"). 0, or -1 with a message that holds no value. */
+int push_parse_headers(char *text, const char *from, const char **out, int max, int *n,
+		       char *err, size_t errlen);
+/* In place, for perftop's own argv (/proc/PID/cmdline): a header's value, a URL's password,
+ * overwritten with '*'. */
+void push_mask_header_arg(char *arg);
+void push_mask_url_arg(char *url);
+/* url as it may be shown: its password as '*'. */
+void push_url_shown(const char *url, char *out, size_t cap);
+/* Whether url goes over plain http (http://, parca://) to a host that is not this machine's
+ * loopback (127.0.0.0/8, [::1], localhost); host: its host, for the warning. */
+bool push_plain_remote(const char *url, char *host, size_t cap);
+
 /* name as an application name: characters push_check_name refuses become '_' (in place). */
 void push_sanitize_name(char *name);
 
-/* Starts the thread. NULL with a one-line message in err (options that do not check, no thread). */
+/* The push, its thread started by the first push_submit. NULL with a one-line message in err
+ * (options that do not check). */
 struct push *push_new(const struct push_opts *o, char *err, size_t errlen);
 /* Queues a profile: data (len bytes, malloc'd) becomes the push's. from and until are Unix times in
  * seconds (until > from: the server refuses an empty range), hz the sampling rate. Never blocks on

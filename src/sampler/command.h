@@ -15,6 +15,21 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* -u USER: the command started as USER, as strace's -u starts it: USER's uid, gid and
+ * supplementary groups, and HOME, USER and LOGNAME set to USER's (the rest of the environment as
+ * it is). Found by sampler_user_lookup, before anything is opened. */
+#define SAMPLER_MAX_GROUPS 256
+struct sampler_user {
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[SAMPLER_MAX_GROUPS];
+	char name[256];
+	char home[1024];
+};
+/* 0, or -1 with a one-line message in err (no such user, too many groups). */
+int sampler_user_lookup(const char *name, struct sampler_user *u, char *err, size_t errlen);
+
 struct command {
 	pid_t pid;              /* 0: none */
 	int go_fd;              /* write end: releases the held child */
@@ -27,7 +42,9 @@ void command_init(struct command *c);
  * said before anything starts. */
 int command_find(const char *argv0);
 /* Forks the child, held before its exec. 0, or -errno with err set ("cannot run 'x': ..."). */
-int command_fork(struct command *c, char *const *argv, char *err, size_t errlen);
+/* With user, the child takes user's ids and groups (and HOME, USER, LOGNAME) before its exec. */
+int command_fork(struct command *c, char *const *argv, const struct sampler_user *user, char *err,
+		 size_t errlen);
 /* Lets the child exec: 0 when it did, else the errno of the exec (the child is reaped then). */
 int command_release(struct command *c);
 /* Whether the command has exited (reaped now, *status its wait status; 0 when it was not ours). */

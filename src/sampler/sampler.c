@@ -878,7 +878,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 		}
 		break;
 	case TARGET_COMMAND:
-		ret = command_fork(&s->cmd, o->argv, err, errlen);
+		ret = command_fork(&s->cmd, o->argv, o->run_as, err, errlen);
 		if (!ret)
 			ret = open_task(s, s->cmd.pid, err, errlen);
 		break;

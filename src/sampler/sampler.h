@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sampler/command.h"
 #include "sampler/counters.h"
 #include "sampler/offcpu.h"
 #include "sampler/queue.h"
@@ -100,6 +101,7 @@ struct sampler_opts {
 	const int *cpus;       /* -C; with -p/-t/command too: restrict to these CPUs */
 	int ncpus;
 	char *const *argv;     /* TARGET_COMMAND */
+	const struct sampler_user *run_as; /* TARGET_COMMAND: -u USER; NULL: as perftop runs */
 	/* The events (-e), nevents of them; none: event, a generic name (NULL = cycles if the machine
 	 * has a PMU, else cpu-clock). */
 	const struct sampler_event *events;

@@ -71,7 +71,8 @@ struct pusher *pusher_open(const struct session_opts *c, char *err, size_t errle
 		snprintf(name, sizeof(name), "%s", c->push_name);
 	else
 		default_name(c, host, name, sizeof(name));
-	struct push_opts o = { .url = c->push_url, .app = name, .queue_max = c->push_queue };
+	struct push_opts o = { .url = c->push_url, .app = name, .queue_max = c->push_queue,
+			       .ca_file = c->push_cacert };
 	bool have_host = false;
 	for (int i = 0; i < c->npush_labels; i++) {
 		o.labels[o.nlabels++] = c->push_labels[i];

@@ -54,6 +54,7 @@ struct session_opts {
 	int npush_labels;
 	const char *push_headers[PUSH_MAX_HEADERS]; /* "Name: value" */
 	int npush_headers;
+	const char *push_cacert; /* --push-cacert FILE; NULL: the environment's, else the system's */
 	double push_interval;   /* seconds; 10 by default */
 	int push_queue;         /* profiles waiting; 0: push.h's default */
 };

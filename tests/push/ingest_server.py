@@ -22,8 +22,11 @@ class Request:
 
 
 class IngestServer:
-    def __init__(self, statuses=(200,), max_requests=50, lifetime=120):
+    def __init__(self, statuses=(200,), max_requests=50, lifetime=120, echo_headers=()):
         self.statuses = list(statuses)
+        # a server that quotes these headers of the request back in a failure's answer (as some
+        # error pages do): what perftop shows of a failure must not hold them
+        self.echo_headers = echo_headers
         self.max_requests = max_requests
         self.requests = []
         self.lock = threading.Lock()
@@ -64,6 +67,8 @@ class IngestServer:
                 status = self.statuses[min(i, len(self.statuses) - 1)]
                 self.requests.append(Request(method, u.path, query, dict(h.headers), body, status))
         reply = b"ok" if status < 300 else b"bad series name" if status < 500 else b"overloaded"
+        if status >= 300:
+            reply += "".join(f" {k}={h.headers[k]}" for k in self.echo_headers if k in h.headers).encode()
         h.send_response(status)
         h.send_header("Content-Length", str(len(reply)))
         h.end_headers()

@@ -402,11 +402,73 @@ static void test_hanging(void)
 	close(fd);
 }
 
+/* Credentials: never in a message, masked in argv, and plain http to another host told apart
+ * from this machine's loopback (nothing is sent: pure functions). */
+static void test_secrets(void)
+{
+	char err[256];
+	CHECK(push_check_header("Bearer-tok3n-xyz", err, sizeof(err)) == -1);
+	CHECK(!strstr(err, "tok3n"));
+	CHECK(push_check_url("http://al:pa55word@127.0.0.1:99999", err, sizeof(err)) == -1);
+	CHECK(!strstr(err, "pa55word") && strstr(err, "al:********@"));
+	char arg[] = "Authorization: Bearer abc.def ";
+	push_mask_header_arg(arg);
+	CHECK_STR(arg, "Authorization: ************** ");
+	char url[] = "https://user:p%40ss@host:1/x";
+	push_mask_url_arg(url);
+	CHECK_STR(url, "https://user:******@host:1/x");
+
+	struct push_secrets sec = { 0 };
+	push_secrets_add_header(&sec, "Authorization: Bearer tok123");
+	push_secrets_add(&sec, "hunter2", 7);
+	char msg[200] = "HTTP 401: token tok123 refused for Bearer tok123 (hunter2)";
+	push_secrets_mask(&sec, msg);
+	CHECK_STR(msg, "HTTP 401: token *** refused for *** (***)");
+	push_secrets_free(&sec);
+
+	char text[] = "# a comment\nAuthorization: Bearer x1\r\n\nX-Scope-OrgID: t\n";
+	const char *hs[PUSH_MAX_HEADERS];
+	int n = 0;
+	CHECK(push_parse_headers(text, "F", hs, PUSH_MAX_HEADERS, &n, err, sizeof(err)) == 0);
+	CHECK(n == 2);
+	CHECK_STR(hs[0], "Authorization: Bearer x1");
+	CHECK_STR(hs[1], "X-Scope-OrgID: t");
+	char bad[] = "X: ok\nsecretvalue-without-name\n";
+	n = 0;
+	CHECK(push_parse_headers(bad, "F", hs, PUSH_MAX_HEADERS, &n, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "line 2") && !strstr(err, "secretvalue"));
+
+	static const struct {
+		const char *url;
+		bool plain_remote;
+	} cases[] = {
+		{ "http://127.0.0.1:4040", false }, { "http://127.9.8.7", false },
+		{ "http://localhost:4040/p", false }, { "http://LOCALHOST", false },
+		{ "http://[::1]:4040", false }, { "http://u:p@127.0.0.1:1", false },
+		{ "https://example.com", false }, { "parcas://example.com:443", false },
+		{ "http://example.com", true }, { "http://10.0.0.1:4040", true },
+		{ "parca://parca.internal:7070", true }, { "http://127.0.0.1.example.com", true },
+		{ "http://128.0.0.1", true }, { "http://[::2]:80", true },
+		{ "HTTP://u:p@pyroscope:4040/x", true }, { "http://localhost.example.com", true },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char host[64];
+		bool got = push_plain_remote(cases[i].url, host, sizeof(host));
+		if (got != cases[i].plain_remote)
+			fprintf(stderr, "push_plain_remote(%s) = %d\n", cases[i].url, got);
+		CHECK(got == cases[i].plain_remote);
+	}
+	char host[64];
+	CHECK(push_plain_remote("http://u:p@example.com:80/x", host, sizeof(host)));
+	CHECK_STR(host, "example.com");
+}
+
 int main(void)
 {
 	test_queue();
 	test_backoff();
 	test_url();
+	test_secrets();
 	test_retry_then_sent();
 	test_rejected();
 	test_parca();

@@ -6,7 +6,8 @@ system trusts.
   - without anything to trust it, every push fails on the certificate (perftop verifies the server:
     nothing is accepted, last_error names the certificate problem) and the server gets no request;
   - with CURL_CA_BUNDLE=CERT, and again with SSL_CERT_FILE=CERT (the variables curl(1) reads), the
-    pushes go through: at least 2 requests, each POST /ingest with a gzipped pprof body, and the
+    pushes go through, and with --push-cacert CERT (which wins over CURL_CA_BUNDLE naming the
+    system's CAs): at least 2 requests, each POST /ingest with a gzipped pprof body, and the
     spinner's hot function in them; the JSON's push says sent >= 2, failed 0.
 Exit 77 (skip) only when openssl is missing or the kernel refuses the perf events (perf_probe).
 usage: test_push_tls.py PERFTOP FIXTURE_DIR"""
@@ -58,12 +59,12 @@ class TLSIngestServer(IngestServer):
         self.url = f"https://127.0.0.1:{self.port}"
 
 
-def push_run(env_extra):
+def push_run(env_extra, args=()):
     env = {k: v for k, v in os.environ.items()
            if k not in ("CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR")}
     env.update(env_extra)
     with TLSIngestServer(statuses=(200,), max_requests=40) as srv:
-        p = subprocess.run([perftop, "--push", srv.url, "--push-interval", "1", "-b", "--json",
+        p = subprocess.run([perftop, "--push", srv.url, *args, "--push-interval", "1", "-b", "--json",
                             "-n", "4", "-d", "1", "--", spinner, "5"], capture_output=True,
                            text=True, timeout=90, env=env)
         reqs = list(srv.requests)
@@ -82,9 +83,16 @@ check(not reqs, f"{what}: the server got {len(reqs)} requests through a handshak
       f"have refused")
 print(f"ok: {what}: {push}")
 
-for var in ("CURL_CA_BUNDLE", "SSL_CERT_FILE"):
-    what = f"{var}=CERT"
-    push, reqs, err = push_run({var: cert})
+# --push-cacert wins over the environment: CURL_CA_BUNDLE names the system's CAs, which do not
+# trust the server
+system_cas = "/etc/ssl/certs/ca-certificates.crt"
+for var in ("CURL_CA_BUNDLE", "SSL_CERT_FILE", "--push-cacert"):
+    what = f"{var} CERT" if var.startswith("--") else f"{var}=CERT"
+    if var.startswith("--"):
+        push, reqs, err = push_run({"CURL_CA_BUNDLE": system_cas} if os.path.exists(system_cas) else {},
+                                   (var, cert))
+    else:
+        push, reqs, err = push_run({var: cert})
     check(push.get("sent", 0) >= 2 and push.get("failed") == 0, f"{what}: push {push}; {err[-300:]}")
     check(len(reqs) >= 2, f"{what}: the server got {len(reqs)} requests")
     functions = set()
