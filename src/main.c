@@ -77,7 +77,10 @@ static void drop_privileges(const struct cli *cli)
 	struct privs_need n = {
 		.live = live,
 		.jit_attach = live && !cli->session.no_jit_attach,
-		.later_writes = !cli->batch || cli->nexports > 0,
+		/* a recording (-o FILE) is renamed into its directory at its end, and its Python
+		 * frames' file written then */
+		.later_writes = !cli->batch || cli->nexports > 0 ||
+				(cli->session.output && strcmp(cli->session.output, "-") != 0),
 		.sudo = privs_under_sudo(),
 	};
 	char err[256];

@@ -75,12 +75,18 @@ try:
         print(f"{case}: {target} is a new regular 0600 file; {victim} untouched")
     elif case == "sudo":
         need_perf()
-        target = os.path.join(d, "sudo.data")
-        run(["-o", target], env=dict(os.environ, SUDO_UID="65534", SUDO_GID="65534"))
-        check_regular(target, 65534, 65534)
-        # the invoking user reads it (perf refuses another user's file without -f)
+        # in the invoking user's own directory, as `sudo perftop -o x.data` in a home: root keeps
+        # what it needs to rename the recording into it at its end (batch mode writes nothing else)
         home = tempfile.mkdtemp(prefix="perftop-home-", dir=d)
         os.chown(home, 65534, 65534)
+        os.chmod(home, 0o755)
+        target = os.path.join(home, "sudo.data")
+        run(["-o", target], env=dict(os.environ, SUDO_UID="65534", SUDO_GID="65534"))
+        check_regular(target, 65534, 65534)
+        left = [n for n in os.listdir(home) if n.startswith(".")]
+        if left:
+            fail(f"temporaries left in the user's directory: {left}")
+        # the invoking user reads it (perf refuses another user's file without -f)
         r = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
                             "perf", "report", "--stdio", "--no-children", "-i", target],
                            capture_output=True, text=True, timeout=60, env=dict(os.environ, HOME=home))
