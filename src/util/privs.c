@@ -6,6 +6,9 @@
  * Why each is kept (docs/security.md "## Privileges" lists the same):
  *   CAP_SYS_PTRACE      another user's /proc/PID/maps, /proc/PID/root and its memory
  *                       (process_vm_readv: the Python frames);
+ *   CAP_CHECKPOINT_RESTORE (live, where the kernel has it: 5.9 and later) the links of
+ *                       /proc/PID/map_files, the only name of a deleted or replaced binary
+ *                       still mapped (without it, or CAP_SYS_ADMIN, they cannot be followed);
  *   CAP_DAC_READ_SEARCH their binaries and debug files, which root's own rights may not read;
  *   CAP_SYSLOG          /proc/kallsyms's addresses (kptr_restrict);
  *   CAP_KILL, CAP_SETUID, CAP_SETGID, CAP_CHOWN
@@ -31,11 +34,33 @@
 
 #define BIT(c) (1ull << (c))
 
+#ifndef CAP_CHECKPOINT_RESTORE
+#define CAP_CHECKPOINT_RESTORE 40
+#endif
+
+/* Whether the running kernel knows capability c (its cap_last_cap). */
+static bool cap_known(int c)
+{
+	static int last = -2;
+	if (last == -2) {
+		last = -1;
+		FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "r");
+		if (f) {
+			if (fscanf(f, "%d", &last) != 1)
+				last = -1;
+			fclose(f);
+		}
+	}
+	return c <= last;
+}
+
 uint64_t privs_kept(const struct privs_need *n)
 {
 	uint64_t m = BIT(CAP_DAC_READ_SEARCH) | BIT(CAP_SYSLOG);
 	if (n->live)
 		m |= BIT(CAP_SYS_PTRACE);
+	if (n->live && cap_known(CAP_CHECKPOINT_RESTORE))
+		m |= BIT(CAP_CHECKPOINT_RESTORE);
 	if (n->live && n->jit_attach)
 		m |= BIT(CAP_KILL) | BIT(CAP_SETUID) | BIT(CAP_SETGID) | BIT(CAP_CHOWN);
 	if (n->later_writes)
