@@ -36,12 +36,16 @@ try:
         shape = re.compile(r";caller \(pysorted\.py\);(?:[^;()]+;)+keyfn \(pysorted\.py\)(;|$)")
         good = sum(n for s, n in stacks.items() if shape.search(s) and ";main (pysorted.py);" in s)
         key = sum(n for s, n in stacks.items() if "keyfn (pysorted.py)" in s)
+        # Of the samples that have Python frames at all: on a loaded machine the watcher reads less
+        # often and more samples have none (the Python share tests bound that by the reads made);
+        # this test's subject is where the frames go, so keyfn is held to those that have some.
+        withpy = sum(n for s, n in stacks.items() if "(pysorted.py)" in s)
         best = max(stacks, key=lambda s: stacks[s] if "keyfn" in s else 0)
-        print(f"{py.label}: {good} of {key} samples in keyfn ({total} in all) read caller -> native "
-              f"-> keyfn; e.g. {best[-230:]}")
-        if key < 0.5 * total or good < 0.9 * key:
-            fail(f"{py.label}: {good} of {key} keyfn samples (of {total}) have caller, native frames, "
-                 "keyfn in that order")
+        print(f"{py.label}: {good} of {key} samples in keyfn ({withpy} with Python frames, {total} in "
+              f"all) read caller -> native -> keyfn; e.g. {best[-230:]}")
+        if withpy < 0.2 * total or key < 0.5 * withpy or good < 0.9 * key:
+            fail(f"{py.label}: {good} of {key} keyfn samples (of {withpy} with Python frames, {total} "
+                 "in all) have caller, native frames, keyfn in that order")
         checks += 1
 finally:
     shutil.rmtree(d, True)
