@@ -245,7 +245,7 @@ static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi
 /* The row of img's code at file address pc, computed from its .eh_frame FDE (rip: the frame's IP,
  * pc itself or, for a caller, pc + 1). False when no FDE covers pc (row->ok is then 0 too); true
  * when one does, whether or not the row fits row->ok. */
-static bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row)
+bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row)
 {
 	row->ok = 0;
 	uint64_t fde_va;
