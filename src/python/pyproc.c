@@ -32,7 +32,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "python/pyint.h"
@@ -177,15 +176,6 @@ int pylayout_from_debug(const uint8_t *buf, size_t len, struct pylayout *out)
 		if (*f != PY_NO_FIELD && *f > 0x4000)
 			return -1;
 	return 0;
-}
-
-int py_read(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-	if (got < 0)
-		return -errno;
-	return (size_t)got == len ? 0 : -EFAULT;
 }
 
 /* A file of the interpreter, as mapped: path and the start of its mapping at file offset 0. */
