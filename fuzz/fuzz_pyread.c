@@ -48,8 +48,7 @@ int py_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return -EFAULT;
 }
 
-/* Whether s is UTF-8 of code points up to U+10FFFF (CPython's own strings; lone surrogates, which
- * a str may hold, pass as their 3-byte form). */
+/* Whether s is UTF-8 of Unicode scalar values (up to U+10FFFF, no surrogates). */
 static bool utf8_ok(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -64,7 +63,7 @@ static bool utf8_ok(const char *s)
 				return false;
 			cp = cp << 6 | (p[i] & 0x3f);
 		}
-		if (cp > 0x10ffff)
+		if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 			return false;
 		p += k + 1;
 	}

@@ -266,6 +266,11 @@ static int py_str(pid_t pid, const struct pylayout *l, uint64_t obj, char *out, 
 		uint32_t c = kind == 1 ? raw[i] : kind == 2 ? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
 			   : (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 |
 				     (uint32_t)raw[4 * i + 2] << 16 | (uint32_t)raw[4 * i + 3] << 24;
+		/* What is no Unicode scalar value (past U+10FFFF: no CPython str holds one, so a torn
+		 * read or a forged object; a lone surrogate, which a str may hold) would make the name
+		 * invalid UTF-8, which the exports and the terminal then choke on: U+FFFD instead. */
+		if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+			c = 0xfffd;
 		char enc[4];
 		size_t k;
 		if (c < 0x80) {

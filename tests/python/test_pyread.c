@@ -438,6 +438,16 @@ static void test_hostile_old(const struct pyproc *p)
 	bad.filename = (uint64_t)(uintptr_t)long_str;
 	CHECK(pyread_names(self, p, &bad, q, sizeof(q), f, sizeof(f)) == 0);
 	CHECK_STR(f, "/x/long.py");
+	/* UCS-4 beyond Unicode (a forged str: fuzz_pyread's find) and a lone surrogate: U+FFFD, so
+	 * that a name is always valid UTF-8; a real character as it is */
+	static uint8_t ucs4[0x100];
+	const uint32_t state = (4u << 2) | (1u << 5), cps[3] = { 0x1000000, 0xd800, 0x1f600 };
+	memcpy(ucs4 + l->u_state, &state, 4);
+	put_u64(ucs4, l->u_length, 3);
+	memcpy(ucs4 + l->u_compact_size, cps, sizeof(cps));
+	bad.filename = (uint64_t)(uintptr_t)ucs4;
+	CHECK(pyread_names(self, p, &bad, q, sizeof(q), f, sizeof(f)) == 0);
+	CHECK_STR(f, "\xef\xbf\xbd\xef\xbf\xbd\xf0\x9f\x98\x80");
 	/* thread states: a wild pthread_t, a wild next, and a list that comes back on itself (walked
 	 * THREADS_MAX states at most) find no thread */
 	uint64_t ts = 0, frame = 0;
