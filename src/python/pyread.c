@@ -246,7 +246,7 @@ static int py_str(pid_t pid, const struct pylayout *l, uint64_t obj, char *out, 
 	/* the ASCII header only (state and length are in it): a short name of 3.8-3.12, whose object
 	 * is smaller than a PyCompactUnicodeObject, may end its mapping */
 	if (!fits(l->u_state, 4, l->u_ascii_size) || !fits(l->u_length, 8, l->u_ascii_size) ||
-	    l->u_compact_size > sizeof(head))
+	    l->u_ascii_size > sizeof(head) || l->u_compact_size > sizeof(head))
 		return -EINVAL;
 	if (!obj || obj >= PY_USER_END || py_read(pid, obj, head, l->u_ascii_size) < 0)
 		return -EFAULT;
