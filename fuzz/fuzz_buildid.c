@@ -15,7 +15,13 @@
 #include "perfdata/perfdata_write_state.h"
 #include "util/util.h"
 
-static char path[64];
+static char dir[64], path[80];
+
+static void cleanup(void)
+{
+	unlink(path);
+	rmdir(dir);
+}
 
 static void must(int cond)
 {
@@ -26,9 +32,13 @@ static void must(int cond)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!path[0]) {
-		char dir[] = "/tmp/fuzz-buildid-XXXXXX";
+		/* on tmpfs where there is one: ext4 writes a file truncated and written again out to
+		 * the disk at its close (auto_da_alloc), which made a run wait on the disk */
+		snprintf(dir, sizeof(dir), "%s/fuzz-buildid-XXXXXX",
+			 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
 		must(mkdtemp(dir) != NULL);
 		snprintf(path, sizeof(path), "%s/elf", dir);
+		atexit(cleanup);
 	}
 	uint8_t *copy = malloc(size ? size : 1);
 	memcpy(copy, data, size);
