@@ -15,7 +15,13 @@
 #include "symbolize/jitdump.h"
 #include "util/util.h"
 
-static char path[64];
+static char dir[64], path[80];
+
+static void cleanup(void)
+{
+	unlink(path);
+	rmdir(dir);
+}
 
 static void must(int cond)
 {
@@ -56,9 +62,13 @@ static void probe(struct jitdump *j, const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!path[0]) {
-		char dir[] = "/tmp/fuzz-jitdump-XXXXXX";
+		/* on tmpfs where there is one: ext4 writes a file truncated and written again out to
+		 * the disk at its close (auto_da_alloc), which made a run wait on the disk */
+		snprintf(dir, sizeof(dir), "%s/fuzz-jitdump-XXXXXX",
+			 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
 		must(mkdtemp(dir) != NULL);
 		snprintf(path, sizeof(path), "%s/jit-1.dump", dir);
+		atexit(cleanup);
 	}
 	struct intern *in = intern_new();
 	write_input(data, size);

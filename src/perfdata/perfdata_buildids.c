@@ -209,7 +209,7 @@ static size_t read_note_segment(int fd, uint64_t off, uint64_t size, uint64_t al
 }
 
 /* The build-id of an ELF file from its PT_NOTE segments; 0 when it has none or is not ELF. */
-static size_t elf_build_id(const char *path, uint8_t *out)
+size_t pw_file_build_id(const char *path, uint8_t *out)
 {
 	unsigned char ident[EI_NIDENT];
 	size_t k = 0;
@@ -290,7 +290,7 @@ void pw_put_build_id(struct perfdata_writer *w, struct pw_buf *b, uint32_t type,
 	}
 	struct pw_file *pf = &w->files[f];
 	if (pf->bid_size == 0)
-		pf->bid_size = (uint8_t)elf_build_id(pf->name, pf->bid);
+		pf->bid_size = (uint8_t)pw_file_build_id(pf->name, pf->bid);
 	if (pf->bid_size)
 		build_id_entry(b, type, PERF_RECORD_MISC_USER, pf->bid, pf->bid_size, pf->name);
 }

@@ -117,5 +117,9 @@ static inline void buf_string(struct pw_buf *b, const char *s)
 /* perfdata_buildids.c: the build-id entry of file f (-1: the kernel) into b, as a record of type
  * type: 0 in the BUILD_ID feature, HEADER_BUILD_ID in a stream's pass when a sample first hits f. */
 void pw_put_build_id(struct perfdata_writer *w, struct pw_buf *b, uint32_t type, long f);
+/* The build-id of the ELF file at path from its PT_NOTE segments (at most REC_BUILD_ID_MAX bytes
+ * into out): its length, 0 when it has none or is not ELF. The file is a profiled process's,
+ * hostile: fuzzed (fuzz_buildid). */
+size_t pw_file_build_id(const char *path, uint8_t *out);
 
 #endif

@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "python/pyint.h"
@@ -173,21 +172,15 @@ int pylayout_from_debug(const uint8_t *buf, size_t len, struct pylayout *out)
 	};
 	/* PyCompactUnicodeObject adds utf8_length and utf8 to PyASCIIObject (3.12+). */
 	out->u_compact_size = out->u_ascii_size + 16;
-	/* Every offset must stay inside the objects the reader reads whole. */
+	/* Every offset must stay inside the objects the reader reads whole, the block's own
+	 * PY_NO_FIELD too (3.13 has every field: a block that says otherwise is forged, and
+	 * u_ascii_size's would be a read's length). */
 	const uint64_t *f = &out->rt_interp_head;
 	for (const uint64_t *e = &out->u_compact_size; f <= e; f++)
-		if (*f != PY_NO_FIELD && *f > 0x4000)
+		if (f != &out->ts_cframe && f != &out->cf_current_frame && f != &out->fr_is_entry &&
+		    *f > 0x4000)
 			return -1;
 	return 0;
-}
-
-int py_read(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-	if (got < 0)
-		return -errno;
-	return (size_t)got == len ? 0 : -EFAULT;
 }
 
 /* A file of the interpreter, as mapped: path and the start of its mapping at file offset 0. */

@@ -246,7 +246,7 @@ static int py_str(pid_t pid, const struct pylayout *l, uint64_t obj, char *out, 
 	/* the ASCII header only (state and length are in it): a short name of 3.8-3.12, whose object
 	 * is smaller than a PyCompactUnicodeObject, may end its mapping */
 	if (!fits(l->u_state, 4, l->u_ascii_size) || !fits(l->u_length, 8, l->u_ascii_size) ||
-	    l->u_compact_size > sizeof(head))
+	    l->u_ascii_size > sizeof(head) || l->u_compact_size > sizeof(head))
 		return -EINVAL;
 	if (!obj || obj >= PY_USER_END || py_read(pid, obj, head, l->u_ascii_size) < 0)
 		return -EFAULT;
@@ -266,6 +266,11 @@ static int py_str(pid_t pid, const struct pylayout *l, uint64_t obj, char *out, 
 		uint32_t c = kind == 1 ? raw[i] : kind == 2 ? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
 			   : (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 |
 				     (uint32_t)raw[4 * i + 2] << 16 | (uint32_t)raw[4 * i + 3] << 24;
+		/* What is no Unicode scalar value (past U+10FFFF: no CPython str holds one, so a torn
+		 * read or a forged object; a lone surrogate, which a str may hold) would make the name
+		 * invalid UTF-8, which the exports and the terminal then choke on: U+FFFD instead. */
+		if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+			c = 0xfffd;
 		char enc[4];
 		size_t k;
 		if (c < 0x80) {

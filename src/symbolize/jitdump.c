@@ -492,7 +492,8 @@ static bool jd_debug(struct jitdump *j, const uint8_t *r, uint32_t size)
 		p += JD_DEBUG_ENTRY + n + 1;
 	}
 	uint32_t got = (uint32_t)(j->nlines - first);
-	qsort(j->lines + first, got, sizeof(*j->lines), jd_line_cmp);
+	if (got)  /* none read: j->lines may still be NULL, and NULL + 0 is undefined */
+		qsort(j->lines + first, got, sizeof(*j->lines), jd_line_cmp);
 	j->pending = true;
 	j->pending_addr = addr;
 	j->pending_first = first;

@@ -139,6 +139,18 @@ static bool cfi_static_cfa(const uint8_t *p, const uint8_t *end, uint64_t rip, b
 	return true;
 }
 
+/* A factored offset times the data alignment factor, both the FDE's: a product past int64_t (a
+ * hostile or corrupt FDE's) makes the row bad, libunwind's to judge, rather than overflow. */
+static int64_t cfi_scaled(uint64_t v, bool is_signed, int64_t daf, struct cfi_state *st)
+{
+	int64_t r;
+	if ((!is_signed && v > INT64_MAX) || __builtin_mul_overflow((int64_t)v, daf, &r)) {
+		st->bad = 1;
+		return 0;
+	}
+	return r;
+}
+
 /* Runs CFI instructions from c while the row's location is <= pc. rip: the frame's own IP (file
  * address), for a CFA expression that reads it (have_rip false: none known, in a CIE). */
 static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi_state *init,
@@ -154,7 +166,7 @@ static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi
 		bool advance = false;
 		switch (op & 0xc0) {
 		case 0x40: adv = low * caf; advance = true; break;
-		case 0x80: reg = low; off = (int64_t)cfi_uleb(c) * daf; goto set_offset;
+		case 0x80: reg = low; off = cfi_scaled(cfi_uleb(c), false, daf, st); goto set_offset;
 		case 0xc0: reg = low; goto restore;
 		default: break;
 		}
@@ -165,7 +177,7 @@ static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi
 			case 0x02: adv = cfi_fixed(c, 1) * caf; advance = true; break;
 			case 0x03: adv = cfi_fixed(c, 2) * caf; advance = true; break;
 			case 0x04: adv = cfi_fixed(c, 4) * caf; advance = true; break;
-			case 0x05: reg = cfi_uleb(c); off = (int64_t)cfi_uleb(c) * daf; goto set_offset;
+			case 0x05: reg = cfi_uleb(c); off = cfi_scaled(cfi_uleb(c), false, daf, st); goto set_offset;
 			case 0x06: reg = cfi_uleb(c); goto restore;
 			case 0x07: reg = cfi_uleb(c);
 				if (reg == DW_RA) st->ra_rule = RULE_UNDEF;
@@ -190,11 +202,13 @@ static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi
 			case 0x0c: st->cfa_reg = (uint8_t)cfi_uleb(c); st->cfa_off = (int64_t)cfi_uleb(c); break;
 			case 0x0d: st->cfa_reg = (uint8_t)cfi_uleb(c); break;
 			case 0x0e: st->cfa_off = (int64_t)cfi_uleb(c); break;
-			case 0x11: reg = cfi_uleb(c); off = cfi_sleb(c) * daf; goto set_offset;
-			case 0x12: st->cfa_reg = (uint8_t)cfi_uleb(c); st->cfa_off = cfi_sleb(c) * daf; break;
-			case 0x13: st->cfa_off = cfi_sleb(c) * daf; break;
+			case 0x11: reg = cfi_uleb(c); off = cfi_scaled((uint64_t)cfi_sleb(c), true, daf, st); goto set_offset;
+			case 0x12: st->cfa_reg = (uint8_t)cfi_uleb(c);
+				st->cfa_off = cfi_scaled((uint64_t)cfi_sleb(c), true, daf, st); break;
+			case 0x13: st->cfa_off = cfi_scaled((uint64_t)cfi_sleb(c), true, daf, st); break;
 			case 0x2e: (void)cfi_uleb(c); break;                   /* GNU_args_size */
-			case 0x2f: reg = cfi_uleb(c); off = -(int64_t)cfi_uleb(c) * daf; goto set_offset;
+			case 0x2f: reg = cfi_uleb(c); off = cfi_scaled(cfi_uleb(c), false, daf, st);
+				off = off == INT64_MIN ? (st->bad = 1, 0) : -off; goto set_offset;
 			case 0x10: case 0x16: /* register expressions: harmless unless RA, RBP or RSP */
 				reg = cfi_uleb(c);
 				{ uint64_t n = cfi_uleb(c); if ((uint64_t)(c->end - c->p) < n) c->bad = true; else c->p += n; }
@@ -245,7 +259,7 @@ static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi
 /* The row of img's code at file address pc, computed from its .eh_frame FDE (rip: the frame's IP,
  * pc itself or, for a caller, pc + 1). False when no FDE covers pc (row->ok is then 0 too); true
  * when one does, whether or not the row fits row->ok. */
-static bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row)
+bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row)
 {
 	row->ok = 0;
 	uint64_t fde_va;

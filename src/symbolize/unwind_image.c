@@ -105,7 +105,7 @@ static void image_find_eh_frame(struct image *img, const Elf64_Ehdr *eh)
 	}
 }
 
-static void image_read_elf(struct image *img)
+void image_read_elf(struct image *img)
 {
 	Elf64_Ehdr eh;
 	if (!image_bytes(img, 0, sizeof(eh)))

@@ -142,6 +142,10 @@ struct unwind {
 
 /* ---- unwind_image.c ---- */
 
+/* What img's file (data, size) says: its PT_LOAD segments, its .eh_frame_hdr table (ok) or, without
+ * one, its .eh_frame section. Pure over the bytes (the fuzz target fuzz_unwind calls it). */
+void image_read_elf(struct image *img);
+
 /* The image of d, mapped and read on first use; NULL when its file cannot be read at all. */
 struct image *image_get(struct unwind *u, struct dso *d);
 /* d's image goes (unmapped and freed); false when it had none. */
@@ -231,6 +235,11 @@ int dbg_resume(struct unwind *u, struct walk *w, unw_cursor_t *c, unw_addr_space
 	       int *n, uint64_t *prev_ip, uint64_t *prev_sp, struct unwind_result *res);
 
 /* ---- unwind_cfi.c ---- */
+
+/* The row of img's code at file address pc from its .eh_frame FDE (rip: the frame's IP, pc itself
+ * or, for a caller, pc + 1). False when no FDE covers pc; true when one does, row->ok saying
+ * whether the fast path can use the row. */
+bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row);
 
 /* The walk of w through cached rows, its frames into ips as unwind_sample says. Returns the frames,
  * or -1 when libunwind must do this sample. */

@@ -77,29 +77,37 @@ static size_t vdso_extent(size_t cur, uint64_t off, uint64_t len)
 	return end > cur ? (size_t)end : cur;
 }
 
+bool vdso_image_size(const void *image, size_t room, size_t *size)
+{
+	if (room < sizeof(ElfW(Ehdr)))
+		return false;
+	ElfW(Ehdr) eh;
+	memcpy(&eh, image, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phentsize != sizeof(ElfW(Phdr)))
+		return false;
+	size_t n = vdso_extent(sizeof(eh), eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(ElfW(Phdr)));
+	if (n > room)
+		return false;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		ElfW(Phdr) ph;
+		memcpy(&ph, (const char *)image + eh.e_phoff + (size_t)i * sizeof(ph), sizeof(ph));
+		n = vdso_extent(n, ph.p_offset, ph.p_filesz);
+	}
+	if (eh.e_shoff && eh.e_shentsize == sizeof(ElfW(Shdr)))
+		n = vdso_extent(n, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(ElfW(Shdr)));
+	if (n > room || n > VDSO_MAX_SIZE)
+		return false;
+	*size = n;
+	return true;
+}
+
 const void *vdso_self_image(size_t *size)
 {
 	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 	if (!base)
 		return NULL;
 	size_t room = vdso_mapping_size(base);
-	if (room < sizeof(ElfW(Ehdr)))
-		return NULL;
-	const ElfW(Ehdr) *eh = (const void *)base;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_phentsize != sizeof(ElfW(Phdr)))
-		return NULL;
-	size_t n = vdso_extent(sizeof(*eh), eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(ElfW(Phdr)));
-	if (n > room)
-		return NULL;
-	const ElfW(Phdr) *ph = (const void *)(base + eh->e_phoff);
-	for (unsigned i = 0; i < eh->e_phnum; i++)
-		n = vdso_extent(n, ph[i].p_offset, ph[i].p_filesz);
-	if (eh->e_shoff && eh->e_shentsize == sizeof(ElfW(Shdr)))
-		n = vdso_extent(n, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(ElfW(Shdr)));
-	if (n > room || n > VDSO_MAX_SIZE)
-		return NULL;
-	*size = n;
-	return (const void *)base;
+	return vdso_image_size((const void *)base, room, size) ? (const void *)base : NULL;
 }
 
 const char *vdso_file(struct vdso *v)

@@ -11,6 +11,7 @@
 #ifndef PERFTOP_SYMBOLIZE_VDSO_H
 #define PERFTOP_SYMBOLIZE_VDSO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct vdso;
@@ -23,5 +24,8 @@ const char *vdso_file(struct vdso *v);
 
 /* Our vdso image in memory (its address and size from the ELF headers), or NULL. */
 const void *vdso_self_image(size_t *size);
+/* The size of the vdso image at image from its ELF headers, read within its room bytes (the
+ * mapping): false when they are no vdso's or say more than the room (fuzzed: fuzz_vdso). */
+bool vdso_image_size(const void *image, size_t room, size_t *size);
 
 #endif

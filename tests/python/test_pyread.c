@@ -161,6 +161,11 @@ static void test_debug_offsets(void)
 	put_u64(img, 8, 0x030d00f0);
 	put_u64(img, 200, 1u << 20);       /* an offset past any object */
 	CHECK(pylayout_from_debug(img, sizeof(img), &l) < 0);
+	put_u64(img, 200, 0xa0);
+	/* a field that says it is absent (no 3.13's does): as u_ascii_size, a read's length of
+	 * 2^64 - 1 into a 96-byte buffer */
+	put_u64(img, 560, UINT64_MAX);
+	CHECK(pylayout_from_debug(img, sizeof(img), &l) < 0);
 	CHECK(pylayout_known(3, 11) && pylayout_known(3, 12) && !pylayout_known(3, 7));
 }
 
@@ -438,6 +443,21 @@ static void test_hostile_old(const struct pyproc *p)
 	bad.filename = (uint64_t)(uintptr_t)long_str;
 	CHECK(pyread_names(self, p, &bad, q, sizeof(q), f, sizeof(f)) == 0);
 	CHECK_STR(f, "/x/long.py");
+	/* UCS-4 beyond Unicode (a forged str: fuzz_pyread's find) and a lone surrogate: U+FFFD, so
+	 * that a name is always valid UTF-8; a real character as it is */
+	static uint8_t ucs4[0x100];
+	const uint32_t state = (4u << 2) | (1u << 5), cps[3] = { 0x1000000, 0xd800, 0x1f600 };
+	memcpy(ucs4 + l->u_state, &state, 4);
+	put_u64(ucs4, l->u_length, 3);
+	memcpy(ucs4 + l->u_compact_size, cps, sizeof(cps));
+	bad.filename = (uint64_t)(uintptr_t)ucs4;
+	CHECK(pyread_names(self, p, &bad, q, sizeof(q), f, sizeof(f)) == 0);
+	CHECK_STR(f, "\xef\xbf\xbd\xef\xbf\xbd\xf0\x9f\x98\x80");
+	/* a layout whose str header is longer than the reader's buffer reads no name */
+	struct pyproc wide = *p;
+	wide.lay.u_ascii_size = UINT64_MAX;
+	wide.lay.u_compact_size = 15;
+	CHECK(pyread_names(self, &wide, &bad, q, sizeof(q), f, sizeof(f)) == -EINVAL);
 	/* thread states: a wild pthread_t, a wild next, and a list that comes back on itself (walked
 	 * THREADS_MAX states at most) find no thread */
 	uint64_t ts = 0, frame = 0;
