@@ -50,8 +50,7 @@ run: build
 # The sanitizer variants (ASan+UBSan of every unit test, TSan of the thread boundary) are built in the
 # same tree, so one ctest run covers them.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 300 \
-		--resource-spec-file $(CURDIR)/tests/ctest-resources.json
+	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 300
 
 # cmake's install_manifest.txt has the paths without DESTDIR: the list make uninstall removes
 # (INSTALLED) has them as they were written.
