@@ -41,14 +41,8 @@ static void row_at(struct image *img, uint64_t pc)
 void probe_image(struct image *img, const uint64_t *extra, int nextra)
 {
 	uint64_t count = 0, base = 0;
-	const uint8_t *tab = NULL;
-	if (img->ok) {
-		count = img->fde_count;
-		base = img->hdr_vaddr;
-		tab = image_ptr(img, img->table_vaddr, count * 8);
-	} else {
-		tab = (const uint8_t *)eh_table(img, &count);
-		base = img->ehf_vaddr;
+	const uint8_t *tab = eh_search_table(img, &count, &base);
+	if (!img->ok) {
 		/* a second call gives the same table */
 		uint64_t again = 0;
 		must((const uint8_t *)eh_table(img, &again) == tab && (!tab || again == count));

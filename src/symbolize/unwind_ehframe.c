@@ -253,18 +253,21 @@ const int32_t *eh_table(struct image *img, uint64_t *count)
 	return img->ehf_tab;
 }
 
+const uint8_t *eh_search_table(struct image *img, uint64_t *count, uint64_t *base)
+{
+	if (img->ok) {
+		*count = img->fde_count;
+		*base = img->hdr_vaddr;
+		return image_ptr(img, img->table_vaddr, *count * 8);
+	}
+	*base = img->ehf_vaddr;
+	return (const uint8_t *)eh_table(img, count);
+}
+
 bool eh_find(struct image *img, uint64_t pc, uint64_t *fde_va)
 {
-	const uint8_t *tab;
 	uint64_t count, base;
-	if (img->ok) {
-		count = img->fde_count;
-		base = img->hdr_vaddr;
-		tab = image_ptr(img, img->table_vaddr, count * 8);
-	} else {
-		tab = (const uint8_t *)eh_table(img, &count);
-		base = img->ehf_vaddr;
-	}
+	const uint8_t *tab = eh_search_table(img, &count, &base);
 	if (!tab || !count)
 		return false;
 	/* sdata4 pairs relative to base, sorted by location: the last one at or below pc */

@@ -194,6 +194,9 @@ bool eh_find(struct image *img, uint64_t pc, uint64_t *fde_va);
 /* img's table built from .eh_frame (on first use) and its pair count; NULL when img has an
  * .eh_frame_hdr (libunwind reads that one in the file), no .eh_frame or no FDE in it. */
 const int32_t *eh_table(struct image *img, uint64_t *count);
+/* The table eh_find searches: .eh_frame_hdr's where the image has one, else the one built from
+ * .eh_frame (eh_table); *count pairs of sdata4 (location, FDE) relative to *base. */
+const uint8_t *eh_search_table(struct image *img, uint64_t *count, uint64_t *base);
 
 /* ---- unwind_access.c ---- */
 
