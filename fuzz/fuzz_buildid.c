@@ -12,44 +12,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
+
 #include "perfdata/perfdata_write_state.h"
 #include "util/util.h"
 
-static char dir[64], path[80];
-
-static void cleanup(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
-
-static void must(int cond)
-{
-	if (!cond)
-		abort();
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!path[0]) {
-		/* on tmpfs where there is one: ext4 writes a file truncated and written again out to
-		 * the disk at its close (auto_da_alloc), which made a run wait on the disk */
-		snprintf(dir, sizeof(dir), "%s/fuzz-buildid-XXXXXX",
-			 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-		must(mkdtemp(dir) != NULL);
-		snprintf(path, sizeof(path), "%s/elf", dir);
-		atexit(cleanup);
-	}
+	const char *path = fuzz_file("buildid", "elf");
 	uint8_t *copy = malloc(size ? size : 1);
 	memcpy(copy, data, size);
 	uint8_t id[64];
 	must(elf_notes_build_id(copy, size, 4, id, 20) <= 20);
 	must(elf_notes_build_id(copy, size, 8, id, sizeof(id)) <= sizeof(id));
 	free(copy);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	must(fd >= 0);
-	must(write(fd, data, size) == (ssize_t)size);
-	close(fd);
+	fuzz_file_write(data, size);
 	must(pw_file_build_id(path, id) <= REC_BUILD_ID_MAX);
 	return 0;
 }

@@ -11,31 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
+
 #include "symbolize/intern.h"
 #include "symbolize/jitdump.h"
 #include "util/util.h"
-
-static char dir[64], path[80];
-
-static void cleanup(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
-
-static void must(int cond)
-{
-	if (!cond)
-		abort();
-}
-
-static void write_input(const uint8_t *data, size_t size)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	must(fd >= 0);
-	must(write(fd, data, size) == (ssize_t)size);
-	close(fd);
-}
 
 /* Lookups at every 8-byte value of the input (the addresses a dump names are among them). */
 static void probe(struct jitdump *j, const uint8_t *data, size_t size)
@@ -61,17 +41,9 @@ static void probe(struct jitdump *j, const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!path[0]) {
-		/* on tmpfs where there is one: ext4 writes a file truncated and written again out to
-		 * the disk at its close (auto_da_alloc), which made a run wait on the disk */
-		snprintf(dir, sizeof(dir), "%s/fuzz-jitdump-XXXXXX",
-			 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-		must(mkdtemp(dir) != NULL);
-		snprintf(path, sizeof(path), "%s/jit-1.dump", dir);
-		atexit(cleanup);
-	}
+	const char *path = fuzz_file("jitdump", "jit-1.dump");
 	struct intern *in = intern_new();
-	write_input(data, size);
+	fuzz_file_write(data, size);
 	struct jitdump *j = jitdump_new(path, 0, UINT32_MAX, in);
 	jitdump_set_static(j);
 	probe(j, data, size);
@@ -79,9 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* live: half of it, then all of it */
 	j = jitdump_new(path, 0, UINT32_MAX, in);
 	jitdump_set_limits(j, 1u << 20, 64, 256);
-	write_input(data, size / 2);
+	fuzz_file_write(data, size / 2);
 	jitdump_refresh(j, now_ns(), true);
-	write_input(data, size);
+	fuzz_file_write(data, size);
 	jitdump_refresh(j, now_ns(), true);
 	probe(j, data, size);
 	jitdump_free(j);

@@ -13,31 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
+
 #include "symbolize/intern.h"
 #include "symbolize/jitmap.h"
 #include "util/util.h"
-
-static char dir[64], path[80];
-
-static void cleanup(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
-
-static void must(int cond)
-{
-	if (!cond)
-		abort();
-}
-
-static void write_input(const uint8_t *data, size_t size)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	must(fd >= 0);
-	must(write(fd, data, size) == (ssize_t)size);
-	close(fd);
-}
 
 static void quiet(const char *msg) { (void)msg; }
 
@@ -74,19 +54,12 @@ static void lines(struct jitmap *j, const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!path[0]) {
-		/* on tmpfs where there is one: ext4 writes a file truncated and written again out to
-		 * the disk at its close (auto_da_alloc), which made a run wait on the disk */
-		snprintf(dir, sizeof(dir), "%s/fuzz-jitmap-XXXXXX",
-			 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-		must(mkdtemp(dir) != NULL);
-		snprintf(path, sizeof(path), "%s/perf-1.map", dir);
-		atexit(cleanup);
+	if (!fuzz_path[0])
 		util_set_warn_hook(quiet);
-	}
+	const char *path = fuzz_file("jitmap", "perf-1.map");
 	struct intern *in = intern_new();
 	lines(NULL, data, size);
-	write_input(data, size);
+	fuzz_file_write(data, size);
 	struct jitmap *j = jitmap_new(path, in);
 	jitmap_set_static(j);
 	lookup(j, 0);
@@ -99,9 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		jitmap_set_max_bytes(j, size / 3 + 1);
 	/* on the clock the lookups read, so that they do not read the file again (a live map's
 	 * lookups look again only after JITMAP_MISS_CHECK_NS) */
-	write_input(data, size / 2);
+	fuzz_file_write(data, size / 2);
 	jitmap_refresh(j, now_ns(), true);
-	write_input(data, size);
+	fuzz_file_write(data, size);
 	jitmap_refresh(j, now_ns(), true);
 	lines(j, data, size);
 	jitmap_move_names(j);
