@@ -396,7 +396,7 @@ static int parse_sample(const struct parse_cfg *cfg, struct cursor *c, struct re
 	}
 	if ((st & PERF_SAMPLE_PHYS_ADDR) && cursor_u64(c, &v))
 		return -EINVAL;
-	if ((st & PERF_SAMPLE_CGROUP) && cursor_u64(c, &v))
+	if ((st & PERF_SAMPLE_CGROUP) && cursor_u64(c, &s->cgroup))
 		return -EINVAL;
 	if ((st & PERF_SAMPLE_DATA_PAGE_SIZE) && cursor_u64(c, &v))
 		return -EINVAL;
@@ -626,6 +626,18 @@ static int parse_ksymbol(struct rec_parse *p)
 	return 0;
 }
 
+static int parse_cgroup(struct rec_parse *p)
+{
+	p->out->type = REC_CGROUP;
+	if (body_after_trailer(p, false))
+		return -EINVAL;
+	if (cursor_u64(&p->c, &p->out->u.cgroup.id) || string_len(p->c.p, p->end, &p->name_len))
+		return -EINVAL;
+	p->name = p->c.p;
+	p->extra = align8(p->name_len);
+	return 0;
+}
+
 static int parse_comm(struct rec_parse *p)
 {
 	struct rec_comm *cm = &p->out->u.comm;
@@ -726,6 +738,12 @@ static void copy_trailing(const struct rec_parse *p)
 	const struct sample_parts *sp = &p->sp;
 	unsigned char *dst = (unsigned char *)out + sizeof(*out);
 	uint32_t off = sizeof(*out);
+	if (out->type == REC_CGROUP) {
+		out->u.cgroup.path_off = off;
+		memcpy(dst, p->name, p->name_len);
+		memset(dst + p->name_len, 0, align8(p->name_len) - p->name_len);
+		return;
+	}
 	if (out->type == REC_MMAP) {
 		out->u.mmap.filename_off = off;
 		memcpy(dst, p->name, p->name_len);
@@ -839,6 +857,7 @@ int parse_record(const struct parse_cfg *cfg, const void *bytes, size_t len, str
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: err = parse_mmap(&p); break;
 	case PERF_RECORD_COMM: err = parse_comm(&p); break;
+	case PERF_RECORD_CGROUP: err = parse_cgroup(&p); break;
 	case PERF_RECORD_KSYMBOL: err = parse_ksymbol(&p); break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT: err = parse_task(&p); break;

@@ -29,6 +29,7 @@ enum rec_type {
 	REC_UNTHROTTLE,
 	REC_OTHER,        /* a record type we know to skip: only the header fields are filled */
 	REC_SWITCH,       /* PERF_RECORD_SWITCH and SWITCH_CPU_WIDE (attr.context_switch) */
+	REC_CGROUP,       /* PERF_RECORD_CGROUP: a cgroup's id and path (attr.cgroup, perf's synthesis) */
 };
 
 #define REC_NO_CPU UINT32_MAX
@@ -61,6 +62,9 @@ struct rec_sample {
 	uint8_t block_begins;   /* the block's first piece: it counts once in the blocks */
 	uint8_t lbr_chain;      /* the chain's user part came from the LBR call stack */
 	uint8_t block_reserved[5];
+	/* PERF_SAMPLE_CGROUP: the id of the cgroup the task ran in (of the hierarchy the perf_event
+	 * controller is on); 0 when the sample does not carry one. */
+	uint64_t cgroup;
 };
 
 struct rec_mmap {
@@ -106,6 +110,12 @@ struct rec_switch {         /* rec.pid/tid: the task that switched (in, or out w
 	uint8_t reserved[5];
 };
 
+struct rec_cgroup {         /* the path follows, NUL-terminated, as the kernel gives it ("/a/b") */
+	uint64_t id;
+	uint32_t path_off;
+	uint32_t reserved;
+};
+
 struct rec {
 	uint32_t size;          /* bytes of this record with its trailing data; multiple of 8 */
 	uint16_t type;          /* enum rec_type */
@@ -125,6 +135,7 @@ struct rec {
 		struct rec_lost lost;
 		struct rec_throttle throttle;
 		struct rec_switch sw;
+		struct rec_cgroup cgroup;
 	} u;
 	/* trailing data follows */
 };
@@ -147,6 +158,11 @@ static inline const void *rec_raw(const struct rec *r)
 static inline const char *rec_filename(const struct rec *r)
 {
 	return (const char *)rec_at(r, r->u.mmap.filename_off);
+}
+
+static inline const char *rec_cgroup_path(const struct rec *r)
+{
+	return (const char *)rec_at(r, r->u.cgroup.path_off);
 }
 
 /* perf_event_header.misc cpumode of a sample (PERF_RECORD_MISC_KERNEL, _USER, ...). */
