@@ -77,6 +77,9 @@ static void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* The containers the header line names with their shares (-s container). */
+#define BATCH_SHARES 5
+
 static bool snap_has_key(const struct snapshot *snap, enum sort_key k)
 {
 	for (int i = 0; i < snap->nkeys; i++)
@@ -114,7 +117,7 @@ static void batch_print_counters(FILE *out, const struct session_counters *c)
 
 /* The sort keys a row object carries (the others are not in the snapshot's rows). */
 struct json_keys {
-	bool comm, pid, tid, src, state;
+	bool comm, pid, tid, src, state, cgroup, container;
 };
 
 /* A row's object: names, percentages, samples, then what the mode and the keys add. */
@@ -146,8 +149,20 @@ static void json_row(FILE *out, const struct snapshot *snap, const struct snap_r
 	}
 	if (k->pid)
 		fprintf(out, ", \"pid\": %u", r->pid);
+	if (k->pid && r->nspid && r->nspid != r->pid)
+		fprintf(out, ", \"nspid\": %u", r->nspid);
 	if (k->tid)
 		fprintf(out, ", \"tid\": %u", r->tid);
+	if (k->tid && r->nstid && r->nstid != r->tid)
+		fprintf(out, ", \"nstid\": %u", r->nstid);
+	if (k->container) {
+		fputs(", \"container\": ", out);
+		json_string(out, r->container ? r->container : "");
+	}
+	if (k->cgroup) {
+		fputs(", \"cgroup\": ", out);
+		json_string(out, r->cgroup ? r->cgroup : "");
+	}
 	if (k->src) {
 		fputs(", \"srcline\": ", out);
 		json_string(out, r->srcline ? r->srcline : "");
@@ -187,10 +202,22 @@ void batch_print_json(FILE *out, const struct snapshot *snap, const struct sessi
 		fputs(", \"exited\": true", out);
 	if (st->unwound >= 0)
 		fprintf(out, ", \"unwound\": %.1f", st->unwound);
+	struct snap_share shares[BATCH_SHARES];
+	size_t nshares = snapshot_container_shares(snap, shares, BATCH_SHARES);
+	if (nshares) {
+		fputs(", \"containers\": [", out);
+		for (size_t i = 0; i < nshares; i++) {
+			fputs(i ? ", {\"container\": " : "{\"container\": ", out);
+			json_string(out, shares[i].container);
+			fprintf(out, ", \"self\": %.4f}", shares[i].pct);
+		}
+		fputc(']', out);
+	}
 	fputs(", \"rows\": [", out);
 	struct json_keys k = { snap_has_key(snap, SORT_COMM), snap_has_key(snap, SORT_PID),
 			       snap_has_key(snap, SORT_TID), snap_has_key(snap, SORT_SRCLINE),
-			       snap_has_key(snap, SORT_STATE) };
+			       snap_has_key(snap, SORT_STATE), snap_has_key(snap, SORT_CGROUP),
+			       snap_has_key(snap, SORT_CONTAINER) };
 	for (size_t i = 0; i < snap->nrows; i++) {
 		if (i)
 			fputs(", ", out);
@@ -298,6 +325,21 @@ static void line_time(struct line *l, const struct snapshot *snap, const struct 
 	line_put(l, f, n > 0 ? (size_t)n : 0);
 }
 
+/* A pid or tid right-aligned in 7, with its namespace's number beside it when it has one. */
+static void line_id(struct line *l, uint32_t id, uint32_t nsid)
+{
+	if (!nsid || nsid == id) {
+		line_u64(l, id, 7);
+		return;
+	}
+	char buf[32];
+	snap_pid_text(id, nsid, buf, sizeof(buf));
+	int n = (int)strlen(buf);
+	for (; n < 7; n++)
+		line_put(l, " ", 1);
+	line_put(l, buf, strlen(buf));
+}
+
 /* The plain table: perf report's column order (Self, Total, Samples, then the sort keys in order);
  * in the time modes Time, Blocks/s and Longest instead of Samples. */
 void batch_print_text(FILE *out, const struct snapshot *snap, const struct session_status *st,
@@ -313,6 +355,11 @@ void batch_print_text(FILE *out, const struct snapshot *snap, const struct sessi
 		fprintf(out, "  push: sent %llu failed %llu dropped %llu", (unsigned long long)st->push.sent,
 			(unsigned long long)st->push.failed, (unsigned long long)st->push.dropped);
 	fputc('\n', out);
+	struct snap_share shares[BATCH_SHARES];
+	size_t nshares = snapshot_container_shares(snap, shares, BATCH_SHARES);
+	for (size_t i = 0; i < nshares; i++)
+		fprintf(out, "%s%s %.1f%%%s", i ? "  " : "containers: ", shares[i].container,
+			shares[i].pct, i + 1 == nshares ? "\n" : "");
 	if (tm)
 		fprintf(out, "%8s %8s %8s %8s %10s", "Self%", "Total%", "Time", "Blocks/s",
 			"Longest");
@@ -325,6 +372,8 @@ void batch_print_text(FILE *out, const struct snapshot *snap, const struct sessi
 		case SORT_COMM: fprintf(out, "  %-16s", "Command"); break;
 		case SORT_PID: fprintf(out, "  %7s", "PID"); break;
 		case SORT_TID: fprintf(out, "  %7s", "TID"); break;
+		case SORT_CONTAINER: fprintf(out, "  %-24s", "Container"); break;
+		case SORT_CGROUP: fprintf(out, "  %-32s", "Cgroup"); break;
 		case SORT_DSO: fprintf(out, "  %-24s", "Shared Object"); break;
 		case SORT_SRCLINE: fprintf(out, "  %-24s", "Source:Line"); break;
 		case SORT_SYM: fprintf(out, "  %s", "Symbol"); break;
@@ -359,8 +408,10 @@ void batch_print_text(FILE *out, const struct snapshot *snap, const struct sessi
 			line_put(&l, "  ", 2);
 			switch (snap->keys[k]) {
 			case SORT_COMM: line_left(&l, r->comm ? r->comm : "", 16); break;
-			case SORT_PID: line_u64(&l, r->pid, 7); break;
-			case SORT_TID: line_u64(&l, r->tid, 7); break;
+			case SORT_PID: line_id(&l, r->pid, r->nspid); break;
+			case SORT_TID: line_id(&l, r->tid, r->nstid); break;
+			case SORT_CONTAINER: line_left(&l, r->container ? r->container : "?", 24); break;
+			case SORT_CGROUP: line_left(&l, r->cgroup ? r->cgroup : "?", 32); break;
 			case SORT_DSO: line_left(&l, r->dso ? r->dso : "", 24); break;
 			case SORT_SRCLINE: line_left(&l, r->srcline ? r->srcline : "?", 24); break;
 			case SORT_SYM: line_left(&l, r->sym ? r->sym : "", 0); break;

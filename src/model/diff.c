@@ -15,7 +15,7 @@
 struct base_row {
 	uint64_t id;
 	double self_pct, total_pct;
-	char *comm, *dso, *sym, *raw_sym, *srcline;
+	char *comm, *dso, *sym, *raw_sym, *srcline, *cgroup, *container;
 	uint32_t pid, tid;
 	uint8_t state;
 };
@@ -60,6 +60,8 @@ struct diff_base *diff_base_new(const struct snapshot *base)
 			.sym = dup_or_null(r->sym),
 			.raw_sym = dup_or_null(r->raw_sym),
 			.srcline = dup_or_null(r->srcline),
+			.cgroup = dup_or_null(r->cgroup),
+			.container = dup_or_null(r->container),
 			.pid = r->pid,
 			.tid = r->tid,
 			.state = r->state,
@@ -80,6 +82,8 @@ void diff_base_free(struct diff_base *b)
 		free(r->sym);
 		free(r->raw_sym);
 		free(r->srcline);
+		free(r->cgroup);
+		free(r->container);
 	}
 	free(b->rows);
 	free(b->slots);
@@ -133,6 +137,8 @@ void diff_apply(const struct diff_base *b, struct snapshot *s)
 				.sym = br->sym,
 				.raw_sym = br->raw_sym,
 				.srcline = br->srcline,
+				.cgroup = br->cgroup,
+				.container = br->container,
 				.state = br->state,
 				.base_self = by_total ? br->total_pct : br->self_pct,
 				.delta = by_total ? -br->total_pct : -br->self_pct,

@@ -32,8 +32,11 @@ static bool contains(const char *hay, const char *needle, size_t n)
 
 bool filter_row_matches(const struct snap_row *r, const char *query)
 {
-	const char *names[3] = { r->sym, r->dso, r->comm };
-	return filter_names_match(query, names, 3);
+	/* A row without the container key matches by the container of the process with most of its
+	 * samples, as the t key zooms into that process: "\ web" keeps web's functions. */
+	const char *names[5] = { r->sym, r->dso, r->comm, r->container ? r->container : r->main_container,
+				 r->cgroup };
+	return filter_names_match(query, names, 5);
 }
 
 bool filter_names_match(const char *query, const char *const *names, size_t nnames)

@@ -2,7 +2,8 @@
 /*
  * filter: the rows the user narrows the table to, htop style. A query is a substring, or several
  * separated by '|' (any may match), compared without case against the names a row shows: its
- * symbol, its shared object and its command. Filtering never changes a row's percentages: they
+ * symbol, its shared object and its command, and its container (or that of the process with most of
+ * its samples) and cgroup. Filtering never changes a row's percentages: they
  * stay shares of the whole window, so a filtered table reads like the full one with lines hidden.
  *
  * The same matching serves the incremental search (/), which moves the cursor instead of hiding

@@ -34,9 +34,9 @@
 static const char *const key_names[SORT_KEY_COUNT] = {
 	[SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_TID] = "tid",
 	[SORT_DSO] = "dso",   [SORT_SYM] = "sym", [SORT_SRCLINE] = "srcline",
-	[SORT_STATE] = "state",
+	[SORT_STATE] = "state", [SORT_CGROUP] = "cgroup", [SORT_CONTAINER] = "container",
 };
-#define KNOWN_KEYS "comm, pid, tid, dso, sym, srcline, state"
+#define KNOWN_KEYS "comm, pid, tid, dso, sym, srcline, state, cgroup, container"
 
 /* sampler/offcpu.h's offcpu_state_name, by the same numbers; 0 is an on-CPU sample. */
 static const char *const state_names[PROFILE_NSTATES] = {
@@ -163,6 +163,7 @@ static inline uint64_t ptr_hash(const struct profile_row *k)
 	h ^= (uintptr_t)k->dso * 0xc2b2ae3d27d4eb4fULL;
 	h ^= ((uintptr_t)k->comm ^ ((uint64_t)k->pid << 32 | k->tid)) * 0x165667b19e3779f9ULL;
 	h ^= (uintptr_t)k->srcline * 0x27d4eb2f165667c5ULL;
+	h ^= ((uintptr_t)k->cgroup ^ ((uintptr_t)k->container << 1)) * 0x9e3779b97f4a7c55ULL;
 	return hash_mix64(h);
 }
 
@@ -183,6 +184,8 @@ static uint64_t row_id(const struct profile *p, const struct profile_row *r)
 		case SORT_SYM: h = hash_str(h, r->sym); break;
 		case SORT_SRCLINE: h = hash_str(h, r->srcline); break;
 		case SORT_STATE: h = hash_mix64(h ^ r->state); break;
+		case SORT_CGROUP: h = hash_str(h, r->cgroup); break;
+		case SORT_CONTAINER: h = hash_str(h, r->container); break;
 		case SORT_KEY_COUNT: break;
 		}
 	}
@@ -192,7 +195,8 @@ static uint64_t row_id(const struct profile *p, const struct profile_row *r)
 static bool same_key(const struct profile_row *a, const struct profile_row *b)
 {
 	return a->sym == b->sym && a->dso == b->dso && a->comm == b->comm && a->pid == b->pid &&
-	       a->tid == b->tid && a->srcline == b->srcline && a->state == b->state;
+	       a->tid == b->tid && a->srcline == b->srcline && a->state == b->state &&
+	       a->cgroup == b->cgroup && a->container == b->container;
 }
 
 /* --- the table ------------------------------------------------------------------------------- */
@@ -227,12 +231,15 @@ static size_t row_get(struct profile *p, const struct profile_row *k)
 	}
 	p->rows[idx] = (struct profile_row){ .comm = k->comm, .pid = k->pid, .tid = k->tid,
 					     .dso = k->dso, .sym = k->sym, .srcline = k->srcline,
-					     .state = k->state };
+					     .state = k->state, .cgroup = k->cgroup,
+					     .container = k->container, .nspid = k->nspid,
+					     .nstid = k->nstid };
 	p->rows[idx].id = row_id(p, k);
 	p->aux[idx].stamp = 0;
 	p->aux[idx].votes = 0;
 	p->rows[idx].main_pid = 0;
 	p->rows[idx].main_comm = NULL;
+	p->rows[idx].main_container = NULL;
 	p->aux[idx].phash = h;
 	p->nrows++;
 	if (!hashtab_add(&p->table, &it, (uint32_t)idx))
@@ -284,6 +291,7 @@ static void vote(struct profile_row *r, struct row_aux *a, const struct sample_c
 	} else {
 		r->main_pid = s->pid;
 		r->main_comm = s->comm;
+		r->main_container = s->container;
 		a->votes = 1;
 	}
 }
@@ -392,6 +400,13 @@ static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 		key.tid = s->tid;
 	if (p->use[SORT_STATE])
 		key.state = s->state;
+	if (p->use[SORT_CGROUP])
+		key.cgroup = s->cgroup;
+	if (p->use[SORT_CONTAINER])
+		key.container = s->container;
+	/* not identity: a pid has one number in its namespace, kept for the view */
+	key.nspid = key.pid ? s->nspid : 0;
+	key.nstid = key.tid ? s->nstid : 0;
 
 	/* Self: the function that holds the sampled address (the leaf's first frame that is not an
 	 * inline expansion), as perf's sym rows are, with the address's own source line (frame 0's). */
@@ -426,13 +441,20 @@ void profile_add_rows(struct profile *p, const struct sample_ctx *s, uint32_t *r
 	add(p, s, rows);
 }
 
+/* Whether a sample belongs to other rows than the ones made for its chain (r: their Self row). */
+static bool other_rows(const struct profile *p, const struct profile_row *r, const struct sample_ctx *s)
+{
+	return (p->use[SORT_STATE] && r->state != s->state) ||
+	       (p->use[SORT_CGROUP] && r->cgroup != s->cgroup) ||
+	       (p->use[SORT_CONTAINER] && r->container != s->container);
+}
+
 void profile_add_again(struct profile *p, const struct sample_ctx *s, const uint32_t *rows)
 {
 	/* A chain seen again in another state (S, then R: one stack, several ways to leave the CPU)
-	 * belongs to other rows when the state is a key: found the long way (the rows stay the
-	 * caller's, right for the state they were made in). */
-	if (p->use[SORT_STATE] && s->nframes > 0 && s->frames &&
-	    p->rows[rows[0]].state != s->state) {
+	 * or another cgroup belongs to other rows when those are keys: found the long way (the rows
+	 * stay the caller's, right for what they were made with). */
+	if (s->nframes > 0 && s->frames && other_rows(p, &p->rows[rows[0]], s)) {
 		add(p, s, NULL);
 		return;
 	}
@@ -563,6 +585,9 @@ void profile_move_names(struct profile *p, frame_rename_fn rename, void *ctx)
 		r->sym = rename(ctx, r->sym);
 		r->srcline = rename(ctx, r->srcline);
 		r->main_comm = rename(ctx, r->main_comm);
+		r->cgroup = rename(ctx, r->cgroup);
+		r->container = rename(ctx, r->container);
+		r->main_container = rename(ctx, r->main_container);
 		p->aux[i].phash = ptr_hash(r);  /* the table hashes pointers */
 	}
 	table_rebuild(p, hashtab_slots(&p->table));

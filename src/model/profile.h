@@ -37,9 +37,11 @@
 #include "util/frame.h"
 
 /* SORT_STATE: how the thread left the CPU (sample_ctx.state: S, D, R+ ...; profile_state_name). */
+/* SORT_CGROUP: the cgroup's path (sample_ctx.cgroup); SORT_CONTAINER: the short name people know
+ * for it (a container's name or id, a pod, a systemd unit, "host": sample_ctx.container). */
 enum sort_key { SORT_COMM, SORT_PID, SORT_TID, SORT_DSO, SORT_SYM, SORT_SRCLINE, SORT_STATE,
-		SORT_KEY_COUNT };
-#define PROFILE_MAX_KEYS 7
+		SORT_CGROUP, SORT_CONTAINER, SORT_KEY_COUNT };
+#define PROFILE_MAX_KEYS 9
 #define SORT_KEYS_DEFAULT "dso,sym"
 
 /* Parses "dso,sym" / "comm" / "pid,sym" ... (case-insensitive, spaces around names allowed, a
@@ -98,6 +100,11 @@ struct sample_ctx {
 	uint64_t block_ns;         /* the block's length up to the end of this piece */
 	const struct frame *frames; /* leaf first, then callers */
 	int nframes;
+	/* Where the task ran (interned; NULL when unknown): its cgroup's path and the container's
+	 * short name; and its pid and tid as its own pid namespace numbers them (0: unknown or the
+	 * same as pid and tid), shown beside the pid and tid keys, never part of a row's identity. */
+	const char *cgroup, *container;
+	uint32_t nspid, nstid;
 };
 
 /* One aggregated row as the profile holds it. Key fields not in use are NULL / 0. */
@@ -115,6 +122,9 @@ struct profile_row {
 	uint32_t main_pid;
 	uint8_t state;             /* the state key's value (0 when not a key) */
 	const char *main_comm;
+	const char *cgroup, *container; /* when keys (NULL otherwise) */
+	uint32_t nspid, nstid;     /* with the pid / tid keys: the namespace's numbers (0: none) */
+	const char *main_container; /* the container of main_pid's samples (the filter's) */
 };
 
 /* The run-queue part (states R, R+) of a row's counts (see profile_time). */

@@ -10,6 +10,8 @@
  */
 #include "model/snapshot.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +22,17 @@ static const char *const col_names[COL_COUNT] = {
 	[COL_COMM] = "Command",    [COL_PID] = "PID",      [COL_TID] = "TID",
 	[COL_SYM] = "Symbol",      [COL_DSO] = "Shared Object", [COL_SRCLINE] = "Source:Line",
 	[COL_DELTA] = "Delta",      [COL_STATE] = "State",  [COL_TIME] = "Time",
-	[COL_BLOCKS] = "Blocks/s", [COL_LONGEST] = "Longest",
+	[COL_BLOCKS] = "Blocks/s", [COL_LONGEST] = "Longest", [COL_CGROUP] = "Cgroup",
+	[COL_CONTAINER] = "Container",
 };
+
+void snap_pid_text(uint32_t id, uint32_t nsid, char *buf, size_t len)
+{
+	if (nsid && nsid != id)
+		snprintf(buf, len, "%" PRIu32 " (%" PRIu32 ")", id, nsid);
+	else
+		snprintf(buf, len, "%" PRIu32, id);
+}
 
 const char *snap_col_name(enum snap_col c)
 {
@@ -57,7 +68,8 @@ static int cmp_names(const struct snap_row *a, const struct snap_row *b)
 	if ((c = cmp_str(a->sym, b->sym)) || (c = cmp_str(a->dso, b->dso)) ||
 	    (c = cmp_str(a->comm, b->comm)) || (c = cmp_u64_asc(a->pid, b->pid)) ||
 	    (c = cmp_u64_asc(a->tid, b->tid)) || (c = cmp_str(a->srcline, b->srcline)) ||
-	    (c = cmp_u64_asc(a->state, b->state)))
+	    (c = cmp_u64_asc(a->state, b->state)) || (c = cmp_str(a->container, b->container)) ||
+	    (c = cmp_str(a->cgroup, b->cgroup)))
 		return c;
 	return cmp_u64_asc(a->id, b->id);
 }
@@ -106,6 +118,18 @@ static int by_comm(const void *x, const void *y)
 {
 	ROWS(x, y);
 	return (c = cmp_str(a->comm, b->comm)) ? c : cmp_heat(a, b);
+}
+
+static int by_cgroup(const void *x, const void *y)
+{
+	ROWS(x, y);
+	return (c = cmp_str(a->cgroup, b->cgroup)) ? c : cmp_heat(a, b);
+}
+
+static int by_container(const void *x, const void *y)
+{
+	ROWS(x, y);
+	return (c = cmp_str(a->container, b->container)) ? c : cmp_heat(a, b);
 }
 
 static int by_pid(const void *x, const void *y)
@@ -177,7 +201,8 @@ static int (*const comparators[COL_COUNT])(const void *, const void *) = {
 	[COL_COMM] = by_comm, [COL_PID] = by_pid,     [COL_TID] = by_tid,
 	[COL_SYM] = by_sym,   [COL_DSO] = by_dso,     [COL_SRCLINE] = by_srcline,
 	[COL_DELTA] = by_delta, [COL_STATE] = by_state, [COL_TIME] = by_total,
-	[COL_BLOCKS] = by_blocks, [COL_LONGEST] = by_longest,
+	[COL_BLOCKS] = by_blocks, [COL_LONGEST] = by_longest, [COL_CGROUP] = by_cgroup,
+	[COL_CONTAINER] = by_container,
 };
 
 void snapshot_sort(struct snapshot *s, enum snap_col order)
@@ -244,6 +269,11 @@ struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order)
 			.time = s->times ? &s->times[i] : NULL,
 			.main_pid = r->main_pid,
 			.main_comm = r->main_comm,
+			.cgroup = r->cgroup,
+			.container = r->container,
+			.nspid = r->nspid,
+			.nstid = r->nstid,
+			.main_container = r->main_container,
 		};
 	}
 	snapshot_sort(s, order);
@@ -347,6 +377,9 @@ void snapshot_move_names(struct snapshot *s, frame_rename_fn rename, void *ctx)
 		r->raw_sym = rename(ctx, r->raw_sym);
 		r->srcline = rename(ctx, r->srcline);
 		r->main_comm = rename(ctx, r->main_comm);
+		r->cgroup = rename(ctx, r->cgroup);
+		r->container = rename(ctx, r->container);
+		r->main_container = rename(ctx, r->main_container);
 	}
 	for (size_t i = 0; s->tree && !s->tree_borrowed && i < s->tree->n; i++) {
 		struct ct_snode *n = &s->tree->nodes[i];
@@ -362,4 +395,45 @@ long snapshot_find(const struct snapshot *s, uint64_t id)
 		if (s->rows[i].id == id)
 			return (long)i;
 	return -1;
+}
+
+static int by_share(const void *x, const void *y)
+{
+	const struct snap_share *a = x, *b = y;
+	if (a->pct != b->pct)
+		return a->pct < b->pct ? 1 : -1;
+	return cmp_str(a->container, b->container);
+}
+
+size_t snapshot_container_shares(const struct snapshot *s, struct snap_share *out, size_t max)
+{
+	bool keyed = false;
+	for (int i = 0; i < s->nkeys; i++)
+		keyed |= s->keys[i] == SORT_CONTAINER;
+	if (!keyed || !max)
+		return 0;
+	/* Every distinct container summed, then the top ones kept. Containers are few next to rows,
+	 * but a table may hold thousands of rows: a bounded list, the rest summed in no entry. */
+	enum { SHARES_MAX = 256 };
+	struct snap_share all[SHARES_MAX];
+	size_t n = 0;
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct snap_row *r = &s->rows[i];
+		if (!r->container)
+			continue;
+		size_t j = 0;
+		while (j < n && all[j].container != r->container)
+			j++;
+		if (j == n) {
+			if (n == SHARES_MAX)
+				continue;
+			all[n++] = (struct snap_share){ r->container, 0 };
+		}
+		all[j].pct += r->self_pct;
+	}
+	qsort(all, n, sizeof(all[0]), by_share);
+	if (n > max)
+		n = max;
+	memcpy(out, all, n * sizeof(*out));
+	return n;
 }

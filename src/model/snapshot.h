@@ -23,7 +23,8 @@
  * COL_BLOCKS and COL_LONGEST are the time modes' (COL_TIME orders like COL_SELF: it is Self over
  * the same seconds). New ones go last: view_state.hidden_cols keeps bits by these numbers. */
 enum snap_col { COL_SELF, COL_TOTAL, COL_SAMPLES, COL_COMM, COL_PID, COL_TID, COL_SYM, COL_DSO,
-		COL_SRCLINE, COL_DELTA, COL_STATE, COL_TIME, COL_BLOCKS, COL_LONGEST, COL_COUNT };
+		COL_SRCLINE, COL_DELTA, COL_STATE, COL_TIME, COL_BLOCKS, COL_LONGEST, COL_CGROUP,
+		COL_CONTAINER, COL_COUNT };
 
 /* A row against a --diff baseline (model/diff.h): on both sides, only now, or only in the base. */
 enum snap_diff { SNAP_DIFF_NONE, SNAP_DIFF_BOTH, SNAP_DIFF_NEW, SNAP_DIFF_GONE };
@@ -50,7 +51,14 @@ struct snap_row {
 	uint32_t main_pid;
 	uint8_t state;             /* set when state is a key (profile_state_name) */
 	const char *main_comm;
+	const char *cgroup, *container; /* set when keys, else NULL */
+	uint32_t nspid, nstid;     /* beside pid / tid: the numbers in the task's pid namespace (0: none) */
+	const char *main_container; /* main_pid's container, when known (the filter matches it) */
 };
+
+/* A pid or tid as the pid and tid keys show it: "1234", or "1234 (7)" when the task's own pid
+ * namespace numbers it otherwise (nsid: its number there, 0 when none). */
+void snap_pid_text(uint32_t id, uint32_t nsid, char *buf, size_t len);
 
 static inline uint64_t snap_row_blocks(const struct snap_row *r)
 {
@@ -120,5 +128,14 @@ void snapshot_move_names(struct snapshot *s, frame_rename_fn rename, void *ctx);
 /* Index of the row with this id, or -1. */
 long snapshot_find(const struct snapshot *s, uint64_t id);
 const char *snap_col_name(enum snap_col c);
+
+/* A container's share of a window with the container key: the Self% of its rows summed. */
+struct snap_share {
+	const char *container;
+	double pct;
+};
+/* The max containers with the most Self in s, most first (ties by name); 0 without the container
+ * key. The header line of `-s container` tables shows them. */
+size_t snapshot_container_shares(const struct snapshot *s, struct snap_share *out, size_t max);
 
 #endif

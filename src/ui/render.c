@@ -260,6 +260,13 @@ static void render_mode(struct surface *s, int y, const struct snapshot *snap,
 	}
 	if (v->filter[0] && len < (int)sizeof(line))
 		len += snprintf(line + len, sizeof(line) - (size_t)len, "filter: %s   ", v->filter);
+	/* -s container: where the time goes first, the top containers' shares. */
+	struct snap_share shares[4];
+	size_t nshares = snap ? snapshot_container_shares(snap, shares, 4) : 0;
+	for (size_t i = 0; i < nshares && len < (int)sizeof(line); i++)
+		len += snprintf(line + len, sizeof(line) - (size_t)len, "%s%s %.1f%%%s",
+				i ? "  " : "containers: ", shares[i].container, shares[i].pct,
+				i + 1 == nshares ? "   " : "");
 	/* What the numbers are (off-CPU or wall time), and which run-queue waits they hold. */
 	if (snapshot_is_time(snap) && len < (int)sizeof(line))
 		len += snprintf(line + len, sizeof(line) - (size_t)len, "%s time%s   ",

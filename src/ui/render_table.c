@@ -51,6 +51,8 @@ const char *render_col_title(enum snap_col c)
 	case COL_TIME: return "Time";
 	case COL_BLOCKS: return "Blocks/s";
 	case COL_LONGEST: return "Longest";
+	case COL_CGROUP: return "Cgroup";
+	case COL_CONTAINER: return "Container";
 	default: return "?";
 	}
 }
@@ -106,7 +108,8 @@ int render_columns(const struct snapshot *snap, enum snap_col *cols)
 	static const struct {
 		enum sort_key key;
 		enum snap_col col;
-	} map[] = { { SORT_COMM, COL_COMM }, { SORT_PID, COL_PID }, { SORT_TID, COL_TID },
+	} map[] = { { SORT_CONTAINER, COL_CONTAINER }, { SORT_CGROUP, COL_CGROUP },
+		    { SORT_COMM, COL_COMM }, { SORT_PID, COL_PID }, { SORT_TID, COL_TID },
 		    { SORT_STATE, COL_STATE }, { SORT_SYM, COL_SYM },   { SORT_DSO, COL_DSO },
 		    { SORT_SRCLINE, COL_SRCLINE } };
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
@@ -171,7 +174,14 @@ static int max_text(const struct snapshot *snap, struct row_span span, enum snap
 	for (size_t i = span.first; snap && i < span.end; i++) {
 		const struct snap_row *r = &snap->rows[i];
 		const char *t = c == COL_COMM ? r->comm : c == COL_DSO ? r->dso :
-				c == COL_SYM ? r->sym : r->srcline;
+				c == COL_SYM ? r->sym : c == COL_CGROUP ? r->cgroup :
+				c == COL_CONTAINER ? r->container : r->srcline;
+		char idbuf[32];
+		if (c == COL_PID || c == COL_TID) {
+			snap_pid_text(c == COL_PID ? r->pid : r->tid, c == COL_PID ? r->nspid : r->nstid,
+				      idbuf, sizeof(idbuf));
+			t = idbuf;
+		}
 		int tw = t ? surface_text_width(t) : 9; /* "[unknown]" */
 		if (tw > w)
 			w = tw;
@@ -217,7 +227,13 @@ static int layout_columns(const struct snapshot *snap, struct row_span span, uns
 		}
 		case COL_PID:
 		case COL_TID:
-			w = 7;
+			w = clampi(max_text(snap, span, c), 7, 20); /* "1234567 (1234567)" in a container */
+			break;
+		case COL_CONTAINER:
+			w = clampi(max_text(snap, span, c), 0, 32);
+			break;
+		case COL_CGROUP:
+			w = clampi(max_text(snap, span, c), 0, 48);
 			break;
 		case COL_DELTA:
 			w = 12; /* "-100.00 gone" */
@@ -315,10 +331,16 @@ static void render_row(struct surface *s, int y, const struct snapshot *snap,
 			snprintf(buf, sizeof(buf), "%" PRIu64, r->samples);
 			break;
 		case COL_PID:
-			snprintf(buf, sizeof(buf), "%" PRIu32, r->pid);
+			snap_pid_text(r->pid, r->nspid, buf, sizeof(buf));
 			break;
 		case COL_TID:
-			snprintf(buf, sizeof(buf), "%" PRIu32, r->tid);
+			snap_pid_text(r->tid, r->nstid, buf, sizeof(buf));
+			break;
+		case COL_CONTAINER:
+			text = r->container ? r->container : "[unknown]";
+			break;
+		case COL_CGROUP:
+			text = r->cgroup ? r->cgroup : "[unknown]";
 			break;
 		case COL_COMM:
 			text = r->comm ? r->comm : "[unknown]";

@@ -33,6 +33,8 @@ static const struct {
 	{ COL_TIME, "Time (threads there)", NULL, 1 },
 	{ COL_BLOCKS, "Blocks/s", NULL, 1 },
 	{ COL_LONGEST, "Longest block", NULL, 1 },
+	{ COL_CONTAINER, "Container", "-s container,...", 0 },
+	{ COL_CGROUP, "Cgroup", "-s cgroup,...", 0 },
 	{ COL_COMM, "Command", "-s comm,...", 0 },
 	{ COL_PID, "PID", "-s pid,...", 0 },
 	{ COL_TID, "TID", "-s tid,...", 0 },
