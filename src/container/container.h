@@ -50,6 +50,11 @@ void container_from_path(const char *cgroup_path, struct container_name *out);
  * a symlink, not root's, too big) leaves container_from_path's names. Reads files: cache the result
  * per cgroup. */
 void container_resolve(const char *cgroup_path, const char *state_root, struct container_name *out);
+/* container_resolve, and the first state file it refused (not one simply absent) said in why as
+ * "PATH: not read: REASON" (safefile's reason: "a symlink", "owned by uid 5, ...", "too big ..."),
+ * for a warning once per container; true when there was one. */
+bool container_resolve_why(const char *cgroup_path, const char *state_root, struct container_name *out,
+			   char *why, size_t whylen);
 
 /* The runtime state files container_resolve reads, for container_state_scan. */
 enum container_state_file {

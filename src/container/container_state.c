@@ -157,9 +157,15 @@ bool container_state_scan(enum container_state_file file, const char *buf, size_
 	return true;
 }
 
+/* Where a refusal is told: the first one of a resolve. */
+struct why {
+	char *buf;
+	size_t cap;
+};
+
 /* root + rel's text when it is a regular root-owned file, no symlink on the way, at most max bytes:
- * malloc'd, *len its bytes; NULL otherwise. */
-static char *state_read(const char *root, const char *rel, size_t max, size_t *len)
+ * malloc'd, *len its bytes; NULL otherwise (a refusal, not an absence, said in w). */
+static char *state_read(const char *root, const char *rel, size_t max, size_t *len, struct why *w)
 {
 	char path[4096];
 	int n = snprintf(path, sizeof(path), "%s%s", root, rel);
@@ -169,8 +175,11 @@ static char *state_read(const char *root, const char *rel, size_t max, size_t *l
 	struct stat st;
 	char why[160];
 	int fd = safefile_open(path, &want, &st, why, sizeof(why));
-	if (fd < 0)
+	if (fd < 0) {
+		if (why[0] && w->cap && !w->buf[0])
+			snprintf(w->buf, w->cap, "%s: not read: %s", path, why);
 		return NULL;
+	}
 	size_t size = (size_t)st.st_size, got = 0;
 	char *buf = malloc(size ? size : 1);
 	while (buf && got < size) {
@@ -185,10 +194,10 @@ static char *state_read(const char *root, const char *rel, size_t max, size_t *l
 }
 
 static bool scan_file(const char *root, const char *rel, size_t max, enum container_state_file f,
-		      struct container_name *out)
+		      struct container_name *out, struct why *w)
 {
 	size_t len = 0;
-	char *buf = state_read(root, rel, max, &len);
+	char *buf = state_read(root, rel, max, &len, w);
 	if (!buf)
 		return false;
 	bool ok = container_state_scan(f, buf, len, out);
@@ -196,67 +205,78 @@ static bool scan_file(const char *root, const char *rel, size_t max, enum contai
 	return ok;
 }
 
-static bool resolve_docker(const char *root, struct container_name *out)
+static bool resolve_docker(const char *root, struct container_name *out, struct why *w)
 {
 	char rel[160];
 	snprintf(rel, sizeof(rel), "/var/lib/docker/containers/%s/config.v2.json", out->id);
-	return scan_file(root, rel, CONFIG_MAX, CONTAINER_STATE_DOCKER, out);
+	return scan_file(root, rel, CONFIG_MAX, CONTAINER_STATE_DOCKER, out, w);
 }
 
-static bool resolve_containerd(const char *root, struct container_name *out)
+static bool resolve_containerd(const char *root, struct container_name *out, struct why *w)
 {
 	static const char *const namespaces[] = { "k8s.io", "default", "moby" };
 	char rel[200];
 	for (size_t i = 0; i < sizeof(namespaces) / sizeof(namespaces[0]); i++) {
 		snprintf(rel, sizeof(rel), "/run/containerd/io.containerd.runtime.v2.task/%s/%s/config.json",
 			 namespaces[i], out->id);
-		if (scan_file(root, rel, CONFIG_MAX, CONTAINER_STATE_OCI, out))
+		if (scan_file(root, rel, CONFIG_MAX, CONTAINER_STATE_OCI, out, w))
 			return true;
 	}
 	return false;
 }
 
-static bool resolve_crio(const char *root, struct container_name *out)
+static bool resolve_crio(const char *root, struct container_name *out, struct why *w)
 {
 	char rel[200];
 	snprintf(rel, sizeof(rel), "/run/containers/storage/overlay-containers/%s/userdata/config.json",
 		 out->id);
-	return scan_file(root, rel, CONFIG_MAX, CONTAINER_STATE_OCI, out);
+	return scan_file(root, rel, CONFIG_MAX, CONTAINER_STATE_OCI, out, w);
 }
 
-static bool resolve_podman(const char *root, struct container_name *out)
+static bool resolve_podman(const char *root, struct container_name *out, struct why *w)
 {
 	return scan_file(root, "/var/lib/containers/storage/overlay-containers/containers.json",
-			 STORAGE_MAX, CONTAINER_STATE_STORAGE, out) ||
+			 STORAGE_MAX, CONTAINER_STATE_STORAGE, out, w) ||
 	       scan_file(root, "/var/lib/containers/storage/overlay-containers/volatile-containers.json",
-			 STORAGE_MAX, CONTAINER_STATE_STORAGE, out);
+			 STORAGE_MAX, CONTAINER_STATE_STORAGE, out, w);
 }
 
-void container_resolve(const char *cgroup_path, const char *state_root, struct container_name *out)
+bool container_resolve_why(const char *cgroup_path, const char *state_root, struct container_name *out,
+			   char *why, size_t whylen)
 {
+	struct why w = { why, whylen };
+	if (whylen)
+		why[0] = '\0';
 	struct container_path_info info;
 	container_parse(cgroup_path, out, &info);
 	if (!out->id[0] || info.conmon)
-		return;
+		return false;
 	const char *root = state_root && strcmp(state_root, "/") != 0 ? state_root : "";
 	switch (info.rt) {
 	case CRT_DOCKER:
-		resolve_docker(root, out);
+		resolve_docker(root, out, &w);
 		break;
 	case CRT_CONTAINERD:
-		resolve_containerd(root, out);
+		resolve_containerd(root, out, &w);
 		break;
 	case CRT_CRIO:
-		resolve_crio(root, out);
+		resolve_crio(root, out, &w);
 		break;
 	case CRT_PODMAN:
-		resolve_podman(root, out);
+		resolve_podman(root, out, &w);
 		break;
 	case CRT_BARE: /* the kubelet's cgroupfs layout names no runtime: each in turn */
-		if (!resolve_containerd(root, out) && !resolve_crio(root, out))
-			resolve_docker(root, out);
+		if (!resolve_containerd(root, out, &w) && !resolve_crio(root, out, &w))
+			resolve_docker(root, out, &w);
 		break;
 	default:
 		break;
 	}
+	return whylen && why[0];
+}
+
+void container_resolve(const char *cgroup_path, const char *state_root, struct container_name *out)
+{
+	char why[8];
+	container_resolve_why(cgroup_path, state_root, out, why, 0);
 }

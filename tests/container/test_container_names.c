@@ -211,6 +211,20 @@ static void resolve(const char *path, struct container_name *c)
 	check_bounded(c);
 }
 
+/* The refusal container_resolve_why tells: it holds want ("" for none). */
+static void refused(const char *path, const char *want)
+{
+	struct container_name c;
+	char why[512];
+	bool told = container_resolve_why(path, root, &c, why, sizeof(why));
+	CHECK(told == (want[0] != '\0'));
+	if (want[0] && !strstr(why, want)) {
+		fprintf(stderr, "%s: refusal \"%s\" lacks \"%s\"\n", path, why, want);
+		CHECK(!"the refusal's reason");
+	}
+	CHECK(!strchr(why, '\n'));
+}
+
 #define DOCKER_DIR "/var/lib/docker/containers/"
 #define TASK_DIR "/run/containerd/io.containerd.runtime.v2.task/"
 #define CRIO_DIR "/run/containers/storage/overlay-containers/"
@@ -297,27 +311,33 @@ static void test_resolve_refused(void)
 	CHECK(symlink(target, path) == 0);
 	resolve("/system.slice/docker-" ID6 ".scope", &c);
 	CHECK_STR(c.name, "666666666666");
+	refused("/system.slice/docker-" ID6 ".scope", "config.v2.json: not read: a symlink");
 	/* a symlinked directory on the way */
 	snprintf(path, sizeof(path), "%s" DOCKER_DIR ID7, root);
 	snprintf(target, sizeof(target), "%s/elsewhere", root);
 	CHECK(symlink(target, path) == 0);
 	resolve("/system.slice/docker-" ID7 ".scope", &c);
 	CHECK_STR(c.name, "777777777777");
+	refused("/system.slice/docker-" ID7 ".scope", "not read: a symlink");
 	/* another user's file */
 	plant(DOCKER_DIR ID8 "/config.v2.json", "{\"Name\":\"/theirs\"}");
 	snprintf(path, sizeof(path), "%s" DOCKER_DIR ID8 "/config.v2.json", root);
 	CHECK(chown(path, 65534, 65534) == 0);
 	resolve("/system.slice/docker-" ID8 ".scope", &c);
 	CHECK_STR(c.name, "888888888888");
+	refused("/system.slice/docker-" ID8 ".scope", "not read: owned by uid 65534");
 	/* a file of 64 MiB (sparse: its name after the hole) */
 	plant(DOCKER_DIR ID9 "/config.v2.json", "{\"Name\":\"/huge\"}");
 	snprintf(path, sizeof(path), "%s" DOCKER_DIR ID9 "/config.v2.json", root);
 	CHECK(truncate(path, 64 << 20) == 0);
 	resolve("/system.slice/docker-" ID9 ".scope", &c);
 	CHECK_STR(c.name, "999999999999");
+	refused("/system.slice/docker-" ID9 ".scope", "not read: too big (67108864 bytes");
 	/* nothing there, and a state root that does not exist */
 	resolve("/system.slice/docker-" ID2 ".scope", &c);
 	CHECK_STR(c.name, "a1b2c3d4e5f6");
+	refused("/system.slice/docker-" ID2 ".scope", ""); /* absent: nothing to tell */
+	refused("/system.slice/docker-" ID ".scope", ""); /* read */
 	container_resolve("/system.slice/docker-" ID ".scope", "/nonexistent-perftop-root", &c);
 	CHECK_STR(c.name, ID12);
 	container_resolve("/system.slice/nginx.service", NULL, &c);
