@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "model/filter.h"
 #include "model/profile.h"
 #include "model/snapshot.h"
 
@@ -342,6 +343,70 @@ static void test_context_keys(void)
 	profile_free(p);
 }
 
+/* The container and cgroup keys: one row per container and function, the header's shares, the
+ * filter by container, the namespace pids beside pid and tid, and a memoized chain (profile_add_again)
+ * seen in another container going to that container's rows. */
+static void test_container_keys(void)
+{
+	static char s_web[] = "web", s_db[] = "db", s_cg_web[] = "/docker/aaa", s_cg_db[] = "/docker/bbb";
+	enum sort_key keys[3];
+	CHECK_EQ_U64(sort_keys_parse("container,sym,cgroup", keys, 3, NULL, 0), 3);
+	CHECK(keys[0] == SORT_CONTAINER && keys[2] == SORT_CGROUP);
+	keys[0] = SORT_CONTAINER;
+	keys[1] = SORT_SYM;
+	struct profile *p = profile_new(keys, 2);
+	struct frame f[] = { fr(s_foo, s_app), fr(s_main, s_app) };
+	struct sample_ctx web = { .comm = s_comm_a, .pid = 10, .tid = 10, .period = 3, .frames = f,
+				  .nframes = 2, .cgroup = s_cg_web, .container = s_web };
+	struct sample_ctx db = web;
+	db.pid = 20;
+	db.cgroup = s_cg_db;
+	db.container = s_db;
+	uint32_t rows[3];
+	profile_add_rows(p, &web, rows);
+	profile_add_again(p, &web, rows);
+	profile_add_again(p, &web, rows);
+	profile_add_again(p, &db, rows); /* the same chain in another container: its own rows */
+	struct snapshot *s = profile_snapshot(p, COL_CONTAINER);
+	CHECK_EQ_U64(s->nrows, 4);
+	CHECK_STR(s->rows[0].container, "db");
+	CHECK_STR(s->rows[2].container, "web");
+	CHECK(s->rows[0].cgroup == NULL); /* not a key */
+	struct snap_share sh[4];
+	CHECK_EQ_U64(snapshot_container_shares(s, sh, 4), 2);
+	CHECK_STR(sh[0].container, "web");
+	CHECK(fabs(sh[0].pct - 75.0) < 1e-9 && fabs(sh[1].pct - 25.0) < 1e-9);
+	CHECK_EQ_U64(snapshot_container_shares(s, sh, 1), 1);
+	struct snapshot *fs = snapshot_filter(s, "WEB");
+	CHECK_EQ_U64(fs->nrows, 2);
+	snapshot_free(fs);
+	snapshot_free(s);
+	profile_free(p);
+
+	/* Without the container key: no shares, and the filter goes by the main process's container. */
+	enum sort_key pkeys[] = { SORT_PID, SORT_SYM };
+	p = profile_new(pkeys, 2);
+	web.nspid = 7;
+	profile_add(p, &web);
+	profile_add(p, &db);
+	s = profile_snapshot(p, COL_PID);
+	CHECK_EQ_U64(snapshot_container_shares(s, sh, 4), 0);
+	CHECK_EQ_U64(s->rows[0].pid, 10);
+	CHECK_EQ_U64(s->rows[0].nspid, 7);
+	CHECK_EQ_U64(s->rows[2].nspid, 0);
+	char buf[32];
+	snap_pid_text(s->rows[0].pid, s->rows[0].nspid, buf, sizeof(buf));
+	CHECK_STR(buf, "10 (7)");
+	snap_pid_text(20, 20, buf, sizeof(buf));
+	CHECK_STR(buf, "20");
+	fs = snapshot_filter(s, "db");
+	CHECK_EQ_U64(fs->nrows, 2);
+	CHECK_EQ_U64(fs->rows[0].pid, 20);
+	snapshot_free(fs);
+	snapshot_free(s);
+	profile_free(p);
+}
+
 static void test_srcline_null_is_a_value(void)
 {
 	enum sort_key keys[] = { SORT_SYM, SORT_SRCLINE };
@@ -493,7 +558,8 @@ static void test_sort_keys_parse(void)
 	CHECK(k[5] == SORT_SRCLINE);
 
 	CHECK(sort_keys_parse("dso,foo", k, PROFILE_MAX_KEYS, err, sizeof(err)) == -1);
-	CHECK_STR(err, "unknown sort key 'foo' (known: comm, pid, tid, dso, sym, srcline, state)");
+	CHECK_STR(err, "unknown sort key 'foo' (known: comm, pid, tid, dso, sym, srcline, state, cgroup, "
+		       "container)");
 	CHECK(sort_keys_parse("symbol", k, PROFILE_MAX_KEYS, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "'symbol'") != NULL);
 	CHECK(sort_keys_parse("", k, PROFILE_MAX_KEYS, err, sizeof(err)) == -1);
@@ -660,6 +726,7 @@ int main(void)
 	test_window_counters();
 	test_frameless_sample();
 	test_context_keys();
+	test_container_keys();
 	test_srcline_null_is_a_value();
 	test_sort_orders();
 	test_stable_ids_and_find();
