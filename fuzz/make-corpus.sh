@@ -12,7 +12,8 @@
 #   cfi/               their .eh_frame sections, after the 16-byte head fuzz_cfi reads
 #   buildid/           their first 4 KiB and their build-id notes alone
 #   vdso/              this process's vdso, dumped from /proc/self/mem
-#   settings/, pushurl/  a settings file as perftop writes it; --push URLs with their companions
+#   settings/, pushurl/  a settings file as perftop writes it; --push URLs with their companions;
+#                      with them (text) a hand-made PERF_RECORD_CGROUP and cgroup sample in parse/
 #   pyread/            (FUZZ_BUILD_DIR, pyenv's or Debian's CPythons 3.8-3.13) pysnap's snapshots of
 #                      running CPythons: what one sample reads of them
 # CORPUS_PARTS="perfdata gopclntab node jitmap elf cc vdso text pyread" (the default: all) makes
@@ -36,6 +37,8 @@ rec -g -o "$t/fp.data" -- "${busy[@]}"
 rec -z -g -o "$t/z.data" -- "${busy[@]}"
 rec -e cpu-clock,task-clock -o "$t/two.data" -- "${busy[@]}"
 rec --call-graph dwarf,1024 -o "$t/dwarf.data" -- "${busy[@]}"
+# cgroup ids in samples and PERF_RECORD_CGROUP (perf synthesizes the existing cgroups)
+rec --all-cgroups -o "$t/cgroup.data" -- "${busy[@]}" || true
 perf record -q -N -B -F 199 -g -o - -- "${busy[@]}" >"$t/pipe.data" 2>/dev/null
 python3 - "$t" "$out" <<'PY'
 import os, struct, sys
@@ -190,6 +193,22 @@ printf '# a comment\n\n  order = Total  \r\nmode=decay\nmouse=off\nhidden=\n' >"
 printf 'http://localhost:4040\nmyapp\nenv=prod\nregion=eu-1\nAuthorization: Bearer x\n' >"$out/pushurl/pyroscope"
 printf 'https://us%%40er:p%%3Ass@[::1]:4443/prefix/\nperftop\nk=v\nX-Scope-OrgID: 7\n' >"$out/pushurl/auth-v6"
 printf 'parcas://grpc.example.org:443\napp.name\n_a1=b\n' >"$out/pushurl/parca"
+# fuzz_parse: a PERF_RECORD_CGROUP and a sample with PERF_SAMPLE_CGROUP, by hand (the 48-byte
+# parse_cfg first: sample_type IDENTIFIER|IP|TID|TIME|CPU|PERIOD|CGROUP, sample_id_all), so that
+# the suite's replay has them without perf record
+mkdir -p "$out/parse"
+python3 - "$out/parse" <<'PY'
+import struct, sys
+st = (1 << 16) | 1 | 2 | 4 | 0x80 | 0x100 | (1 << 21)
+cfg = struct.pack("<6Q", st, 0, 0, 0, 0, 1)
+trailer = struct.pack("<IIQIIQ", 42, 43, 1000, 1, 0, 7)   # tid, time, cpu, identifier
+path = b"/system.slice/docker-0123abcd.scope\0"
+path += b"\0" * (-len(path) % 8)
+body = struct.pack("<Q", 0x1f00000abc) + path + trailer
+open(sys.argv[1] + "/handmade-cgroup", "wb").write(cfg + struct.pack("<IHH", 19, 0, 8 + len(body)) + body)
+body = struct.pack("<QQIIQIIQQ", 7, 0xffffffff81000000, 42, 43, 1001, 1, 0, 1000000, 0x1f00000abc)
+open(sys.argv[1] + "/handmade-cgroup-sample", "wb").write(cfg + struct.pack("<IHH", 9, 1, 8 + len(body)) + body)
+PY
 fi
 
 # fuzz_pyread: snapshots of running CPythons (a recursion three deep, then a loop), one per version

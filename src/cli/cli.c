@@ -261,6 +261,26 @@ static enum cli_result set_cpus(struct cli_parsing *p, const struct cli_option *
 	return CLI_OK;
 }
 
+/* -G PATH[,PATH...], repeatable: the paths are kept in a copy of the value the cli owns (for the
+ * program's life, as the events' strings). */
+static enum cli_result set_cgroups(struct cli_parsing *p, const struct cli_option *o,
+				   const char *arg)
+{
+	(void)o;
+	struct cli *c = p->c;
+	if (!arg[0])
+		return fail(p, "-G wants cgroup paths, e.g. -G /docker/abc,system.slice");
+	char *copy = xstrdup(arg), *save = NULL;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (c->ncgroups == SAMPLER_MAX_CGROUPS)
+			return fail(p, "-G: at most %d cgroups", SAMPLER_MAX_CGROUPS);
+		c->cgroups[c->ncgroups++] = t;
+	}
+	c->session.sampler.cgroups = c->cgroups;
+	c->session.sampler.ncgroups = c->ncgroups;
+	return CLI_OK;
+}
+
 static enum cli_result set_freq(struct cli_parsing *p, const struct cli_option *o, const char *arg)
 {
 	(void)o;
@@ -537,6 +557,14 @@ static const struct cli_option options[] = {
 	{ OPT("cpu", 'C', "LIST", CLI_TARGETS), .set = set_cpus,
 	  .help = "only these CPUs, e.g. 0-3,7",
 	  .doc = "only these CPUs, e.g. `0-3,7`" },
+
+	{ OPT("cgroup", 'G', "PATH[,PATH...]", CLI_TARGETS), .set = set_cgroups,
+	  .help = "with -a or -C: only the tasks of these cgroups (paths under the\n"
+		"perf_event hierarchy's mount, as perf's -G), every event",
+	  .doc = "with `-a` or `-C`: only the tasks of these cgroups and their descendants (paths "
+		"relative to the mount of the cgroup hierarchy the perf_event controller is on, or "
+		"absolute under it, as `perf record -G` takes them; at most 64; repeatable): every "
+		"event is opened per CPU per cgroup, so the kernel drops the other tasks' samples" },
 
 	{ OPT(NULL, 0, "COMMAND ARGS", CLI_TARGETS),
 	  .help = "start COMMAND and profile it and its children",
@@ -1049,6 +1077,9 @@ static enum cli_result finish(struct cli_parsing *p, int argc, char **argv)
 		return fail(p, "--kallsyms names a recording's kernel addresses: add -i FILE");
 	if (c->session.input && c->session.output)
 		return fail(p, "-i and -o together: replaying a recording does not record it again");
+	if (c->session.input && c->ncgroups)
+		return fail(p, "-G chooses which tasks are sampled live: a recording's samples are "
+			    "already taken");
 	if ((c->json || c->quiet) && !c->batch)
 		c->batch = true; /* --json and -q only make sense as batch output */
 	c->session.one_pass = c->batch;

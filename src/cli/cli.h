@@ -50,6 +50,8 @@ struct cli {
 	bool no_mouse;        /* --no-mouse: the view does not take the mouse */
 	bool quiet;           /* -q: batch prints no snapshots, only errors */
 	bool have_user;       /* -u USER: the command started as USER */
+	const char *cgroups[SAMPLER_MAX_CGROUPS]; /* -G, split at commas */
+	int ncgroups;
 	struct sampler_user run_as;
 };
 

@@ -164,6 +164,17 @@ size_t perfdata_encode_rec(const struct rec *r, uint64_t sample_type, bool sampl
 		enc_name(&e, rec_filename(r), maxname - 1);
 		break;
 	}
+	case REC_CGROUP: {
+		/* perf report names a sample's cgroup (--sort cgroup) from these records: the
+		 * kernel's for the cgroups made during the session, the sampler's for the others */
+		size_t maxname = r->size > r->u.cgroup.path_off ? r->size - r->u.cgroup.path_off : 0;
+		if (r->u.cgroup.path_off < sizeof(*r) || maxname == 0)
+			return 0;
+		type = PERF_RECORD_CGROUP;
+		enc_u64(&e, r->u.cgroup.id);
+		enc_name(&e, rec_cgroup_path(r), maxname - 1);
+		break;
+	}
 	default:
 		return 0;
 	}

@@ -59,6 +59,7 @@
 #include "record/parse.h"
 #include "sampler/ring.h"
 #include "sampler/synth.h"
+#include "util/cgroupfs.h"
 #include "util/util.h"
 
 #include "sampler/sampler_int.h"
@@ -125,19 +126,25 @@ static int online_cpus(int **cpus, int *n)
 	return parse_cpu_list(buf, cpus, n);
 }
 
-static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
+/* cgroup_fd >= 0: the event counts on cpu only while a task of that cgroup runs (-G; pid is
+ * then -1 to the callers, and the cgroup's directory goes in its place). */
+static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd,
+				int cgroup_fd)
 {
+	if (cgroup_fd >= 0)
+		return syscall(SYS_perf_event_open, a, cgroup_fd, cpu, group_fd,
+			       PERF_FLAG_FD_CLOEXEC | PERF_FLAG_PID_CGROUP);
 	return syscall(SYS_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* Opens event ev for pid on cpu (in group_fd's group, or -1), relaxing what old kernels or
- * unprivileged users cannot have. */
-static int open_one(struct sampler_ev *ev, pid_t pid, int cpu, int group_fd)
+/* Opens event ev for pid (or cgroup_fd's cgroup) on cpu (in group_fd's group, or -1), relaxing
+ * what old kernels or unprivileged users cannot have. */
+static int open_one(struct sampler_ev *ev, pid_t pid, int cpu, int group_fd, int cgroup_fd)
 {
 	struct perf_event_attr *a = &ev->attr;
 	int member_retries = 40;
 	for (;;) {
-		long fd = sys_perf_event_open(a, pid, cpu, group_fd);
+		long fd = sys_perf_event_open(a, pid, cpu, group_fd, cgroup_fd);
 		if (fd >= 0)
 			return (int)fd;
 		if (errno == EINVAL && group_fd >= 0 && pid != -1 && member_retries-- > 0) {
@@ -275,14 +282,33 @@ static int map_ring(struct sampler *s, int ri, int fd, char *err, size_t errlen)
 	return 0;
 }
 
-/* Opens event e for pid on the CPU of ring ri, into that ring (group: the fds of the events
- * already opened for this pid and CPU, for a member's leader). Returns the fd or -errno. */
-static int open_event(struct sampler *s, int e, pid_t pid, int ri, const int *group, char *err,
-		      size_t errlen)
+/* A kernel before 5.7 (or without CONFIG_CGROUP_PERF) refuses PERF_SAMPLE_CGROUP and
+ * attr.cgroup with EINVAL: the session goes on without them (sampler_has_cgroup says so). Only
+ * at the first open, so that every event and fd of the session has the same layout. */
+static bool drop_cgroup(struct sampler *s, int fd)
+{
+	if (fd != -EINVAL || !s->has_cgroup || s->nfds > 0)
+		return false;
+	for (int e = 0; e < s->nev; e++) {
+		s->ev[e].attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CGROUP;
+		s->ev[e].attr.cgroup = 0;
+	}
+	s->has_cgroup = false;
+	return true;
+}
+
+/* Opens event e for pid (or the cgroup cgroup_fd, with pid -1) on the CPU of ring ri, into that
+ * ring (group: the fds of the events already opened for this pid and CPU, for a member's leader).
+ * Returns the fd or -errno. */
+static int open_event(struct sampler *s, int e, pid_t pid, int cgroup_fd, int ri, const int *group,
+		      char *err, size_t errlen)
 {
 	struct sampler_ring *r = &s->rings[ri];
 	struct sampler_ev *ev = &s->ev[e];
-	int fd = open_one(ev, pid, r->cpu, ev->leader >= 0 ? group[ev->leader] : -1);
+	int gfd = ev->leader >= 0 ? group[ev->leader] : -1;
+	int fd = open_one(ev, pid, r->cpu, gfd, cgroup_fd);
+	if (drop_cgroup(s, fd))
+		fd = open_one(ev, pid, r->cpu, gfd, cgroup_fd);
 	if (fd == -EINVAL && ev->leader >= 0 && pid != -1 && ev->attr.type == PERF_TYPE_SOFTWARE &&
 	    s->ev[ev->leader].attr.type == PERF_TYPE_SOFTWARE) {
 		/* A software member of a task's group refused for 40 ms, though its leader opened
@@ -290,7 +316,7 @@ static int open_event(struct sampler *s, int e, pid_t pid, int ri, const int *gr
 		 * checks that say EINVAL here compare the leader's and the member's context, CPU
 		 * and clock, all the same). Software events are never multiplexed, so a group only
 		 * orders their reads: the member is opened on its own, and said so once. */
-		fd = open_one(ev, pid, r->cpu, -1);
+		fd = open_one(ev, pid, r->cpu, -1, cgroup_fd);
 		static atomic_bool told;
 		if (fd >= 0 && !atomic_exchange(&told, true))
 			warn_msg("event '%s' could not join its group on CPU %d (EINVAL); counted on its "
@@ -323,19 +349,27 @@ static int open_event(struct sampler *s, int e, pid_t pid, int ri, const int *gr
 	return fd;
 }
 
-/* Opens every event for pid on every CPU of the session, each into that CPU's ring. */
+/* Opens every event for pid on every CPU of the session, each into that CPU's ring; system-wide
+ * with -G, once per cgroup (each cgroup's events a group of their own). */
 static int open_task(struct sampler *s, pid_t pid, char *err, size_t errlen)
 {
+	int ncg = pid == -1 && s->ncgroups > 0 ? s->ncgroups : 1;
 	for (int i = 0; i < s->nrings; i++) {
-		int group[SAMPLER_MAX_EVENTS];
-		for (int e = 0; e < s->nev; e++) {
-			group[e] = open_event(s, e, pid, i, group, err, errlen);
-			if (group[e] < 0)
-				return group[e];
+		for (int g = 0; g < ncg; g++) {
+			int group[SAMPLER_MAX_EVENTS];
+			int cgfd = pid == -1 && s->ncgroups > 0 ? s->cgroup_fds[g] : -1;
+			for (int e = 0; e < s->nev; e++) {
+				group[e] = open_event(s, e, pid, cgfd, i, group, err, errlen);
+				if (group[e] < 0)
+					return group[e];
+			}
 		}
 	}
 	/* The counting groups follow the same target: per CPU system-wide, per task elsewhere (with
-	 * inherit, one group per task covers all CPUs). They are extras: failing to open is no error. */
+	 * inherit, one group per task covers all CPUs). They are extras: failing to open is no error.
+	 * With -G none: they would count the whole CPU, not the cgroups. */
+	if (pid == -1 && s->ncgroups > 0)
+		return 0;
 	if (pid == -1)
 		for (int i = 0; i < s->nrings; i++)
 			counters_attach(s->counters, -1, s->rings[i].cpu);
@@ -613,6 +647,8 @@ static int setup_sampling(struct sampler *s, int e, const struct sampler_opts *o
 		 * the sample's time (offcpu.h). */
 		a->context_switch = 1;
 	}
+	if (s->has_cgroup)
+		a->sample_type |= PERF_SAMPLE_CGROUP;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -635,6 +671,8 @@ static int setup_sampling(struct sampler *s, int e, const struct sampler_opts *o
 		a->comm_exec = 1;
 		a->task = 1;
 		a->build_id = o->buildid_mmap;
+		/* the cgroups made while we run (those before are synthesized) */
+		a->cgroup = s->has_cgroup;
 		/* perf report reads the unwind tables through the process's mappings, and
 		 * .eh_frame_hdr sits in a read-only one: a recording needs the data mappings too. */
 		if (o->dwarf_stack && o->tee)
@@ -734,6 +772,44 @@ static int open_recording(struct sampler *s, const struct sampler_opts *o, char 
 		return -EIO;
 	s->tee = o->tee;
 	return 0;
+}
+
+/* -G: the cgroups' directories, opened before the events (an unknown one is a one-line error
+ * naming it); closed once the events are open (close_cgroups), the kernel holds the cgroups. */
+static int open_cgroups(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+{
+	struct cgroupfs_mount m;
+
+	if (o->ncgroups <= 0)
+		return 0;
+	if (o->ncgroups > SAMPLER_MAX_CGROUPS) {
+		seterr(err, errlen, "-G: too many cgroups (%d; at most %d)", o->ncgroups,
+		       SAMPLER_MAX_CGROUPS);
+		return -EINVAL;
+	}
+	if (o->target != TARGET_SYSTEM && o->target != TARGET_CPUS) {
+		seterr(err, errlen, "-G needs -a or -C, as the kernel's cgroup events are per CPU");
+		return -EINVAL;
+	}
+	if (cgroupfs_perf_event_mount(&m) != 0) {
+		seterr(err, errlen, "-G: no cgroup hierarchy with the perf_event controller is mounted "
+		       "(see /proc/self/mountinfo)");
+		return -ENOENT;
+	}
+	for (int i = 0; i < o->ncgroups; i++) {
+		int fd = cgroupfs_open(&m, o->cgroups[i], err, errlen);
+		if (fd < 0)
+			return -ENOENT;
+		s->cgroup_fds[s->ncgroups++] = fd;
+	}
+	return 0;
+}
+
+static void close_cgroups(struct sampler *s)
+{
+	for (int i = 0; i < s->ncgroups; i++)
+		close(s->cgroup_fds[i]);
+	s->ncgroups = 0;
 }
 
 /* The CPUs the rings will be on before they are known for sure (-C, else the online ones). */
@@ -847,7 +923,9 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 			goto fail;
 		}
 	}
-	if (setup_event(s, o, err, errlen) || setup_cpus(s, o, err, errlen))
+	s->has_cgroup = o->sample_cgroup;
+	if (open_cgroups(s, o, err, errlen) || setup_event(s, o, err, errlen) ||
+	    setup_cpus(s, o, err, errlen))
 		goto fail;
 	s->counters = counters_new(&(struct counters_opts){
 		.inherit = s->ev[0].attr.inherit, .enable_on_exec = s->ev[0].attr.enable_on_exec });
@@ -883,8 +961,17 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 			ret = open_task(s, s->cmd.pid, err, errlen);
 		break;
 	}
+	close_cgroups(s);
 	if (ret)
 		goto fail;
+	/* The cgroups that exist now, for the thread to hand out first (read here, on the caller's
+	 * thread, where a warning may still go to the terminal). */
+	if (s->has_cgroup) {
+		s->synth_cgroups = synth_cgroups_collect(SAMPLER_MAX_SYNTH_CGROUPS);
+		if (s->synth_cgroups && synth_cgroups_truncated(s->synth_cgroups))
+			warn_msg("only the first %d cgroups are named at the start; samples of the "
+				 "others show their id", SAMPLER_MAX_SYNTH_CGROUPS);
+	}
 
 	for (int e = 0; e < s->nev; e++)
 		parse_cfg_init(&s->ev[e].cfg, &s->ev[e].attr, (uint32_t)e);
@@ -913,6 +1000,8 @@ void sampler_free(struct sampler *s)
 		free(s->rings[i].arena);
 		free(s->rings[i].idx);
 	}
+	close_cgroups(s);
+	synth_cgroups_free(s->synth_cgroups);
 	free(s->rings);
 	free(s->fds);
 	free(s->idmap.keys);
@@ -1004,6 +1093,11 @@ const struct perf_event_attr *sampler_event_attr(const struct sampler *s, int ev
 bool sampler_event_fell_back(const struct sampler *s)
 {
 	return s->fell_back;
+}
+
+bool sampler_has_cgroup(const struct sampler *s)
+{
+	return s->has_cgroup;
 }
 
 uint64_t sampler_freq(const struct sampler *s, int ev)

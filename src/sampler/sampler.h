@@ -141,7 +141,23 @@ struct sampler_opts {
 	 * (sampler/offcpu.h) before the queue, so only blocks reach the rest, and at the end of each
 	 * pass a block still open is handed on up to the pass's time. NULL: none. */
 	const struct offcpu_opts *offcpu;
+	/* Every sampled event carries PERF_SAMPLE_CGROUP (the id of the task's cgroup on the
+	 * perf_event hierarchy) and the side-band event attr.cgroup (PERF_RECORD_CGROUP for the
+	 * cgroups made meanwhile); the cgroups that exist at the start are synthesized as
+	 * PERF_RECORD_CGROUP records (time 0, at most SAMPLER_MAX_SYNTH_CGROUPS), for the queue and
+	 * the tee alike. A kernel that refuses them (before 5.7): the events open without, and
+	 * sampler_has_cgroup says false. */
+	bool sample_cgroup;
+	/* -G PATH[,PATH...]: only the tasks of these cgroups (and their descendants), paths relative
+	 * to the perf_event hierarchy's mount or absolute under it: each event is opened per CPU per
+	 * cgroup (PERF_FLAG_PID_CGROUP), into that CPU's ring. System-wide targets only (-a, -C): the
+	 * kernel's cgroup events are per CPU. At most SAMPLER_MAX_CGROUPS. */
+	const char *const *cgroups;
+	int ncgroups;
 };
+
+#define SAMPLER_MAX_CGROUPS 64
+#define SAMPLER_MAX_SYNTH_CGROUPS 4096
 
 #define SAMPLER_DWARF_STACK_DEFAULT 8192
 #define SAMPLER_DWARF_STACK_MAX 65528
@@ -230,6 +246,8 @@ const struct perf_event_attr *sampler_event_attr(const struct sampler *s, int ev
 uint64_t sampler_freq(const struct sampler *s, int ev);
 uint64_t sampler_period(const struct sampler *s, int ev);
 bool sampler_event_fell_back(const struct sampler *s);
+/* Whether the samples carry their cgroup's id (opts.sample_cgroup, and the kernel took it). */
+bool sampler_has_cgroup(const struct sampler *s);
 pid_t sampler_child_pid(const struct sampler *s);  /* the command's pid, or 0 */
 int sampler_nr_cpus(const struct sampler *s);
 /* Reads the counting groups opened next to the sampled event (counters.h): cumulative, scaled

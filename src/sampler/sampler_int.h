@@ -23,6 +23,7 @@
 #include "sampler/offcpu.h"
 #include "sampler/ring.h"
 #include "sampler/sampler.h"
+#include "sampler/synth.h"
 
 #define SAMPLER_DEFAULT_FREQ 999
 /*
@@ -142,6 +143,14 @@ struct sampler {
 	struct sampler_idmap idmap;
 	bool fell_back;
 	int paranoid;
+	bool has_cgroup;          /* the events carry PERF_SAMPLE_CGROUP (opts.sample_cgroup) */
+	/* -G: the cgroups' directories, open while the events are opened (sampler_open closes
+	 * them), and their number; 0: no -G. */
+	int cgroup_fds[SAMPLER_MAX_CGROUPS];
+	int ncgroups;
+	/* The cgroups that existed at the start, as records for the thread to emit first (synth.h);
+	 * NULL without opts.sample_cgroup or when no hierarchy is mounted. */
+	struct synth_cgroups *synth_cgroups;
 
 	struct sampler_ring *rings;
 	int nrings;

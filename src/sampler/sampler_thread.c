@@ -227,6 +227,10 @@ static void synthesize(struct sampler *s)
 {
 	int truncated = 0;
 
+	/* The cgroups first: a process's samples name them. */
+	synth_cgroups_emit(s->synth_cgroups, emit_synth, s);
+	if (!s->synthesize)
+		return;
 	switch (s->target) {
 	case TARGET_SYSTEM:
 	case TARGET_CPUS:
@@ -306,8 +310,7 @@ static void *sampler_thread(void *arg)
 	uint64_t prev;
 	int poll_ms = SAMPLER_POLL_MS;
 
-	if (s->synthesize)
-		synthesize(s);
+	synthesize(s);
 	/* The kernel map and the processes at start: on disk with a valid header before any sample. */
 	record_pass(s, false, true);
 	wake_consumer(s);

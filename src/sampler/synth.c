@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
+#include "util/cgroupfs.h"
 #include "util/util.h"
 
 /* A struct rec with room for the longest path /proc shows. */
@@ -213,4 +214,67 @@ int synth_all(uint64_t deadline_ns, int *truncated, synth_emit_fn emit, void *ct
 	}
 	closedir(d);
 	return done;
+}
+
+/* The cgroups' records, one after another in one buffer (each a multiple of 8 bytes). */
+struct synth_cgroups {
+	unsigned char *buf;
+	size_t len, cap, n;
+	bool truncated;
+};
+
+static void cgroup_rec(void *arg, uint64_t id, const char *path)
+{
+	struct synth_cgroups *c = arg;
+	size_t plen = strnlen(path, PATH_MAX);
+	size_t size = sizeof(struct rec) + ((plen + 8) & ~(size_t)7);
+	xgrow((void **)&c->buf, &c->cap, c->len + size, 1);
+	struct rec *r = (struct rec *)(c->buf + c->len);
+	synth_header(r, REC_CGROUP, PERF_RECORD_CGROUP, 0, 0);
+	r->misc = 0;
+	r->size = (uint32_t)size;
+	r->u.cgroup.id = id;
+	r->u.cgroup.path_off = sizeof(*r);
+	memset((unsigned char *)r + sizeof(*r), 0, size - sizeof(*r));
+	memcpy((unsigned char *)r + sizeof(*r), path, plen);
+	c->len += size;
+	c->n++;
+}
+
+struct synth_cgroups *synth_cgroups_collect(size_t max)
+{
+	struct cgroupfs_mount m;
+	if (cgroupfs_perf_event_mount(&m) != 0)
+		return NULL;
+	struct synth_cgroups *c = xcalloc(1, sizeof(*c));
+	cgroupfs_walk(&m, max, cgroup_rec, c, &c->truncated);
+	return c;
+}
+
+bool synth_cgroups_truncated(const struct synth_cgroups *c)
+{
+	return c && c->truncated;
+}
+
+size_t synth_cgroups_count(const struct synth_cgroups *c)
+{
+	return c ? c->n : 0;
+}
+
+void synth_cgroups_emit(const struct synth_cgroups *c, synth_emit_fn emit, void *ctx)
+{
+	for (size_t off = 0; c && off < c->len;) {
+		const struct rec *r = (const struct rec *)(c->buf + off);
+		if (emit(ctx, r))
+			return;
+		off += r->size;
+	}
+}
+
+void synth_cgroups_free(struct synth_cgroups *c)
+{
+	if (!c)
+		return;
+	free(c->buf);
+	free(c);
 }

@@ -157,6 +157,24 @@ static void test_round_trip(void)
 		}
 	}
 
+	/* a cgroup, as the sampler synthesizes the existing ones: id and path, 8-aligned */
+	memset(&in, 0, sizeof(in));
+	in.rec.type = REC_CGROUP;
+	in.rec.perf_type = PERF_RECORD_CGROUP;
+	in.rec.cpu = REC_NO_CPU;
+	in.rec.u.cgroup.id = 0x1234;
+	in.rec.u.cgroup.path_off = sizeof(in.rec);
+	memcpy(in.bytes + sizeof(in.rec), "/docker/abcdef", 15);
+	in.rec.size = sizeof(in.rec) + 16;
+	n = perfdata_encode_rec(&in.rec, ST, true, 6, raw, sizeof(raw));
+	/* header 8 + id 8 + "/docker/abcdef\0" padded to 16 + trailer 32 */
+	CHECK_EQ_U64(n, 8 + 8 + 16 + 32);
+	CHECK(parse_record(&cfg, raw, n, &out.rec, sizeof(out)) == 0);
+	CHECK_EQ_U64(out.rec.type, REC_CGROUP);
+	CHECK_EQ_U64(out.rec.u.cgroup.id, 0x1234);
+	CHECK_STR(rec_cgroup_path(&out.rec), "/docker/abcdef");
+	CHECK_EQ_U64(out.rec.id, 6);
+
 	/* no room, or a type that has no synthesized form */
 	make_comm(&in, 1, 1, "x", false);
 	CHECK_EQ_U64(perfdata_encode_rec(&in.rec, ST, true, 1, raw, 20), 0);
