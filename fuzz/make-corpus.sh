@@ -14,6 +14,7 @@
 #   vdso/              this process's vdso, dumped from /proc/self/mem
 #   settings/, pushurl/  a settings file as perftop writes it; --push URLs with their companions;
 #                      with them (text) a hand-made PERF_RECORD_CGROUP and cgroup sample in parse/
+#   container/         cgroup paths of each runtime's layout and their state files, as they write them
 #   pyread/            (FUZZ_BUILD_DIR, pyenv's or Debian's CPythons 3.8-3.13) pysnap's snapshots of
 #                      running CPythons: what one sample reads of them
 # CORPUS_PARTS="perfdata gopclntab node jitmap elf cc vdso text pyread" (the default: all) makes
@@ -209,6 +210,22 @@ open(sys.argv[1] + "/handmade-cgroup", "wb").write(cfg + struct.pack("<IHH", 19,
 body = struct.pack("<QQIIQIIQQ", 7, 0xffffffff81000000, 42, 43, 1001, 1, 0, 1000000, 0x1f00000abc)
 open(sys.argv[1] + "/handmade-cgroup-sample", "wb").write(cfg + struct.pack("<IHH", 9, 1, 8 + len(body)) + body)
 PY
+# fuzz_container: cgroup paths of each layout (container.h), and state files as the runtimes write
+# them (trimmed): Docker's config.v2.json, containerd's OCI config.json, containers/storage's list.
+mkdir -p "$out/container"
+id=3f4b1c2d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b
+uid=0b4f5a1e_1c2d_4e3f_8a9b_0c1d2e3f4a5b
+printf '/system.slice/docker-%s.scope' $id >"$out/container/docker"
+printf '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%s.slice/cri-containerd-%s.scope' \
+	$uid $id >"$out/container/k8s-systemd"
+printf '/kubepods/besteffort/pod%s/%s' "${uid//_/-}" $id >"$out/container/k8s-cgroupfs"
+printf '/machine.slice/libpod-conmon-%s.scope' $id >"$out/container/podman-conmon"
+printf '/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service' >"$out/container/unit"
+printf '{"StreamConfig":{},"MountPoints":{"/data":{"Name":"vol1"}},"ID":"%s","Name":"/web"}' $id \
+	>"$out/container/config.v2.json"
+printf '{"ociVersion":"1.1.0","annotations":{"io.kubernetes.cri.container-name":"nginx","io.kubernetes.cri.sandbox-name":"web-5d9","io.kubernetes.cri.sandbox-namespace":"default","io.kubernetes.pod.name":"x\\u00e9"}}' \
+	>"$out/container/config.json"
+printf '[{"id":"%s","names":["db","alias"],"metadata":"{\\"id\\":\\"x\\"}"}]' $id >"$out/container/containers.json"
 fi
 
 # fuzz_pyread: snapshots of running CPythons (a recursion three deep, then a loop), one per version

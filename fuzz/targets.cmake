@@ -5,7 +5,7 @@
 set(FS ${CMAKE_SOURCE_DIR}/src)
 set(FD ${CMAKE_SOURCE_DIR}/fuzz)
 set(PERFTOP_FUZZ_TARGETS parse perfdata gopclntab jitdump jitmap unwind cfi plt vdso buildid settings
-  pushurl pyread)
+  pushurl pyread container)
 # The perf.data reader's files (src/perfdata/perfdata_int.h lists them), and what they call of the
 # writer's.
 set(FUZZ_PERFDATA_SOURCES ${FS}/record/parse.c ${FS}/util/util.c ${FS}/util/safefile.c ${FS}/util/radix.c)
@@ -46,3 +46,7 @@ set(FUZZ_pushurl_LIBS Threads::Threads)
 set(FUZZ_pyread_SOURCES ${FD}/fuzz_pyread.c ${FD}/pywalk.c ${FS}/python/pyread.c ${FS}/python/pyproc.c
   ${FS}/util/util.c ${FS}/util/safefile.c)
 set(FUZZ_pyread_LIBS PkgConfig::ELF Threads::Threads)
+# Container names from cgroup paths and the runtimes' state files (src/container/, no file read).
+set(FUZZ_container_SOURCES ${FD}/fuzz_container.c ${FS}/container/container_path.c
+  ${FS}/container/container_state.c ${FS}/container/jscan.c ${FS}/util/util.c ${FS}/util/safefile.c)
+set(FUZZ_container_LIBS Threads::Threads)

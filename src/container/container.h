@@ -45,7 +45,8 @@ void container_from_path(const char *cgroup_path, struct container_name *out);
 
 /* The same, then the runtime's state files read for the names the path does not hold: Docker's
  * config.v2.json "Name" (name: it without its '/'), containerd's and CRI-O's OCI config.json
- * annotations (name: "<namespace>/<pod>/<container>"), podman's containers.json "names". state_root:
+ * annotations (name: "<namespace>/<pod>/<container>", a pod's sandbox "<namespace>/<pod>"), podman's
+ * containers.json "names". state_root:
  * "" or NULL for "/", or a directory that stands for "/". Never fails: what cannot be read (absent,
  * a symlink, not root's, too big) leaves container_from_path's names. Reads files: cache the result
  * per cgroup. */
