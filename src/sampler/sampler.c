@@ -969,8 +969,9 @@ struct sampler *sampler_open(const struct sampler_opts *o, char *err, size_t err
 	if (s->has_cgroup) {
 		s->synth_cgroups = synth_cgroups_collect(SAMPLER_MAX_SYNTH_CGROUPS);
 		if (s->synth_cgroups && synth_cgroups_truncated(s->synth_cgroups))
-			warn_msg("only the first %d cgroups are named at the start; samples of the "
-				 "others show their id", SAMPLER_MAX_SYNTH_CGROUPS);
+			warn_msg("cgroups past the first %d (or %d levels deep) are not named at the "
+				 "start; samples of those show their id", SAMPLER_MAX_SYNTH_CGROUPS,
+				 CGROUPFS_MAX_DEPTH);
 	}
 
 	for (int e = 0; e < s->nev; e++)

@@ -12,12 +12,18 @@
 # The cgroups are removed after the loops exit, even on failure. Skips when no hierarchy has the
 # perf_event controller (asked of /proc/cgroups and /proc/self/mountinfo), perf is missing or the
 # kernel refuses per-CPU events.
-#   test_sampler_cgroup.sh PERFTOP CGROUP_RECORD
+# Part offcpu (its own ctest test: it needs tracefs and the sched_switch tracepoint): A's loop
+# sleeps instead, and perftop -a -G A --off-cpu -o FILE must hold switch-outs of A's tasks only
+# (its loop, its forks and the sleeps they become), none of the spinning loops' (which the scheduler
+# preempts) nor any other task's.
+#   test_sampler_cgroup.sh PERFTOP CGROUP_RECORD [offcpu]
 set -u
 pt=$1
 rec=$2
+part=${3:-}
 . "$(dirname "$0")/../lib/perfprobe.sh"
 need_perf_events cpu
+[ "$part" = offcpu ] && need_perf_events tracepoint:sched:sched_switch
 command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
 
 # The hierarchy: v1's mount with the perf_event option when /proc/cgroups gives it a hierarchy,
@@ -46,7 +52,14 @@ fail() { echo "FAIL: $*"; exit 1; }
 mkdir "$mnt$relA" "$mnt$relB" || fail "cannot make cgroups under $mnt"
 # Each loop moves itself into its cgroup before it spins; the third stays where the test is.
 spin() { bash -c "${1:+echo \$\$ > '$1/cgroup.procs' || exit 1;} while :; do :; done" & pids+=($!); }
-spin "$mnt$relA"; pidA=$!
+if [ "$part" = offcpu ]; then
+	# every task it starts is logged, so that the samples can be held to A's tasks exactly
+	bash -c "echo \$\$ > '$mnt$relA/cgroup.procs' || exit 1
+		while :; do sleep 0.01 & echo \$! >>'$tmp/a.tasks'; wait; done" & pids+=($!)
+else
+	spin "$mnt$relA"
+fi
+pidA=$!
 spin "$mnt$relB"; pidB=$!
 spin ""; pidO=$!
 for i in $(seq 50); do
@@ -56,6 +69,24 @@ done
 grep -qx "$pidA" "$mnt$relA/cgroup.procs" || fail "loop A is not in $relA"
 grep -qx "$pidB" "$mnt$relB/cgroup.procs" || fail "loop B is not in $relB"
 echo "mount $mnt: A $relA pid $pidA, B $relB pid $pidB, outside pid $pidO"
+
+if [ "$part" = offcpu ]; then
+	"$pt" -a -G "$relA" --off-cpu -b -q -n 2 -d 0.3 -o "$tmp/o.data" >"$tmp/o.out" 2>&1 ||
+		{ cat "$tmp/o.out"; fail "perftop -a -G $relA --off-cpu failed"; }
+	sleep 0.1   # the loop logs its last task after its fork
+	kill -STOP "${pids[@]}"
+	perf script -i "$tmp/o.data" -F pid,comm >"$tmp/o.txt" 2>"$tmp/o.err" || { cat "$tmp/o.err"; fail "perf script"; }
+	n=$(awk -v a="$pidA" '$NF == a' "$tmp/o.txt" | wc -l)
+	# A's loop and the tasks it started (bash until they exec sleep), and no other
+	echo "$pidA" >>"$tmp/a.tasks"
+	others=$(awk 'NR == FNR { a[$1] = 1; next } !($NF in a)' "$tmp/a.tasks" "$tmp/o.txt" |
+		sort | uniq -c | head -5)
+	echo "off-CPU: $n switch-outs of A's loop, others: ${others:-none}"
+	[ "$n" -gt 5 ] || fail "only $n switch-outs of A's loop (it sleeps 100 times a second)"
+	[ -z "$others" ] || fail "switch-outs of tasks outside $relA: $others"
+	echo "ok"
+	exit 0
+fi
 
 # The three recordings while the loops spin (-G: perftop's and perf's; sample_cgroup: the
 # sampler's with the tee), then the loops stopped so that the readers do not wait behind them.
