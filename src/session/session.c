@@ -128,6 +128,8 @@ struct session *session_open(const struct session_opts *opts, char *err, size_t 
 		so.tee = perfdata_tee();
 		so.tee_arg = (void *)opts->output;
 	}
+	/* the kernel names each sample's cgroup (PERF_SAMPLE_CGROUP) when something asks for them */
+	so.sample_cgroup = session_cgroups_wanted(opts);
 	struct sampler *sampler = sampler_open(&so, err, errlen);
 	if (!sampler)
 		return NULL;
@@ -150,6 +152,7 @@ struct session *session_open(const struct session_opts *opts, char *err, size_t 
 	symbolizer_set_jit_attach(s->sym, !opts->no_jit_attach);
 	session_mode_events(s, opts);
 	session_names(s, opts, false);
+	session_cgroups_open(s, opts, true);
 	snprintf(s->target_text, sizeof(s->target_text), "%s", opts->target_text);
 	if (opts->sampler.target == TARGET_COMMAND)
 		s->command_name = opts->sampler.argv[0];
@@ -301,6 +304,7 @@ struct session *session_open_file(const struct session_opts *opts, char *err, si
 	s->cur = 0;
 	session_python_replay(s, opts);
 	session_names(s, opts, replay_user_stacks(s->replay));
+	session_cgroups_open(s, opts, false);
 	int n = snprintf(s->target_text, sizeof(s->target_text), "%s %s",
 			 replay_is_stream(s->replay) ? "stream on" : "replay of",
 			 strcmp(opts->input, "-") ? opts->input : "stdin");
@@ -487,6 +491,7 @@ void session_close(struct session *s)
 		srcfile_done(&s->code[i].src);
 		free(s->code[i].insns);
 	}
+	session_cgroups_close(s);
 	symbolizer_free(s->sym);
 	pystacks_free(s->py);
 	int rc = pyrecord_close(s->pyrec);
@@ -576,6 +581,7 @@ static void session_take_sample(struct session *s, const struct rec *r)
 		.frames = frames,
 		.nframes = n,
 	};
+	session_cgroups_fill(s, r, &ctx);
 	/* The push sends what was sampled, whatever the view zooms into. */
 	if (s->col_push)
 		stackcol_add(s->col_push, e, r->time, &ctx);
@@ -612,9 +618,13 @@ static void session_take(struct session *s, const struct rec *r)
 	case REC_LOST_SAMPLES:
 		profile_add_lost(s->ev[session_event_of(s, r)].prof, r->u.lost.lost);
 		break;
+	case REC_CGROUP:
+		session_cgroups_learn(s, r);
+		break;
 	default:
 		if (s->memo)
 			sample_memo_forget(s->memo, r);
+		session_cgroups_forget(s, r);
 		symbolizer_feed(s->sym, r);
 		break;
 	}
@@ -850,6 +860,7 @@ static void session_compact_names(struct session *s)
 		ev->annot_snap = NULL;
 	}
 	zoom_move_names(&s->zoom, symbolizer_name, s->sym);
+	session_cgroups_move_names(s);
 	if (s->col)
 		stackcol_forget_names(s->col); /* its names are copies: only its pointer cache goes */
 	if (s->col_push)

@@ -147,7 +147,25 @@ struct session {
 	struct jvmjob *jvm_job;
 	char jvm_notice[400];
 	uint64_t jvm_answers[4], jvm_signals;
+	/* Each sample's cgroup and container, and pid-namespace pids (session_cgroup.c); NULL when
+	 * nothing asks for them. */
+	struct session_cgroups *cgroups;
 };
+
+/* session_cgroup.c, for the core: whether the options ask for cgroups (the keys, the pushes per
+ * container); the table opened (live: /proc answers where samples carry no id) and closed; a
+ * REC_CGROUP learnt, a REC_EXIT forgotten; a sample's ctx given its cgroup, container and
+ * namespace pids; the names moved by a compaction; a container's labels for a push. */
+struct session_cgroups;
+struct container_name;
+bool session_cgroups_wanted(const struct session_opts *opts);
+void session_cgroups_open(struct session *s, const struct session_opts *opts, bool live);
+void session_cgroups_close(struct session *s);
+void session_cgroups_learn(struct session *s, const struct rec *r);
+void session_cgroups_forget(struct session *s, const struct rec *r);
+void session_cgroups_fill(struct session *s, const struct rec *r, struct sample_ctx *ctx);
+void session_cgroups_move_names(struct session *s);
+const struct container_name *session_cgroups_labels(const struct session *s, const char *container);
 
 /* session_jvm.c, for the core: each tick of a live session (a finished job's answers taken, the
  * due JVMs' job started), and at close (a job under way stopped). */

@@ -56,6 +56,7 @@ struct session_opts {
 	int npush_headers;
 	const char *push_cacert; /* --push-cacert FILE; NULL: the environment's, else the system's */
 	double push_interval;   /* seconds; 10 by default */
+	bool push_per_container; /* --push-per container: one series per container */
 	int push_queue;         /* profiles waiting; 0: push.h's default */
 };
 

@@ -319,9 +319,20 @@ COMM_DSO_SEP = "\x1f"  # perf report -t for --sort comm,dso: a comm may hold bla
 def parse_report(text, sort="dso,sym"):
     """perf report --stdio -n text -> {event: Section}. With --children a row has two percentages
     (Total, then Self); without, one (Self). sort: "dso,sym", "sym", "srcline", or "comm,dso"
-    (text of perf report -t COMM_DSO_SEP, as perf_report runs it: key (comm, dso))."""
+    (text of perf report -t COMM_DSO_SEP, as perf_report runs it: key (comm, dso)), or "cgroup,sym"
+    (the same way: key (cgroup path, symbol))."""
     out, cur = {}, None
     for line in text.splitlines():
+        if sort == "cgroup,sym" and not line.startswith("#") and COMM_DSO_SEP in line:
+            f = line.split(COMM_DSO_SEP)
+            if cur is None:
+                cur = out[""] = Section("")
+            if len(f) == 4:
+                sym = re.sub(r"^\[.\] ", "", f[3].strip())
+                cur.rows.append(((f[2].strip(), sym_key(sym)), float(f[0].strip().rstrip("%")),
+                                 None, int(f[1])))
+                cur.samples += int(f[1])
+            continue
         if sort == "comm,dso" and not line.startswith("#") and COMM_DSO_SEP in line:
             f = line.split(COMM_DSO_SEP)
             if cur is None:
@@ -372,7 +383,7 @@ def perf_report(path, children, sort="dso,sym", env=None, extra=(), timeout=600)
     {event: Section}. The test fails when perf report does."""
     args = ["perf", "report", "-i", path, "--stdio", "-n", "-g", "none", "--percent-limit", "0",
             "--sort", sort, "--children" if children else "--no-children"] + list(extra)
-    if sort == "comm,dso":
+    if sort in ("comm,dso", "cgroup,sym"):
         args += ["-t", COMM_DSO_SEP]
     p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
     if p.returncode != 0:
@@ -462,6 +473,8 @@ def snapshot_rows(snap, sort="dso,sym"):
             key = (str(r.get("srcline", "")),)
         elif sort == "comm,dso":
             key = (str(r.get("comm", "")), dso_key(str(r.get("dso", ""))))
+        elif sort == "cgroup,sym":
+            key = (str(r.get("cgroup", "")), sym_key(str(r.get("sym", ""))))
         else:
             key = (dso_key(str(r.get("dso", ""))) if sort == "dso,sym" else "",
                    sym_key(str(r.get("sym", ""))))
