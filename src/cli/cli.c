@@ -761,9 +761,11 @@ static const struct cli_option options[] = {
 	  .help = "annotate: read a source file built under OLD from NEW (repeatable)" },
 
 	{ OPT("sort", 's', "KEYS", CLI_VIEW), .set = set_sort,
-	  .help = "comm,pid,tid,dso,sym,srcline,state (default dso,sym)",
+	  .help = "comm,pid,tid,dso,sym,srcline,state,cgroup,container (default dso,sym)",
 	  .doc = "rows by `comm`, `pid`, `tid`, `dso`, `sym`, `srcline`, `state` (how an off-CPU "
-		 "block began: `S`, `D`, `R+` ...; `on-CPU`) (default `dso,sym`)" },
+		 "block began: `S`, `D`, `R+` ...; `on-CPU`), `cgroup` (its path) or `container` "
+		 "(a container's name or id, a pod, a systemd unit, `host`: [containers](docs/containers.md)) "
+		 "(default `dso,sym`)" },
 
 	{ OPT("delay", 'd', "SECS", CLI_VIEW), .set = set_delay,
 	  .help = "refresh interval (default 1)" },
