@@ -3,7 +3,7 @@
 # replayed in tmux, so the pictures come out the same from run to run: the main table, the function
 # view (Enter), annotate (a), the flame graph (f), a replay with its timeline and a range, a diff
 # against a baseline (--diff), several events (Tab), off-CPU time by state and its flame graph,
-# Python functions and their flame graph, and one live view for the counters line (a recording
+# Python functions and their flame graph, a machine's containers, and one live view for the counters line (a recording
 # holds none).
 # Each pane is captured with its colours (capture-pane -e) and drawn as PNG by ansilove.
 #
@@ -175,6 +175,37 @@ tm send-keys -t s f
 wait_for 'beta'
 sleep 0.5
 shot python-flame
+
+# --- containers: three cgroups in the layouts the runtimes write (a Docker container, a Kubernetes
+# pod's container, a systemd service) under the perf_event hierarchy, each running a fixture; the
+# machine recorded with -s container (the samples carry their cgroups), replayed by container and
+# function, the header's shares above ---
+cgmount=$(python3 -c "import sys; sys.path.insert(0, '$here/../tests/lib'); import cgrouplib; print(cgrouplib.perf_event_mount()[0] or '')")
+if [ -n "$cgmount" ]; then
+	id=3f4b1c2d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b
+	kid=9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f
+	pod=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0b4f5a1e_1c2d_4e3f_8a9b_0c1d2e3f4a5b.slice
+	cgs=("system.slice/docker-$id.scope" "$pod/cri-containerd-$kid.scope" "system.slice/nginx.service")
+	cmds=("$fx/diff_work 4 3 0 0 1" "$fx/drill_fixture 4" "$fx/diff_work 4 0 1 1 0")
+	pids=()
+	for i in 0 1 2; do
+		mkdir -p "$cgmount/${cgs[$i]}"
+		sh -c "echo \$\$ > '$cgmount/${cgs[$i]}/cgroup.procs' && exec ${cmds[$i]}" >/dev/null &
+		pids+=($!)
+	done
+	sleep 0.3
+	"$pt" -a -s container,sym -o "$tmp/cg.data" -b -d 3 -n 1 >/dev/null
+	kill "${pids[@]}" 2>/dev/null || true
+	wait "${pids[@]}" 2>/dev/null || true
+	for i in 0 1 2; do rmdir "$cgmount/${cgs[$i]}" 2>/dev/null || true; done
+	rmdir "$cgmount/$pod" "$cgmount/kubepods.slice/kubepods-burstable.slice" \
+		"$cgmount/kubepods.slice" "$cgmount/system.slice" 2>/dev/null || true
+	start -i "$tmp/cg.data" -s container,sym -d 0.5
+	to_end
+	shot containers
+else
+	echo "take.sh: no perf_event cgroup hierarchy here: containers.png not taken" >&2
+fi
 
 # --- live: the counters line under the mode line (context switches, migrations, page faults,
 # perftop's own CPU; cycles, instructions and IPC where the machine has a PMU) ---

@@ -38,9 +38,9 @@ struct container_name {
 
 /* Pure: the names derivable from a cgroup path alone ("/", "/system.slice/docker-<64hex>.scope", ...).
  * name: "host" for "/" or ""; a Docker, containerd, CRI-O or podman container's first 12 hex
- * digits ("conmon <12 hex>" for a monitor's scope); a Kubernetes container's "<pod>/<12 hex>", a
- * pod's own cgroup the pod; a systemd unit or slice its name; anything else the path as given
- * (cut at 127 bytes). */
+ * digits ("conmon <12 hex>" for a monitor's scope); a Kubernetes container's "<pod>/<12 hex>"
+ * (a pod known by its uid alone: "pod" and 8 of its digits), a pod's own cgroup the pod; a systemd
+ * unit or slice its name; anything else the path as given (cut at 127 bytes). */
 void container_from_path(const char *cgroup_path, struct container_name *out);
 
 /* The same, then the runtime's state files read for the names the path does not hold: Docker's

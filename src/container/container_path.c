@@ -197,15 +197,21 @@ static void join3(char *dst, size_t cap, const char *a, const char *b, const cha
 	dst[o] = '\0';
 }
 
+/* A pod known by its uid alone, as the name shows it: "pod" and the uid's first 8 digits, as a
+ * container's id is cut to 12 (the whole uid stays in out->pod, the pushes' label). */
+#define SHORT_POD (3 + 8)
+
 void container_compose(struct container_name *out, bool conmon)
 {
-	char shortid[SHORT_ID + 1];
+	char shortid[SHORT_ID + 1], pod[sizeof(out->pod)];
 	container_copy(shortid, sizeof(shortid), out->id, SHORT_ID);
+	bool by_uid = !out->kns[0] && strncmp(out->pod, "pod", 3) == 0;
+	container_copy(pod, sizeof(pod), out->pod, by_uid ? SHORT_POD : sizeof(pod) - 1);
 	if (conmon) {
 		char mon[SHORT_ID + 8];
 		join3(mon, sizeof(mon), "conmon ", shortid, "");
 		if (out->kind == CONTAINER_KUBERNETES && out->pod[0])
-			join3(out->name, sizeof(out->name), out->pod, "/", mon);
+			join3(out->name, sizeof(out->name), pod, "/", mon);
 		else
 			join3(out->name, sizeof(out->name), mon, "", "");
 		return;
@@ -215,7 +221,7 @@ void container_compose(struct container_name *out, bool conmon)
 		return;
 	}
 	if (!out->id[0]) { /* the pod's own cgroup */
-		join3(out->name, sizeof(out->name), out->kns, out->kns[0] ? "/" : "", out->pod);
+		join3(out->name, sizeof(out->name), out->kns, out->kns[0] ? "/" : "", pod);
 		return;
 	}
 	if (out->kns[0] && out->cname[0]) {
@@ -225,7 +231,7 @@ void container_compose(struct container_name *out, bool conmon)
 	} else if (out->kns[0]) { /* a sandbox (the pause container): the pod itself */
 		join3(out->name, sizeof(out->name), out->kns, "/", out->pod);
 	} else if (out->pod[0]) {
-		join3(out->name, sizeof(out->name), out->pod, "/", out->cname[0] ? out->cname : shortid);
+		join3(out->name, sizeof(out->name), pod, "/", out->cname[0] ? out->cname : shortid);
 	} else {
 		join3(out->name, sizeof(out->name), out->cname[0] ? out->cname : shortid, "", "");
 	}

@@ -24,6 +24,7 @@
 #define UID "0b4f5a1e-1c2d-4e3f-8a9b-0c1d2e3f4a5b"
 #define UIDU "0b4f5a1e_1c2d_4e3f_8a9b_0c1d2e3f4a5b"
 #define POD "pod" UID
+#define PODS "pod0b4f5a1e" /* the name's: the uid cut to 8 digits */
 #define KPB "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UIDU ".slice"
 #define KPG "/kubepods.slice/kubepods-pod" UIDU ".slice"
 #define KPE "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UIDU ".slice"
@@ -46,23 +47,23 @@ static const struct want table[] = {
 	{ "/system.slice/docker-" ID ".scope/init.scope", CONTAINER_DOCKER, ID12, ID, "" },
 	{ "/system.slice/docker-" ID ".scope/system.slice/nginx.service", CONTAINER_DOCKER, ID12, ID, "" },
 	/* Kubernetes: each QoS class, systemd and cgroupfs, containerd, CRI-O and docker */
-	{ KPB "/cri-containerd-" ID ".scope", CONTAINER_KUBERNETES, POD "/" ID12, ID, POD },
-	{ KPG "/crio-" ID ".scope", CONTAINER_KUBERNETES, POD "/" ID12, ID, POD },
-	{ KPE "/docker-" ID ".scope", CONTAINER_KUBERNETES, POD "/" ID12, ID, POD },
-	{ KPE "/crio-" ID ".scope/container", CONTAINER_KUBERNETES, POD "/" ID12, ID, POD },
-	{ KPB "/crio-conmon-" ID ".scope", CONTAINER_KUBERNETES, POD "/conmon " ID12, ID, POD },
-	{ "/kubepods/burstable/pod" UID "/" ID, CONTAINER_KUBERNETES, POD "/" ID12, ID, POD },
-	{ "/kubepods/pod" UID "/" ID, CONTAINER_KUBERNETES, POD "/" ID12, ID, POD },
-	{ "/kubepods/besteffort/pod" UID "/" ID, CONTAINER_KUBERNETES, POD "/" ID12, ID, POD },
+	{ KPB "/cri-containerd-" ID ".scope", CONTAINER_KUBERNETES, PODS "/" ID12, ID, POD },
+	{ KPG "/crio-" ID ".scope", CONTAINER_KUBERNETES, PODS "/" ID12, ID, POD },
+	{ KPE "/docker-" ID ".scope", CONTAINER_KUBERNETES, PODS "/" ID12, ID, POD },
+	{ KPE "/crio-" ID ".scope/container", CONTAINER_KUBERNETES, PODS "/" ID12, ID, POD },
+	{ KPB "/crio-conmon-" ID ".scope", CONTAINER_KUBERNETES, PODS "/conmon " ID12, ID, POD },
+	{ "/kubepods/burstable/pod" UID "/" ID, CONTAINER_KUBERNETES, PODS "/" ID12, ID, POD },
+	{ "/kubepods/pod" UID "/" ID, CONTAINER_KUBERNETES, PODS "/" ID12, ID, POD },
+	{ "/kubepods/besteffort/pod" UID "/" ID, CONTAINER_KUBERNETES, PODS "/" ID12, ID, POD },
 	/* a pod's own cgroup */
-	{ KPB, CONTAINER_KUBERNETES, POD, "", POD },
-	{ "/kubepods/burstable/pod" UID, CONTAINER_KUBERNETES, POD, "", POD },
+	{ KPB, CONTAINER_KUBERNETES, PODS, "", POD },
+	{ "/kubepods/burstable/pod" UID, CONTAINER_KUBERNETES, PODS, "", POD },
 	/* kind: a node in a Docker container, its pods inside */
 	{ "/system.slice/docker-" ID2 ".scope/kubelet.slice/kubelet-kubepods.slice/"
 	  "kubelet-kubepods-besteffort.slice/kubelet-kubepods-besteffort-pod" UIDU ".slice/"
-	  "cri-containerd-" ID ".scope", CONTAINER_KUBERNETES, POD "/" ID12, ID, POD },
+	  "cri-containerd-" ID ".scope", CONTAINER_KUBERNETES, PODS "/" ID12, ID, POD },
 	{ "/system.slice/docker-" ID2 ".scope/kubelet.slice/kubelet-kubepods.slice/"
-	  "kubelet-kubepods-pod" UIDU ".slice", CONTAINER_KUBERNETES, POD, "", POD },
+	  "kubelet-kubepods-pod" UIDU ".slice", CONTAINER_KUBERNETES, PODS, "", POD },
 	{ "/system.slice/docker-" ID2 ".scope/kubelet.slice/kubelet.service", CONTAINER_DOCKER, "a1b2c3d4e5f6",
 	  ID2, "" },
 	/* the kubelet's QoS level alone is a slice */
