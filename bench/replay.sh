@@ -5,7 +5,9 @@
 # a 5 s DWARF recording, and a 50 s -a fp recording at 4 kHz (cpu-clock) while a mix of processes
 # keeps both CPUs busy (a Python loop beside a shell loop of compiles, dd | gzip, sort and sha256sum:
 # several processes and binaries, ~400k samples; being system-wide, it also holds whatever else the
-# machine runs). Wall time (date +%s%N around the run) and peak RSS (/usr/bin/time -f %M), the median
+# machine runs), and a 40 s -a fp recording at 4 kHz of a Python loop beside xz compressing the
+# machine's libraries in a loop (two busy processes, one of them deep in the interpreter: ~40 MB).
+# Wall time (date +%s%N around the run) and peak RSS (/usr/bin/time -f %M), the median
 # of RUNS runs each, and the ratios perf / perftop (higher is better for perftop).
 # perftop keeps caches under PERFTOP_CACHE_DIR (~/.cache/perftop): the parsed kallsyms for the boot,
 # uncompressed copies of compressed debug files, and each binary's inline frames and source lines by
@@ -15,7 +17,7 @@
 # copy of a compressed debug file a cold run starts is waited for outside the timing). The first
 # perftop run after a boot also reads /proc/kallsyms: "first after boot" is a cold run without it.
 #   usage: bench/replay.sh [PERFTOP]     (RUNS=5 by default; KEEP=DIR keeps the recordings there;
-#          FILES="a30 a50" benches only those recordings)
+#          FILES="a30 a50" benches only those recordings; pyxz40 is the Python-and-xz one)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 pt=${1:-$here/build/perftop}
@@ -61,6 +63,13 @@ if [[ ! -s $t/a50.data ]]; then
 	rec -a -g -F 4000 -e cpu-clock -o "$t/a50.data" -- sleep 50
 	kill $b1 $b2 2>/dev/null || true; wait $b1 $b2 2>/dev/null || true
 fi
+if [[ ! -s $t/pyxz40.data ]]; then
+	echo "recording (42 s)..." >&2
+	bash -c 'busy 42' & b1=$!
+	timeout 42 sh -c 'while :; do cat /usr/lib/x86_64-linux-gnu/lib*.so* | xz -T1 -6 >/dev/null; done' & b2=$!
+	rec -a -g -F 4000 -e cpu-clock -o "$t/pyxz40.data" -- sleep 40
+	kill $b1 $b2 2>/dev/null || true; wait $b1 $b2 2>/dev/null || true
+fi
 
 # median of the runs of one command: prints "SECONDS KIB"; a run that fails stops the bench.
 measure() {
@@ -98,12 +107,13 @@ printf '| %-38s | %6s | %7s | %7s | %7s | %8s | %8s | %7s |\n' recording size "p
 	"perftop MiB" "perf MiB" memory
 printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------------------------- -------- --------- --------- --------- \
 	---------- ---------- ---------
-for f in ${FILES:-fp5 a30 dwarf5 a50}; do
+for f in ${FILES:-fp5 a30 dwarf5 a50 pyxz40}; do
 	case $f in
 	fp5) what="5 s fp, one program" ;;
 	a30) what="30 s -a fp" ;;
 	dwarf5) what="5 s DWARF" ;;
 	a50) what="50 s -a 4 kHz, busy mix" ;;
+	pyxz40) what="40 s -a 4 kHz, Python beside xz" ;;
 	esac
 	size=$(du -h "$t/$f.data" | cut -f1)
 	read -r re rm < <(measure perf report -i "$t/$f.data" --stdio)
