@@ -155,10 +155,11 @@ static long entry_of_path(struct session *s, const char *raw_path)
 	memset(g, 0, sizeof(*g));
 	g->path = path;
 	/* A replay's containers are the recording machine's: their state files are not here. */
-	if (c->live)
-		container_resolve(path, NULL, &g->cn);
-	else
+	char why[600];
+	if (!c->live)
 		container_from_path(path, &g->cn);
+	else if (container_resolve_why(path, NULL, &g->cn, why, sizeof(why)))
+		warn_msg("%s: the container keeps its id", why); /* once: each path is named once */
 	g->name = symbolizer_name(s->sym, g->cn.name[0] ? g->cn.name : path);
 	struct hashtab_iter it = hashtab_probe(&c->by_path, path_hash(path));
 	uint32_t v;
@@ -213,16 +214,16 @@ void session_cgroups_fill(struct session *s, const struct rec *r, struct sample_
 	struct session_cgroups *c = s->cgroups;
 	if (!c)
 		return;
-	const struct cg_pid_slot *slot = c->procs && r->pid && r->pid != UINT32_MAX ?
-					 pid_slot(s, r->pid) : NULL;
-	if (c->names) {
-		long e = r->u.sample.cgroup ? find_id(c, r->u.sample.cgroup) : -1;
-		if (e < 0 && slot)
-			e = slot->entry;
-		if (e >= 0) {
-			ctx->cgroup = c->cg[e].path;
-			ctx->container = c->cg[e].name;
-		}
+	long e = c->names && r->u.sample.cgroup ? find_id(c, r->u.sample.cgroup) : -1;
+	/* /proc only when the sample's id does not answer, or for the namespace pids: under a churn
+	 * of short processes, two reads of /proc per process is most of what this costs */
+	bool ask_proc = c->procs && r->pid && r->pid != UINT32_MAX && (c->nspids || (c->names && e < 0));
+	const struct cg_pid_slot *slot = ask_proc ? pid_slot(s, r->pid) : NULL;
+	if (c->names && e < 0 && slot)
+		e = slot->entry;
+	if (e >= 0) {
+		ctx->cgroup = c->cg[e].path;
+		ctx->container = c->cg[e].name;
 	}
 	if (c->nspids && slot && slot->nspid) {
 		ctx->nspid = slot->nspid;
