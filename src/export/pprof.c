@@ -20,7 +20,9 @@
  *    the address, as the symbolizer gives them: innermost first) is one location of several lines,
  *    id dense from 1;
  *  - samples: one per collector key (stack, pid, tid, comm, event): its locations leaf first, the
- *    values (samples, weight) in its event's two columns, labels pid, tid (numbers) and comm.
+ *    values (samples, weight) in its event's two columns, labels pid, tid (numbers) and comm,
+ *    and container and cgroup (strings) when the session knew them: Pyroscope, Parca and
+ *    go tool pprof -tagfocus can then split any profile by container.
  */
 #include "export/export.h"
 
@@ -356,6 +358,7 @@ static int pp_samples(struct pp *pp, struct pp_tables *t)
 {
 	const struct stackcol_key *keys = stackcol_keys(pp->c);
 	uint64_t kpid = pp_string(pp, "pid"), ktid = pp_string(pp, "tid"), kcomm = pp_string(pp, "comm");
+	uint64_t kcont = pp_string(pp, "container"), kcg = pp_string(pp, "cgroup");
 	int nvalues = 2 * pp->p->nevents;
 	for (size_t i = 0; i < stackcol_nkeys(pp->c); i++) {
 		const struct stackcol_key *k = &keys[i];
@@ -381,6 +384,10 @@ static int pp_samples(struct pp *pp, struct pp_tables *t)
 		pp_label(pp, ktid, 0, k->tid);
 		if (k->comm)
 			pp_label(pp, kcomm, k->comm, 0);
+		if (k->container)
+			pp_label(pp, kcont, k->container, 0);
+		if (k->cgroup)
+			pp_label(pp, kcg, k->cgroup, 0);
 		pb_sub(pp->out, PB_PROFILE_SAMPLE, &pp->sub);
 	}
 	return pp->out->failed || pp->sub.failed || pp->sub2.failed ? -1 : 0;
