@@ -174,6 +174,7 @@ struct pp {
 	uint32_t nfns, nlocs;
 	uint64_t *locids;            /* a stack's location ids */
 	size_t caplocids;
+	uint64_t kept;               /* samples written (keep: fewer than the collector's) */
 };
 
 /* The index of an added string (looked for among those added before). */
@@ -369,6 +370,7 @@ static int pp_samples(struct pp *pp, struct pp_tables *t)
 		long nl = pp_stack_locations(pp, t, k->stack);
 		if (nl < 0)
 			return -1;
+		pp->kept += k->samples;
 		/* packed repeated fields: location ids, then the values */
 		pb_key(&pp->sub, PB_SAMPLE_LOCATION, PB_LEN);
 		for (long l = 0; l < nl; l++)
@@ -463,7 +465,11 @@ static void pp_comments(struct pp *pp)
 	struct stackcol_stats st;
 	stackcol_get_stats(pp->c, &st);
 	char text[256];
-	snprintf(text, sizeof(text), "perftop: %" PRIu64 " samples", st.samples);
+	if (pp->p->keep) /* a part (a filter's, a container's series): what it holds of the whole */
+		snprintf(text, sizeof(text), "perftop: %" PRIu64 " of %" PRIu64 " samples", pp->kept,
+			 st.samples);
+	else
+		snprintf(text, sizeof(text), "perftop: %" PRIu64 " samples", st.samples);
 	pb_uint(pp->out, PB_PROFILE_COMMENT, pp_string(pp, text));
 	if (st.overflowed || st.key_overflowed) {
 		snprintf(text, sizeof(text), "perftop: export tables full: %" PRIu64 " samples counted "
