@@ -508,6 +508,10 @@ static enum cli_result set_push(struct cli_parsing *p, const struct cli_option *
 		if (parse_positive(arg, &c->session.push_interval) || c->session.push_interval < 1 ||
 		    c->session.push_interval > 3600)
 			return fail(p, "--push-interval wants seconds from 1 to 3600, not '%s'", arg);
+	} else if (!strcmp(n, "push-per")) {
+		if (strcmp(arg, "container"))
+			return fail(p, "--push-per wants 'container', not '%s'", arg);
+		c->session.push_per_container = true;
 	} else {
 		uint64_t q;
 		if (parse_u64(arg, &q) || q > PUSH_QUEUE_MAX)
@@ -848,6 +852,11 @@ static const struct cli_option options[] = {
 	{ OPT("push-cacert", 0, "FILE", CLI_PUSH), .set = set_push,
 	  .help = "the CA certificates (PEM) a push server's certificate is checked\n"
 		"against: a private CA's (default: CURL_CA_BUNDLE, else the system's)" },
+
+	{ OPT("push-per", 0, "container", CLI_PUSH), .set = set_push,
+	  .help = "one series per container (labels container=, pod=, namespace=)",
+	  .doc = "each window pushed as one series per container, with the labels `container`, and "
+		"`pod` and `namespace` for Kubernetes (see Continuous profiling)" },
 
 	{ OPT("push-queue", 0, "N", CLI_PUSH), .set = set_push,
 	  .help = "profiles kept while the server is slow or down (default 16;\n"

@@ -46,6 +46,9 @@ struct export_profile {
 	/* The first sample's time on the collector's clock (stackcol_sample.time), speedscope's
 	 * startValue; 0: the first logged sample's. */
 	uint64_t start_clock_ns;
+	/* Folded lines start with the key's container, then its cgroup path (the sort's keys): one
+	 * tower per container in a flame graph. */
+	bool folded_container, folded_cgroup;
 	/* Only keys this accepts are written (NULL: all): the view's filter. */
 	bool (*keep)(void *ctx, const struct stackcol *c, const struct stackcol_key *k);
 	void *keep_ctx;

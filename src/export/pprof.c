@@ -20,7 +20,9 @@
  *    the address, as the symbolizer gives them: innermost first) is one location of several lines,
  *    id dense from 1;
  *  - samples: one per collector key (stack, pid, tid, comm, event): its locations leaf first, the
- *    values (samples, weight) in its event's two columns, labels pid, tid (numbers) and comm.
+ *    values (samples, weight) in its event's two columns, labels pid, tid (numbers) and comm,
+ *    and container and cgroup (strings) when the session knew them: Pyroscope, Parca and
+ *    go tool pprof -tagfocus can then split any profile by container.
  */
 #include "export/export.h"
 
@@ -172,6 +174,7 @@ struct pp {
 	uint32_t nfns, nlocs;
 	uint64_t *locids;            /* a stack's location ids */
 	size_t caplocids;
+	uint64_t kept;               /* samples written (keep: fewer than the collector's) */
 };
 
 /* The index of an added string (looked for among those added before). */
@@ -356,6 +359,7 @@ static int pp_samples(struct pp *pp, struct pp_tables *t)
 {
 	const struct stackcol_key *keys = stackcol_keys(pp->c);
 	uint64_t kpid = pp_string(pp, "pid"), ktid = pp_string(pp, "tid"), kcomm = pp_string(pp, "comm");
+	uint64_t kcont = pp_string(pp, "container"), kcg = pp_string(pp, "cgroup");
 	int nvalues = 2 * pp->p->nevents;
 	for (size_t i = 0; i < stackcol_nkeys(pp->c); i++) {
 		const struct stackcol_key *k = &keys[i];
@@ -366,6 +370,7 @@ static int pp_samples(struct pp *pp, struct pp_tables *t)
 		long nl = pp_stack_locations(pp, t, k->stack);
 		if (nl < 0)
 			return -1;
+		pp->kept += k->samples;
 		/* packed repeated fields: location ids, then the values */
 		pb_key(&pp->sub, PB_SAMPLE_LOCATION, PB_LEN);
 		for (long l = 0; l < nl; l++)
@@ -381,6 +386,10 @@ static int pp_samples(struct pp *pp, struct pp_tables *t)
 		pp_label(pp, ktid, 0, k->tid);
 		if (k->comm)
 			pp_label(pp, kcomm, k->comm, 0);
+		if (k->container)
+			pp_label(pp, kcont, k->container, 0);
+		if (k->cgroup)
+			pp_label(pp, kcg, k->cgroup, 0);
 		pb_sub(pp->out, PB_PROFILE_SAMPLE, &pp->sub);
 	}
 	return pp->out->failed || pp->sub.failed || pp->sub2.failed ? -1 : 0;
@@ -456,7 +465,11 @@ static void pp_comments(struct pp *pp)
 	struct stackcol_stats st;
 	stackcol_get_stats(pp->c, &st);
 	char text[256];
-	snprintf(text, sizeof(text), "perftop: %" PRIu64 " samples", st.samples);
+	if (pp->p->keep) /* a part (a filter's, a container's series): what it holds of the whole */
+		snprintf(text, sizeof(text), "perftop: %" PRIu64 " of %" PRIu64 " samples", pp->kept,
+			 st.samples);
+	else
+		snprintf(text, sizeof(text), "perftop: %" PRIu64 " samples", st.samples);
 	pb_uint(pp->out, PB_PROFILE_COMMENT, pp_string(pp, text));
 	if (st.overflowed || st.key_overflowed) {
 		snprintf(text, sizeof(text), "perftop: export tables full: %" PRIu64 " samples counted "

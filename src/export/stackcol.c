@@ -346,7 +346,7 @@ static bool sc_key_eq(const struct stackcol *c, uint32_t id, const void *key)
 {
 	const struct stackcol_key *a = &c->keys[id], *b = key;
 	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
-	       a->event == b->event;
+	       a->event == b->event && a->container == b->container && a->cgroup == b->cgroup;
 }
 
 /* max: the ordinary keys stop STACKCOL_MAX_EVENTS short of the bound, so that the overflow key of
@@ -354,7 +354,8 @@ static bool sc_key_eq(const struct stackcol *c, uint32_t id, const void *key)
 static uint32_t sc_key(struct stackcol *c, const struct stackcol_key *k, size_t max)
 {
 	uint64_t h64 = hash_mix64(((uint64_t)k->stack << 32 | k->tid) ^
-				  hash_mix64((uint64_t)k->pid << 32 | (uint64_t)k->comm << 8 | k->event));
+				  hash_mix64((uint64_t)k->pid << 32 | (uint64_t)k->comm << 8 | k->event) ^
+				  hash_mix64((uint64_t)k->container << 32 | k->cgroup));
 	uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
 	struct hashtab_iter it;
 	uint32_t id = sc_find(c, &c->kidx, h, sc_key_eq, k, &it);
@@ -394,6 +395,8 @@ void stackcol_add(struct stackcol *c, int event, uint64_t time, const struct sam
 	struct stackcol_key k = { .pid = s->pid, .tid = s->tid, .event = (uint8_t)event };
 	k.stack = sc_sample_stack(c, s);
 	k.comm = sc_name(c, s->comm);
+	k.container = sc_name(c, s->container);
+	k.cgroup = sc_name(c, s->cgroup);
 	if (k.stack == UINT32_MAX || k.comm == UINT32_MAX) {
 		if (!c->overflow_stack)
 			return; /* not even that could be made: nothing to count it in */
@@ -401,11 +404,14 @@ void stackcol_add(struct stackcol *c, int event, uint64_t time, const struct sam
 		k.stack = c->overflow_stack - 1;
 		k.comm = k.comm == UINT32_MAX ? 0 : k.comm;
 	}
+	/* names that did not fit: the sample counts as of an unknown container, not lost */
+	k.container = k.container == UINT32_MAX ? 0 : k.container;
+	k.cgroup = k.cgroup == UINT32_MAX ? 0 : k.cgroup;
 	uint32_t id = sc_key(c, &k, c->lim.keys - STACKCOL_MAX_EVENTS);
 	if (id == UINT32_MAX) {
 		c->st.key_overflowed++;
 		k.pid = k.tid = 0;
-		k.comm = 0;
+		k.comm = k.container = k.cgroup = 0;
 		k.stack = c->overflow_stack ? c->overflow_stack - 1 : k.stack;
 		id = sc_key(c, &k, c->lim.keys);
 		if (id == UINT32_MAX)

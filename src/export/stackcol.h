@@ -10,7 +10,9 @@
  *  - frames: (sym, dso, srcline, address, inline, kernel) -> id, each with what the session said
  *    of it when first seen (its display name, its mapping: stackcol_describe_fn);
  *  - stacks: frame id arrays (leaf first) -> id;
- *  - keys: (stack, pid, tid, comm, event) -> samples and summed weight (the sample's period);
+ *  - keys: (stack, pid, tid, comm, container, cgroup, event) -> samples and summed weight (the
+ *    sample's period); container and cgroup are string ids (0: unknown), so that the pprof labels
+ *    and a push per container can tell the containers' stacks apart;
  *  - log: (time, key, weight) in arrival order, for speedscope's time-ordered samples.
  * Bounds: when the string, frame or stack tables are full a sample's stack becomes the one frame
  * "[perftop: export tables full]" (so totals stay whole); when the key table is full the sample
@@ -39,7 +41,7 @@ struct stackcol_limits {
 	size_t frames;        /* distinct frames (default 256K) */
 	size_t stacks;        /* distinct stacks (default 256K) */
 	size_t stack_frames;  /* frame ids of all stacks together (default 8M) */
-	size_t keys;          /* distinct (stack, pid, tid, comm, event) (default 512K) */
+	size_t keys;          /* distinct (stack, pid, tid, comm, container, cgroup, event) (512K) */
 	size_t log;           /* time-ordered samples (default 2M) */
 };
 
@@ -78,6 +80,7 @@ struct stackcol_key {
 	uint32_t stack;
 	uint32_t pid, tid;
 	uint32_t comm;                      /* string id */
+	uint32_t container, cgroup;         /* string ids; 0: unknown */
 	uint8_t event;
 	uint64_t samples, weight;
 };

@@ -114,6 +114,16 @@ static int folded_event(const struct export_profile *p)
 static char *folded_text(const struct export_profile *p, const struct stackcol_key *k)
 {
 	struct export_buf b = { 0 };
+	/* the sort's container or cgroup first: flamegraph.pl then draws one tower per container */
+	uint32_t roots[2] = { p->folded_container ? k->container : UINT32_MAX,
+			      p->folded_cgroup ? k->cgroup : UINT32_MAX };
+	for (int r = 0; r < 2; r++) {
+		if (roots[r] == UINT32_MAX)
+			continue;
+		const char *name = stackcol_string(p->col, roots[r]);
+		buf_folded_name(&b, *name ? name : "[unknown]");
+		export_buf_put(&b, ";", 1);
+	}
 	const char *comm = stackcol_string(p->col, k->comm);
 	buf_folded_name(&b, *comm ? comm : "[unknown]");
 	size_t n;

@@ -274,7 +274,7 @@ int push_ingest_url(char *out, size_t cap, const char *base, const char *app,
 		    const char *const *labels, int nlabels, int64_t from, int64_t until,
 		    unsigned hz)
 {
-	char series[PUSH_MAX_LABELS * 260 + 256];
+	char series[PUSH_MAX_LABELS * 260 + PUSH_SERIES_LABELS + 256];
 	size_t n = (size_t)snprintf(series, sizeof(series), "%s{", app);
 	for (int i = 0; i < nlabels && n < sizeof(series); i++)
 		n += (size_t)snprintf(series + n, sizeof(series) - n, "%s%s", i ? "," : "", labels[i]);

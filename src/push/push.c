@@ -110,13 +110,25 @@ static long push_send(struct push *p, CURL *curl, const struct push_item *it, ch
 	const void *body = it->data;
 	size_t body_len = it->len;
 	char *json = NULL;
+	/* the push's labels, then the series' own (split at their commas, which no value holds) */
+	const char *labels[PUSH_MAX_LABELS + PUSH_SERIES_LABELS / 4];
+	char series[PUSH_SERIES_LABELS];
+	int nlabels = 0;
+	for (int i = 0; i < p->nlabels; i++)
+		labels[nlabels++] = p->labels[i];
+	snprintf(series, sizeof(series), "%s", it->series);
+	for (char *tok = series, *next; tok && *tok; tok = next) {
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		if (nlabels < (int)(sizeof(labels) / sizeof(labels[0])))
+			labels[nlabels++] = tok;
+	}
 	if (p->t.kind == PUSH_PARCA) {
 		snprintf(url, sizeof(url), "%s/api/profiles/writeraw", p->t.base);
-		body = json = push_parca_body(it->data, it->len, p->app, (const char *const *)p->labels,
-					      p->nlabels, &body_len);
-	} else if (push_ingest_url(url, sizeof(url), p->t.base, p->app,
-				   (const char *const *)p->labels, p->nlabels, it->from, it->until,
-				   it->hz) < 0) {
+		body = json = push_parca_body(it->data, it->len, p->app, labels, nlabels, &body_len);
+	} else if (push_ingest_url(url, sizeof(url), p->t.base, p->app, labels, nlabels, it->from,
+				   it->until, it->hz) < 0) {
 		snprintf(err, errlen, "the ingest URL is too long");
 		return 400; /* it will not get shorter: given up */
 	}
@@ -363,7 +375,41 @@ static void push_start(struct push *p)
 void push_submit(struct push *p, void *data, size_t len, int64_t from, int64_t until,
 		 unsigned hz)
 {
+	push_submit_series(p, data, len, from, until, hz, NULL);
+}
+
+/* A series' labels are checked here, on the caller's thread, so that the push thread sends only
+ * what the server's series syntax can hold. */
+static bool push_series_ok(const char *series)
+{
+	char buf[PUSH_SERIES_LABELS], err[256];
+	if (strlen(series) >= sizeof(buf))
+		return false;
+	snprintf(buf, sizeof(buf), "%s", series);
+	for (char *tok = buf, *next; tok && *tok; tok = next) {
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		if (push_check_label(tok, err, sizeof(err)) < 0)
+			return false;
+	}
+	return true;
+}
+
+void push_submit_series(struct push *p, void *data, size_t len, int64_t from, int64_t until,
+			unsigned hz, const char *series)
+{
 	struct push_item it = { .data = data, .len = len, .from = from, .until = until, .hz = hz };
+	if (series && !push_series_ok(series)) {
+		free(data);
+		pthread_mutex_lock(&p->mu);
+		p->st.submitted++;
+		p->st.dropped++;
+		snprintf(p->st.last_error, sizeof(p->st.last_error), "a series' labels do not check");
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	snprintf(it.series, sizeof(it.series), "%s", series ? series : "");
 	pthread_mutex_lock(&p->mu);
 	p->st.submitted++;
 	p->st.dropped += push_queue_add(&p->q, &it);

@@ -98,6 +98,12 @@ struct push *push_new(const struct push_opts *o, char *err, size_t errlen);
  * the network; a full queue drops its oldest. */
 void push_submit(struct push *p, void *data, size_t len, int64_t from, int64_t until,
 		 unsigned hz);
+/* The same for one series of several a window is split into (--push-per container): series holds
+ * the labels it adds to the push's, "k=v,k=v" (each passing push_check_label; at most
+ * PUSH_SERIES_LABELS - 1 bytes, else it is refused: the profile is dropped). NULL or "": none. */
+#define PUSH_SERIES_LABELS 512
+void push_submit_series(struct push *p, void *data, size_t len, int64_t from, int64_t until,
+			unsigned hz, const char *series);
 void push_get_stats(struct push *p, struct push_stats *st);
 /* Sends what is queued for at most flush_secs more (and about a second: an idle transfer is
  * aborted at curl's next progress call), stops the thread and frees everything; what is left is
@@ -113,6 +119,7 @@ struct push_item {
 	int64_t from, until;
 	unsigned hz;
 	int attempts;                /* tries so far */
+	char series[PUSH_SERIES_LABELS]; /* its own labels, "k=v,k=v" ("": the push's alone) */
 };
 struct push_queue {
 	struct push_item *items;

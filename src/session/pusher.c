@@ -73,6 +73,13 @@ struct pusher *pusher_open(const struct session_opts *c, char *err, size_t errle
 		default_name(c, host, name, sizeof(name));
 	struct push_opts o = { .url = c->push_url, .app = name, .queue_max = c->push_queue,
 			       .ca_file = c->push_cacert };
+	/* --push-queue counts windows: a window split per container is up to PUSHER_SERIES_MAX + 1
+	 * profiles, which the queue makes room for, as many windows' worth */
+	if (c->push_per_container) {
+		int q = c->push_queue > 0 ? c->push_queue : PUSH_QUEUE_DEFAULT;
+		long want = (long)q * (PUSHER_SERIES_MAX + 1);
+		o.queue_max = want > PUSH_QUEUE_MAX ? PUSH_QUEUE_MAX : (int)want;
+	}
 	bool have_host = false;
 	for (int i = 0; i < c->npush_labels; i++) {
 		o.labels[o.nlabels++] = c->push_labels[i];
@@ -122,12 +129,12 @@ bool pusher_due(struct pusher *pp, bool final, int64_t *from_ns, int64_t *until_
 }
 
 void pusher_submit(struct pusher *pp, void *body, size_t len, int64_t from_ns, int64_t until_ns,
-		   unsigned hz)
+		   unsigned hz, const char *series)
 {
 	int64_t from = from_ns / 1000000000, until = until_ns / 1000000000;
 	if (until <= from)
 		until = from + 1;
-	push_submit(pp->push, body, len, from, until, hz);
+	push_submit_series(pp->push, body, len, from, until, hz, series);
 }
 
 void pusher_get_stats(struct pusher *pp, struct push_stats *st)

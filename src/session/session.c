@@ -341,6 +341,7 @@ struct session *session_open_feed(const struct session_opts *opts,
 	}
 	session_mode_events(s, opts);
 	session_names(s, opts, false);
+	session_cgroups_open(s, opts, false); /* named by the caller's cgroup records, as a replay's */
 	snprintf(s->target_text, sizeof(s->target_text), "%s", opts->target_text);
 	if (opts->push_url && session_enable_push(s, opts, err, errlen) < 0) {
 		session_close(s);

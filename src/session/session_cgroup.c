@@ -84,6 +84,10 @@ static bool nspids_wanted(const struct session_opts *opts)
 
 void session_cgroups_open(struct session *s, const struct session_opts *opts, bool live)
 {
+	for (int i = 0; i < opts->nkeys; i++) {
+		s->fold_container = s->fold_container || opts->keys[i] == SORT_CONTAINER;
+		s->fold_cgroup = s->fold_cgroup || opts->keys[i] == SORT_CGROUP;
+	}
 	bool names = session_cgroups_wanted(opts), nspids = live && nspids_wanted(opts);
 	if (!names && !nspids)
 		return;
@@ -269,8 +273,9 @@ void session_cgroups_move_names(struct session *s)
 const struct container_name *session_cgroups_labels(const struct session *s, const char *container)
 {
 	const struct session_cgroups *c = s->cgroups;
+	/* the name interned, or a copy of it (an export collector's) */
 	for (size_t i = 0; c && container && i < c->n; i++)
-		if (c->cg[i].name == container)
+		if (c->cg[i].name == container || (c->cg[i].name && !strcmp(c->cg[i].name, container)))
 			return &c->cg[i].cn;
 	return NULL;
 }

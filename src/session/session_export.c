@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "container/container.h"
 #include "model/filter.h"
 #include "util/util.h"
 
@@ -131,6 +132,8 @@ bool session_export_profile(struct session *s, struct export_profile *out)
 	memset(out, 0, sizeof(*out));
 	out->col = s->col;
 	session_export_events(s, out);
+	out->folded_container = s->fold_container;
+	out->folded_cgroup = s->fold_cgroup;
 	out->time_ns = s->export_start;
 	if (s->export_start) {
 		uint64_t now = session_real_ns();
@@ -249,17 +252,135 @@ int session_enable_push(struct session *s, const struct session_opts *opts, char
 	if (!(s->pusher = pusher_open(opts, err, errlen)) ||
 	    !(s->col_push = session_new_col(s, "push", err, errlen)))
 		return -1;
+	s->push_per_container = opts->push_per_container;
 	session_want_srclines(s);
 	return 0;
 }
 
+/* --- a window split per container (--push-per container) --- */
+
+struct push_split {
+	uint32_t ids[PUSHER_SERIES_MAX]; /* the series' containers (string ids; 0: unknown), sorted */
+	int n;
+	bool other;                      /* containers past them: summed into container=other */
+};
+
+/* What one series keeps of the collector's keys: its container's, or (other) those of none. */
+struct push_keep {
+	const struct push_split *sp;
+	uint32_t id;
+	bool other;
+};
+
+struct push_cw {
+	uint32_t id;
+	uint64_t samples;
+};
+
+static int push_cw_by_id(const void *a, const void *b)
+{
+	uint32_t x = ((const struct push_cw *)a)->id, y = ((const struct push_cw *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+static int push_cw_by_samples(const void *a, const void *b)
+{
+	const struct push_cw *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return push_cw_by_id(a, b);
+}
+
+static int push_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The window's containers, those of most samples first, PUSHER_SERIES_MAX at most; false when
+ * out of memory. */
+static bool session_push_split(const struct stackcol *c, struct push_split *out)
+{
+	size_t nk = stackcol_nkeys(c), n = 0, m = 0;
+	const struct stackcol_key *k = stackcol_keys(c);
+	struct push_cw *cw = malloc((nk ? nk : 1) * sizeof(*cw));
+	if (!cw)
+		return false;
+	for (size_t i = 0; i < nk; i++)
+		if (k[i].samples)
+			cw[n++] = (struct push_cw){ k[i].container, k[i].samples };
+	qsort(cw, n, sizeof(*cw), push_cw_by_id);
+	for (size_t i = 0; i < n; i++) {
+		if (m && cw[m - 1].id == cw[i].id)
+			cw[m - 1].samples += cw[i].samples;
+		else
+			cw[m++] = cw[i];
+	}
+	qsort(cw, m, sizeof(*cw), push_cw_by_samples);
+	out->n = m > PUSHER_SERIES_MAX ? PUSHER_SERIES_MAX : (int)m;
+	out->other = m > PUSHER_SERIES_MAX;
+	for (int i = 0; i < out->n; i++)
+		out->ids[i] = cw[i].id;
+	qsort(out->ids, (size_t)out->n, sizeof(out->ids[0]), push_u32_cmp);
+	free(cw);
+	return true;
+}
+
+static bool session_push_keep(void *ctx, const struct stackcol *c, const struct stackcol_key *k)
+{
+	(void)c;
+	const struct push_keep *pk = ctx;
+	if (!pk->other)
+		return k->container == pk->id;
+	return !bsearch(&k->container, pk->sp->ids, (size_t)pk->sp->n, sizeof(pk->sp->ids[0]),
+			push_u32_cmp);
+}
+
+/* ",key=value" appended to out when the value can be a label value: characters Pyroscope's series
+ * syntax splits at become '_' (as the application name's do), a value cut at 200 bytes. */
+static void push_series_label(char *out, size_t cap, const char *key, const char *value)
+{
+	char v[201];
+	snprintf(v, sizeof(v), "%s", value ? value : "");
+	push_sanitize_name(v);
+	size_t n = strlen(out);
+	if (v[0] && n < cap)
+		snprintf(out + n, cap - n, "%s%s=%s", n ? "," : "", key, v);
+}
+
+/*
+ * A series' labels: container=NAME, and pod=POD and namespace=NS where the container is a
+ * Kubernetes one. Samples of no known cgroup get no container label at all rather than a made-up
+ * value: Pyroscope's and Parca's selectors follow Prometheus's, where an absent label is the empty
+ * one ({container=""} finds them), and no real container named "unknown" is mixed with them.
+ */
+static void session_push_labels(const struct session *s, const struct push_keep *pk, char *out,
+				size_t cap)
+{
+	out[0] = '\0';
+	if (pk->other) {
+		push_series_label(out, cap, "container", "other");
+		return;
+	}
+	if (!pk->id)
+		return;
+	const char *name = stackcol_string(s->col_push, pk->id);
+	push_series_label(out, cap, "container", name);
+	const struct container_name *cn = session_cgroups_labels(s, name);
+	if (cn) {
+		push_series_label(out, cap, "pod", cn->pod);
+		push_series_label(out, cap, "namespace", cn->kns);
+	}
+}
+
 /*
  * The body of the push window [from_ns, until_ns) (Unix ns): the push collector's stacks since the
- * last push as a gzipped pprof dated with the window, then the collection starts over. Encoding is
- * on this thread (the collector is the session's); only the sending is the push thread's. NULL
- * when the encoder fails (said once).
+ * last push (those keep takes, NULL: all) as a gzipped pprof dated with the window. Encoding is on
+ * this thread (the collector is the session's); only the sending is the push thread's. NULL when
+ * the encoder fails (said once).
  */
-static void *session_push_body(struct session *s, int64_t from_ns, int64_t until_ns, size_t *len)
+static void *session_push_body(struct session *s, int64_t from_ns, int64_t until_ns,
+			       struct push_keep *keep, size_t *len)
 {
 	struct export_profile p;
 	memset(&p, 0, sizeof(p));
@@ -267,10 +388,13 @@ static void *session_push_body(struct session *s, int64_t from_ns, int64_t until
 	p.col = s->col_push;
 	p.time_ns = (uint64_t)from_ns;
 	p.duration_ns = until_ns > from_ns ? (uint64_t)(until_ns - from_ns) : 0;
+	if (keep) {
+		p.keep = session_push_keep;
+		p.keep_ctx = keep;
+	}
 	struct export_buf b = { 0 };
 	char err[256];
 	int rc = pprof_encode_gz(&p, &b, err, sizeof(err));
-	stackcol_reset(s->col_push);
 	if (rc < 0 || b.failed) {
 		static bool told;
 		if (!told)
@@ -283,15 +407,44 @@ static void *session_push_body(struct session *s, int64_t from_ns, int64_t until
 	return b.data;
 }
 
+/* The window's series, one per container, each to the push thread. */
+static void session_push_split_window(struct session *s, int64_t from, int64_t until, unsigned hz)
+{
+	struct push_split sp;
+	if (!session_push_split(s->col_push, &sp)) {
+		warn_msg("push: out of memory for the window's containers");
+		return;
+	}
+	if (sp.other && !s->push_other_told) {
+		warn_msg("push: more than %d containers in a window: the rest are pushed as "
+			 "container=other", PUSHER_SERIES_MAX);
+		s->push_other_told = true;
+	}
+	for (int i = 0; i < sp.n + sp.other; i++) {
+		struct push_keep pk = { .sp = &sp, .id = i < sp.n ? sp.ids[i] : 0, .other = i == sp.n };
+		char labels[PUSH_SERIES_LABELS];
+		session_push_labels(s, &pk, labels, sizeof(labels));
+		size_t len = 0;
+		void *body = session_push_body(s, from, until, &pk, &len);
+		if (body)
+			pusher_submit(s->pusher, body, len, from, until, hz, labels);
+	}
+}
+
 /* When a push window ends (or final: the session closes), its body goes to the push thread. */
 void session_push_window(struct session *s, bool final)
 {
 	int64_t from, until;
 	if (!pusher_due(s->pusher, final, &from, &until))
 		return;
-	size_t len = 0;
-	void *body = session_push_body(s, from, until, &len);
-	if (body)
-		pusher_submit(s->pusher, body, len, from, until,
-			      (unsigned)(s->ev[0].freq ? s->ev[0].freq : 100));
+	unsigned hz = (unsigned)(s->ev[0].freq ? s->ev[0].freq : 100);
+	if (s->push_per_container) {
+		session_push_split_window(s, from, until, hz);
+	} else {
+		size_t len = 0;
+		void *body = session_push_body(s, from, until, NULL, &len);
+		if (body)
+			pusher_submit(s->pusher, body, len, from, until, hz, NULL);
+	}
+	stackcol_reset(s->col_push);
 }

@@ -141,6 +141,10 @@ struct session {
 	 * whole session). */
 	struct pusher *pusher;
 	struct stackcol *col_push;
+	bool push_per_container;   /* --push-per container: a series per container */
+	bool push_other_told;      /* the warning of more containers than series, said once */
+	/* -s container / -s cgroup: folded exports start each stack with it */
+	bool fold_container, fold_cgroup;
 	/* Live: HotSpot JVMs asked for their perf map (session_jvm.c): the job under way, the notice
 	 * of the last JVM that refused one or runs without frame pointers, answers by status (ok,
 	 * later, refused, gone) and SIGQUITs sent. */

@@ -7,7 +7,9 @@
  *    numbers of profile.proto): string 0 empty, ids dense from 1, an inline chain as the lines of one
  *    location innermost first, values in their event's columns, labels; the gzipped form inflates
  *    to the same bytes;
- *  - folded: lines and counts; speedscope: per-thread profiles in time order.
+ *  - folded: lines and counts; speedscope: per-thread profiles in time order;
+ *  - containers: a sample's container and cgroup keep its stack apart, are pprof string labels and
+ *    folded's root.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,9 @@ struct decoded {
 	uint64_t sample_locs[MAXS][16];
 	int sample_nlocs[MAXS];
 	uint64_t label_keys_seen[3];
+	/* the string labels: key and value string ids */
+	uint64_t lab_key[MAXS], lab_str[MAXS];
+	int nlab;
 	bool bad;
 };
 
@@ -111,9 +116,17 @@ static void decode_sample(struct decoded *d, const struct pbf *s)
 		} else if (f.field == 3) {
 			const uint8_t *q = f.p, *qe = f.p + f.n;
 			struct pbf l;
-			while (pb_next(&q, qe, &l, &d->bad))
+			uint64_t key = 0;
+			while (pb_next(&q, qe, &l, &d->bad)) {
 				if (l.field == 1 && l.v < 3 + 4096)
 					d->label_keys_seen[0]++;
+				if (l.field == 1)
+					key = l.v;
+				if (l.field == 2 && l.v && d->nlab < MAXS) {
+					d->lab_key[d->nlab] = key;
+					d->lab_str[d->nlab++] = l.v;
+				}
+			}
 		}
 	}
 	d->nsamples++;
@@ -422,8 +435,53 @@ static void test_format_names(void)
 	CHECK(export_format_of(".folded") == EXPORT_NONE);
 }
 
+/* A sample's container and cgroup: part of its key, pprof string labels, folded's root. */
+static void test_containers(void)
+{
+	struct stackcol *c = stackcol_new(NULL);
+	struct frame f[2] = { fr("leaf", "prog", 0x1100, false), fr("main", "prog", 0x1200, false) };
+	const char *conts[3] = { "web", "db", NULL };
+	for (int i = 0; i < 3; i++) {
+		struct sample_ctx s = { .comm = "prog", .pid = 100, .tid = 100, .period = 10,
+					.frames = f, .nframes = 2, .container = conts[i],
+					.cgroup = conts[i] ? "/kubepods/x" : NULL };
+		for (int k = 0; k <= i; k++)
+			stackcol_add(c, 0, 1, &s);
+	}
+	CHECK_EQ_U64(stackcol_nkeys(c), 3); /* one stack, three containers */
+	struct export_profile p = { .col = c, .nevents = 1, .events = { { .name = "cpu-clock" } } };
+	struct export_buf b = { 0 };
+	char err[256];
+	CHECK(pprof_encode(&p, &b, err, sizeof(err)) == 0);
+	struct decoded *d = calloc(1, sizeof(*d));
+	decode(d, &b);
+	int web = 0, db = 0, cg = 0;
+	for (int i = 0; i < d->nlab; i++) {
+		if (d->lab_key[i] >= (uint64_t)d->nstrings || d->lab_str[i] >= (uint64_t)d->nstrings)
+			continue;
+		const char *k = d->strings[d->lab_key[i]], *v = d->strings[d->lab_str[i]];
+		web += !strcmp(k, "container") && !strcmp(v, "web");
+		db += !strcmp(k, "container") && !strcmp(v, "db");
+		cg += !strcmp(k, "cgroup") && !strcmp(v, "/kubepods/x");
+	}
+	CHECK(web == 1 && db == 1 && cg == 2); /* none on the sample of no container */
+	decoded_free(d);
+	free(d);
+	export_buf_free(&b);
+	p.folded_container = true;
+	CHECK(folded_encode(&p, &b, err, sizeof(err)) == 0);
+	char *text = strndup((const char *)b.data, b.len);
+	CHECK(strstr(text, "web;prog;main;leaf 1\n") != NULL);
+	CHECK(strstr(text, "db;prog;main;leaf 2\n") != NULL);
+	CHECK(strstr(text, "[unknown];prog;main;leaf 3\n") != NULL);
+	free(text);
+	export_buf_free(&b);
+	stackcol_free(c);
+}
+
 int main(void)
 {
+	test_containers();
 	test_collector_and_pprof();
 	test_names_move();
 	test_bounds();

@@ -133,9 +133,9 @@ def _packed(wt, v):
 
 def read_pprof(body):
     """The gzipped Profile as a dict: strings, sample_types [(type, unit)], sample_values (each
-    sample's values), function_names; raises on anything that is not one."""
+    sample's values), sample_labels, function_names; raises on anything that is not one."""
     raw = gzip.decompress(body)
-    strings, types, values, fnames = [], [], [], []
+    strings, types, values, fnames, labels = [], [], [], [], []
     for f, wt, v in _fields(raw):
         if f == 6:
             strings.append(v.decode())
@@ -143,17 +143,24 @@ def read_pprof(body):
             d = {ff: vv for ff, _, vv in _fields(v)}
             types.append((d.get(1, 0), d.get(2, 0)))
         elif f == 2:
-            vals = []
+            vals, labs = [], []
             for ff, w, vv in _fields(v):
                 if ff == 2:
                     vals += _packed(w, vv)
+                elif ff == 3:
+                    d = {lf: lv for lf, _, lv in _fields(vv)}
+                    labs.append((d.get(1, 0), d.get(2, 0), d.get(3, 0)))
             values.append(vals)
+            labels.append(labs)
         elif f == 5:
             d = {ff: vv for ff, _, vv in _fields(v)}
             fnames.append(d.get(2, 0))
     return {"strings": strings,
             "sample_types": [(strings[t], strings[u]) for t, u in types],
             "sample_values": values,
+            # each sample's labels, key -> its string (a str label) or its number
+            "sample_labels": [{strings[k]: strings[s] if s else n for k, s, n in labs}
+                              for labs in labels],
             "function_names": [strings[n] for n in fnames]}
 
 

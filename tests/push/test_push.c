@@ -326,6 +326,32 @@ static void test_rejected(void)
 	CHECK_EQ_U64(r.served, 2);
 }
 
+/* A series' own labels after the push's; one that does not check is dropped, never sent. */
+static void test_series(void)
+{
+	static const int statuses[] = { 200 };
+	struct responder r = { .statuses = statuses, .nstatuses = 1 };
+	r.fd = local_socket(true, &r.port);
+	pthread_t t;
+	pthread_create(&t, NULL, responder_main, &r);
+	struct push *p = open_push(r.port, 4, NULL);
+	if (!p)
+		return;
+	push_submit_series(p, xstrdup("body"), 4, 1000, 1010, 99, "container=a b");
+	struct push_stats st;
+	push_get_stats(p, &st);
+	CHECK_EQ_U64(st.dropped, 1);
+	push_submit_series(p, xstrdup("body"), 4, 1000, 1010, 99, "container=web,pod=p1");
+	wait_settled(p, 2, &st);
+	CHECK_EQ_U64(st.sent, 1);
+	push_close(p, 1, NULL);
+	pthread_join(t, NULL);
+	close(r.fd);
+	CHECK_EQ_U64(r.served, 1);
+	CHECK(strncmp(r.first_request, "POST /ingest?name=testapp%7Benv%3Dtest%2Ccontainer%3Dweb%2C"
+				       "pod%3Dp1%7D&from=1000", 80) == 0);
+}
+
 static void test_parca(void)
 {
 	static const int statuses[] = { 200 };
@@ -471,6 +497,7 @@ int main(void)
 	test_secrets();
 	test_retry_then_sent();
 	test_rejected();
+	test_series();
 	test_parca();
 	test_down();
 	test_hanging();

@@ -7,7 +7,8 @@
  * times and counts it feeds, so what the snapshots must hold is arithmetic on them: windows of
  * recorded time, zeroing and decay, two events, off-CPU pairing of switch-outs and switch-ins,
  * an export written and read back, and a push handed to the pusher's thread and received by a
- * responder on 127.0.0.1 (the TSan twin checks that hand-off).
+ * responder on 127.0.0.1 (the TSan twin checks that hand-off), and a push per container of more
+ * containers than a window's series (cgroup records name them).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -359,7 +360,8 @@ static void test_export(void)
 
 struct responder {
 	int fd;
-	int served;
+	int served, want;       /* want: requests to serve (0: 1) */
+	int other;              /* requests of the series container=other */
 	char first[4096];
 	size_t first_body;
 };
@@ -367,7 +369,8 @@ struct responder {
 static void *responder_main(void *arg)
 {
 	struct responder *r = arg;
-	for (int i = 0; i < 4; i++) { /* bounded: a session pushes once here */
+	int want = r->want ? r->want : 1;
+	for (int i = 0; i < want + 3; i++) { /* bounded: a session pushes want times here */
 		int c = accept(r->fd, NULL, NULL);
 		if (c < 0)
 			break;
@@ -389,6 +392,7 @@ static void *responder_main(void *arg)
 			if (body >= 0 && got >= head + (size_t)body)
 				break;
 		}
+		r->other += head && strstr(buf, "container%3Dother%7D") != NULL;
 		if (!r->first[0]) {
 			snprintf(r->first, sizeof(r->first), "%.*s", (int)head, buf);
 			r->first_body = got - head;
@@ -398,8 +402,8 @@ static void *responder_main(void *arg)
 			perror("responder write");
 		close(c);
 		r->served++;
-		if (r->served == 1)
-			break; /* the one push this test makes */
+		if (r->served == want)
+			break; /* the pushes this test makes */
 	}
 	return NULL;
 }
@@ -443,6 +447,71 @@ static void test_push(void)
 	free(o);
 }
 
+/* A cgroup record: id's path, as the kernel's PERF_RECORD_CGROUP names it. */
+static const struct rec *cgroup_rec(struct built *b, uint64_t id, const char *path)
+{
+	memset(b, 0, sizeof(*b));
+	struct rec *r = &b->u.r;
+	r->type = REC_CGROUP;
+	r->pid = r->tid = PID;
+	r->cpu = REC_NO_CPU;
+	r->u.cgroup.id = id;
+	r->u.cgroup.path_off = sizeof(*r);
+	snprintf((char *)r + sizeof(*r), 64, "%s", path);
+	r->size = (uint32_t)(sizeof(*r) + ((strlen(path) + 8) & ~(size_t)7));
+	return r;
+}
+
+/* --push-per container: 70 cgroups, cgroup i with i samples, make 64 series (the cgroups of most
+ * samples) and one container=other of the 6 left, all pushed at close (the queue holds a window's
+ * series). */
+static void test_push_per_container(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen) || listen(fd, 16)) {
+		perror("responder socket");
+		CHECK(0);
+		return;
+	}
+	struct responder resp = { .fd = fd, .want = 65 };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, responder_main, &resp) == 0);
+	char url[64];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
+	struct session_opts *o = opts_new();
+	o->push_url = url;
+	o->push_name = "sessiontest";
+	o->push_interval = 3600;
+	o->push_per_container = true;
+	struct session *s = feed_open(o, 1);
+	struct built b;
+	uint64_t t = T0;
+	for (uint64_t id = 1; id <= 70; id++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/cg%llu", (unsigned long long)id);
+		session_feed(s, cgroup_rec(&b, id, path));
+		for (uint64_t k = 0; k < id; k++) {
+			sample_rec(&b, 0, t += MS / 4, work_alpha, NULL, 1);
+			b.u.r.u.sample.cgroup = id;
+			session_feed(s, &b.u.r);
+		}
+	}
+	CHECK(session_poll(s) == 0);
+	session_close(s);
+	shutdown(fd, SHUT_RDWR);
+	pthread_join(th, NULL);
+	close(fd);
+	CHECK(resp.served == 65);
+	CHECK(resp.other == 1);
+	if (resp.served != 65 || resp.other != 1)
+		fprintf(stderr, "served %d, other %d, first request:\n%s\n", resp.served, resp.other,
+			resp.first);
+	free(o);
+}
+
 int main(void)
 {
 	test_windows(true);
@@ -451,5 +520,6 @@ int main(void)
 	test_offcpu();
 	test_export();
 	test_push();
+	test_push_per_container();
 	return CHECK_DONE();
 }
