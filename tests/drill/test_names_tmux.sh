@@ -6,21 +6,20 @@
 # at every refresh). The function view of leaf_a keeps showing mid as its caller across compactions;
 # a dso zoom keeps its rows; paused, the windows go on (and compactions with them) while the screen
 # stays, and a function view opened from the paused screen, the m key and resuming all work. A C++
-# workload (names/cxx_fixture.cc, built here) runs beside: its rows are demangled at first, raw in
+# workload (names/cxx_fixture.cc, built at build time) runs beside: its rows are demangled at first, raw in
 # the table after the m pressed in mid's function view, demangled again after a second m; q exits 0
 # with no ASan report and with several compactions counted.
 set -u
-pt=${1:?usage: test_names_tmux.sh PERFTOP_ASAN FIXTURE}
+pt=${1:?usage: test_names_tmux.sh PERFTOP_ASAN FIXTURE CXX_FIXTURE}
 fixture=${2:?}
+cxx=${3:?} # names/cxx_fixture.cc, built at build time when g++ is there (tests/names)
 dso=$(basename "$fixture")
 . "$(dirname "$0")/../lib/tmuxlib.sh" names
-command -v g++ >/dev/null || { echo "SKIP: g++ is not installed (the C++ workload for m)"; exit 77; }
+[ -x "$cxx" ] || { echo "SKIP: no $cxx: g++ is not installed (the C++ workload for m is built with it)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 # A C++ workload beside the fixture, so that m (demangled / raw names) has names to change.
-g++ -O1 -g -fno-omit-frame-pointer -fno-inline -o "$tmp/cxx_fixture" \
-	"$(dirname "$0")/../names/cxx_fixture.cc" || fail "g++ could not build names/cxx_fixture.cc"
-churn="$fixture 60 & $tmp/cxx_fixture 60 & while :; do /bin/true; ls / >/dev/null; done"
+churn="$fixture 60 & $cxx 60 & while :; do /bin/true; ls / >/dev/null; done"
 # Its own settings directory: m is saved there at q, and each run starts from the defaults.
 tm new-session -d -s t -x 140 -y 40 \
 	"XDG_CONFIG_HOME=$tmp/config PERFTOP_NAMES_FLOOR=1 ASAN_OPTIONS=log_path=$tmp/asan:detect_leaks=1 $pt -d 0.3 -- sh -c '$churn' 2>$tmp/err; echo PERFTOP-EXITED:\$?; sleep 60"

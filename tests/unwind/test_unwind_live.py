@@ -15,7 +15,9 @@ perftop, perftop_asan, chain = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def run(binary, extra=()):
     need_perf_events("task", "dwarf")
-    p = subprocess.run([binary, "--call-graph", "dwarf", "-b", "-n", "3", "-d", "1", "--json"] +
+    # Two windows of 1 s: the checks are of the fullest, a whole second of samples (as with three,
+    # one more of which only gave the maximum one more window to be taken from).
+    p = subprocess.run([binary, "--call-graph", "dwarf", "-b", "-n", "2", "-d", "1", "--json"] +
                        list(extra) + ["--", chain, "4"], capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         fail(f"{binary} exited {p.returncode}: {p.stderr.strip()[:500]}")

@@ -165,15 +165,21 @@ def build(v):
     return None
 
 
+_nm = {}  # path -> its names: a binary is read once (its fp and DWARF checks, binary = debug file)
+
+
 def demangled_symbols(path):
     """The function names of path's symbol tables, demangled by binutils (nm -C: the binary's
     own symbols, read without perftop)."""
+    if path in _nm:
+        return _nm[path]
     p = subprocess.run(["nm", "-C", "--defined-only", path], capture_output=True, text=True)
     names = set()
     for line in p.stdout.splitlines():
         parts = line.split(" ", 2)
         if len(parts) == 3 and parts[1] in "TtWi":
             names.add(CLONE.sub("", sym_key(re.sub(r"::h[0-9a-f]{16}$", "", parts[2]))))
+    _nm[path] = names
     return names
 
 
@@ -228,7 +234,11 @@ def perftop_run(args, timeout=120):
 
 
 def perf_record(args, out, cmd):
-    full = ["perf", "record", "-q", "-N", "-B"] + args + ["-o", out, "--"] + cmd
+    # --no-bpf-event: perf 6.1 otherwise joins its BPF side-band thread at the end, which sleeps in
+    # a poll of 1 s (up to a second of each recording's wall time, no sample changed). The programs
+    # run in user space and are held to perf report on the same file: the kernel's BPF programs
+    # (that option's records) are in neither tool's rows of them.
+    full = ["perf", "record", "-q", "-N", "-B", "--no-bpf-event"] + args + ["-o", out, "--"] + cmd
     p = subprocess.run(full, capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         failures.append(f"{' '.join(full)} exited {p.returncode}: {p.stderr.strip()[:300]}")
