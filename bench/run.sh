@@ -4,7 +4,9 @@
 # workload, in the same run, alternating the two, several rounds. For each profiler it measures its own
 # CPU time (utime+stime of the process, all threads), its peak RSS (VmHWM) and the time from start until
 # the first data row is on screen (both in their full-screen views under tmux, polled every 20 ms).
-# Prints the medians and the ratios perftop/perf top. Not a test: machines here are shared and noisy.
+# Prints the medians and the ratios perftop/perf top, perftop both with its Python frames (the default:
+# the Python loop is read by the watcher) and with --no-python. Not a test: machines here are shared
+# and noisy.
 #
 # usage: bench/run.sh [PERFTOP] [ROUNDS] [SECONDS]
 set -u
@@ -63,7 +65,7 @@ measure() {
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-declare -a pt_cpu pt_rss pt_first pf_cpu pf_rss pf_first
+declare -a pt_cpu pt_rss pt_first pf_cpu pf_rss pf_first np_cpu np_rss np_first
 for r in $(seq "$rounds"); do
 	read -r c m f < <(measure perftop "$pt" -a -F $freq -e cpu-clock)
 	pt_cpu+=("$c"); pt_rss+=("$m"); pt_first+=("$f")
@@ -71,6 +73,9 @@ for r in $(seq "$rounds"); do
 	read -r c m f < <(measure "perf top" perf top -a -g -F $freq -e cpu-clock)
 	pf_cpu+=("$c"); pf_rss+=("$m"); pf_first+=("$f")
 	echo "round $r perf top: cpu ${c}s  rss ${m} KiB  first data ${f}s"
+	read -r c m f < <(measure "perftop --no-python" "$pt" -a -F $freq -e cpu-clock --no-python)
+	np_cpu+=("$c"); np_rss+=("$m"); np_first+=("$f")
+	echo "round $r perftop --no-python: cpu ${c}s  rss ${m} KiB  first data ${f}s"
 done
 
 a=$(printf '%s\n' "${pt_cpu[@]}" | median); b=$(printf '%s\n' "${pf_cpu[@]}" | median)
@@ -83,3 +88,12 @@ printf '| %-22s | %10s | %10s | %8s |\n' "---" "---" "---" "---"
 printf '| %-22s | %10.2f | %10.2f | %8.2f |\n' "CPU time (s)" "$a" "$b" "$(echo "$a / $b" | bc -l)"
 printf '| %-22s | %10d | %10d | %8.2f |\n' "peak RSS (KiB)" "$c" "$d" "$(echo "$c / $d" | bc -l)"
 printf '| %-22s | %10.2f | %10.2f | %8.2f |\n' "first data on screen (s)" "$e" "$f" "$(echo "$e / $f" | bc -l)"
+g=$(printf '%s\n' "${np_cpu[@]}" | median); h=$(printf '%s\n' "${np_rss[@]}" | median)
+i=$(printf '%s\n' "${np_first[@]}" | median)
+echo
+echo "perftop --no-python (no Python frames read), the same rounds:"
+printf '| %-22s | %10s | %10s | %8s |\n' "" "--no-python" "perf top" ratio
+printf '| %-22s | %10s | %10s | %8s |\n' "---" "---" "---" "---"
+printf '| %-22s | %10.2f | %10.2f | %8.2f |\n' "CPU time (s)" "$g" "$b" "$(echo "$g / $b" | bc -l)"
+printf '| %-22s | %10d | %10d | %8.2f |\n' "peak RSS (KiB)" "$h" "$d" "$(echo "$h / $d" | bc -l)"
+printf '| %-22s | %10.2f | %10.2f | %8.2f |\n' "first data on screen (s)" "$i" "$f" "$(echo "$i / $f" | bc -l)"

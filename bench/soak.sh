@@ -15,7 +15,7 @@
 # one line per minute for each: a same-run A/B (OTHER is "peer", PERFTOP "perftop"), medians at the
 # end. PERF_MINUTES 0 leaves perf top out.
 #
-# usage: [SOAK_PEER=PERFTOP_B] bench/soak.sh [PERFTOP] [MINUTES] [PERF_MINUTES]
+# usage: [SOAK_PEER=PERFTOP_B] [SOAK_CHURN=nopause] bench/soak.sh [PERFTOP] [MINUTES] [PERF_MINUTES]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 pt=${1:-$here/../build/perftop}
@@ -46,12 +46,20 @@ int main(void) { for (;;) { pthread_t t; if (pthread_create(&t, NULL, worker, NU
 C
 gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$tmpd/threads" "$tmpd/threads.c" || exit 2
 "$tmpd/threads" & pids+=($!)
-# The churn: short processes of several binaries, with a short pause so the machine is not saturated.
+# The churn: short processes of several binaries, with a short pause so the machine is not saturated;
+# SOAK_CHURN=nopause: true, ls, sh -c and python3 -c pass in a loop with no pause (~280 process starts
+# a second on a 2-vCPU VM, each python3 through pyenv's bash shim where pyenv is installed).
+if [ "${SOAK_CHURN:-}" = nopause ]; then
+( while :; do
+	true; ls / >/dev/null; sh -c 'echo x >/dev/null'; python3 -c pass
+  done ) >/dev/null 2>&1 & pids+=($!)
+else
 ( while :; do
 	true; ls / >/dev/null; sh -c 'echo x >/dev/null'; "$py" -c pass
 	awk 'BEGIN{for(i=0;i<20000;i++)s+=i}'; gzip -c /etc/services >/dev/null; sort </dev/null
 	sleep 0.05
   done ) >/dev/null 2>&1 & pids+=($!)
+fi
 
 clk=$(getconf CLK_TCK)
 cpu_ticks() { local st; st=$(cat /proc/"$1"/stat 2>/dev/null) || { echo -1; return; }
