@@ -47,8 +47,9 @@ C
 gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$tmpd/threads" "$tmpd/threads.c" || exit 2
 "$tmpd/threads" & pids+=($!)
 # The churn: short processes of several binaries, with a short pause so the machine is not saturated;
-# SOAK_CHURN=nopause: true, ls, sh -c and python3 -c pass in a loop with no pause (~280 process starts
-# a second on a 2-vCPU VM, each python3 through pyenv's bash shim where pyenv is installed).
+# SOAK_CHURN=nopause: true, ls, sh -c and python3 -c pass in a loop with no pause, as many process
+# starts a second as the machine gives (69 forks a second in /proc/stat on this 2-vCPU VM while it was
+# loaded; each python3 goes through pyenv's bash shim where pyenv is installed).
 if [ "${SOAK_CHURN:-}" = nopause ]; then
 ( while :; do
 	true; ls / >/dev/null; sh -c 'echo x >/dev/null'; python3 -c pass
