@@ -408,23 +408,43 @@ static void *responder_main(void *arg)
 	return NULL;
 }
 
-/* --push: the window's profile goes to the pusher's thread at close, which sends it. */
-static void test_push(void)
+/* The responder listening on an ephemeral port of 127.0.0.1 and its thread started; url is the
+ * push's address. False (the check failed) when the socket cannot be made. */
+static bool responder_start(struct responder *r, pthread_t *th, char *url, size_t urllen)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t alen = sizeof(a);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(fd, (struct sockaddr *)&a, &alen) || listen(fd, 4)) {
+	    getsockname(fd, (struct sockaddr *)&a, &alen) || listen(fd, 16)) {
 		perror("responder socket");
 		CHECK(0);
-		return;
+		if (fd >= 0)
+			close(fd);
+		return false;
 	}
-	struct responder resp = { .fd = fd };
+	r->fd = fd;
+	snprintf(url, urllen, "http://127.0.0.1:%d", ntohs(a.sin_port));
+	CHECK(pthread_create(th, NULL, responder_main, r) == 0);
+	return true;
+}
+
+/* After the session's close: the responder's thread woken out of accept and joined. */
+static void responder_stop(struct responder *r, pthread_t th)
+{
+	shutdown(r->fd, SHUT_RDWR);
+	pthread_join(th, NULL);
+	close(r->fd);
+}
+
+/* --push: the window's profile goes to the pusher's thread at close, which sends it. */
+static void test_push(void)
+{
+	struct responder resp = { .fd = -1 };
 	pthread_t th;
-	CHECK(pthread_create(&th, NULL, responder_main, &resp) == 0);
 	char url[64];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
+	if (!responder_start(&resp, &th, url, sizeof(url)))
+		return;
 	struct session_opts *o = opts_new();
 	o->push_url = url;
 	o->push_name = "sessiontest";
@@ -435,9 +455,7 @@ static void test_push(void)
 		session_feed(s, sample_rec(&b, 0, T0 + (uint64_t)i * MS, work_alpha, NULL, 1));
 	CHECK(session_poll(s) == 0);
 	session_close(s); /* pushes the last window and waits for it (a few seconds at most) */
-	shutdown(fd, SHUT_RDWR);
-	pthread_join(th, NULL);
-	close(fd);
+	responder_stop(&resp, th);
 	CHECK(resp.served == 1);
 	CHECK(strncmp(resp.first, "POST /ingest?", 13) == 0);
 	CHECK(strstr(resp.first, "name=sessiontest") != NULL);
@@ -467,20 +485,11 @@ static const struct rec *cgroup_rec(struct built *b, uint64_t id, const char *pa
  * series). */
 static void test_push_per_container(void)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t alen = sizeof(a);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(fd, (struct sockaddr *)&a, &alen) || listen(fd, 16)) {
-		perror("responder socket");
-		CHECK(0);
-		return;
-	}
-	struct responder resp = { .fd = fd, .want = 65 };
+	struct responder resp = { .fd = -1, .want = 65 };
 	pthread_t th;
-	CHECK(pthread_create(&th, NULL, responder_main, &resp) == 0);
 	char url[64];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
+	if (!responder_start(&resp, &th, url, sizeof(url)))
+		return;
 	struct session_opts *o = opts_new();
 	o->push_url = url;
 	o->push_name = "sessiontest";
@@ -501,9 +510,7 @@ static void test_push_per_container(void)
 	}
 	CHECK(session_poll(s) == 0);
 	session_close(s);
-	shutdown(fd, SHUT_RDWR);
-	pthread_join(th, NULL);
-	close(fd);
+	responder_stop(&resp, th);
 	CHECK(resp.served == 65);
 	CHECK(resp.other == 1);
 	if (resp.served != 65 || resp.other != 1)
