@@ -42,17 +42,7 @@ for p in procs:
     p.kill()
     p.wait()
 
-# perf report's samples per cgroup: "  1234  /path"
-rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "-q", "-g", "none", "--no-children",
-                      "--sort", "cgroup", "-F", "sample,cgroup", "--percent-limit", "0"],
-                     capture_output=True, text=True, timeout=60)
-if rep.returncode != 0:
-    fail(f"perf report --sort cgroup exited {rep.returncode}: {rep.stderr.strip()[:300]}")
-counts = {}
-for line in rep.stdout.splitlines():
-    f = line.split()
-    if len(f) == 2 and f[0].isdigit():
-        counts[f[1]] = counts.get(f[1], 0) + int(f[0])
+counts = cgrouplib.report_cgroups(data)  # perf report's samples per cgroup
 for path in mine:
     if counts.get(path, 0) < 50:
         fail(f"perf report gives {path} {counts.get(path, 0)} samples: its fixture did not run")

@@ -3,6 +3,9 @@
 /proc/self/mountinfo and /proc/cgroups by the test itself, never from perftop), cgroups made there
 and removed at exit, processes started inside them, and a process's cgroup path as /proc says it.
 
+perf report's samples per cgroup of a recording (report_cgroups) are the reference the tests that
+replay or export cgroups compare with.
+
 A test skips (SKIP) when the machine has no perf_event hierarchy or refuses a cgroup, and says so."""
 import atexit
 import os
@@ -10,7 +13,7 @@ import signal
 import subprocess
 import time
 
-from perfprobe import skip
+from perfprobe import fail, skip
 
 
 def perf_event_mount():
@@ -110,3 +113,19 @@ def cpu_ticks(pid):
     with open(f"/proc/{pid}/stat") as f:
         rest = f.read().rsplit(")", 1)[1].split()
     return int(rest[11]) + int(rest[12])
+
+
+def report_cgroups(data):
+    """{cgroup path: samples} of a recording, as perf report --sort cgroup counts them ("unknown" for
+    an id no record named). The test fails when perf report does."""
+    rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "-q", "-g", "none", "--no-children",
+                          "--sort", "cgroup", "-F", "sample,cgroup", "--percent-limit", "0"],
+                         capture_output=True, text=True, timeout=60)
+    if rep.returncode != 0:
+        fail(f"perf report --sort cgroup exited {rep.returncode}: {rep.stderr.strip()[:300]}")
+    counts = {}
+    for line in rep.stdout.splitlines():  # "  1234  /path"
+        f = line.split()
+        if len(f) == 2 and f[0].isdigit():
+            counts[f[1]] = counts.get(f[1], 0) + int(f[0])
+    return counts

@@ -94,14 +94,7 @@ for path, comm in ((path_a, "spinner"), (path_b, "cgloop")):
         fail(f"series {path}: commands {comms}, want only {comm}")
 
 # the containers pushed against perf report's cgroups, both ways
-rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "-q", "-g", "none", "--no-children",
-                      "--percent-limit", "0", "--sort", "cgroup", "-F", "overhead,cgroup"],
-                     capture_output=True, text=True,
-                     timeout=60)
-if rep.returncode != 0:
-    fail(f"perf report --sort cgroup exited {rep.returncode}: {rep.stderr.strip()[:300]}")
-# "  12.34%  /path": the path is the line's last field
-paths = {line.split()[-1] for line in rep.stdout.splitlines() if line.strip() and "%" in line}
+paths = set(cgrouplib.report_cgroups(data))
 
 
 def names_path(name, path):
