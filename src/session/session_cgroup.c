@@ -61,9 +61,20 @@ static uint64_t id_hash(uint64_t id)
 	return hash_mix64(id ^ 0x5bd1e9955bd1e995ULL);
 }
 
-static uint64_t path_hash(const char *interned)
+/* By content, so that a path is found before it is interned and the index survives a compaction. */
+static uint64_t path_hash(const char *path)
 {
-	return hash_mix64((uintptr_t)interned);
+	return hash_str(0x9e3779b97f4a7c15ULL, path);
+}
+
+/* Value v put in t under hash h (the caller knows the key is not there yet). */
+static void index_put(struct hashtab *t, uint64_t h, uint32_t v)
+{
+	struct hashtab_iter it = hashtab_probe(t, h);
+	uint32_t other;
+	while (hashtab_next(t, &it, &other))
+		;
+	hashtab_add(t, &it, v);
 }
 
 bool session_cgroups_wanted(const struct session_opts *opts)
@@ -125,7 +136,7 @@ static long find_path(const struct session_cgroups *c, const char *path)
 	struct hashtab_iter it = hashtab_probe(&c->by_path, path_hash(path));
 	uint32_t v;
 	while (hashtab_next(&c->by_path, &it, &v))
-		if (c->cg[v].path == path)
+		if (!strcmp(c->cg[v].path, path))
 			return v;
 	return -1;
 }
@@ -144,8 +155,7 @@ static long find_id(const struct session_cgroups *c, uint64_t id)
 static long entry_of_path(struct session *s, const char *raw_path)
 {
 	struct session_cgroups *c = s->cgroups;
-	const char *path = symbolizer_name(s->sym, raw_path[0] ? raw_path : "/");
-	long e = find_path(c, path);
+	long e = find_path(c, raw_path[0] ? raw_path : "/");
 	if (e >= 0)
 		return e;
 	if (c->n >= CGROUPS_MAX) {
@@ -157,7 +167,7 @@ static long entry_of_path(struct session *s, const char *raw_path)
 	xgrow((void **)&c->cg, &c->cap, c->n + 1, sizeof(*c->cg));
 	struct session_cg *g = &c->cg[c->n];
 	memset(g, 0, sizeof(*g));
-	g->path = path;
+	const char *path = g->path = symbolizer_name(s->sym, raw_path[0] ? raw_path : "/");
 	/* A replay's containers are the recording machine's: their state files are not here. */
 	char why[600];
 	if (!c->live)
@@ -165,12 +175,7 @@ static long entry_of_path(struct session *s, const char *raw_path)
 	else if (container_resolve_why(path, NULL, &g->cn, why, sizeof(why)))
 		warn_msg("%s: the container keeps its id", why); /* once: each path is named once */
 	g->name = symbolizer_name(s->sym, g->cn.name[0] ? g->cn.name : path);
-	struct hashtab_iter it = hashtab_probe(&c->by_path, path_hash(path));
-	uint32_t v;
-	while (hashtab_next(&c->by_path, &it, &v))
-		;
-	if (!hashtab_add(&c->by_path, &it, (uint32_t)c->n))
-		return -1;
+	index_put(&c->by_path, path_hash(path), (uint32_t)c->n); /* room: n < CGROUPS_MAX */
 	return (long)c->n++;
 }
 
@@ -186,11 +191,7 @@ void session_cgroups_learn(struct session *s, const struct rec *r)
 	if (e < 0 || c->cg[e].id) /* a path known under another id: a cgroup made again */
 		return;
 	c->cg[e].id = id;
-	struct hashtab_iter it = hashtab_probe(&c->by_id, id_hash(id));
-	uint32_t v;
-	while (hashtab_next(&c->by_id, &it, &v))
-		;
-	hashtab_add(&c->by_id, &it, (uint32_t)e);
+	index_put(&c->by_id, id_hash(id), (uint32_t)e);
 }
 
 /* Live: pid's slot of the memo, filled from /proc when it holds another pid. */
@@ -258,15 +259,6 @@ void session_cgroups_move_names(struct session *s)
 	for (size_t i = 0; i < c->n; i++) {
 		c->cg[i].path = symbolizer_name(s->sym, c->cg[i].path);
 		c->cg[i].name = symbolizer_name(s->sym, c->cg[i].name);
-	}
-	/* the paths' index is by pointer: built again on the new ones */
-	hashtab_clear(&c->by_path);
-	for (size_t i = 0; i < c->n; i++) {
-		struct hashtab_iter it = hashtab_probe(&c->by_path, path_hash(c->cg[i].path));
-		uint32_t v;
-		while (hashtab_next(&c->by_path, &it, &v))
-			;
-		hashtab_add(&c->by_path, &it, (uint32_t)i);
 	}
 }
 
