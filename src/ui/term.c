@@ -182,6 +182,10 @@ int term_init(char *err, size_t errlen)
 		return -1;
 	}
 	set_term(screen);
+	/* No typeahead check: ncurses polls the keyboard and flushes what it has written before each
+	 * check, a few times a line, so a frame went out as a hundred small writes with a poll between
+	 * each. A frame is a few kilobytes written in one go; keys wait for the next loop turn. */
+	typeahead(-1);
 	active = true;
 
 	static bool registered;
