@@ -1035,8 +1035,14 @@ int sampler_wake_fd(const struct sampler *s)
 void sampler_wake_clear(struct sampler *s)
 {
 	uint64_t v;
-	if (s->wake_fd >= 0 && read(s->wake_fd, &v, sizeof(v)) < 0)
-		return;  /* EAGAIN: nothing was signalled */
+	if (s->wake_fd < 0 || !atomic_load(&s->wake_pending))
+		return;  /* nothing signalled since the last clear: no read needed */
+	/* The descriptor is read before the flag is cleared: a write between the two is skipped by
+	 * the thread (the flag still set), but its records are in the queue before the drain that
+	 * follows this clear; every push after the clear finds the flag down and writes. */
+	if (read(s->wake_fd, &v, sizeof(v)) < 0)
+		v = 0;  /* EAGAIN: the thread set the flag and has not written yet; it will */
+	atomic_store(&s->wake_pending, false);
 }
 
 void sampler_get_stats(struct sampler *s, struct sampler_stats *st)

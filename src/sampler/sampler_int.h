@@ -159,6 +159,10 @@ struct sampler {
 	struct pollfd *pfds;
 	struct queue *q;
 	int wake_fd;            /* eventfd: the thread pushed records (or is done); -1 when none */
+	/* Set by the thread when it writes wake_fd, cleared by the consumer's sampler_wake_clear: a
+	 * write the consumer has not taken yet needs no second one, so the thread's passes (every
+	 * SAMPLER_POLL_MS while records flow) cost a system call only once per consumer turn. */
+	atomic_bool wake_pending;
 	uint64_t pushed;        /* records pushed this pass (the thread's) */
 
 	struct command cmd;     /* TARGET_COMMAND: the command, held until sampler_start */

@@ -300,7 +300,9 @@ static bool target_gone(struct sampler *s)
 static void wake_consumer(struct sampler *s)
 {
 	uint64_t one = 1;
-	if (s->wake_fd >= 0 && write(s->wake_fd, &one, sizeof(one)) < 0)
+	if (s->wake_fd < 0 || atomic_exchange(&s->wake_pending, true))
+		return;  /* the consumer has not cleared the last one: it will drain anyway */
+	if (write(s->wake_fd, &one, sizeof(one)) < 0)
 		return;  /* EAGAIN: the counter is saturated, the consumer is awake anyway */
 }
 
