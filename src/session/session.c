@@ -504,6 +504,8 @@ void session_close(struct session *s)
 	pyreplay_free(s->pyrep);
 	stackcol_free(s->col);
 	stackcol_free(s->col_shown);
+	stacklog_free(s->wlog);
+	stacklog_free(s->wlog_shown);
 	stackcol_free(s->col_push);
 	sample_memo_free(s->memo);
 	offcpu_free(s->offcpu);
@@ -542,7 +544,7 @@ static void session_python_frames(struct session *s, const struct rec *r, int *n
 
 static void session_collect(struct session *s, int e, uint64_t time, const struct sample_ctx *ctx)
 {
-	stackcol_add(s->col, e, time, ctx);
+	session_export_collect(s, e, time, ctx);
 	if (time && (!s->export_first || time < s->export_first))
 		s->export_first = time;
 	if (time > s->export_last)
@@ -628,6 +630,7 @@ static void session_take(struct session *s, const struct rec *r)
 		if (s->memo)
 			sample_memo_forget(s->memo, r);
 		session_cgroups_forget(s, r);
+		session_export_maps_changed(s, r);
 		symbolizer_feed(s->sym, r);
 		break;
 	}
@@ -636,6 +639,8 @@ static void session_take(struct session *s, const struct rec *r)
 long session_poll(struct session *s)
 {
 	symbolizer_poll(s->sym);  /* debuginfod fetches finished since the last tick */
+	if (!s->replay && !s->feed)
+		session_export_maps_changed(s, NULL); /* and, live, its sweep of processes gone */
 	if (s->memo)
 		sample_memo_forget_all(s->memo); /* names may have changed with them */
 	if (s->replay)
@@ -697,6 +702,8 @@ static void session_snapshot_current(struct session *s, struct snapshot *snap)
 
 void session_rename(struct session *s, struct snapshot *snap, bool demangle)
 {
+	if (demangle != symbolizer_demangling(s->sym))
+		session_export_settle(s); /* the w key's samples named as they were when they came */
 	symbolizer_set_demangle(s->sym, demangle);
 	if (!snap)
 		return;
@@ -868,6 +875,7 @@ static void session_compact_names(struct session *s)
 		stackcol_forget_names(s->col); /* its names are copies: only its pointer cache goes */
 	if (s->col_push)
 		stackcol_forget_names(s->col_push);
+	session_export_move_names(s);
 	if (s->memo)
 		sample_memo_forget_all(s->memo); /* its names are the old generation's */
 	for (int i = 0; i < SESSION_CODE_CACHE; i++)

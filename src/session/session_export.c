@@ -43,8 +43,18 @@ static void session_describe_frame(void *ctx, uint32_t pid, const struct frame *
 		out->have_map = out->build_id_size > 0;
 		return;
 	}
-	if (!symbolizer_mapping(s->sym, pid, f->addr, &m))
+	if (s->wframes && f >= s->wframes && f < s->wframes + s->wnframes) {
+		/* read back from the w key's log: the mapping the address had when sampled */
+		const struct stacklog_map *lm = stacklog_get_map(s->wread, s->wmaps[f - s->wframes]);
+		if (!lm)
+			return;
+		m = (struct symbolizer_mapping){ .start = lm->start, .limit = lm->limit,
+						 .offset = lm->offset, .path = lm->path,
+						 .build_id = lm->build_id,
+						 .build_id_size = lm->build_id_size };
+	} else if (!symbolizer_mapping(s->sym, pid, f->addr, &m)) {
 		return;
+	}
 	out->have_map = true;
 	out->map_start = m.start;
 	out->map_limit = m.limit;
@@ -65,6 +75,93 @@ static struct stackcol *session_new_col(struct session *s, const char *what, cha
 	}
 	stackcol_set_describe(c, session_describe_frame, s);
 	return c;
+}
+
+/* What the w key's log keeps of a frame as it comes: the mapping session_describe_frame would ask
+ * for (none for a Python function; the log asks nothing of kernel frames). */
+static bool session_log_map(void *ctx, uint32_t pid, const struct frame *f,
+			    struct stacklog_mapping *out)
+{
+	struct session *s = ctx;
+	if (f->dso && !strcmp(f->dso, PYSTACKS_DSO))
+		return false;
+	struct symbolizer_mapping m;
+	if (!symbolizer_mapping(s->sym, pid, f->addr, &m))
+		return false;
+	*out = (struct stacklog_mapping){ .start = m.start, .limit = m.limit, .offset = m.offset,
+					  .path = m.path, .build_id = m.build_id,
+					  .build_id_size = m.build_id_size };
+	return true;
+}
+
+/* Reads log into c in the order its samples came (frames described with the mappings they had),
+ * then starts the log over. */
+static void session_log_read(struct session *s, struct stacklog *log, struct stackcol *c)
+{
+	struct stacklog_entry e;
+	size_t pos = 0;
+	s->wread = log;
+	while (stacklog_next(log, &pos, &e)) {
+		s->wframes = e.ctx.frames;
+		s->wmaps = e.maps;
+		s->wnframes = (size_t)(e.ctx.nframes > 0 ? e.ctx.nframes : 0);
+		stackcol_add(c, e.event, e.time, &e.ctx);
+	}
+	s->wframes = NULL;
+	s->wmaps = NULL;
+	s->wnframes = 0;
+	s->wread = NULL;
+	stacklog_reset(log);
+}
+
+void session_export_collect(struct session *s, int e, uint64_t time, const struct sample_ctx *ctx)
+{
+	if (s->wlog) {
+		if (stacklog_add(s->wlog, e, time, ctx))
+			return;
+		session_log_read(s, s->wlog, s->col); /* full: the collector takes what it holds */
+		if (stacklog_add(s->wlog, e, time, ctx))
+			return;
+	}
+	stackcol_add(s->col, e, time, ctx);
+}
+
+void session_export_move_names(struct session *s)
+{
+	if (s->wlog)
+		stacklog_move_names(s->wlog, symbolizer_name, s->sym);
+	if (s->wlog_shown)
+		stacklog_move_names(s->wlog_shown, symbolizer_name, s->sym);
+	/* col_shown takes the shown log's samples later: its pointer cache must not outlive them */
+	if (s->col_shown)
+		stackcol_forget_names(s->col_shown);
+}
+
+void session_export_maps_changed(struct session *s, const struct rec *r)
+{
+	if (!s->wlog)
+		return;
+	uint32_t pid = 0;
+	bool all = true; /* an EXIT may free any dead process's maps (maps.h's ring), r NULL: a sweep */
+	if (r && r->type == REC_MMAP) {
+		pid = r->u.mmap.pid;
+		all = pid == UINT32_MAX; /* the kernel's */
+	} else if (r && r->type == REC_COMM) {
+		pid = r->u.comm.pid;
+		all = false;
+	} else if (r && r->type == REC_FORK) {
+		pid = r->u.task.pid;
+		all = false;
+	}
+	stacklog_maps_changed(s->wlog, pid, all);
+}
+
+void session_export_settle(struct session *s)
+{
+	if (s->wlog)
+		session_log_read(s, s->wlog, s->col);
+	if (s->wlog_shown)
+		session_log_read(s, s->wlog_shown, s->col_shown);
 }
 
 /* The wall clock in ns since the epoch: what exports and pushes are dated with. */
@@ -109,6 +206,8 @@ void session_export_reset(struct session *s)
 	if (!s->col)
 		return;
 	stackcol_reset(s->col);
+	if (s->wlog)
+		stacklog_reset(s->wlog);
 	s->export_start = s->replay || s->feed ? 0 : session_real_ns();
 	s->export_first = s->export_last = 0;
 }
@@ -165,8 +264,17 @@ int session_export_windows(struct session *s, char *err, size_t errlen)
 	 * (the w key's files then have lines from that point on). */
 	if (session_collect_start(s, err, errlen) < 0)
 		return -1;
-	s->col_shown = session_new_col(s, "export", err, errlen);
-	return s->col_shown ? 0 : -1;
+	if (!(s->col_shown = session_new_col(s, "export", err, errlen)))
+		return -1;
+	/* room for a few seconds of deep stacks at a high rate before the collector must take them */
+	s->wlog = stacklog_new(SESSION_WLOG_BYTES, session_log_map, s);
+	s->wlog_shown = stacklog_new(SESSION_WLOG_BYTES, session_log_map, s);
+	if (!s->wlog || !s->wlog_shown) {
+		stacklog_free(s->wlog);
+		stacklog_free(s->wlog_shown);
+		s->wlog = s->wlog_shown = NULL; /* the collector is fed as each sample comes instead */
+	}
+	return 0;
 }
 
 /* A window ended: what was collected in it is the one shown; the other starts over. */
@@ -181,6 +289,9 @@ void session_export_window_end(struct session *s)
 	struct stackcol *t = s->col_shown;
 	s->col_shown = s->col;
 	s->col = t;
+	struct stacklog *l = s->wlog_shown;
+	s->wlog_shown = s->wlog;
+	s->wlog = l;
 	struct export_profile p;
 	session_export_profile(s, &p);
 	s->shown_start = p.time_ns;
@@ -217,6 +328,8 @@ int session_export_window(struct session *s, const char *path, const char *filte
 		return -1;
 	}
 	if (s->col_shown) {
+		if (s->wlog_shown)
+			session_log_read(s, s->wlog_shown, s->col_shown);
 		p.col = s->col_shown;
 		p.time_ns = s->shown_start;
 		p.duration_ns = s->shown_duration;

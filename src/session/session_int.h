@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "export/export.h"
+#include "export/stacklog.h"
 #include "model/annotate.h"
 #include "model/calltree.h"
 #include "model/diff.h"
@@ -30,6 +31,7 @@
 #define SESSION_MAX_FRAMES 512
 #define SESSION_DRAIN_BUDGET 200000
 #define SESSION_CODE_CACHE 4
+#define SESSION_WLOG_BYTES (16u << 20) /* each of the w key's two logs (stacklog.h) */
 
 /* A function's code for annotate, read once: the instructions, their lines and the source file. */
 struct session_code {
@@ -131,6 +133,14 @@ struct session {
 	 * swapped with col at every refresh, and its times. */
 	struct stackcol *col_shown;
 	uint64_t shown_start, shown_first, shown_duration;
+	/* The w key's samples as they came (export/stacklog.h), read into col (col_shown) only when
+	 * full or when w writes the window: a view nobody exports from does none of the collector's
+	 * work. While one is read back, wframes/wmaps say the mappings its frames had. */
+	struct stacklog *wlog, *wlog_shown;
+	const struct stacklog *wread;
+	const struct frame *wframes;
+	const uint32_t *wmaps;
+	size_t wnframes;
 	bool export_hold;          /* a paused view: col_shown stays the window on screen */
 	char export_name[1024];    /* session_describe_frame's answer, copied by the collector */
 	uint8_t kernel_bid[20];    /* the running kernel's build-id (live), read once */
@@ -182,5 +192,13 @@ void session_jvm_close(struct session *s);
 int session_enable_push(struct session *s, const struct session_opts *opts, char *err, size_t errlen);
 void session_push_window(struct session *s, bool final);
 void session_export_window_end(struct session *s);
+/* A sample for the exports (col, or the w key's log); the names moved (compaction); an address
+ * space may have changed (side-band record r; NULL: the symbolizer's sweep of dead processes);
+ * the names' form is about to change (demangling):
+ * the logs are read into their collectors first. */
+void session_export_collect(struct session *s, int e, uint64_t time, const struct sample_ctx *ctx);
+void session_export_move_names(struct session *s);
+void session_export_maps_changed(struct session *s, const struct rec *r);
+void session_export_settle(struct session *s);
 
 #endif
