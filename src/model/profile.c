@@ -58,6 +58,9 @@ struct profile {
 	enum sort_key keys[PROFILE_MAX_KEYS];
 	int nkeys;
 	bool use[SORT_KEY_COUNT];
+	/* A key besides dso, sym and srcline is in use: the other fields of a row's key are all 0
+	 * otherwise, in every row and lookup, and neither hashed nor compared. */
+	bool other_keys;
 
 	struct profile_row *rows;
 	struct row_aux *aux;
@@ -157,13 +160,15 @@ int sort_keys_parse(const char *spec, enum sort_key *keys, int max, char *err, s
  * of every sample, where four rounds of mixing were a third of profile_add. The state key is left
  * out: the few rows of one function in several states share a chain (same_key tells them apart),
  * and every other lookup does not pay for it. */
-static inline uint64_t ptr_hash(const struct profile_row *k)
+static inline uint64_t ptr_hash(const struct profile *p, const struct profile_row *k)
 {
 	uint64_t h = (uintptr_t)k->sym * 0x9e3779b97f4a7c15ULL;
 	h ^= (uintptr_t)k->dso * 0xc2b2ae3d27d4eb4fULL;
-	h ^= ((uintptr_t)k->comm ^ ((uint64_t)k->pid << 32 | k->tid)) * 0x165667b19e3779f9ULL;
 	h ^= (uintptr_t)k->srcline * 0x27d4eb2f165667c5ULL;
-	h ^= ((uintptr_t)k->cgroup ^ ((uintptr_t)k->container << 1)) * 0x9e3779b97f4a7c55ULL;
+	if (p->other_keys) {
+		h ^= ((uintptr_t)k->comm ^ ((uint64_t)k->pid << 32 | k->tid)) * 0x165667b19e3779f9ULL;
+		h ^= ((uintptr_t)k->cgroup ^ ((uintptr_t)k->container << 1)) * 0x9e3779b97f4a7c55ULL;
+	}
 	return hash_mix64(h);
 }
 
@@ -192,10 +197,16 @@ static uint64_t row_id(const struct profile *p, const struct profile_row *r)
 	return h ? h : 1;
 }
 
-static bool same_key(const struct profile_row *a, const struct profile_row *b)
+/* Whether rows a and b have one key; the fields compared at once, without a branch each (the
+ * candidates the table gives are nearly always the row looked for, so every field is read). */
+static inline bool same_key(const struct profile *p, const struct profile_row *a,
+			    const struct profile_row *b)
 {
-	return a->sym == b->sym && a->dso == b->dso && a->comm == b->comm && a->pid == b->pid &&
-	       a->tid == b->tid && a->srcline == b->srcline && a->state == b->state &&
+	uintptr_t d = ((uintptr_t)a->sym ^ (uintptr_t)b->sym) | ((uintptr_t)a->dso ^ (uintptr_t)b->dso) |
+		      ((uintptr_t)a->srcline ^ (uintptr_t)b->srcline);
+	if (d || !p->other_keys)
+		return !d;
+	return a->comm == b->comm && a->pid == b->pid && a->tid == b->tid && a->state == b->state &&
 	       a->cgroup == b->cgroup && a->container == b->container;
 }
 
@@ -215,11 +226,11 @@ static void table_rebuild(struct profile *p, size_t cap)
 /* Index of the row with key k, created (with zero counts) when new. */
 static size_t row_get(struct profile *p, const struct profile_row *k)
 {
-	uint64_t h = ptr_hash(k);
+	uint64_t h = ptr_hash(p, k);
 	struct hashtab_iter it = hashtab_probe(&p->table, h);
 	uint32_t v;
 	while (hashtab_next(&p->table, &it, &v))
-		if (same_key(&p->rows[v], k))
+		if (same_key(p, &p->rows[v], k))
 			return v;
 
 	size_t idx = p->nrows;
@@ -263,6 +274,7 @@ struct profile *profile_new(const enum sort_key *keys, int nkeys)
 			continue;
 		p->use[keys[i]] = true;
 		p->keys[p->nkeys++] = keys[i];
+		p->other_keys |= keys[i] != SORT_DSO && keys[i] != SORT_SYM && keys[i] != SORT_SRCLINE;
 	}
 	hashtab_init(&p->table, TABLE_MIN_SLOTS, SIZE_MAX);
 	p->layout = 1;
@@ -588,7 +600,7 @@ void profile_move_names(struct profile *p, frame_rename_fn rename, void *ctx)
 		r->cgroup = rename(ctx, r->cgroup);
 		r->container = rename(ctx, r->container);
 		r->main_container = rename(ctx, r->main_container);
-		p->aux[i].phash = ptr_hash(r);  /* the table hashes pointers */
+		p->aux[i].phash = ptr_hash(p, r);  /* the table hashes pointers */
 	}
 	table_rebuild(p, hashtab_slots(&p->table));
 }

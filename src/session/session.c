@@ -945,7 +945,10 @@ static void session_end_windows(struct session *s, enum snap_col order, bool zer
 
 int session_refresh_all(struct session *s, enum snap_col order, bool zero, struct snapshot **snaps)
 {
-	if (symbolizer_names_due(s->sym))
+	/* At a recording's end no sample brings names any more, so the pool stops growing where it
+	 * is: a compaction there would move every name the rows hold (most of the last refresh of a
+	 * batch replay of a big recording) for nothing. One that starts over compacts when due. */
+	if (symbolizer_names_due(s->sym) && !(s->replay && replay_at_end(s->replay)))
 		session_compact_names(s);
 	for (int e = 0; e < s->nev; e++) {
 		snapshot_free(s->ev[e].held);

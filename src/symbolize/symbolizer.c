@@ -50,6 +50,8 @@ struct symbolizer {
 	const char *why[UNWIND_ERROR + 1]; /* the frame that ends a chain cut short, by reason */
 	struct sym_cached *cache;  /* SYM_CACHE_SLOTS, made on first use */
 	struct hex_cached *hex;    /* HEX_CACHE_SLOTS */
+	struct kern_cached *kcache; /* KERN_CACHE_SLOTS, made on first use */
+	uint64_t kgen;             /* a kcache entry of another generation is empty */
 	bool offline;         /* a replay: this machine's kernel is not the recording's */
 	/* A replay's kernel: whether this machine's kallsyms may name it
 	 * (recorded_kernel_named_here). */
@@ -65,6 +67,7 @@ struct symbolizer {
 
 #define SYM_CACHE_SLOTS (1u << 14)
 #define HEX_CACHE_SLOTS (1u << 12)
+#define KERN_CACHE_SLOTS (1u << 12)
 /* The end of user space: above it no address of a process can be (x86-64 with 5-level page
  * tables: 2^56; AArch64 with 52-bit addresses: 2^52), a chain entry there is not a return address. */
 #define USER_ADDR_END (1ull << 56)
@@ -84,10 +87,20 @@ struct hex_cached {
 	const char *hex;        /* NULL: empty */
 };
 
+/* What a kernel address gave (its one frame, whole: kernel frames are never inline), and whether
+ * it was unresolved and in no map, for the counts. */
+struct kern_cached {
+	uint64_t gen;           /* symbolizer.kgen when made */
+	uint64_t addr;
+	struct frame f;
+	bool unresolved, no_map;
+};
+
 static void symbolizer_forget_names(struct symbolizer *s)
 {
 	if (s->cache)
 		memset(s->cache, 0, SYM_CACHE_SLOTS * sizeof(*s->cache));
+	s->kgen++;
 }
 
 static size_t cache_slot(uint64_t a, uint64_t b, unsigned bits)
@@ -149,6 +162,7 @@ void symbolizer_free(struct symbolizer *s)
 	intern_free(s->in);
 	free(s->cache);
 	free(s->hex);
+	free(s->kcache);
 	free(s->head_rec);
 	free(s);
 }
@@ -246,6 +260,10 @@ void symbolizer_feed(struct symbolizer *s, const struct rec *r)
 	/* An exec changes what every address of the process means: libunwind's cache for it goes. */
 	if (s->uw && r->type == REC_COMM && r->u.comm.exec)
 		unwind_forget(s->uw, r->u.comm.pid);
+	/* the kernel's and its modules' maps (a replay's) name kernel addresses */
+	if (r->type == REC_MMAP &&
+	    (r->u.mmap.pid == UINT32_MAX || rec_cpumode(r) == PERF_RECORD_MISC_KERNEL))
+		s->kgen++;
 	maps_feed(s->maps, r);
 }
 
@@ -424,31 +442,63 @@ const char *symbolizer_hint(struct symbolizer *s)
 	return s->jit_hint[0] ? s->jit_hint : NULL;
 }
 
+/* A kernel address's frame, made (the recording's kernel maps, then kallsyms). */
+static void symbolizer_kernel_frame(struct symbolizer *s, uint64_t addr, struct frame *out)
+{
+	if (s->offline) {
+		if (symbolizer_recorded_kernel(s, addr, out))
+			return;
+	} else if (!kernel_lookup(s->kernel, addr, &out[0])) {
+		frame_unresolved(s, &out[0], addr, kernel_dso_name(s->kernel), true);
+		return;
+	}
+	out[0].addr = addr;
+	out[0].srcline = NULL;
+	out[0].inlined = false;
+	out[0].kernel = true;
+	out[0].va = 0;
+	if (s->srclines) {
+		/* No kernel DWARF is read: perf's fallback form, SYM+OFFSET in decimal. */
+		char buf[256];
+		int n = snprintf(buf, sizeof(buf), "%s+%" PRIu64, out[0].sym, addr - out[0].sym_start);
+		if (n > 0 && (size_t)n < sizeof(buf))
+			out[0].srcline = intern_strn(s->in, buf, (size_t)n);
+	}
+}
+
+/*
+ * A kernel address's frame, from a direct-mapped cache of them: a profile's kernel frames are a
+ * few thousand addresses (entry code, interrupts, the scheduler) under most samples of a
+ * system-wide recording, where the maps' search and kallsyms' bisection were each frame's largest
+ * cost. What a frame depends on (the names, the recording's kernel maps, its kernel's build-id,
+ * the options) bumps s->kgen, which empties the cache.
+ */
+static void symbolizer_kernel(struct symbolizer *s, uint64_t addr, struct frame *out)
+{
+	if (!s->kcache)
+		s->kcache = xcalloc(KERN_CACHE_SLOTS, sizeof(*s->kcache));
+	struct kern_cached *e = &s->kcache[cache_slot(addr, 1, 12)];
+	if (e->gen == s->kgen && e->addr == addr && e->f.sym) {
+		*out = e->f;
+		s->st.unresolved += e->unresolved;
+		s->st.no_map += e->no_map;
+		return;
+	}
+	uint64_t unresolved = s->st.unresolved, no_map = s->st.no_map;
+	symbolizer_kernel_frame(s, addr, out);
+	*e = (struct kern_cached){ .gen = s->kgen, .addr = addr, .f = *out,
+				   .unresolved = s->st.unresolved != unresolved,
+				   .no_map = s->st.no_map != no_map };
+}
+
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
 		      struct frame *out, int max)
 {
 	if (max < 1)
 		return 0;
 	s->st.lookups++;
-	if (kernel && s->offline) {
-		if (symbolizer_recorded_kernel(s, addr, out))
-			return 1;
-	} else if (kernel && !kernel_lookup(s->kernel, addr, &out[0])) {
-		frame_unresolved(s, &out[0], addr, kernel_dso_name(s->kernel), true);
-		return 1;
-	}
 	if (kernel) {
-		out[0].addr = addr;
-		out[0].srcline = NULL;
-		out[0].inlined = false;
-		out[0].kernel = true;
-		if (s->srclines) {
-			/* No kernel DWARF is read: perf's fallback form, SYM+OFFSET in decimal. */
-			char buf[256];
-			int n = snprintf(buf, sizeof(buf), "%s+%" PRIu64, out[0].sym, addr - out[0].sym_start);
-			if (n > 0 && (size_t)n < sizeof(buf))
-				out[0].srcline = intern_strn(s->in, buf, (size_t)n);
-		}
+		symbolizer_kernel(s, addr, out);
 		return 1;
 	}
 	const struct map *m = maps_find(s->maps, pid, addr);

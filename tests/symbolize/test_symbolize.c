@@ -935,6 +935,30 @@ static void write_file(const char *path, const char *text)
 	}
 }
 
+/* A replay's kernel frames come from a cache of them, which a kernel map of the recording (pid -1)
+ * empties: an address named [unknown] before the map that covers it is named after it. */
+static void test_kernel_frames_cached(const char *kallsyms)
+{
+	struct symbolizer *s = symbolizer_new();
+	symbolizer_set_offline(s);
+	symbolizer_set_kallsyms(s, kallsyms);
+	struct frame f[2];
+	const uint64_t addr = 0xffffffff81000150;
+	for (int i = 0; i < 2; i++) {  /* the second from the cache */
+		CHECK(symbolizer_lookup(s, 1, addr, true, f, 2) == 1);
+		CHECK_STR(f[0].dso, "[unknown]");
+		CHECK(f[0].kernel);
+	}
+	feed_mmap(s, UINT32_MAX, 0xffffffff81000000, 0x1000, 0xffffffff81000000, "[kernel.kallsyms]_text");
+	for (int i = 0; i < 2; i++) {
+		CHECK(symbolizer_lookup(s, 1, addr, true, f, 2) == 1);
+		CHECK_STR(f[0].sym, "foo");
+		CHECK_STR(f[0].dso, "[kernel.kallsyms]");
+		CHECK(f[0].kernel && f[0].addr == addr && f[0].sym_start == 0xffffffff81000100);
+	}
+	symbolizer_free(s);
+}
+
 /* kallsyms parsing on made-up files: duplicates, weak symbols, modules, hidden addresses. */
 static void test_kallsyms_file(void)
 {
@@ -968,6 +992,7 @@ static void test_kallsyms_file(void)
 	CHECK(kernel_lookup(k, 0xffffffffc0001040 + 8192, &f) == 0);
 	CHECK(kernel_lookup(k, 0xffffffff80000000, &f) == 0);
 	kernel_free(k);
+	test_kernel_frames_cached(path);
 
 	printf("expect one warning about hidden kernel symbols:\n");
 	write_file(path, "0000000000000000 T _stext\n0000000000000000 t foo\n");
