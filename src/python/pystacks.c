@@ -142,8 +142,12 @@ const char *pystacks_notice(const struct pystacks *p)
 
 void pystacks_get_stats(const struct pystacks *p, struct pystacks_stats *st)
 {
+	struct py_io io;
 	*st = p->st;
-	pywatch_counts(p->watch, &st->watcher_reads, &st->watcher_cpu_ns, &st->watcher_mean_ns);
+	pywatch_counts(p->watch, &st->watcher_reads, &st->watcher_cpu_ns, &st->watcher_mean_ns, &io);
+	st->watcher_calls = io.calls;
+	st->watcher_failed = io.failed;
+	st->watcher_bytes = io.bytes;
 }
 
 static void exe_id(uint32_t pid, uint64_t *dev, uint64_t *ino)
@@ -361,8 +365,8 @@ static int read_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uin
 	return n;
 }
 
-int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t time,
-		    struct frame *frames, int n, int max)
+static int sample_python(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t time,
+			 struct frame *frames, int n, int max)
 {
 	struct pyprocess *e = proc_entry(p, pid, time ? time : now_ns());
 	p->last_n = 0;
@@ -382,5 +386,17 @@ int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t tim
 	}
 	int k = pystacks_splice(frames, n, p->py, p->group, npy, e->proc.dso, p->out, max);
 	memcpy(frames, p->out, (size_t)k * sizeof(*frames));
+	return k;
+}
+
+int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t time,
+		    struct frame *frames, int n, int max)
+{
+	int k = sample_python(p, pid, tid, time, frames, n, max);
+	struct py_io io;
+	py_io_take(&io);  /* this thread's reads, counted here to keep pymem.c lock-free */
+	p->st.session_calls += io.calls;
+	p->st.session_failed += io.failed;
+	p->st.session_bytes += io.bytes;
 	return k;
 }

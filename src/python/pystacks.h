@@ -82,6 +82,10 @@ struct pystacks_stats {
 	uint64_t gap_hist[8];    /* < 0.1, 0.5, 1, 2, 5, 20, 50 ms, more */
 	uint64_t watcher_reads, watcher_cpu_ns;
 	uint64_t watcher_mean_ns; /* the watcher's mean interval between reads now */
+	/* process memory read: system calls, those that failed, bytes; the watcher's and the
+	 * session's own (its names, line tables and processes looked at) */
+	uint64_t watcher_calls, watcher_failed, watcher_bytes;
+	uint64_t session_calls, session_failed, session_bytes;
 };
 void pystacks_get_stats(const struct pystacks *p, struct pystacks_stats *st);
 

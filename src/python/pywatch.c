@@ -90,6 +90,7 @@ struct pywatch {
 	struct watched w[WATCH_MAX];
 	uint64_t reads;
 	uint64_t cpu_ns;
+	struct py_io io;                 /* the thread's reads of process memory */
 };
 
 struct pywatch *pywatch_new(uint64_t period_ns, uint64_t fixed_ns)
@@ -181,6 +182,13 @@ static bool watch_round(struct pywatch *w, struct job *jobs, struct pyraw *raw)
 		uint64_t t1 = now_ns();
 		watch_keep(w, j, t0 + (t1 - t0) / 2, raw, k);
 	}
+	struct py_io io;
+	py_io_take(&io);
+	pthread_mutex_lock(&w->mu);
+	w->io.calls += io.calls;
+	w->io.failed += io.failed;
+	w->io.bytes += io.bytes;
+	pthread_mutex_unlock(&w->mu);
 	return n > 0;
 }
 
@@ -386,9 +394,11 @@ int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time,
 	return got;
 }
 
-void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64_t *mean_ns)
+void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64_t *mean_ns,
+		    struct py_io *io)
 {
 	pthread_mutex_lock(&w->mu);
+	*io = w->io;
 	*reads = w->reads;
 	*cpu_ns = w->cpu_ns;
 	*mean_ns = w->mean_ns;

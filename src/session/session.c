@@ -469,6 +469,12 @@ void session_close(struct session *s)
 		fprintf(stderr, "; watcher %" PRIu64 " reads, %.3f s CPU, every %.2f ms now",
 			ps.watcher_reads, (double)ps.watcher_cpu_ns / 1e9,
 			(double)ps.watcher_mean_ns / 1e6);
+		double reads = ps.watcher_reads ? (double)ps.watcher_reads : 1.0;
+		fprintf(stderr, "; watcher memory reads %" PRIu64 " (%" PRIu64 " failed), %.2f a stack, %.0f "
+			"bytes a stack; session memory reads %" PRIu64 " (%" PRIu64 " failed), %" PRIu64
+			" bytes", ps.watcher_calls, ps.watcher_failed, (double)ps.watcher_calls / reads,
+			(double)ps.watcher_bytes / reads, ps.session_calls, ps.session_failed,
+			ps.session_bytes);
 		fprintf(stderr, "\n");
 	}
 	session_jvm_close(s);

@@ -185,7 +185,8 @@ static void test_watch(const struct pyproc *p)
 	CHECK(n == 4);
 	CHECK(gap < 100000000ull);
 	uint64_t reads = 0, cpu = 0, mean = 0;
-	pywatch_counts(w, &reads, &cpu, &mean);
+	struct py_io io;
+	pywatch_counts(w, &reads, &cpu, &mean, &io);
 	/* by budget: from 100 Hz (where it starts) up to the sampling rate at most */
 	CHECK(mean >= 1000000 && mean <= 10000000);
 	CHECK(reads > 0);
@@ -193,27 +194,27 @@ static void test_watch(const struct pyproc *p)
 	struct timespec ts = { 0, 400000000 };
 	nanosleep(&ts, NULL);
 	uint64_t r1 = 0, r2 = 0;
-	pywatch_counts(w, &r1, &cpu, &mean);
+	pywatch_counts(w, &r1, &cpu, &mean, &io);
 	ts.tv_nsec = 100000000;
 	nanosleep(&ts, NULL);
-	pywatch_counts(w, &r2, &cpu, &mean);
+	pywatch_counts(w, &r2, &cpu, &mean, &io);
 	CHECK(r2 == r1);
 	/* sampled again: read again */
 	pywatch_note(w, (uint32_t)getpid(), 222, p, now_ns());
 	for (int i = 0; i < 200 && r2 == r1; i++) {
 		ts.tv_nsec = 5000000;
 		nanosleep(&ts, NULL);
-		pywatch_counts(w, &r2, &cpu, &mean);
+		pywatch_counts(w, &r2, &cpu, &mean, &io);
 	}
 	CHECK(r2 > r1);
 	pywatch_free(w);
 	/* --python-rate: the mean is the one asked for, but never under the sampling period */
 	w = pywatch_new(1000000, 4000000);
-	pywatch_counts(w, &r1, &cpu, &mean);
+	pywatch_counts(w, &r1, &cpu, &mean, &io);
 	CHECK(mean == 4000000);
 	pywatch_free(w);
 	w = pywatch_new(10000000, 1000000);
-	pywatch_counts(w, &r1, &cpu, &mean);
+	pywatch_counts(w, &r1, &cpu, &mean, &io);
 	CHECK(mean == 10000000);
 	pywatch_free(w);
 	/* quitting does not wait out an interval of a low rate: 120 s here (each drawn from 60 to
