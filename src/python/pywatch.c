@@ -67,7 +67,7 @@ struct watched {
 	uint64_t gen;                    /* changes when the slot is given to another thread */
 	uint64_t noted;                  /* last sampled */
 	struct pyproc proc;
-	uint64_t ts;                     /* its thread state, as last found */
+	struct pyread_hint hint;         /* where its last read went (pyread_stack) */
 	struct snap snaps[SNAP_RING];
 	uint64_t nsnaps;                 /* reads so far (the ring's next slot mod SNAP_RING) */
 	struct pyraw *arena;             /* ARENA frames, allocated at first use */
@@ -119,7 +119,7 @@ struct job {
 	int slot;
 	uint64_t gen;
 	uint32_t pid, tid;
-	uint64_t ts;
+	struct pyread_hint hint;
 	struct pyproc proc;
 };
 
@@ -136,7 +136,7 @@ static int watch_jobs(struct pywatch *w, struct job *jobs, uint64_t now)
 			continue;
 		}
 		jobs[n++] = (struct job){ .slot = i, .gen = x->gen, .pid = x->pid, .tid = x->tid,
-					  .ts = x->ts, .proc = x->proc };
+					  .hint = x->hint, .proc = x->proc };
 	}
 	pthread_mutex_unlock(&w->mu);
 	return n;
@@ -149,7 +149,7 @@ static void watch_keep(struct pywatch *w, const struct job *j, uint64_t time, co
 	pthread_mutex_lock(&w->mu);
 	struct watched *x = &w->w[j->slot];
 	if (x->used && x->gen == j->gen) {
-		x->ts = j->ts;
+		x->hint = j->hint;
 		if (!x->arena)
 			x->arena = xmalloc(ARENA * sizeof(*x->arena));
 		struct snap *s = &x->snaps[x->nsnaps++ % SNAP_RING];
@@ -173,11 +173,9 @@ static bool watch_round(struct pywatch *w, struct job *jobs, struct pyraw *raw)
 	int n = watch_jobs(w, jobs, now_ns());
 	for (int i = 0; i < n; i++) {
 		struct job *j = &jobs[i];
-		uint64_t t0 = now_ns(), frame = 0;
-		int k = 0;
-		if (pyread_thread((pid_t)j->pid, &j->proc, j->tid, &j->ts, &frame) < 0)
-			continue;
-		if (frame && (k = pyread_frames((pid_t)j->pid, &j->proc, frame, raw, READ_MAX)) < 0)
+		uint64_t t0 = now_ns();
+		int k = pyread_stack((pid_t)j->pid, &j->proc, j->tid, &j->hint, raw, READ_MAX);
+		if (k < 0)
 			continue;
 		uint64_t t1 = now_ns();
 		watch_keep(w, j, t0 + (t1 - t0) / 2, raw, k);
@@ -343,7 +341,7 @@ void pywatch_note(struct pywatch *w, uint32_t pid, uint32_t tid, const struct py
 		x->tid = tid;
 		x->gen = ++w->next_gen;
 		x->proc = *proc;
-		x->ts = 0;
+		x->hint = (struct pyread_hint){ 0 };
 		x->nsnaps = 0;
 	}
 	x->noted = now;
