@@ -58,6 +58,10 @@ void pystacks_free(struct pystacks *p);
 int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t time,
 		    struct frame *frames, int n, int max);
 
+/* Process pid is not the one perftop looked at under that pid (it exec'ed, exited, or the pid
+ * was given to a new process): the next sample of pid looks at it again. */
+void pystacks_forget(struct pystacks *p, uint32_t pid);
+
 /* The Python frames the last pystacks_sample put in (py[0..n), group[i] their eval-loop calls)
  * and the interpreter's binary they replaced frames of: n, 0 when it put none (pyrecord.h keeps
  * them beside a recording). */

@@ -53,6 +53,7 @@
 #define SLOW_NS (10 * 1000000ull)
 #define TUNE_NS (1000 * 1000000ull)
 #define BUDGET_SHARE 0.5
+#define FAILS_MAX 3
 
 struct snap {
 	uint64_t time;
@@ -68,6 +69,7 @@ struct watched {
 	uint64_t noted;                  /* last sampled */
 	struct pyproc proc;
 	struct pyread_hint hint;         /* where its last read went (pyread_stack) */
+	int fails;                       /* reads that failed in a row */
 	struct snap snaps[SNAP_RING];
 	uint64_t nsnaps;                 /* reads so far (the ring's next slot mod SNAP_RING) */
 	struct pyraw *arena;             /* ARENA frames, allocated at first use */
@@ -150,6 +152,7 @@ static void watch_keep(struct pywatch *w, const struct job *j, uint64_t time, co
 	struct watched *x = &w->w[j->slot];
 	if (x->used && x->gen == j->gen) {
 		x->hint = j->hint;
+		x->fails = 0;
 		if (!x->arena)
 			x->arena = xmalloc(ARENA * sizeof(*x->arena));
 		struct snap *s = &x->snaps[x->nsnaps++ % SNAP_RING];
@@ -167,6 +170,18 @@ static void watch_keep(struct pywatch *w, const struct job *j, uint64_t time, co
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* A read of a slot failed: after FAILS_MAX in a row (the process is gone, or the thread runs no
+ * Python) it is not read until it is sampled again, rather than at every round of the
+ * WATCH_IDLE_NS it would be watched. */
+static void watch_failed(struct pywatch *w, const struct job *j)
+{
+	pthread_mutex_lock(&w->mu);
+	struct watched *x = &w->w[j->slot];
+	if (x->used && x->gen == j->gen && ++x->fails >= FAILS_MAX)
+		x->used = false;
+	pthread_mutex_unlock(&w->mu);
+}
+
 /* One round of reads; false when there was nothing to read. */
 static bool watch_round(struct pywatch *w, struct job *jobs, struct pyraw *raw)
 {
@@ -175,8 +190,10 @@ static bool watch_round(struct pywatch *w, struct job *jobs, struct pyraw *raw)
 		struct job *j = &jobs[i];
 		uint64_t t0 = now_ns();
 		int k = pyread_stack((pid_t)j->pid, &j->proc, j->tid, &j->hint, raw, READ_MAX);
-		if (k < 0)
+		if (k < 0) {
+			watch_failed(w, j);
 			continue;
+		}
 		uint64_t t1 = now_ns();
 		watch_keep(w, j, t0 + (t1 - t0) / 2, raw, k);
 	}
@@ -342,6 +359,7 @@ void pywatch_note(struct pywatch *w, uint32_t pid, uint32_t tid, const struct py
 		x->gen = ++w->next_gen;
 		x->proc = *proc;
 		x->hint = (struct pyread_hint){ 0 };
+		x->fails = 0;
 		x->nsnaps = 0;
 	}
 	x->noted = now;

@@ -546,6 +546,19 @@ static void session_python_frames(struct session *s, const struct rec *r, int *n
 		pyrecord_add(s->pyrec, r->time, r->pid, r->tid, dso, py, group, npy);
 }
 
+/* What pystacks knew of a process no longer holds: it exec'ed, exited, or its pid is a new
+ * process's. */
+static void session_python_forget(struct session *s, const struct rec *r)
+{
+	if (!s->py)
+		return;
+	if ((r->type == REC_EXIT && r->u.task.pid == r->u.task.tid) ||
+	    (r->type == REC_FORK && r->u.task.pid != r->u.task.ppid))
+		pystacks_forget(s->py, r->u.task.pid);
+	else if (r->type == REC_COMM && r->u.comm.exec)
+		pystacks_forget(s->py, r->u.comm.pid);
+}
+
 static void session_collect(struct session *s, int e, uint64_t time, const struct sample_ctx *ctx)
 {
 	stackcol_add(s->col, e, time, ctx);
@@ -634,6 +647,7 @@ static void session_take(struct session *s, const struct rec *r)
 		if (s->memo)
 			sample_memo_forget(s->memo, r);
 		session_cgroups_forget(s, r);
+		session_python_forget(s, r);
 		symbolizer_feed(s->sym, r);
 		break;
 	}
