@@ -9,7 +9,8 @@
  *   bytes, up to 128 of them: the process's memory, nothing else readable.
  *
  * One sample's reads are made as pystacks.c makes them (pywalk.c), twice (the second from the
- * thread state found). Every read must be bounded in length, a sample's reads in number (whatever
+ * thread state found), then as the watcher makes them (pyread_stack), twice (the second from what
+ * the first went through), which must find the same frames. Every read must be bounded in length, a sample's reads in number (whatever
  * cycles or lengths the image holds), frames within their maximum and groups in order, names
  * strings within their buffers and valid UTF-8, lines positive. pysnap makes seeds from real
  * processes.
@@ -46,6 +47,15 @@ int py_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 			return 0;
 		}
 	return -EFAULT;
+}
+
+int py_readv(pid_t pid, const struct py_span *s, int n)
+{
+	must(n <= PY_SPANS_MAX);
+	int whole = 0;
+	while (whole < n && py_read(pid, s[whole].addr, s[whole].buf, s[whole].len) == 0)
+		whole++;
+	return whole;
 }
 
 /* Whether s is UTF-8 of Unicode scalar values (up to U+10FFFF, no surrogates). */
@@ -138,5 +148,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	reads = 0;
 	if (ts && pyread_thread(1, &p, tid, &ts, &frame) == 0)
 		must(ts != 0);
+	/* the watcher's reads (pyread_stack), cold then from what the first went through, must find
+	 * what pywalk found: the image does not change between them */
+	struct pyread_hint h = { 0 };
+	static struct pyraw raw[PYWALK_MAX];
+	int want = w.thread_rc < 0 ? w.thread_rc : w.frame ? w.n : 0;
+	for (int round = 0; round < 2; round++) {
+		reads = 0;
+		int n = pyread_stack(1, &p, tid, &h, raw, PYWALK_MAX);
+		must(n == want || (want < 0 && n < 0));
+		for (int i = 0; i < n && i < w.n; i++)
+			must(raw[i].code == w.f[i].raw.code && raw[i].instr == w.f[i].raw.instr &&
+			     raw[i].group == w.f[i].raw.group);
+	}
 	return 0;
 }

@@ -37,6 +37,14 @@ int py_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+int py_readv(pid_t pid, const struct py_span *s, int n)
+{
+	int whole = 0;
+	while (whole < n && py_read(pid, s[whole].addr, s[whole].buf, s[whole].len) == 0)
+		whole++;
+	return whole;
+}
+
 static int by_addr(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

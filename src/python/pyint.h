@@ -76,4 +76,21 @@ int pyproc_find(pid_t pid, struct pyproc *p, char *err, size_t errlen);
 /* Reads len bytes at addr of process pid: 0, or -errno (a short read is -EFAULT). */
 int py_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 
+/* One part of a read of several in one system call. */
+struct py_span {
+	uint64_t addr;
+	void *buf;
+	size_t len;
+};
+#define PY_SPANS_MAX 8
+/* Reads the spans s[0..n) (n at most PY_SPANS_MAX) in order in one system call: how many of the
+ * first ones were read whole (a span that cannot be read ends the read). */
+int py_readv(pid_t pid, const struct py_span *s, int n);
+
+/* The calling thread's reads of process memory since its last py_io_take. */
+struct py_io {
+	uint64_t calls, failed, bytes;
+};
+void py_io_take(struct py_io *out);
+
 #endif

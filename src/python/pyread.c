@@ -110,14 +110,32 @@ int pyread_thread(pid_t pid, const struct pyproc *p, uint32_t tid, uint64_t *ts,
 	return -ESRCH;  /* a thread that runs no Python (or not yet) */
 }
 
-/* The frame at addr: from the page of it read last (frames of one thread lie together in its
- * data stack: one read brings the frames of a page, all of them for most stacks), else read with
- * the rest of its page below it. size: the bytes of a frame the layout reads (at most FR_MAX). */
+/* The frame at addr: from a span read before (frames of one thread lie together in its data
+ * stack: one read brings the frames of a page, all of them for most stacks; a generator's frame
+ * lies in its object), else read with the rest of its page below it into the next of the spans.
+ * size: the bytes of a frame the layout reads (at most FR_MAX). */
+#define SPAN_MAX (4096 + FR_MAX)
+#define HINT_DEEPER 512     /* a few frames of 3.11+ (80 bytes and the locals each) */
+
 struct frame_pages {
-	uint8_t buf[4096 + FR_MAX];
-	uint64_t lo, hi;   /* remote addresses held in buf */
+	struct fspan {
+		uint64_t lo, hi;   /* remote addresses held in buf; lo == hi: none */
+		bool used;         /* a frame of this walk came from it: */
+		uint64_t ulo, uhi; /* from these addresses */
+		uint8_t buf[SPAN_MAX];
+	} s[PY_HINT_SPANS];
+	int next;                  /* the span a miss reads into when all were used */
 	size_t size;
 };
+
+static void span_use(struct fspan *f, uint64_t addr, size_t size)
+{
+	if (!f->used || addr < f->ulo)
+		f->ulo = addr;
+	if (!f->used || addr + size > f->uhi)
+		f->uhi = addr + size;
+	f->used = true;
+}
 
 static const uint8_t *frame_at(pid_t pid, struct frame_pages *pg, uint64_t addr)
 {
@@ -126,17 +144,35 @@ static const uint8_t *frame_at(pid_t pid, struct frame_pages *pg, uint64_t addr)
 	 * read far outside buf (a crash of the watcher thread, seen in CI); it ends the walk. */
 	if (addr >= PY_USER_END)
 		return NULL;
-	if (addr >= pg->lo && addr + pg->size <= pg->hi)
-		return pg->buf + (addr - pg->lo);
+	for (int i = 0; i < PY_HINT_SPANS; i++) {
+		struct fspan *f = &pg->s[i];
+		if (addr >= f->lo && addr + pg->size <= f->hi) {
+			span_use(f, addr, pg->size);
+			return f->buf + (addr - f->lo);
+		}
+	}
+	/* into a span no frame of this walk came from yet (empty, or a guess that missed) */
+	int k = -1;
+	for (int i = 0; i < PY_HINT_SPANS && k < 0; i++)
+		if (!pg->s[i].used)
+			k = i;
+	if (k < 0) {
+		k = pg->next;
+		pg->next = (pg->next + 1) % PY_HINT_SPANS;
+	}
+	struct fspan *f = &pg->s[k];
 	uint64_t lo = addr & ~(uint64_t)4095, hi = addr + pg->size;
-	if (py_read(pid, lo, pg->buf, hi - lo) < 0) {
+	f->lo = f->hi = 0;
+	if (py_read(pid, lo, f->buf, hi - lo) < 0) {
 		lo = addr;  /* the page start may lie in another mapping: the frame alone */
-		if (py_read(pid, lo, pg->buf, pg->size) < 0)
+		if (py_read(pid, lo, f->buf, pg->size) < 0)
 			return NULL;
 	}
-	pg->lo = lo;
-	pg->hi = hi;
-	return pg->buf + (addr - lo);
+	f->lo = lo;
+	f->hi = hi;
+	f->used = false;
+	span_use(f, addr, pg->size);
+	return f->buf + (addr - lo);
 }
 
 /* Brent's cycle finder over the frames a walk passes: true when addr was passed before (found
@@ -168,10 +204,9 @@ static uint64_t lasti_offset(const struct pylayout *l, const uint8_t *buf)
 }
 
 /* 3.8-3.10: each frame object is a C call of the eval loop of its own, so a group of its own. */
-static int frames_objects(pid_t pid, const struct pylayout *l, uint64_t frame, struct pyraw *out,
-			  int max)
+static int frames_objects(pid_t pid, const struct pylayout *l, struct frame_pages *pg,
+			  uint64_t frame, struct pyraw *out, int max)
 {
-	struct frame_pages pg = { .size = 0 };
 	struct cycle cy = { .saved = 0, .power = 1, .steps = 0 };
 	uint64_t need = l->fr_instr + 4;
 	if (l->fr_code + 8 > need)
@@ -181,12 +216,12 @@ static int frames_objects(pid_t pid, const struct pylayout *l, uint64_t frame, s
 	if (l->fr_code == PY_NO_FIELD || l->fr_previous == PY_NO_FIELD || l->fr_instr == PY_NO_FIELD ||
 	    need > FR_MAX || l->lasti_unit < 1)
 		return -EINVAL;
-	pg.size = (size_t)need;
+	pg->size = (size_t)need;
 	int n = 0;
 	for (; frame && n < max; n++) {
 		if (cycle_seen(&cy, frame))
 			return -ELOOP;
-		const uint8_t *buf = frame_at(pid, &pg, frame);
+		const uint8_t *buf = frame_at(pid, pg, frame);
 		if (!buf)
 			return n > 0 ? n : -EFAULT;
 		out[n].code = at_u64(buf, l->fr_code);
@@ -197,14 +232,16 @@ static int frames_objects(pid_t pid, const struct pylayout *l, uint64_t frame, s
 	return n;
 }
 
-int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyraw *out, int max)
+/* The walk of pyread_frames, from the spans in pg. */
+static int frames_walk(pid_t pid, const struct pyproc *p, struct frame_pages *pg, uint64_t frame,
+		       struct pyraw *out, int max)
 {
 	const struct pylayout *l = &p->lay;
 	if (l->frame_objects)
-		return frames_objects(pid, l, frame, out, max);
+		return frames_objects(pid, l, pg, frame, out, max);
 	int n = 0, group = 0;
 	bool seen_py = false;
-	struct frame_pages pg = { .size = FR_READ };
+	pg->size = FR_READ;
 	struct cycle cy = { .saved = 0, .power = 1, .steps = 0 };
 	if (!fits(l->fr_owner, 1, FR_READ) || !fits(l->fr_previous, 8, FR_READ) ||
 	    !fits(l->fr_code, 8, FR_READ) || !fits(l->fr_instr, 8, FR_READ))
@@ -212,7 +249,7 @@ int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyra
 	for (int hops = 0; frame && n < max && hops < 4 * max; hops++) {
 		if (cycle_seen(&cy, frame))
 			return -ELOOP;
-		const uint8_t *buf = frame_at(pid, &pg, frame);
+		const uint8_t *buf = frame_at(pid, pg, frame);
 		if (!buf)
 			return n > 0 ? n : -EFAULT;
 		uint8_t owner = buf[l->fr_owner];
@@ -236,6 +273,133 @@ int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyra
 		}
 		frame = next;
 	}
+	return n;
+}
+
+int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyraw *out, int max)
+{
+	static _Thread_local struct frame_pages pg;  /* 13 KiB: not on the stack of every caller */
+	for (int i = 0; i < PY_HINT_SPANS; i++)
+		pg.s[i].lo = pg.s[i].hi = 0;
+	pg.next = 0;
+	return frames_walk(pid, p, &pg, frame, out, max);
+}
+
+/* The spans of pg the walk took frames from, as h's spans for the next read: from the outermost
+ * frame read from each to HINT_DEEPER bytes past its innermost, where the next deeper frames of
+ * the data stack will be, within its page (mapped, since a frame was read from it). */
+static void hint_spans(struct pyread_hint *h, const struct frame_pages *pg)
+{
+	int k = 0;
+	for (int i = 0; i < PY_HINT_SPANS; i++) {
+		const struct fspan *f = &pg->s[i];
+		if (!f->used || f->hi <= f->lo)
+			continue;
+		uint64_t end = (f->ulo & ~(uint64_t)4095) + 4096;
+		uint64_t hi = f->uhi + HINT_DEEPER < end ? f->uhi + HINT_DEEPER : end;
+		h->lo[k] = f->ulo;
+		h->hi[k] = f->uhi > hi ? f->uhi : hi;
+		k++;
+	}
+	for (; k < PY_HINT_SPANS; k++)
+		h->lo[k] = h->hi[k] = 0;
+}
+
+/* The thread state and current frame from the speculative read (ts in tsb, the pthread's tid in
+ * ptid, the guessed _PyCFrames' current frames in cfv: what of them was read, by got): 1 when
+ * it is thread tid's with *frame set, 0 when the reads do not say so. */
+static int stack_guessed(pid_t pid, const struct pyproc *p, struct pyread_hint *h, uint32_t tid,
+			 const uint8_t *tsb, uint32_t ptid, const uint64_t *cfv, const bool *cfok,
+			 uint64_t *frame)
+{
+	const struct pylayout *l = &p->lay;
+	if (l->ts_native_tid != PY_NO_FIELD) {
+		if (!fits(l->ts_native_tid, 8, TS_READ) || at_u64(tsb, l->ts_native_tid) != tid)
+			return 0;
+	} else if (!fits(l->ts_pthread, 8, TS_READ) || !h->pthread ||
+		   at_u64(tsb, l->ts_pthread) != h->pthread || ptid != tid) {
+		return 0;
+	}
+	if (l->ts_current_frame != PY_NO_FIELD) {
+		*frame = fits(l->ts_current_frame, 8, TS_READ) ? at_u64(tsb, l->ts_current_frame) : 0;
+		return 1;
+	}
+	uint64_t cf = fits(l->ts_cframe, 8, TS_READ) ? at_u64(tsb, l->ts_cframe) : 0;
+	*frame = 0;
+	if (!cf)
+		return 1;
+	for (int i = 0; i < 2; i++)
+		if (cfok[i] && h->cframe[i] == cf) {
+			*frame = cfv[i];
+			return 1;
+		}
+	if (cf >= PY_USER_END || py_read(pid, cf + l->cf_current_frame, frame, 8) < 0)
+		return 0;
+	h->cframe[1] = h->cframe[0];
+	h->cframe[0] = cf;
+	return 1;
+}
+
+int pyread_stack(pid_t pid, const struct pyproc *p, uint32_t tid, struct pyread_hint *h,
+		 struct pyraw *out, int max)
+{
+	const struct pylayout *l = &p->lay;
+	static _Thread_local struct frame_pages pg;
+	uint8_t tsb[TS_READ];
+	uint32_t ptid = 0;
+	uint64_t cfv[2] = { 0, 0 }, frame = 0;
+	bool cfok[2] = { false, false };
+	struct py_span sp[PY_SPANS_MAX];
+	int ns = 0, at_ptid = -1, at_cf[2] = { -1, -1 }, at_span[PY_HINT_SPANS];
+	pg.next = 0;
+	for (int i = 0; i < PY_HINT_SPANS; i++) {
+		pg.s[i].lo = pg.s[i].hi = 0;
+		pg.s[i].used = false;
+		at_span[i] = -1;
+	}
+	/* What the last read of the thread went through, read again in one go: its thread state,
+	 * what its tid or current frame was read from, the pages of its frames. */
+	if (h->ts && h->ts < PY_USER_END) {
+		sp[ns++] = (struct py_span){ h->ts, tsb, TS_READ };
+		if (l->ts_native_tid == PY_NO_FIELD && h->pthread && h->pthread < PY_USER_END &&
+		    p->pthread_tid < 4096) {
+			at_ptid = ns;
+			sp[ns++] = (struct py_span){ h->pthread + p->pthread_tid, &ptid, sizeof(ptid) };
+		}
+		for (int i = 0; i < 2 && l->ts_current_frame == PY_NO_FIELD; i++)
+			if (h->cframe[i] && h->cframe[i] < PY_USER_END) {
+				at_cf[i] = ns;
+				sp[ns++] = (struct py_span){ h->cframe[i] + l->cf_current_frame, &cfv[i], 8 };
+			}
+		for (int i = 0; i < PY_HINT_SPANS; i++)
+			if (h->hi[i] > h->lo[i] && h->hi[i] - h->lo[i] <= SPAN_MAX && h->hi[i] < PY_USER_END) {
+				at_span[i] = ns;
+				sp[ns++] = (struct py_span){ h->lo[i], pg.s[i].buf, h->hi[i] - h->lo[i] };
+			}
+	}
+	int got = ns ? py_readv(pid, sp, ns) : 0;
+	for (int i = 0; i < PY_HINT_SPANS; i++)
+		if (at_span[i] >= 0 && at_span[i] < got) {
+			pg.s[i].lo = h->lo[i];
+			pg.s[i].hi = h->hi[i];
+		}
+	for (int i = 0; i < 2; i++)
+		cfok[i] = at_cf[i] >= 0 && at_cf[i] < got;
+	if (at_ptid >= 0 && at_ptid >= got)
+		ptid = 0;
+	int rc = 0;
+	if (got < 1 || !stack_guessed(pid, p, h, tid, tsb, ptid, cfv, cfok, &frame)) {
+		/* another thread state, or one that moved: looked for again */
+		if ((rc = pyread_thread(pid, p, tid, &h->ts, &frame)) < 0)
+			return rc;
+		h->pthread = 0;
+		if (l->ts_native_tid == PY_NO_FIELD && h->ts &&
+		    py_read(pid, h->ts + l->ts_pthread, &h->pthread, 8) < 0)
+			h->pthread = 0;
+	}
+	int n = frame ? frames_walk(pid, p, &pg, frame, out, max) : 0;
+	if (n >= 0)
+		hint_spans(h, &pg);
 	return n;
 }
 

@@ -28,6 +28,19 @@ int pyread_thread(pid_t pid, const struct pyproc *p, uint32_t tid, uint64_t *ts,
 /* The Python frames from frame outward, innermost first: count, or -errno (-ELOOP: the chain
  * comes back on itself). */
 int pyread_frames(pid_t pid, const struct pyproc *p, uint64_t frame, struct pyraw *out, int max);
+/* What the last pyread_stack of a thread went through, so that the next one reads it all again
+ * in one system call when the thread's stack lies where it did. Zeroed at first. */
+#define PY_HINT_SPANS 3
+struct pyread_hint {
+	uint64_t ts;              /* its thread state */
+	uint64_t pthread;         /* 3.8-3.10: the struct pthread the thread state named */
+	uint64_t cframe[2];       /* 3.11, 3.12: the _PyCFrames the state pointed at last */
+	uint64_t lo[PY_HINT_SPANS], hi[PY_HINT_SPANS];  /* the spans its frames were read from */
+};
+/* Thread tid's Python frames, innermost first (pyread_thread, then pyread_frames, mostly in one
+ * read from what h says; h updated): the count (0: no Python running), or -errno. */
+int pyread_stack(pid_t pid, const struct pyproc *p, uint32_t tid, struct pyread_hint *h,
+		 struct pyraw *out, int max);
 /* The head of code object code; *code_type is the code type's address once checked (0 at
  * first). 0, or -errno (-EINVAL: not a code object). */
 int pyread_code_head(pid_t pid, const struct pyproc *p, uint64_t code, uint64_t *code_type,

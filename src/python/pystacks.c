@@ -46,10 +46,21 @@ struct pythread {
 	uint64_t noted;            /* told to the watcher last */
 };
 
+/* What a process is to us. Looking at one costs system calls (its executable, its maps, the ELF
+ * symbols of its interpreter): a process is looked at only once a sample's chain runs through an
+ * interpreter's file (python3.X, libpython3.X.so: what pyproc_find looks for), so the short
+ * processes of a build or a shell loop cost nothing, and one already gone (most of them, by the
+ * time their samples come in) costs one failed stat. The events say when to look again: an exec,
+ * a fork that reuses the pid, an exit (pystacks_forget). */
+enum { PY_UNSEEN = 2, PY_GONE = 3 };
+
 struct pyprocess {
 	uint32_t pid;
 	bool used;
-	int state;                 /* 1 a CPython read; 0 not one; -1 one that cannot be read */
+	/* 1 a CPython read; 0 not one; -1 one that cannot be read; PY_UNSEEN not looked at yet;
+	 * PY_GONE gone when looked at */
+	int state;
+	uint64_t probed;           /* when it was looked at */
 	uint64_t last_use;
 	uint64_t exe_dev, exe_ino, exe_checked;
 	struct pyproc proc;
@@ -142,8 +153,12 @@ const char *pystacks_notice(const struct pystacks *p)
 
 void pystacks_get_stats(const struct pystacks *p, struct pystacks_stats *st)
 {
+	struct py_io io;
 	*st = p->st;
-	pywatch_counts(p->watch, &st->watcher_reads, &st->watcher_cpu_ns, &st->watcher_mean_ns);
+	pywatch_counts(p->watch, &st->watcher_reads, &st->watcher_cpu_ns, &st->watcher_mean_ns, &io);
+	st->watcher_calls = io.calls;
+	st->watcher_failed = io.failed;
+	st->watcher_bytes = io.bytes;
 }
 
 static void exe_id(uint32_t pid, uint64_t *dev, uint64_t *ino)
@@ -171,9 +186,24 @@ static void proc_probe(struct pystacks *p, struct pyprocess *e)
 			 e->pid, e->proc.dso, err);
 }
 
-/* The process's entry, probed when new or changed by an exec (its executable is another file:
- * checked every PY_EXE_CHECK_NS; not its command, which differs between a process's threads). */
-static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, uint64_t now)
+/* Does the sample's chain run through an interpreter's file (pyproc.c's names)? */
+static bool chain_in_interp(const struct frame *frames, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const char *d = frames[i].dso;
+		if (!frames[i].kernel && d &&
+		    (!strncmp(d, "python3", 7) || (!strncmp(d, "libpython3.", 11) && strstr(d, ".so"))))
+			return true;
+	}
+	return false;
+}
+
+/* The process's entry: looked at when a sample of it first runs through an interpreter, and again
+ * when its executable changes (exec: the pyenv shim is bash, then pyenv, then python3; checked
+ * every PY_EXE_CHECK_NS besides the events, which a lost record may miss; not its command, which
+ * differs between a process's threads). */
+static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, uint64_t now,
+				    const struct frame *frames, int n)
 {
 	uint16_t *hint = &p->hint[pid % PY_HINTS];
 	struct pyprocess *e = NULL, *old = &p->procs[0];
@@ -185,17 +215,21 @@ static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, uint64_t n
 		else if (!p->procs[i].used || (old->used && p->procs[i].last_use < old->last_use))
 			old = &p->procs[i];
 	}
-	bool probe = false;
 	if (!e) {
 		e = old;
 		memset(e, 0, sizeof(*e));
 		e->used = true;
 		e->pid = pid;
-		probe = true;
+		e->state = PY_UNSEEN;
 	}
 	*hint = (uint16_t)(e - p->procs);
 	e->last_use = ++p->clock;
-	if (!probe && now - e->exe_checked > PY_EXE_CHECK_NS) {
+	bool probe = false;
+	if (e->state == PY_UNSEEN || e->state == PY_GONE) {
+		/* gone: its pid may be another's now, if the fork's record was lost */
+		probe = (e->state == PY_UNSEEN || now - e->probed > PY_EXE_CHECK_NS) &&
+			chain_in_interp(frames, n);
+	} else if (now - e->exe_checked > PY_EXE_CHECK_NS) {
 		uint64_t dev, ino;
 		exe_id(pid, &dev, &ino);
 		e->exe_checked = now;
@@ -203,10 +237,24 @@ static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, uint64_t n
 	}
 	if (probe) {
 		exe_id(pid, &e->exe_dev, &e->exe_ino);
-		e->exe_checked = now;
-		proc_probe(p, e);
+		e->exe_checked = e->probed = now;
+		if (!e->exe_dev && !e->exe_ino)
+			e->state = PY_GONE;  /* nothing to look at (or a kernel thread) */
+		else
+			proc_probe(p, e);
 	}
 	return e;
+}
+
+void pystacks_forget(struct pystacks *p, uint32_t pid)
+{
+	struct pyprocess *e = &p->procs[p->hint[pid % PY_HINTS]];
+	if (!e->used || e->pid != pid)
+		for (int i = 0; i < PY_PROCS; i++)
+			if (p->procs[i].used && p->procs[i].pid == pid)
+				e = &p->procs[i];
+	if (e->used && e->pid == pid)
+		e->used = false;
 }
 
 static const char *basename_of(const char *path)
@@ -361,10 +409,10 @@ static int read_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uin
 	return n;
 }
 
-int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t time,
-		    struct frame *frames, int n, int max)
+static int sample_python(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t time,
+			 struct frame *frames, int n, int max)
 {
-	struct pyprocess *e = proc_entry(p, pid, time ? time : now_ns());
+	struct pyprocess *e = proc_entry(p, pid, time ? time : now_ns(), frames, n);
 	p->last_n = 0;
 	if (e->state != 1)
 		return n;
@@ -382,5 +430,17 @@ int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t tim
 	}
 	int k = pystacks_splice(frames, n, p->py, p->group, npy, e->proc.dso, p->out, max);
 	memcpy(frames, p->out, (size_t)k * sizeof(*frames));
+	return k;
+}
+
+int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t time,
+		    struct frame *frames, int n, int max)
+{
+	int k = sample_python(p, pid, tid, time, frames, n, max);
+	struct py_io io;
+	py_io_take(&io);  /* this thread's reads, counted here to keep pymem.c lock-free */
+	p->st.session_calls += io.calls;
+	p->st.session_failed += io.failed;
+	p->st.session_bytes += io.bytes;
 	return k;
 }

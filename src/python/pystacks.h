@@ -58,6 +58,10 @@ void pystacks_free(struct pystacks *p);
 int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t time,
 		    struct frame *frames, int n, int max);
 
+/* Process pid is not the one perftop looked at under that pid (it exec'ed, exited, or the pid
+ * was given to a new process): the next sample of pid looks at it again. */
+void pystacks_forget(struct pystacks *p, uint32_t pid);
+
 /* The Python frames the last pystacks_sample put in (py[0..n), group[i] their eval-loop calls)
  * and the interpreter's binary they replaced frames of: n, 0 when it put none (pyrecord.h keeps
  * them beside a recording). */
@@ -82,6 +86,10 @@ struct pystacks_stats {
 	uint64_t gap_hist[8];    /* < 0.1, 0.5, 1, 2, 5, 20, 50 ms, more */
 	uint64_t watcher_reads, watcher_cpu_ns;
 	uint64_t watcher_mean_ns; /* the watcher's mean interval between reads now */
+	/* process memory read: system calls, those that failed, bytes; the watcher's and the
+	 * session's own (its names, line tables and processes looked at) */
+	uint64_t watcher_calls, watcher_failed, watcher_bytes;
+	uint64_t session_calls, session_failed, session_bytes;
 };
 void pystacks_get_stats(const struct pystacks *p, struct pystacks_stats *st);
 

@@ -53,6 +53,7 @@
 #define SLOW_NS (10 * 1000000ull)
 #define TUNE_NS (1000 * 1000000ull)
 #define BUDGET_SHARE 0.5
+#define FAILS_MAX 3
 
 struct snap {
 	uint64_t time;
@@ -67,7 +68,8 @@ struct watched {
 	uint64_t gen;                    /* changes when the slot is given to another thread */
 	uint64_t noted;                  /* last sampled */
 	struct pyproc proc;
-	uint64_t ts;                     /* its thread state, as last found */
+	struct pyread_hint hint;         /* where its last read went (pyread_stack) */
+	int fails;                       /* reads that failed in a row */
 	struct snap snaps[SNAP_RING];
 	uint64_t nsnaps;                 /* reads so far (the ring's next slot mod SNAP_RING) */
 	struct pyraw *arena;             /* ARENA frames, allocated at first use */
@@ -90,6 +92,7 @@ struct pywatch {
 	struct watched w[WATCH_MAX];
 	uint64_t reads;
 	uint64_t cpu_ns;
+	struct py_io io;                 /* the thread's reads of process memory */
 };
 
 struct pywatch *pywatch_new(uint64_t period_ns, uint64_t fixed_ns)
@@ -118,7 +121,7 @@ struct job {
 	int slot;
 	uint64_t gen;
 	uint32_t pid, tid;
-	uint64_t ts;
+	struct pyread_hint hint;
 	struct pyproc proc;
 };
 
@@ -135,7 +138,7 @@ static int watch_jobs(struct pywatch *w, struct job *jobs, uint64_t now)
 			continue;
 		}
 		jobs[n++] = (struct job){ .slot = i, .gen = x->gen, .pid = x->pid, .tid = x->tid,
-					  .ts = x->ts, .proc = x->proc };
+					  .hint = x->hint, .proc = x->proc };
 	}
 	pthread_mutex_unlock(&w->mu);
 	return n;
@@ -148,7 +151,8 @@ static void watch_keep(struct pywatch *w, const struct job *j, uint64_t time, co
 	pthread_mutex_lock(&w->mu);
 	struct watched *x = &w->w[j->slot];
 	if (x->used && x->gen == j->gen) {
-		x->ts = j->ts;
+		x->hint = j->hint;
+		x->fails = 0;
 		if (!x->arena)
 			x->arena = xmalloc(ARENA * sizeof(*x->arena));
 		struct snap *s = &x->snaps[x->nsnaps++ % SNAP_RING];
@@ -166,21 +170,40 @@ static void watch_keep(struct pywatch *w, const struct job *j, uint64_t time, co
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* A read of a slot failed: after FAILS_MAX in a row (the process is gone, or the thread runs no
+ * Python) it is not read until it is sampled again, rather than at every round of the
+ * WATCH_IDLE_NS it would be watched. */
+static void watch_failed(struct pywatch *w, const struct job *j)
+{
+	pthread_mutex_lock(&w->mu);
+	struct watched *x = &w->w[j->slot];
+	if (x->used && x->gen == j->gen && ++x->fails >= FAILS_MAX)
+		x->used = false;
+	pthread_mutex_unlock(&w->mu);
+}
+
 /* One round of reads; false when there was nothing to read. */
 static bool watch_round(struct pywatch *w, struct job *jobs, struct pyraw *raw)
 {
 	int n = watch_jobs(w, jobs, now_ns());
 	for (int i = 0; i < n; i++) {
 		struct job *j = &jobs[i];
-		uint64_t t0 = now_ns(), frame = 0;
-		int k = 0;
-		if (pyread_thread((pid_t)j->pid, &j->proc, j->tid, &j->ts, &frame) < 0)
+		uint64_t t0 = now_ns();
+		int k = pyread_stack((pid_t)j->pid, &j->proc, j->tid, &j->hint, raw, READ_MAX);
+		if (k < 0) {
+			watch_failed(w, j);
 			continue;
-		if (frame && (k = pyread_frames((pid_t)j->pid, &j->proc, frame, raw, READ_MAX)) < 0)
-			continue;
+		}
 		uint64_t t1 = now_ns();
 		watch_keep(w, j, t0 + (t1 - t0) / 2, raw, k);
 	}
+	struct py_io io;
+	py_io_take(&io);
+	pthread_mutex_lock(&w->mu);
+	w->io.calls += io.calls;
+	w->io.failed += io.failed;
+	w->io.bytes += io.bytes;
+	pthread_mutex_unlock(&w->mu);
 	return n > 0;
 }
 
@@ -335,7 +358,8 @@ void pywatch_note(struct pywatch *w, uint32_t pid, uint32_t tid, const struct py
 		x->tid = tid;
 		x->gen = ++w->next_gen;
 		x->proc = *proc;
-		x->ts = 0;
+		x->hint = (struct pyread_hint){ 0 };
+		x->fails = 0;
 		x->nsnaps = 0;
 	}
 	x->noted = now;
@@ -386,9 +410,11 @@ int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time,
 	return got;
 }
 
-void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64_t *mean_ns)
+void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64_t *mean_ns,
+		    struct py_io *io)
 {
 	pthread_mutex_lock(&w->mu);
+	*io = w->io;
 	*reads = w->reads;
 	*cpu_ns = w->cpu_ns;
 	*mean_ns = w->mean_ns;

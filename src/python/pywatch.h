@@ -25,8 +25,10 @@ void pywatch_note(struct pywatch *w, uint32_t pid, uint32_t tid, const struct py
  * *gap the distance in ns between the read and time. */
 int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time, struct pyraw *out,
 		   int max, uint64_t *gap);
-/* Reads made by the thread so far, its CPU time (ns) and its intervals' mean now (ns). */
-void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64_t *mean_ns);
+/* Reads made by the thread so far, its CPU time (ns), its intervals' mean now (ns) and the system
+ * calls and bytes of process memory its reads took. */
+void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64_t *mean_ns,
+		    struct py_io *io);
 /* The budget's rule, pure for the tests: the mean interval at which rounds of per_round_ns of CPU
  * each cost half of the others_ns the rest of perftop spent in wall_ns, within fast_ns..slow_ns
  * (slow_ns when the rest spent nothing). */

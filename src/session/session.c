@@ -469,6 +469,12 @@ void session_close(struct session *s)
 		fprintf(stderr, "; watcher %" PRIu64 " reads, %.3f s CPU, every %.2f ms now",
 			ps.watcher_reads, (double)ps.watcher_cpu_ns / 1e9,
 			(double)ps.watcher_mean_ns / 1e6);
+		double reads = ps.watcher_reads ? (double)ps.watcher_reads : 1.0;
+		fprintf(stderr, "; watcher memory reads %" PRIu64 " (%" PRIu64 " failed), %.2f a stack, %.0f "
+			"bytes a stack; session memory reads %" PRIu64 " (%" PRIu64 " failed), %" PRIu64
+			" bytes", ps.watcher_calls, ps.watcher_failed, (double)ps.watcher_calls / reads,
+			(double)ps.watcher_bytes / reads, ps.session_calls, ps.session_failed,
+			ps.session_bytes);
 		fprintf(stderr, "\n");
 	}
 	session_jvm_close(s);
@@ -540,6 +546,19 @@ static void session_python_frames(struct session *s, const struct rec *r, int *n
 	int npy = s->pyrec ? pystacks_last(s->py, &py, &group, &dso) : 0;
 	if (npy > 0)
 		pyrecord_add(s->pyrec, r->time, r->pid, r->tid, dso, py, group, npy);
+}
+
+/* What pystacks knew of a process no longer holds: it exec'ed, exited, or its pid is a new
+ * process's. */
+static void session_python_forget(struct session *s, const struct rec *r)
+{
+	if (!s->py)
+		return;
+	if ((r->type == REC_EXIT && r->u.task.pid == r->u.task.tid) ||
+	    (r->type == REC_FORK && r->u.task.pid != r->u.task.ppid))
+		pystacks_forget(s->py, r->u.task.pid);
+	else if (r->type == REC_COMM && r->u.comm.exec)
+		pystacks_forget(s->py, r->u.comm.pid);
 }
 
 static void session_collect(struct session *s, int e, uint64_t time, const struct sample_ctx *ctx)
@@ -631,6 +650,7 @@ static void session_take(struct session *s, const struct rec *r)
 			sample_memo_forget(s->memo, r);
 		session_cgroups_forget(s, r);
 		session_export_maps_changed(s, r);
+		session_python_forget(s, r);
 		symbolizer_feed(s->sym, r);
 		break;
 	}

@@ -95,6 +95,64 @@ static void build(const struct pylayout *l)
 	linetable[33] = 4; /* svarint +2 */
 }
 
+/* pyread_stack against pyread_thread and pyread_frames: the same frames; calls > 0: in that many
+ * reads of process memory. */
+static void check_stack(const struct pyproc *p, uint32_t tid, struct pyread_hint *h, uint64_t calls)
+{
+	pid_t self = getpid();
+	struct pyraw want[8], got[8];
+	struct py_io io;
+	uint64_t ts = 0, frame = 0;
+	int n = pyread_thread(self, p, tid, &ts, &frame);
+	if (n == 0 && frame)
+		n = pyread_frames(self, p, frame, want, 8);
+	py_io_take(&io);
+	int m = pyread_stack(self, p, tid, h, got, 8);
+	py_io_take(&io);
+	CHECK(n == m);
+	for (int i = 0; i < n && i < m; i++)
+		CHECK(want[i].code == got[i].code && want[i].instr == got[i].instr &&
+		      want[i].group == got[i].group);
+	if (calls && io.calls != calls)
+		fprintf(stderr, "tid %u: %llu reads, not %llu\n", tid, (unsigned long long)io.calls,
+			(unsigned long long)calls);
+	if (calls)
+		CHECK(io.calls == calls);
+}
+
+/* A thread's stack read again from what its last read went through: one read when nothing moved,
+ * right when its frame, its _PyCFrame or its thread state did. */
+static void test_stack(const struct pyproc *p)
+{
+	static uint8_t cframe2[0x20];
+	const struct pylayout *l = &p->lay;
+	struct pyread_hint h = { 0 };
+	check_stack(p, 222, &h, 0);
+	check_stack(p, 222, &h, 0);  /* the walk from the interpreter does not say the _PyCFrame */
+	check_stack(p, 222, &h, 1);
+	put64(cframe, l->cf_current_frame, frames[1]);
+	check_stack(p, 222, &h, 0);
+	put64(cframe2, l->cf_current_frame, frames[2]);
+	put64(ts_b, l->ts_cframe, cframe2);
+	check_stack(p, 222, &h, 0);
+	put64(ts_b, l->ts_cframe, cframe);
+	check_stack(p, 222, &h, 0);
+	check_stack(p, 222, &h, 1);  /* both _PyCFrames are guessed, the frames' spans too */
+	put64(cframe, l->cf_current_frame, frames[0]);
+	/* the thread state found last is another thread's now */
+	put_u64(ts_b, l->ts_native_tid, 111);
+	put_u64(ts_a, l->ts_native_tid, 222);
+	check_stack(p, 222, &h, 0);
+	put_u64(ts_a, l->ts_native_tid, 111);
+	put_u64(ts_b, l->ts_native_tid, 222);
+	check_stack(p, 222, &h, 0);
+	/* these frames lie outward at higher addresses (a data stack's the other way): the walk
+	 * reads one more time before its spans hold them all */
+	check_stack(p, 222, &h, 0);
+	check_stack(p, 222, &h, 1);
+	check_stack(p, 333, &h, 0);  /* none */
+}
+
 static void test_read(const struct pyproc *p)
 {
 	pid_t self = getpid();
@@ -185,7 +243,8 @@ static void test_watch(const struct pyproc *p)
 	CHECK(n == 4);
 	CHECK(gap < 100000000ull);
 	uint64_t reads = 0, cpu = 0, mean = 0;
-	pywatch_counts(w, &reads, &cpu, &mean);
+	struct py_io io;
+	pywatch_counts(w, &reads, &cpu, &mean, &io);
 	/* by budget: from 100 Hz (where it starts) up to the sampling rate at most */
 	CHECK(mean >= 1000000 && mean <= 10000000);
 	CHECK(reads > 0);
@@ -193,27 +252,27 @@ static void test_watch(const struct pyproc *p)
 	struct timespec ts = { 0, 400000000 };
 	nanosleep(&ts, NULL);
 	uint64_t r1 = 0, r2 = 0;
-	pywatch_counts(w, &r1, &cpu, &mean);
+	pywatch_counts(w, &r1, &cpu, &mean, &io);
 	ts.tv_nsec = 100000000;
 	nanosleep(&ts, NULL);
-	pywatch_counts(w, &r2, &cpu, &mean);
+	pywatch_counts(w, &r2, &cpu, &mean, &io);
 	CHECK(r2 == r1);
 	/* sampled again: read again */
 	pywatch_note(w, (uint32_t)getpid(), 222, p, now_ns());
 	for (int i = 0; i < 200 && r2 == r1; i++) {
 		ts.tv_nsec = 5000000;
 		nanosleep(&ts, NULL);
-		pywatch_counts(w, &r2, &cpu, &mean);
+		pywatch_counts(w, &r2, &cpu, &mean, &io);
 	}
 	CHECK(r2 > r1);
 	pywatch_free(w);
 	/* --python-rate: the mean is the one asked for, but never under the sampling period */
 	w = pywatch_new(1000000, 4000000);
-	pywatch_counts(w, &r1, &cpu, &mean);
+	pywatch_counts(w, &r1, &cpu, &mean, &io);
 	CHECK(mean == 4000000);
 	pywatch_free(w);
 	w = pywatch_new(10000000, 1000000);
-	pywatch_counts(w, &r1, &cpu, &mean);
+	pywatch_counts(w, &r1, &cpu, &mean, &io);
 	CHECK(mean == 10000000);
 	pywatch_free(w);
 	/* quitting does not wait out an interval of a low rate: 120 s here (each drawn from 60 to
@@ -283,6 +342,18 @@ static void build_old(const struct pyproc *p)
 	static const uint8_t inner39[] = { 0, 1, 4, 1, 12, 1, 14, 1 };
 	put_u64(o_lnotab, 16, sizeof(inner39));
 	memcpy(o_lnotab + 32, inner39, sizeof(inner39));
+}
+
+/* 3.8-3.10: the pthread's tid is read in the same read; a thread state of another thread is not
+ * taken for it. */
+static void test_stack_old(const struct pyproc *p)
+{
+	struct pyread_hint h = { 0 };
+	check_stack(p, 222, &h, 0);
+	check_stack(p, 222, &h, 1);
+	check_stack(p, 111, &h, 0);
+	check_stack(p, 111, &h, 0);
+	check_stack(p, 222, &h, 0);
 }
 
 static void test_read_old(const struct pyproc *p)
@@ -477,6 +548,7 @@ int main(void)
 	p.lay = *pylayout_known(3, 11);
 	build(&p.lay);
 	test_read(&p);
+	test_stack(&p);
 	test_debug_offsets();
 	test_watch(&p);
 	test_budget();
@@ -485,6 +557,7 @@ int main(void)
 	old.lay = *pylayout_known(3, 9);
 	build_old(&old);
 	test_read_old(&old);
+	test_stack_old(&old);
 	test_lines_old();
 	build_old(&old);
 	test_hostile_old(&old);
