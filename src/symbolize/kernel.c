@@ -57,6 +57,15 @@ struct kcache_entry {          /* the table (and cache file) format */
 };
 
 #define KCACHE_MAX_DSOS 4096
+/* Addresses recently named, by address: a kernel stack's return addresses come back sample after
+ * sample (fork, exec and exit under process churn are deep), and each would otherwise cost a
+ * bisection of 100k entries spread over megabytes of the mapped table. */
+#define KERNEL_HOT_SLOTS 4096
+
+struct kernel_hot {
+	uint64_t addr;
+	uint32_t idx;  /* the entry + 1; 0: empty */
+};
 
 struct kernel {
 	struct intern *in;
@@ -76,6 +85,7 @@ struct kernel {
 	void *owned_ents;          /* or the table parsed here */
 	char *owned_pool;
 	size_t last;
+	struct kernel_hot *hot;    /* KERNEL_HOT_SLOTS, made on the first lookup */
 };
 
 void kernel_move_names(struct kernel *k)
@@ -105,6 +115,7 @@ void kernel_free(struct kernel *k)
 	free(k->owned_ents);
 	free(k->owned_pool);
 	free(k->names);
+	free(k->hot);
 	free(k->path);
 	free(k);
 }
@@ -449,8 +460,14 @@ int kernel_lookup(struct kernel *k, uint64_t addr, struct frame *out)
 		kernel_load(k);
 	if (!k->nents)
 		return 0;
+	if (!k->hot)
+		k->hot = xcalloc(KERNEL_HOT_SLOTS, sizeof(*k->hot));
+	size_t slot = (size_t)((addr * 0x9E3779B97F4A7C15ull) >> 32) & (KERNEL_HOT_SLOTS - 1);
+	struct kernel_hot *hot = &k->hot[slot];
 	size_t idx = k->last;
-	if (!(addr >= k->ents[idx].start && addr < k->ents[idx].end)) {
+	if (hot->idx && hot->addr == addr && hot->idx <= k->nents) {
+		idx = hot->idx - 1;
+	} else if (!(addr >= k->ents[idx].start && addr < k->ents[idx].end)) {
 		size_t lo = 0, hi = k->nents;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
@@ -463,6 +480,8 @@ int kernel_lookup(struct kernel *k, uint64_t addr, struct frame *out)
 			return 0;
 		idx = lo - 1;
 		k->last = idx;
+		if (idx < UINT32_MAX)
+			*hot = (struct kernel_hot){ addr, (uint32_t)idx + 1 };
 	}
 	const struct kcache_entry *e = &k->ents[idx];
 	if (e->name_off >= k->pool_len || e->dso_idx >= k->ndsos)

@@ -961,11 +961,26 @@ static struct jitdump *proc_jitdump(struct maps *m, struct proc *p)
 	return p->jd;
 }
 
+/* Whether addr of p may be code a JIT wrote. That code lives in anonymous executable memory, which
+ * the kernel's records (and the synthesized ones at start) map; an address outside every mapping is
+ * most often a return address of code without frame pointers, which would cost every process, however
+ * short-lived, a look for its perf map (the root and namespace stats, the file's open). It is asked
+ * only of a process whose perf map or jitdump is already known to exist. */
+static bool proc_may_jit(const struct proc *p, uint64_t addr)
+{
+	if (p->jd_path || (p->jit && jitmap_found(p->jit)))
+		return true;
+	const struct map *mp = mapset_find(p->ms, addr);
+	if (!mp && p->pre_exec)
+		mp = mapset_find(p->pre_exec, addr);
+	return mp && mp->kind == MAP_KIND_ANON;
+}
+
 bool maps_jit_lookup(struct maps *m, uint32_t pid, uint64_t addr, bool want_line,
 		     struct maps_jit_hit *hit)
 {
 	struct proc *p = proc_get(m, pid);
-	if (!p || !maps_pid_readable(pid))
+	if (!p || !maps_pid_readable(pid) || !proc_may_jit(p, addr))
 		return false;
 	struct jitdump *jd = proc_jitdump(m, p);
 	struct jitdump_hit h;

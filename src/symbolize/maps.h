@@ -80,6 +80,8 @@ const struct map *maps_find(struct maps *m, uint32_t pid, uint64_t addr);
  * JIT code of pid: the entry holding addr of its jitdump (the jit-PID.dump it mapped), else of its
  * perf map (/tmp/perf-PID.map under the pid and root the process sees); false when none. sym and
  * srcline (want_line, from the dump's debug info) are interned; code: the dump holds its bytes.
+ * An address outside the process's anonymous code is looked up only once it has a perf map or a
+ * jitdump (a JIT writes its code there: such an address is most often no code at all).
  * maps_jit_dso is the dso name perf gives a process's anonymous code, "[JIT] tid PID" (interned).
  */
 struct maps_jit_hit {

@@ -246,6 +246,21 @@ static void test_jit_frames(void)
 		CHECK_EQ_U64(st.jit, 2);
 		symbolizer_free(s);
 	}
+	/* An address outside every mapping is no JIT code until the process is known to have a perf
+	 * map (a return address of code without frame pointers, most often): not looked up, so a
+	 * process that never maps anonymous code never has its map looked for. Offline: no /proc. */
+	struct symbolizer *s = symbolizer_new();
+	symbolizer_set_offline(s);
+	feed_mmap(s, pid, base + 0x1000, 0x1000, 0, 0, "//anon");
+	struct frame f;
+	CHECK(symbolizer_lookup(s, pid, base + 0x10, false, &f, 1) == 1);
+	CHECK(strcmp(f.sym, "JS:*hotLoopFunction /x/hot.js:1:25") != 0);
+	CHECK(symbolizer_lookup(s, pid, base + 0x1010, false, &f, 1) == 1);
+	CHECK_STR(f.sym, "LazyCompile:~outer");
+	/* its map found, the map names what it holds wherever the records left a gap */
+	CHECK(symbolizer_lookup(s, pid, base + 0x10, false, &f, 1) == 1);
+	CHECK_STR(f.sym, "JS:*hotLoopFunction /x/hot.js:1:25");
+	symbolizer_free(s);
 	/* The map file's path: our own pid and root, so plain /tmp/perf-PID.map. */
 	struct intern *in = intern_new();
 	struct maps *m = maps_new(NULL, in);
