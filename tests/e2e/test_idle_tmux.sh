@@ -17,6 +17,9 @@ pt=${1:?usage: test_idle_tmux.sh PERFTOP}
 sleep 600 & target=$!
 trap 'tm kill-server 2>/dev/null; kill $target 2>/dev/null' EXIT
 HUNG_SECS=30
+# Each count's interval: 3 s holds 3 refreshes, and the ~86 wakeups a second of a view that ticks
+# and polls would be ~260 in it, ten times the limit's 75 (and 26 times the 30 after the exit).
+WINDOW_SECS=3
 # The context switches of every thread of pid: $2 = voluntary or nonvoluntary.
 switches() {
 	local n=0 f
@@ -45,7 +48,7 @@ shell=$(tm display -p -t t '#{pane_pid}')
 ppid=$(pgrep -P "$shell" -x perftop | head -1)
 [ -n "$ppid" ] || fail "no perftop process under the pane's shell"
 sleep 4  # past the first seconds' fast refreshes
-e0=$(elapsed); read -r rate vol invol ms < <(wakeups_per_sec "$ppid" 6); e1=$(elapsed)
+e0=$(elapsed); read -r rate vol invol ms < <(wakeups_per_sec "$ppid" "$WINDOW_SECS"); e1=$(elapsed)
 echo "target sleeping: $vol voluntary switches in $ms ms ($rate a second; $invol involuntary);" \
 	"elapsed ${e0}s -> ${e1}s"
 [ "$rate" -lt 25 ] || fail "an idle view woke $rate times a second ($vol in $ms ms)"
@@ -54,7 +57,7 @@ echo "target sleeping: $vol voluntary switches in $ms ms ($rate a second; $invol
 kill $target
 wait_for 'have exited' $((HUNG_SECS * 10)) || fail "the exit was not noticed within $HUNG_SECS s"
 sleep 1
-read -r rate vol invol ms < <(wakeups_per_sec "$ppid" 6)
+read -r rate vol invol ms < <(wakeups_per_sec "$ppid" "$WINDOW_SECS")
 echo "target exited: $vol voluntary switches in $ms ms ($rate a second; $invol involuntary)"
 [ "$rate" -lt 10 ] || fail "a view whose target exited woke $rate times a second ($vol in $ms ms)"
 tm send-keys -t t q

@@ -12,8 +12,10 @@
 
 usage: test_names_live.py PERFTOP FIXTURE_DIR SOURCE_DIR CXX_FIXTURE"""
 import http.server
+import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -35,6 +37,29 @@ def live(args, cmd, env=None):
     if p.returncode != 0:
         fail(f"perftop {' '.join(args)} exited {p.returncode}: {p.stderr.strip()[:300]}")
     return snapshots(p)
+
+
+def live_until(args, cmd, stop, env=None):
+    """live(), but ended by SIGINT at the first snapshot stop(rows) accepts (ARGS' -n bounds it
+    when none does): its snapshots, that one the last."""
+    need_perf_events("task")
+    full = [perftop, "-b", "--json"] + args + ["--"] + cmd
+    p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    seen = []
+    try:
+        for line in p.stdout:
+            seen.append(line)
+            if line.lstrip().startswith("{") and stop(json.loads(line).get("rows", [])):
+                p.send_signal(signal.SIGINT)
+                break
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if p.returncode != 0:
+        fail(f"perftop {' '.join(args)} exited {p.returncode}: {err.strip()[:300]}")
+    return snapshots(subprocess.CompletedProcess(full, p.returncode, "".join(seen) + out, err))
 
 
 def syms(snaps):
@@ -133,8 +158,10 @@ threading.Thread(target=srv.serve_forever, daemon=True).start()
 env = dict(os.environ, DEBUGINFOD_URLS=f"http://127.0.0.1:{srv.server_address[1]}",
            DEBUGINFOD_CACHE_PATH=os.path.join(d, "cache"), HOME=d)
 # The fetch runs in the background while the session goes on: the program runs long enough for a
-# slow machine's fetch (a hang's margin), and the test asks only that some window names work.
-snaps = live(["-n", "20", "-d", "0.5"], [prog, "10"], env=env)
+# slow machine's fetch (a hang's margin), and the test asks only that some window names work, so the
+# session ends at the first that does (SIGINT; exit 0 wanted) instead of running out its 20 windows.
+snaps = live_until(["-n", "20", "-d", "0.5"], [prog, "10"],
+                   lambda rows: any(r.get("sym") == "work" for r in rows), env=env)
 srv.shutdown()
 named = [i for i, s in enumerate(snaps) if any(r["sym"] == "work" for r in s["rows"])]
 if not any(p.startswith(f"/buildid/{bid}/debuginfo") for p in asked):

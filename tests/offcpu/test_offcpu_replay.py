@@ -40,9 +40,12 @@ def replay(path, extra):
     return snapshots(p.stdout, f"perftop -i {path} --off-cpu")
 
 
-def check_replays(path, w, what, libc_callers=False):
+def check_replays(path, w, what, libc_callers=False, whole=None):
+    """The checks of a whole-file replay (whole: its snapshots when the caller made it already, the
+    same replay) and of one in windows of 0.5 s."""
     n = 0
-    whole = replay(path, ["-s", "sym"])
+    if whole is None:
+        whole = replay(path, ["-s", "sym"])
     check_mode(whole, "off-cpu")
     if len(whole) != 1:
         fail(f"{what}: a replay without -d gave {len(whole)} snapshots, want one")
@@ -71,7 +74,8 @@ for attempt in range(1, 4):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         fail(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[:300]}")
-    lost = sum(sn.get("lost", 0) for sn in replay(rec, ["-s", "sym"]))
+    whole = replay(rec, ["-s", "sym"])
+    lost = sum(sn.get("lost", 0) for sn in whole)
     if not lost:
         break
     print(f"perf record lost {lost} records (attempt {attempt} of 3)")
@@ -79,7 +83,7 @@ else:
     fail("perf record lost records in each of 3 recordings: no reference")
 w = load_workload(out)
 print(f"perf record: {sync_blocked(w)[1]}")
-checks += check_replays(rec, w, "perf record")
+checks += check_replays(rec, w, "perf record", whole=whole)
 
 # perftop's own recording
 rec = os.path.join(d, "perftop.data")

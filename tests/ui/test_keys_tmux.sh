@@ -104,6 +104,17 @@ rec "$d/drill.data" "$fixture" 3
 rec "$d/cxx.data" "$cxx" 2
 pid=$(perf script -i "$d/drill.data" -F pid,comm 2>/dev/null | awk -v c="$dso" '$1 == c { print $2; exit }')
 [ -n "$pid" ] || { echo "FAIL: perf script shows no sample of $dso in $d/drill.data"; exit 1; }
+# Shift-Tab's recording of three events (its part is below)
+rec_events() { perf record -q -N -B --no-bpf-event -g -F 999 -e cpu-clock -e task-clock -e page-faults -o "$d/three.data" -- "$fixture" 1 2>&1 >/dev/null; }
+out=$(rec_events) || { echo "FAIL: perf record of three events: $out"; exit 1; }
+mapfile -t ev < <(perf evlist -i "$d/three.data" 2>/dev/null)
+[ "${#ev[@]}" = 3 ] || fail "perf evlist names ${#ev[@]} events in three.data: ${ev[*]}"
+# The replays of the later parts start now, each in a session of its own (renamed t when its part
+# comes): a replay plays its recording in the recording's time and then waits, so each has reached
+# its end by then instead of being waited for. They start from the default settings, before any
+# session here has saved its own.
+tm new-session -d -s cx -x 160 -y 30 "$pt -i $d/cxx.data -d 0.5; echo PERFTOP-EXITED:\$?; sleep 60"
+tm new-session -d -s ev -x 140 -y 30 "$pt -i $d/three.data -d 0.5; echo PERFTOP-EXITED:\$?; sleep 60"
 
 # --- the table -----------------------------------------------------------------------------------
 tm new-session -d -s t -x 140 -y 30 \
@@ -517,8 +528,7 @@ shown=$(report | awk '$5 ~ /^geo::Grid::smooth/ { print $5; exit }')
 raw=$(report --no-demangle | awk '$5 ~ /^_Z.*4Grid6smooth/ { print $5; exit }')
 [ -n "$shown" ] && [ -n "$raw" ] || fail "perf report names no geo::Grid::smooth in cxx.data ('$shown' '$raw')"
 echo "m: $shown / $raw"
-tm new-session -d -s t -x 160 -y 30 \
-	"$pt -i $d/cxx.data -d 0.5; echo PERFTOP-EXITED:\$?; sleep 60"
+tm rename-session -t cx t || fail "no session cx (the replay of cxx.data)"
 wait_for '^ END ' 600 || fail "the replay of cxx.data did not reach its end"
 wait_for " $shown +cxx_fixture" || fail "no $shown row"
 screen | grep -q ' _Z' && bad "raw names in the table before m"
@@ -546,12 +556,8 @@ tm kill-session -t t
 
 # --- Shift-Tab: the previous event, round, in a recording of three (Tab, the next, has its test in
 # e2e_events_tmux; with two events the two keys would land on the same one) ---------------------
-rec_events() { perf record -q -N -B --no-bpf-event -g -F 999 -e cpu-clock -e task-clock -e page-faults -o "$d/three.data" -- "$fixture" 1 2>&1 >/dev/null; }
-out=$(rec_events) || { echo "FAIL: perf record of three events: $out"; exit 1; }
-mapfile -t ev < <(perf evlist -i "$d/three.data" 2>/dev/null)
-[ "${#ev[@]}" = 3 ] || fail "perf evlist names ${#ev[@]} events in three.data: ${ev[*]}"
-tm new-session -d -s t -x 140 -y 30 \
-	"$pt -i $d/three.data -d 0.5; echo PERFTOP-EXITED:\$?; sleep 60"
+# (three.data was recorded, and its replay started as the session "ev", with the others at the top)
+tm rename-session -t ev t || fail "no session ev (the replay of three.data)"
 wait_for '^ END ' 600 || fail "the replay of three.data did not reach its end"
 wait_for "event 1/3: ${ev[0]} " || fail "the replay does not start on its first event ${ev[0]}"
 key BTab
