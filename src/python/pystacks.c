@@ -83,6 +83,11 @@ struct pycode {
 
 struct pystacks {
 	uint16_t hint[PY_HINTS];   /* pid % PY_HINTS -> the slot it was found in last */
+	/* Each slot's pid + 1 (0: free) and last use, apart from the slots themselves: a pid not in
+	 * its hint (every new process under churn, every fork and exit told to pystacks_forget) is
+	 * looked for in these 6 KiB instead of in 512 entries of several KiB each. */
+	uint32_t slot_key[PY_PROCS];
+	uint64_t slot_use[PY_PROCS];
 	frame_rename_fn intern;
 	pystacks_gen_fn intern_gen;
 	void *intern_ctx;
@@ -198,6 +203,21 @@ static bool chain_in_interp(const struct frame *frames, int n)
 	return false;
 }
 
+/* The slot of pid, or -1. */
+static int proc_slot(const struct pystacks *p, uint32_t pid)
+{
+	uint32_t key = pid + 1;
+	if (key == 0)
+		return -1;  /* pid -1 (no process): kept as a free slot, never found */
+	int h = p->hint[pid % PY_HINTS];
+	if (p->slot_key[h] == key)
+		return h;
+	for (int i = 0; i < PY_PROCS; i++)
+		if (p->slot_key[i] == key)
+			return i;
+	return -1;
+}
+
 /* The process's entry: looked at when a sample of it first runs through an interpreter, and again
  * when its executable changes (exec: the pyenv shim is bash, then pyenv, then python3; checked
  * every PY_EXE_CHECK_NS besides the events, which a lost record may miss; not its command, which
@@ -206,24 +226,22 @@ static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, uint64_t n
 				    const struct frame *frames, int n)
 {
 	uint16_t *hint = &p->hint[pid % PY_HINTS];
-	struct pyprocess *e = NULL, *old = &p->procs[0];
-	if (p->procs[*hint].used && p->procs[*hint].pid == pid)
-		e = &p->procs[*hint];
-	for (int i = 0; i < PY_PROCS && !e; i++) {
-		if (p->procs[i].used && p->procs[i].pid == pid)
-			e = &p->procs[i];
-		else if (!p->procs[i].used || (old->used && p->procs[i].last_use < old->last_use))
-			old = &p->procs[i];
-	}
-	if (!e) {
-		e = old;
+	int i = proc_slot(p, pid);
+	if (i < 0) {
+		i = 0;  /* a free slot, else the least recently used */
+		for (int j = 0; j < PY_PROCS && p->slot_key[i]; j++)
+			if (!p->slot_key[j] || p->slot_use[j] < p->slot_use[i])
+				i = j;
+		struct pyprocess *e = &p->procs[i];
 		memset(e, 0, sizeof(*e));
 		e->used = true;
 		e->pid = pid;
 		e->state = PY_UNSEEN;
+		p->slot_key[i] = pid + 1;
 	}
-	*hint = (uint16_t)(e - p->procs);
-	e->last_use = ++p->clock;
+	struct pyprocess *e = &p->procs[i];
+	*hint = (uint16_t)i;
+	e->last_use = p->slot_use[i] = ++p->clock;
 	bool probe = false;
 	if (e->state == PY_UNSEEN || e->state == PY_GONE) {
 		/* gone: its pid may be another's now, if the fork's record was lost */
@@ -248,13 +266,11 @@ static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, uint64_t n
 
 void pystacks_forget(struct pystacks *p, uint32_t pid)
 {
-	struct pyprocess *e = &p->procs[p->hint[pid % PY_HINTS]];
-	if (!e->used || e->pid != pid)
-		for (int i = 0; i < PY_PROCS; i++)
-			if (p->procs[i].used && p->procs[i].pid == pid)
-				e = &p->procs[i];
-	if (e->used && e->pid == pid)
-		e->used = false;
+	int i = proc_slot(p, pid);
+	if (i < 0)
+		return;
+	p->procs[i].used = false;
+	p->slot_key[i] = 0;
 }
 
 static const char *basename_of(const char *path)
