@@ -4,8 +4,8 @@
  * clock of its own, and keeps each thread's last reads with their times.
  *
  * DESIGN: this is perftop's one thread boundary besides the sampler's queue. Why a thread: the
- * session takes samples in from the sampler's queue 10 to 35 ms after they were taken (the sampler
- * hands them over every ~15 ms, in bursts), and a stack read then is one stack for the whole burst,
+ * session takes samples in from the sampler's queue 40 to 130 ms after they were taken (the sampler
+ * hands them over every ~40 ms, in bursts), and a stack read then is one stack for the whole burst,
  * tens of ms late; a Python program changes function far more often than that. So the stacks are
  * read here, independently of the samples, and each sample takes the read nearest to its own time
  * (CLOCK_MONOTONIC on both sides, as the sampler's events use). What crosses the boundary, under

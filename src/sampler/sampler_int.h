@@ -32,8 +32,8 @@
  * SAMPLER_RING_SECS of samples at the sampling rate, the queue SAMPLER_QUEUE_SECS of all of them as
  * parsed records, plus room for the side-band records of a churn of processes (MMAP2, COMM, FORK,
  * EXIT: ~30 KiB/s per CPU under a steady churn of short processes). The ring is drained every
- * 15 ms pass, or woken at half full, and the queue every 20-50 ms tick: both hold several times
- * that, for a machine whose threads wait for a CPU. A sample is estimated at SAMPLER_SAMPLE_BYTES
+ * 40 ms pass, or woken at half full, and the queue every 20-50 ms tick, a pass's burst arriving
+ * just after one: both hold several times that, for a machine whose threads wait for a CPU. A sample is estimated at SAMPLER_SAMPLE_BYTES
  * plus 8 bytes per frame of a SAMPLER_EST_FRAMES-deep chain (a busy -a -g session averages ~110 bytes
  * here), and with --call-graph dwarf or fp+cfi its registers and stack copy (at most: the kernel
  * copies what the thread uses). The queue is a ring the producer walks whole, so all of it is resident; it is
@@ -42,7 +42,7 @@
  * a longer backlog), and records past it are counted as dropped.
  */
 #define SAMPLER_RING_SECS 0.2
-#define SAMPLER_QUEUE_SECS 0.15
+#define SAMPLER_QUEUE_SECS 0.25
 #define SAMPLER_CONSUMER_RATE 500000.0       /* records/s, frame-pointer or no call graphs */
 #define SAMPLER_CONSUMER_RATE_DWARF 100000.0 /* records/s with user stacks to unwind */
 #define SAMPLER_SIDEBAND_BYTES (32u << 10)
@@ -63,7 +63,10 @@
  * switch brings a sample with its chain and raw fields and two context-switch records. */
 #define SAMPLER_SWITCH_RATE 30000u
 #define SAMPLER_SWITCH_RECORD_BYTES 112u
-#define SAMPLER_POLL_MS 15
+/* A pass every 40 ms while records flow: the view drains the queue every 50 ms, so passes more
+ * often only cost wakes (about 50 us of CPU each in a VM, where a timer and an idle CPU trap to the
+ * hypervisor: at 15 ms they were most of this thread's time under process churn). */
+#define SAMPLER_POLL_MS 40
 /* A pass that found nothing doubles the wait before the next, up to this: an idle session (a -p
  * target that sleeps) wakes a few times a second, not 66 (the rings wake us anyway when they fill
  * to half, and a target's exit hangs its events up). */
