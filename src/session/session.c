@@ -990,6 +990,7 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 		s->window_start_pos = pos;
 		return s->nev;
 	}
+	symbolizer_release_pages(s->sym);
 	uint64_t now = now_ns();
 	uint64_t dropped = queue_dropped(sampler_queue(s->sampler));
 	uint64_t from = s->zoomed_ns > s->window_start_ns ? s->zoomed_ns : s->window_start_ns;

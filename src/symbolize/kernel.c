@@ -106,6 +106,12 @@ struct kernel *kernel_new(struct intern *in, const char *path)
 	return k;
 }
 
+void kernel_release_pages(struct kernel *k)
+{
+	if (k && k->map)
+		madvise(k->map, k->map_len, MADV_DONTNEED);
+}
+
 void kernel_free(struct kernel *k)
 {
 	if (!k)

@@ -22,6 +22,9 @@ void kernel_free(struct kernel *k);
 /* The pool is being compacted (intern.h): the names held here move to the new generation
  * (names of symbols are interned again on their next lookup). */
 void kernel_move_names(struct kernel *k);
+/* The cached table's pages leave the resident set (see unwind_release_pages): a bisection
+ * touches pages all over its megabytes, which otherwise all stay resident. */
+void kernel_release_pages(struct kernel *k);
 
 /* Fills out->sym, dso, sym_start when a text symbol holds addr; returns 1, else 0. */
 int kernel_lookup(struct kernel *k, uint64_t addr, struct frame *out);

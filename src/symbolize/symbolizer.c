@@ -46,6 +46,7 @@ struct symbolizer {
 	bool demangle;
 	bool srclines;        /* kernel frames get "sym+off" srclines as perf's */
 	struct unwind *uw;    /* DWARF unwinding of sampled user stacks; made on the first such sample */
+	uint64_t release_calls; /* symbolizer_release_pages */
 	const char *roots[10]; /* interned names of the functions a thread's stack starts in */
 	const char *why[UNWIND_ERROR + 1]; /* the frame that ends a chain cut short, by reason */
 	struct sym_cached *cache;  /* SYM_CACHE_SLOTS, made on first use */
@@ -815,6 +816,17 @@ static void symbolizer_debug_arrived(void *ctx, const uint8_t *bid, size_t len)
 	struct symbolizer *s = ctx;
 	dso_set_reload(s->dsos, bid, len);
 	symbolizer_forget_names(s);
+}
+
+void symbolizer_release_pages(struct symbolizer *s)
+{
+	/* The binaries' pages only every tenth call: a walk comes back to the same few pages of the
+	 * same libraries, and faulting them in again each second cost more CPU (a point of a CPU under
+	 * the no-pause churn) than the few MiB are worth; the kernel's table is mostly missed in the
+	 * symbolizer's own cache, so its pages come back rarely. */
+	if (++s->release_calls % 10 == 0)
+		unwind_release_pages(s->uw);
+	kernel_release_pages(s->kernel);
 }
 
 void symbolizer_poll(struct symbolizer *s)

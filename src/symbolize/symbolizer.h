@@ -169,6 +169,9 @@ void symbolizer_configure_debuginfo(const char *symfs, const char *debuginfod_ur
 /* Each tick: reaps finished debuginfod fetches and reopens the binaries whose debug file arrived.
  * Never blocks. */
 void symbolizer_poll(struct symbolizer *s);
+/* The mapped files read for unwinding and the kernel's table leave the resident set until next
+ * read; once a window, so that a minute of churn does not keep every library's pages. */
+void symbolizer_release_pages(struct symbolizer *s);
 /* A recording's build-id for a file it mapped (a replay: the file's BUILD_ID section, a stream's
  * HEADER_BUILD_ID records), before the first sample in that file: the symbolizer then reads only a
  * file with that build-id, found at the --symfs copy or the path, in perf's build-id cache

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "record/record.h"
 #include "util/util.h"
@@ -352,6 +353,17 @@ int unwind_sample(struct unwind *u, const struct rec *r, uint64_t *ips, int max,
 		w.why_dso = NULL;
 	}
 	return unwind_slow(u, &w, r, ips, max, res);
+}
+
+void unwind_release_pages(struct unwind *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->cap; i++) {
+		const struct image *img = u->imgs[i];
+		if (img && img->data && img->size)
+			madvise((void *)img->data, img->size, MADV_DONTNEED);
+	}
 }
 
 void unwind_counts(const struct unwind *u, uint64_t *images, uint64_t *no_info)

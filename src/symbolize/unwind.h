@@ -84,6 +84,10 @@ int unwind_head(struct unwind *u, const struct rec *r, uint64_t ip, uint64_t *ra
 struct dso;
 void unwind_forget_dso(struct unwind *u, const struct dso *d);
 void unwind_forget(struct unwind *u, uint32_t pid);
+/* The mapped images' pages leave this process's resident set (they stay in the page cache and
+ * come back, as minor faults, on the next read): a walk touches a few pages of each binary, and
+ * over minutes of process churn the whole .eh_frame of every library stays resident otherwise. */
+void unwind_release_pages(struct unwind *u);
 
 /* Binaries mapped for unwinding (each once), and those without usable tables. */
 void unwind_counts(const struct unwind *u, uint64_t *images, uint64_t *no_info);
