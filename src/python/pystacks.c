@@ -56,12 +56,10 @@ enum { PY_UNSEEN = 2, PY_GONE = 3 };
 
 struct pyprocess {
 	uint32_t pid;
-	bool used;
 	/* 1 a CPython read; 0 not one; -1 one that cannot be read; PY_UNSEEN not looked at yet;
 	 * PY_GONE gone when looked at */
 	int state;
 	uint64_t probed;           /* when it was looked at */
-	uint64_t last_use;
 	uint64_t exe_dev, exe_ino, exe_checked;
 	struct pyproc proc;
 	uint64_t code_type;
@@ -234,14 +232,13 @@ static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, uint64_t n
 				i = j;
 		struct pyprocess *e = &p->procs[i];
 		memset(e, 0, sizeof(*e));
-		e->used = true;
 		e->pid = pid;
 		e->state = PY_UNSEEN;
 		p->slot_key[i] = pid + 1;
 	}
 	struct pyprocess *e = &p->procs[i];
 	*hint = (uint16_t)i;
-	e->last_use = p->slot_use[i] = ++p->clock;
+	p->slot_use[i] = ++p->clock;
 	bool probe = false;
 	if (e->state == PY_UNSEEN || e->state == PY_GONE) {
 		/* gone: its pid may be another's now, if the fork's record was lost */
@@ -269,7 +266,6 @@ void pystacks_forget(struct pystacks *p, uint32_t pid)
 	int i = proc_slot(p, pid);
 	if (i < 0)
 		return;
-	p->procs[i].used = false;
 	p->slot_key[i] = 0;
 }
 
