@@ -233,9 +233,12 @@ static void test_watch(const struct pyproc *p)
 	uint64_t gap = 0;
 	struct pyraw raw[8];
 	CHECK(pywatch_lookup(w, (uint32_t)getpid(), 222, now_ns(), raw, 8, &gap) == -1);
-	pywatch_note(w, (uint32_t)getpid(), 222, p, now_ns());
+	/* noted again at each wait, as the session notes a thread it keeps sampling: a single note
+	 * lapses after WATCH_IDLE_NS, and a thread started slowly (TSan on a loaded machine: 250 ms
+	 * seen) would find nothing left to read */
 	int n = -1;
 	for (int i = 0; i < 200 && n < 0; i++) {
+		pywatch_note(w, (uint32_t)getpid(), 222, p, now_ns());
 		struct timespec ts = { 0, 5000000 };
 		nanosleep(&ts, NULL);
 		n = pywatch_lookup(w, (uint32_t)getpid(), 222, now_ns(), raw, 8, &gap);
@@ -258,8 +261,8 @@ static void test_watch(const struct pyproc *p)
 	pywatch_counts(w, &r2, &cpu, &mean, &io);
 	CHECK(r2 == r1);
 	/* sampled again: read again */
-	pywatch_note(w, (uint32_t)getpid(), 222, p, now_ns());
 	for (int i = 0; i < 200 && r2 == r1; i++) {
+		pywatch_note(w, (uint32_t)getpid(), 222, p, now_ns());
 		ts.tv_nsec = 5000000;
 		nanosleep(&ts, NULL);
 		pywatch_counts(w, &r2, &cpu, &mean, &io);
