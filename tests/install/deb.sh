@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make deb: a package whose Depends name the libraries perftop links (libdw1 among them) and whose
 # Recommends the ones it dlopens; apt-get installs it, /usr/bin/perftop runs, dpkg -r removes it.
-# It changes the system: it runs alone (RUN_SERIAL), as root, and removes the package whatever
-# happens. A perftop package installed before the test is left alone (the test skips).
+# It changes the system: it runs as root and removes the package whatever happens. A perftop
+# package installed before the test is left alone (the test skips).
 #   deb.sh SOURCE_DIR BUILD_DIR
 set -u
 src=$1 build=$2

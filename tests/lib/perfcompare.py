@@ -3,8 +3,9 @@
 
 It reads perf report --stdio (-n, -g none, --sort dso,sym, sym or srcline, --children or
 --no-children, one section per event of a file of several; and, for what perf report cannot show,
-the callchains of perf script) and perftop's -b --json snapshots, matches rows by (dso
-basename, normalised symbol) and checks both ways:
+the callchains of perf script; a test that holds perftop to both Self and Total reads the
+--no-children rows out of one --children report: perf_reports, self_of) and perftop's -b --json
+snapshots, matches rows by (dso basename, normalised symbol) and checks both ways:
 
   - every perf report row at or above MIN_SHARE percent is in perftop within the tolerance;
   - every perftop row at or above MIN_SHARE percent is in perf report within the tolerance;
@@ -394,6 +395,37 @@ def perf_report(path, children, sort="dso,sym", env=None, extra=(), timeout=600)
     for sec in out.values():
         sec.path = path
     return out
+
+
+def self_of(sections):
+    """The --no-children report within a --children one: {event: Section} of the rows that hold
+    samples of their own (the Samples column of a --children report is each row's Self count, its
+    second percentage its Self%), Total dropped. perf report --no-children prints exactly these
+    rows, shares and counts (every entry there is a sample's own); a test that holds perftop to
+    both reads one perf report instead of two, which on a DWARF recording is seconds each."""
+    out = {}
+    for event, sec in sections.items():
+        own = Section(event)
+        own.rows = [(key, self_, None, n) for key, self_, _, n in sec.rows if n > 0]
+        own.samples, own.event_count, own.path = sec.samples, sec.event_count, sec.path
+        out[event] = own
+    return out
+
+
+def perf_reports(path, **kw):
+    """{False: the --no-children sections, True: the --children ones} of one perf report
+    --children run (self_of). A pipe-mode file, whose report perf 6.1 prints with Self alone
+    whatever is asked, gives the same sections both ways."""
+    total = perf_report(path, True, **kw)
+    return {False: self_of(total), True: total}
+
+
+def report_sections(path, **kw):
+    """perf_reports of a file of one event: {False: Section, True: Section}."""
+    both = perf_reports(path, **kw)
+    if len(both[True]) != 1:
+        fail(f"perf report -i {path}: {len(both[True])} events ({sorted(both[True])}), want one")
+    return {c: next(iter(secs.values())) for c, secs in both.items()}
 
 
 def report_section(path, children, **kw):

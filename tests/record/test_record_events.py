@@ -11,7 +11,7 @@ import os
 import tempfile
 from e2elib import fail, parse_snapshots, passed
 from reclib import need_perf, perftop
-from replaylib import compare, perf_report, replay_json, script_counts
+from replaylib import compare, perf_reports, replay_json, script_counts
 
 need_perf()
 EVENTS = ["cpu-clock", "page-faults"]
@@ -78,7 +78,7 @@ with tempfile.TemporaryDirectory() as d:
     if counts != live:
         fail(f"perf script counts {counts}, the live session took in {live}")
     checks += 1
-    reports = {c: perf_report(f, c) for c in (False, True)}
+    reports = perf_reports(f)  # --no-children within --children (perfcompare.self_of)
     if sorted(reports[False]) != sorted(EVENTS):
         fail(f"perf report's sections: {sorted(reports[False])}")
     # perf report knows no Python frames: the replay is compared without them (tests/python

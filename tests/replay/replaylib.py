@@ -15,7 +15,8 @@ import tempfile
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from perfprobe import SKIP, fail, kinds_for, need_perf_events, need_tool, perf_script, skip  # noqa: F401
 # the one comparison with perf report, and its parsers (tests/lib/perfcompare.py)
-from perfcompare import (check, compare, merge_sections, perf_report, report_section,  # noqa: F401
+from perfcompare import (check, compare, merge_sections, perf_report, perf_reports,  # noqa: F401
+                         report_section, report_sections,
                          script_section, snapshots as _snapshots, tolerance)
 
 

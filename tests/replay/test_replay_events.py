@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 from replaylib import (compare, fail, kinds_for, need_perf_events, need_tool, perf_record,
-                       perf_report, replay_json, script_counts, skip, tmpdir)
+                       perf_reports, replay_json, script_counts, skip, tmpdir)
 
 if len(sys.argv) < 4 or sys.argv[3] not in ("probe", "sched"):
     sys.exit(f"usage: {sys.argv[0]} PERFTOP PROBE_WORK probe|sched")
@@ -48,7 +48,7 @@ def check_events(path, events, exact=None, min_rows={}):
     """The replay of path against perf script's counts and perf report's sections, per event."""
     global checks
     counts = script_counts(path)
-    reports = {c: perf_report(path, c) for c in (False, True)}
+    reports = perf_reports(path)  # --no-children within --children (perfcompare.self_of)
     snaps, _ = replay_json(perftop, path)
     got = {s["event"]: s for s in snaps}
     if sorted(got) != sorted(events) or len(snaps) != len(events):

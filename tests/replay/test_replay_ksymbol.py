@@ -18,7 +18,7 @@ import sys
 
 from perfdata_rw import (S_CALLCHAIN, S_CPU, S_ID, S_IDENTIFIER, S_IP, S_TID, S_TIME, S_ADDR,
                          S_STREAM_ID, S_PERIOD, S_READ, read_file, u32, u64, write_file)
-from replaylib import check, fail, perf_record, replay_json, report_section, tmpdir
+from replaylib import check, fail, perf_record, replay_json, report_sections, tmpdir
 
 perftop = sys.argv[1]
 d = tmpdir()
@@ -134,12 +134,13 @@ for path in (registered, unregistered):
     if len(rows) != 1 or rows[0]["dso"] != prog or rows[0]["samples"] != moved:
         fail(f"{name}: perftop's rows of {prog}: {rows} (want one, {moved} samples, its shared object "
              f"the program's name); top rows: {[(r['dso'], r['sym']) for r in snap['rows'][:6]]}")
-    sec = report_section(path, False)
+    refs = report_sections(path)  # Self and Total from one perf report (perfcompare.self_of)
+    sec = refs[False]
     theirs = [n for key, _, _, n in sec.rows if key == (prog, prog)]
     if theirs != [moved]:
         fail(f"{name}: perf report's rows of {prog}: {theirs} samples, want [{moved}]: the file is "
              "not what the test meant to write")
     # dd's Self: the program, chacha's rounds and a few more (how many reach 0.5% varies)
     check(f"{name} self", snap, sec, "self", min_rows=2)
-    check(f"{name} total", snap, report_section(path, True), "total")
+    check(f"{name} total", snap, refs[True], "total")
 print("4 passed, 0 failed")

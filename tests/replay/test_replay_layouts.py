@@ -42,7 +42,7 @@ import struct
 import subprocess
 import sys
 from replaylib import (check, compare, fail, kinds_for, need_perf_events, need_tool, perf_report,
-                       replay_json, tmpdir)
+                       perf_reports, replay_json, tmpdir)
 
 perftop, fixtures = sys.argv[1], sys.argv[2]
 diff_work = os.path.join(fixtures, "diff_work")
@@ -386,17 +386,19 @@ readable = {n: fut.result() for n, fut in readable.items()}
 for name, (ok, lines) in readable.items():
     if ok:
         check_evlist(name, lines, variants[name][2], variants[name][3])
-jobs = {("orig", False): pool.submit(perf_report, orig_path, False),
-        ("orig", True): pool.submit(perf_report, orig_path, True)}
+# {False: perf report --no-children, True: --children} of each file: one perf report --children
+# gives both (perfcompare.self_of), but on a pipe-mode file, on which perf 6.1 shows no --children
+def self_only(path, **kw):
+    return {False: perf_report(path, False, **kw)}
+
+
+jobs = {"orig": pool.submit(perf_reports, orig_path)}
 for name, (path, how, pipe) in files.items():
     if not pipe and not readable[name][0]:
         continue
-    jobs[(name, False)] = pool.submit(perf_report, path, False)
-    if not pipe:   # perf 6.1 shows no --children on a pipe-mode file
-        jobs[(name, True)] = pool.submit(perf_report, path, True)
+    jobs[name] = pool.submit(self_only if pipe else perf_reports, path)
     if how == "kernel":
-        jobs[(name + " --kallsyms", False)] = pool.submit(perf_report, path, False,
-                                                          extra=["--kallsyms", kallsyms])
+        jobs[name + " --kallsyms"] = pool.submit(self_only, path, extra=["--kallsyms", kallsyms])
 
 orig_snaps, _ = replay_json(perftop, orig_path)
 if len(orig_snaps) != 1:
@@ -405,8 +407,8 @@ orig_snap = orig_snaps[0]
 if not any(kernel_row(k) and not k[1].startswith("0x") for k in rows_of(orig_snap)):
     fail("the original recording's replay names no kernel function: nothing to check the "
          "other kernel's file on")
-ref_self = section(jobs[("orig", False)].result(), orig_path)
-ref_total = section(jobs[("orig", True)].result(), orig_path)
+ref_self = section(jobs["orig"].result()[False], orig_path)
+ref_total = section(jobs["orig"].result()[True], orig_path)
 check("original", orig_snap, ref_self, "self")
 
 def check_variant(name, path, how, pipe):
@@ -438,7 +440,7 @@ def check_variant(name, path, how, pipe):
         print(f"{name}: perf 6.1 cannot read it (attrs of {size} bytes, its own are "
               f"{PERF_61_ATTR_SIZE}: {why!r}); checked against the original only")
         return
-    sec = section(jobs[(name, False)].result(), path, want)
+    sec = section(jobs[name].result()[False], path, want)
     if how != "kernel":
         same_report(name + ": perf report", sec, ref_self, unordered)
     if unordered and pipe:
@@ -447,16 +449,16 @@ def check_variant(name, path, how, pipe):
         # both forms alike, in file order: the reference is perf's reading of the file form.
         ok, text = compare(snap, sec, "self")
         print(f"{name}: perf report's own reading of the stream: {text}")
-        sec = section(jobs[(name.replace(' pipe', ''), False)].result(), path, want)
+        sec = section(jobs[name.replace(' pipe', '')].result()[False], path, want)
         name += " (perf report of the file form)"
     check(name, snap, sec, "self")
     if not pipe:
-        tot = section(jobs[(name, True)].result(), path, want)
+        tot = section(jobs[name].result()[True], path, want)
         if how != "kernel":
             same_report(name + ": perf report --children", tot, ref_total, unordered)
         check(name + " (children)", snap, tot, "total")
     if how == "kernel":
-        sec = section(jobs[(name + " --kallsyms", False)].result(), path)
+        sec = section(jobs[name + " --kallsyms"].result()[False], path)
         same_report(name + ": perf report --kallsyms", sec, ref_self)
         check(name + " --kallsyms", named[0], sec, "self")
 

@@ -14,7 +14,8 @@ import re
 import subprocess
 import sys
 
-from replaylib import (check, fail, need_perf_events, perf_record, replay_json, report_section, tmpdir)
+from replaylib import (check, fail, need_perf_events, perf_record, replay_json, report_section,
+                       report_sections, tmpdir)
 
 perftop, chain = sys.argv[1], sys.argv[3]
 d = tmpdir()
@@ -25,8 +26,9 @@ data = perf_record(["--call-graph", "dwarf", "-F", "999"], os.path.join(d, "py.d
 
 snaps, _ = replay_json(perftop, data)
 snap = snaps[-1]
-check("dwarf python", snap, report_section(data, True), "total", contexts=("dwarf",))
-check("dwarf python", snap, report_section(data, False), "self")
+refs = report_sections(data)  # Self and Total from one perf report (perfcompare.self_of)
+check("dwarf python", snap, refs[True], "total", contexts=("dwarf",))
+check("dwarf python", snap, refs[False], "self")
 
 # The cached-CFI fast path must give libunwind's chain for every sample it takes (libunwind walks
 # each one again under PERFTOP_UNWIND=check and the differences are counted on stderr).

@@ -44,7 +44,7 @@ import subprocess
 import sys
 
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-from perfcompare import compare, report_section, snapshots, sym_key  # noqa: E402
+from perfcompare import compare, report_sections, snapshots, sym_key  # noqa: E402
 from perfprobe import fail, kinds_for, need_perf_events, need_tool  # noqa: E402
 
 perftop, srcdir, mode = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
@@ -269,8 +269,9 @@ def replay(v, unwind):
         print(f"{v.name} dwarf: perf 6.1 cannot unwind a binary without .eh_frame_hdr; perftop is "
               "held to the program's structure alone")
     else:
+        refs = report_sections(f)  # Self and Total from one perf report (perfcompare.self_of)
         for key, children in (("self", False), ("total", True)):
-            ok, text = compare(snap, report_section(f, children), key, min_rows=1 if key == "self" else 4,
+            ok, text = compare(snap, refs[children], key, min_rows=1 if key == "self" else 4,
                                contexts=("dwarf",) if unwind == "dwarf" else ())
             print(f"{v.name} {unwind} replay vs perf report: {text}")
             if not ok:
