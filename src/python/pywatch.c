@@ -54,6 +54,8 @@
 #define TUNE_NS (1000 * 1000000ull)
 #define BUDGET_SHARE 0.5
 #define FAILS_MAX 3
+/* Sleeps up to this long are not cut short by a stop (watch_sleep). */
+#define SLEEP_PLAIN_NS (20 * 1000000ull)
 
 struct snap {
 	uint64_t start;                  /* position in the arena (absolute, mod ARENA) */
@@ -223,11 +225,20 @@ static void watch_idle(struct pywatch *w)
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* Until the monotonic time next, or a stop: on the condition, so that quitting does not wait for
- * an interval of a low --python-rate. */
+/* Until the monotonic time next, or a stop. A short sleep is clock_nanosleep's: one system call,
+ * where a wait on the condition is two (a woken waiter takes the mutex back marked contended, so
+ * its unlock wakes the futex), and a wake is most of a round's cost; quitting waits for it, at
+ * most SLEEP_PLAIN_NS. A longer one (a low --python-rate) is on the condition, which a stop cuts
+ * short. */
 static void watch_sleep(struct pywatch *w, uint64_t next)
 {
 	struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
+	if (next <= now_ns() + SLEEP_PLAIN_NS) {
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+		       !atomic_load_explicit(&w->stop, memory_order_relaxed))
+			;
+		return;
+	}
 	pthread_mutex_lock(&w->mu);
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed) && now_ns() < next)
 		if (pthread_cond_timedwait(&w->wake, &w->mu, &ts) == ETIMEDOUT)
