@@ -54,9 +54,10 @@
 #define TUNE_NS (1000 * 1000000ull)
 #define BUDGET_SHARE 0.5
 #define FAILS_MAX 3
+/* Sleeps up to this long are not cut short by a stop (watch_sleep). */
+#define SLEEP_PLAIN_NS (20 * 1000000ull)
 
 struct snap {
-	uint64_t time;
 	uint64_t start;                  /* position in the arena (absolute, mod ARENA) */
 	uint32_t n;
 	uint64_t reach;                  /* the farthest sample it may stand for: see pywatch_lookup */
@@ -71,6 +72,7 @@ struct watched {
 	struct pyread_hint hint;         /* where its last read went (pyread_stack) */
 	int fails;                       /* reads that failed in a row */
 	struct snap snaps[SNAP_RING];
+	uint64_t times[SNAP_RING];       /* each read's time, beside snaps for pywatch_nearest */
 	uint64_t nsnaps;                 /* reads so far (the ring's next slot mod SNAP_RING) */
 	struct pyraw *arena;             /* ARENA frames, allocated at first use */
 	uint64_t arena_pos;
@@ -155,8 +157,8 @@ static void watch_keep(struct pywatch *w, const struct job *j, uint64_t time, co
 		x->fails = 0;
 		if (!x->arena)
 			x->arena = xmalloc(ARENA * sizeof(*x->arena));
+		x->times[x->nsnaps % SNAP_RING] = time;
 		struct snap *s = &x->snaps[x->nsnaps++ % SNAP_RING];
-		s->time = time;
 		s->start = x->arena_pos;
 		s->n = (uint32_t)n;
 		/* intervals reach 1.5 means: the nearest read of a sample is at most 0.75 of one away
@@ -223,11 +225,20 @@ static void watch_idle(struct pywatch *w)
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* Until the monotonic time next, or a stop: on the condition, so that quitting does not wait for
- * an interval of a low --python-rate. */
+/* Until the monotonic time next, or a stop. A short sleep is clock_nanosleep's: one system call,
+ * where a wait on the condition is two (a woken waiter takes the mutex back marked contended, so
+ * its unlock wakes the futex), and a wake is most of a round's cost; quitting waits for it, at
+ * most SLEEP_PLAIN_NS. A longer one (a low --python-rate) is on the condition, which a stop cuts
+ * short. */
 static void watch_sleep(struct pywatch *w, uint64_t next)
 {
 	struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
+	if (next <= now_ns() + SLEEP_PLAIN_NS) {
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+		       !atomic_load_explicit(&w->stop, memory_order_relaxed))
+			;
+		return;
+	}
 	pthread_mutex_lock(&w->mu);
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed) && now_ns() < next)
 		if (pthread_cond_timedwait(&w->wake, &w->mu, &ts) == ETIMEDOUT)
@@ -375,6 +386,30 @@ void pywatch_note(struct pywatch *w, uint32_t pid, uint32_t tid, const struct py
 	pthread_mutex_unlock(&w->mu);
 }
 
+uint64_t pywatch_nearest(const uint64_t *times, uint64_t ring, uint64_t n, uint64_t have,
+			 uint64_t time)
+{
+	/* The read i reads old (0: the oldest of the have) is times[(n - have + i) % ring]; times
+	 * never decrease. The first at or after time, by bisection: */
+	uint64_t lo = 0, hi = have;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (times[(n - have + mid) % ring] < time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == have)
+		return 1;  /* every read was before time: the newest */
+	/* Of reads at one time, the newest; the one before time only when strictly nearer. */
+	uint64_t up = lo, t_up = times[(n - have + up) % ring];
+	while (up + 1 < have && times[(n - have + up + 1) % ring] == t_up)
+		up++;
+	if (lo > 0 && time - times[(n - have + lo - 1) % ring] < t_up - time)
+		up = lo - 1;
+	return have - up;
+}
+
 int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time, struct pyraw *out,
 		   int max, uint64_t *gap)
 {
@@ -384,22 +419,25 @@ int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time,
 		struct watched *x = &w->w[i];
 		if (!x->used || x->pid != pid || x->tid != tid || !x->nsnaps)
 			continue;
-		const struct snap *best = NULL;
-		uint64_t best_gap = UINT64_MAX;
-		uint64_t have = x->nsnaps < SNAP_RING ? x->nsnaps : SNAP_RING;
-		for (uint64_t k = 1; k <= have; k++) {
-			const struct snap *s = &x->snaps[(x->nsnaps - k) % SNAP_RING];
-			if (x->arena_pos - s->start > ARENA)
-				break;  /* its frames were written over: older ones are too */
-			uint64_t d = s->time > time ? s->time - time : time - s->time;
-			if (d < best_gap) {
-				best_gap = d;
-				best = s;
-			}
-			if (s->time < time)
-				break;  /* older ones are further away */
+		/* The reads whose frames are still in the arena: the newest have ones (older reads'
+		 * frames were written over first), found by bisection as the nearest one is: a sample
+		 * comes 40 to 130 ms after its time, hundreds of reads back at a fast rate. */
+		uint64_t have = x->nsnaps < SNAP_RING ? x->nsnaps : SNAP_RING, lo = 0, hi = have;
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo + 1) / 2;  /* mid newest reads kept? */
+			if (x->arena_pos - x->snaps[(x->nsnaps - mid) % SNAP_RING].start <= ARENA)
+				lo = mid;
+			else
+				hi = mid - 1;
 		}
-		if (!best || best_gap > best->reach)
+		have = lo;
+		if (!have)
+			break;
+		uint64_t k = pywatch_nearest(x->times, SNAP_RING, x->nsnaps, have, time);
+		const struct snap *best = &x->snaps[(x->nsnaps - k) % SNAP_RING];
+		uint64_t t = x->times[(x->nsnaps - k) % SNAP_RING];
+		uint64_t best_gap = t > time ? t - time : time - t;
+		if (best_gap > best->reach)
 			break;
 		got = (int)best->n < max ? (int)best->n : max;
 		for (int f = 0; f < got; f++)

@@ -25,6 +25,12 @@ void pywatch_note(struct pywatch *w, uint32_t pid, uint32_t tid, const struct py
  * *gap the distance in ns between the read and time. */
 int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time, struct pyraw *out,
 		   int max, uint64_t *gap);
+/* Of have reads in a ring of ring times (times[(n - 1) % ring] the newest, never decreasing),
+ * the one nearest to time, as its age (1: the newest): on a tie the later one. pywatch_lookup's
+ * choice, apart for its tests. */
+uint64_t pywatch_nearest(const uint64_t *times, uint64_t ring, uint64_t n, uint64_t have,
+			 uint64_t time);
+
 /* Reads made by the thread so far, its CPU time (ns), its intervals' mean now (ns) and the system
  * calls and bytes of process memory its reads took. */
 void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64_t *mean_ns,

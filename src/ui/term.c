@@ -140,11 +140,15 @@ static void setup_roles(void)
 	}
 }
 
+/* The screen's size at the last blit; -1 when what the screen shows is not known (term_init). */
+static int blit_w = -1, blit_h = -1;
+
 int term_init(char *err, size_t errlen)
 {
 	const char *t = getenv("TERM");
 	if (active)
 		return 0;
+	blit_w = blit_h = -1;
 	/* stdin may be a stream being replayed (perftop -i -): the terminal is then /dev/tty. */
 	tty = NULL;
 	in_fd = STDIN_FILENO;
@@ -266,42 +270,85 @@ static const char *ascii_fallback(const char *ch)
 	return "?";
 }
 
-void term_blit(const struct surface *s, bool clear)
+/* Whether a row's cells each take one column on the terminal: one byte each (or anything in the
+ * ASCII fallback, which is one byte). A cell of more bytes may take two columns or none there (a
+ * wide or combining character the surface counts as one), which moves what follows it. */
+static bool row_narrow(const struct surface *s, int y, int w)
+{
+	if (!utf8)
+		return true;
+	const struct surface_cell *c = &s->cells[(size_t)y * (size_t)s->w];
+	for (int x = 0; x < w; x++)
+		if ((unsigned char)c[x].ch[0] >= 0x80)
+			return false;
+	return true;
+}
+
+static bool cell_same(const struct surface_cell *a, const struct surface_cell *b)
+{
+	return a->role == b->role && a->ch[0] == b->ch[0] && strcmp(a->ch, b->ch) == 0;
+}
+
+/* Cells [x, end) of row y, a run of cells with one role in one call. */
+static void blit_span(const struct surface *s, int y, int x, int end)
+{
+	char buf[4096];
+	while (x < end) {
+		unsigned char role = surface_cell_const(s, x, y)->role;
+		int start = x;
+		size_t len = 0;
+		while (x < end) {
+			const struct surface_cell *c = surface_cell_const(s, x, y);
+			const char *ch = c->ch;
+			if (c->role != role)
+				break;
+			if (!utf8 && (unsigned char)ch[0] >= 0x80)
+				ch = ascii_fallback(ch);
+			size_t n = strlen(ch);
+			if (len + n >= sizeof(buf))
+				break;
+			memcpy(buf + len, ch, n);
+			len += n;
+			x++;
+		}
+		buf[len] = '\0';
+		attrset(role < ROLE_COUNT ? role_attr[role] : A_NORMAL);
+		/* Writing the bottom-right cell reports ERR (the cursor cannot move on); it is drawn. */
+		mvaddstr(y, start, buf);
+	}
+}
+
+void term_blit(const struct surface *s, const struct surface *prev, bool clear)
 {
 	if (!active)
 		return;
 	int w, h;
 	getmaxyx(stdscr, h, w);
-	char buf[4096];
+	/* Only what changed since prev (what the screen holds) goes out: ncurses' cost is per
+	 * character written and per line touched, and from one refresh to the next a row's numbers
+	 * change, its name rarely. Only in rows of one-column cells, whose row above is one too (a
+	 * row of wider ones may spill into the next), and never after a size change or a clear. */
+	bool diff = !clear && prev && prev->w == s->w && prev->h == s->h && w == blit_w && h == blit_h;
+	int rw = w < s->w ? w : s->w;
+	bool above_narrow = true;
 	if (clear)
 		clearok(curscr, TRUE);
 	for (int y = 0; y < h && y < s->h; y++) {
-		int x = 0;
-		while (x < w && x < s->w) {
-			/* A run of cells with one role goes out in one call. */
-			unsigned char role = surface_cell_const(s, x, y)->role;
-			int start = x;
-			size_t len = 0;
-			while (x < w && x < s->w) {
-				const struct surface_cell *c = surface_cell_const(s, x, y);
-				const char *ch = c->ch;
-				if (c->role != role)
-					break;
-				if (!utf8 && (unsigned char)ch[0] >= 0x80)
-					ch = ascii_fallback(ch);
-				size_t n = strlen(ch);
-				if (len + n >= sizeof(buf))
-					break;
-				memcpy(buf + len, ch, n);
-				len += n;
-				x++;
-			}
-			buf[len] = '\0';
-			attrset(role < ROLE_COUNT ? role_attr[role] : A_NORMAL);
-			/* Writing the bottom-right cell reports ERR (the cursor cannot move on); it is drawn. */
-			mvaddstr(y, start, buf);
+		int x0 = 0, x1 = rw;
+		bool narrow = row_narrow(s, y, rw);
+		if (diff && above_narrow && narrow && row_narrow(prev, y, rw)) {
+			const struct surface_cell *a = &s->cells[(size_t)y * (size_t)s->w];
+			const struct surface_cell *b = &prev->cells[(size_t)y * (size_t)s->w];
+			while (x0 < x1 && cell_same(&a[x0], &b[x0]))
+				x0++;
+			while (x1 > x0 && cell_same(&a[x1 - 1], &b[x1 - 1]))
+				x1--;
 		}
+		above_narrow = narrow;
+		blit_span(s, y, x0, x1);
 	}
+	blit_w = w;
+	blit_h = h;
 	attrset(A_NORMAL);
 	refresh();
 }

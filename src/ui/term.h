@@ -24,8 +24,9 @@ void term_size(int *w, int *h);
 /* Whether colours are in use (the terminal has them and NO_COLOR is not set). */
 bool term_has_color(void);
 
-/* Draws the surface; with clear, repaints the whole screen instead of what changed. */
-void term_blit(const struct surface *s, bool clear);
+/* Draws the surface; prev (NULL: unknown) is the one drawn last, what the screen shows, so that
+ * only what changed is written; with clear, repaints the whole screen instead of what changed. */
+void term_blit(const struct surface *s, const struct surface *prev, bool clear);
 
 /* Waits up to timeout_ms (0: just looks) for a key; returns a keys_code value or KEYS_NONE. */
 /* Sleeps until a key is typed, fd (>= 0) is readable, a signal (a resize) comes, or timeout_ms

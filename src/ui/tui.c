@@ -360,7 +360,7 @@ int tui_run(const struct tui_source *src)
 		if (l.dirty || src->replay) {
 			render_frame(frame, l.snap, &l.hdr, &l.v);
 			if (l.clear || !surface_equal(frame, shown)) {
-				term_blit(frame, l.clear);
+				term_blit(frame, shown, l.clear);
 				surface_copy(shown, frame);
 				l.clear = false;
 			}

@@ -304,6 +304,51 @@ static void test_budget(void)
 	CHECK(pywatch_budget_interval(NAN, 5e6, 1e9, fast, slow) == slow);
 }
 
+/* The nearest read, as the walk from the newest read found it before the bisection: every read at
+ * or after time is looked at, newest first, then the first one before it; a strictly nearer one
+ * wins. */
+static uint64_t nearest_walk(const uint64_t *times, uint64_t ring, uint64_t n, uint64_t have,
+			     uint64_t time)
+{
+	uint64_t best = 0, best_gap = UINT64_MAX;
+	for (uint64_t k = 1; k <= have; k++) {
+		uint64_t t = times[(n - k) % ring];
+		uint64_t d = t > time ? t - time : time - t;
+		if (d < best_gap) {
+			best_gap = d;
+			best = k;
+		}
+		if (t < time)
+			break;
+	}
+	return best;
+}
+
+/* pywatch_nearest against that walk: rings that wrapped or not, reads at equal times, sample
+ * times before, among and after the reads, ties halfway between two. */
+static void test_nearest(void)
+{
+	enum { RING = 16 };
+	uint64_t times[RING], x = 88172645463325252ull;
+	for (int round = 0; round < 2000; round++) {
+		uint64_t n = 1 + (uint64_t)round % 40, have = n < RING ? n : RING;
+		have -= (uint64_t)round % 3 == 0 && have > 1 ? (uint64_t)round % have : 0;
+		uint64_t t = 1000;
+		for (uint64_t i = n - have; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			t += (x % 4 == 0) ? 0 : 2 * (x % 7);  /* even steps: a tie can fall halfway */
+			times[i % RING] = t;
+		}
+		for (uint64_t q = 990; q <= t + 10; q++) {
+			uint64_t a = pywatch_nearest(times, RING, n, have, q);
+			uint64_t b = nearest_walk(times, RING, n, have, q);
+			if (a != b) {
+				CHECK(a == b);
+				return;
+			}
+		}
+	}
+}
 
 /* 3.9's layout: runtime -> interpreter -> two thread states (pthread_t of tids 111, 222); 222's
  * frame objects inner (code 0) <- alpha (code 1) <- <module> (code 1), f_lasti 6 (bytes). */
@@ -555,6 +600,7 @@ int main(void)
 	test_debug_offsets();
 	test_watch(&p);
 	test_budget();
+	test_nearest();
 
 	struct pyproc old = { .runtime = (uint64_t)(uintptr_t)o_runtime, .pthread_tid = PY_PTHREAD_TID };
 	old.lay = *pylayout_known(3, 9);
