@@ -18,10 +18,11 @@
  * Python frames at most double perftop's CPU. So unless --python-rate fixes the rate, the thread
  * spends at most BUDGET_SHARE of what the rest of perftop spends (its own CPU per round and the
  * process's, measured every TUNE_NS), read as often as that allows between SLOW_NS and the
- * sampling period. Each interval is drawn from 0.5 to 1.5 times the mean, so that the reads do not
- * lock onto a periodic program (a read always at the same point of its loop would charge the loop
- * to one function); with the nearest read taken, a sample between reads that differ is then
- * charged to the wrong one as often one way as the other, and shares stay right.
+ * sampling period or FAST_NS, the longer. Each interval is drawn from 0.5 to 1.5 times the mean,
+ * so that the reads do not lock onto a periodic program (a read always at the same point of its
+ * loop would charge the loop to one function); with the nearest read taken, a sample between reads
+ * that differ is then charged to the wrong one as often one way as the other, and shares stay
+ * right.
  *
  * With nothing to watch (no Python process sampled in the last WATCH_IDLE_NS) it sleeps on a
  * condition until there is.
@@ -51,6 +52,13 @@
  * rate) unless samples come less often; the rest of perftop's CPU times BUDGET_SHARE at most
  * above that. */
 #define SLOW_NS (10 * 1000000ull)
+/* ... and never more often than FAST_NS (1 kHz, the most --python-rate asks for), whatever the
+ * sampling rate: SNAP_RING reads then span 256 ms, past the session's 40-130 ms lag. At 4 kHz
+ * (-F 4000 beside a budget that allowed ~2,450 reads a second) the ring spanned ~100 ms: a sample
+ * taken in later than that found no read left near it; and the reads a budget bought past 1 kHz
+ * only told apart switches under a millisecond: at 1 kHz a sample is 0.3 ms from its read on
+ * average (docs/python.md). */
+#define FAST_NS (1000000ull)
 #define TUNE_NS (1000 * 1000000ull)
 #define BUDGET_SHARE 0.5
 #define FAILS_MAX 3
@@ -106,7 +114,7 @@ struct pywatch *pywatch_new(uint64_t period_ns, uint64_t fixed_ns)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);  /* the timed sleep's clock (watch_sleep) */
 	pthread_cond_init(&w->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	w->fast_ns = period_ns;
+	w->fast_ns = pywatch_fastest(period_ns);
 	w->slow_ns = period_ns > SLOW_NS ? period_ns : SLOW_NS;
 	w->fixed = fixed_ns != 0;
 	/* unfixed, it starts at the cheap end and speeds up as the budget allows */
@@ -262,6 +270,11 @@ static uint64_t watch_interval(struct pywatch *w)
 	w->rng ^= w->rng << 17;
 	double u = (double)(w->rng >> 11) / 9007199254740992.0;
 	return (uint64_t)((double)w->mean_ns * (0.5 + u));
+}
+
+uint64_t pywatch_fastest(uint64_t period_ns)
+{
+	return period_ns > FAST_NS ? period_ns : FAST_NS;
 }
 
 uint64_t pywatch_budget_interval(double per_round_ns, double others_ns, double wall_ns,

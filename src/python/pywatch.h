@@ -11,9 +11,9 @@
 
 struct pywatch;
 
-/* Reads every period_ns at most on average (the sampling period); every fixed_ns on average when
- * that is not 0, else as often as its CPU budget allows (pywatch.c). The thread starts at the
- * first pywatch_note. */
+/* Reads every pywatch_fastest(period_ns) at most on average (period_ns: the sampling period);
+ * every fixed_ns on average when that is not 0, else as often as its CPU budget allows
+ * (pywatch.c). The thread starts at the first pywatch_note. */
 struct pywatch *pywatch_new(uint64_t period_ns, uint64_t fixed_ns);
 /* Stops the thread and frees everything. */
 void pywatch_free(struct pywatch *w);
@@ -40,5 +40,8 @@ void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64
  * (slow_ns when the rest spent nothing). */
 uint64_t pywatch_budget_interval(double per_round_ns, double others_ns, double wall_ns,
 				 uint64_t fast_ns, uint64_t slow_ns);
+/* The shortest mean interval the budget may choose for a sampling period of period_ns: the
+ * period, and 1 ms at least (the watcher's ring spans the session's lag at that rate). */
+uint64_t pywatch_fastest(uint64_t period_ns);
 
 #endif

@@ -302,6 +302,10 @@ static void test_budget(void)
 	CHECK(pywatch_budget_interval(1, 1e12, 1e9, fast, slow) == fast);
 	CHECK(pywatch_budget_interval(1e12, 1, 1e9, fast, slow) == slow);
 	CHECK(pywatch_budget_interval(NAN, 5e6, 1e9, fast, slow) == slow);
+	/* never faster than 1 kHz, whatever the sampling rate; a slower sampling rate stands */
+	CHECK(pywatch_fastest(250000) == 1000000);
+	CHECK(pywatch_fastest(1000000) == 1000000);
+	CHECK(pywatch_fastest(4000000) == 4000000);
 }
 
 /* The nearest read, as the walk from the newest read found it before the bisection: every read at
