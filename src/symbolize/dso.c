@@ -308,6 +308,7 @@ struct dso *dso_set_get(struct dso_set *set, const char *path, const struct dso_
 	d = xcalloc(1, sizeof(*d));
 	d->set = set;
 	d->used = ++set->clock;  /* new: not the next one evicted */
+	d->live_ns = set->sweep_ns;
 	d->path = xstrdup(path);
 	d->name = dso_short_name(set->in, path);
 	d->state = dso_path_is_file(path) ? DSO_NEW : DSO_BROKEN;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dso_int: what a dso and a dso set hold, for the files of symbolize/ that manage them beside dso.c
- * (opening, symbols, lookups), which is near its size bound. Internal to symbolize/.
+ * (opening, symbols, lookups), which is near its size bound: dso_idle.c (closing the binaries no
+ * live process maps any more). Internal to symbolize/.
  */
 #ifndef PERFTOP_SYMBOLIZE_DSO_INT_H
 #define PERFTOP_SYMBOLIZE_DSO_INT_H
@@ -56,6 +57,7 @@ struct dso {
 	size_t last;          /* index of the last symbol hit: samples come in runs */
 	uint64_t used;        /* the set's clock at the last lookup: the least recently used closes */
 	unsigned refs;        /* mappings that point to it (dso_ref) */
+	uint64_t live_ns;     /* last seen mapped by a live process or looked up (dso_idle.c) */
 };
 
 struct dso_slot {
@@ -84,6 +86,8 @@ struct dso_set {
 	uint64_t clock;
 	uint64_t max_open, closed;
 	uint64_t max_kept, evicted;
+	uint64_t sweep_ns, sweep_clock;  /* the last idle sweep (dso_idle.c): its time, the clock then */
+	uint64_t idle_closed;            /* binaries it closed */
 	void (*on_evict)(void *ctx, struct dso *d);
 	void *evict_ctx;
 	unsigned want;        /* SRCINFO_INLINE | SRCINFO_SRCLINE: what lookups add to the ELF symbol */
