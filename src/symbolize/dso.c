@@ -16,6 +16,7 @@
  * when a lookup first returns them, so loading libc's ten thousand symbols costs no string copies.
  */
 #include "symbolize/dso.h"
+#include "symbolize/dso_int.h"
 #include "symbolize/dso_syms.h"
 
 #include <elfutils/libdwelf.h>
@@ -36,80 +37,6 @@
 #include "util/hash.h"
 #include "util/radix.h"
 #include "util/util.h"
-
-enum dso_state {
-	DSO_NEW,     /* not opened yet */
-	DSO_OPEN,
-	DSO_BROKEN,  /* cannot be opened or is not what the mapping said; never retried */
-};
-
-struct dso_seg {              /* one PT_LOAD: file bytes [off, off + size) are at vaddr */
-	uint64_t off, vaddr, size;
-};
-
-struct dso {
-	struct dso_set *set;
-	struct dso *next_all;
-	char *path;
-	char *source;         /* the file to read when path is not it (dso_set_source), else NULL */
-	char *file;           /* the file dso_open read (after --symfs): the unwinder maps it too */
-	const char *name;
-	const char *err;
-	uint8_t build_id[20];
-	uint8_t build_id_size;
-	uint8_t state;
-	bool tried;           /* dso_open ran (a dso broken from birth was never tried) */
-	bool bid_from_file;   /* build_id is the file's own, not what the mapping or recording said */
-	bool awaiting;        /* no file with its build-id here: a debuginfod fetch may bring one */
-	bool sourced;         /* dso_set_source decided where to read it (or dso_open ran) */
-	bool syms_loaded;
-	bool dwarf_tried, has_dwarf, go_tried;  /* DWARF, .gopclntab: read when a lookup first wants them */
-	struct dso_go *go;    /* a Go binary's function table (dso_gopcln), or NULL */
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	uint64_t bias;        /* module address = file virtual address + bias */
-	struct srcinfo *si;   /* inline frames and srclines, cached; NULL until wanted */
-	struct dso_seg *segs;
-	size_t nsegs;
-	struct dso_sym *syms;
-	uint64_t *starts;     /* syms[i].start, dense: the bisection touches far fewer cache lines */
-	size_t nsyms;
-	size_t last;          /* index of the last symbol hit: samples come in runs */
-	uint64_t used;        /* the set's clock at the last lookup: the least recently used closes */
-	unsigned refs;        /* mappings that point to it (dso_ref) */
-};
-
-struct dso_slot {
-	char *key;
-	struct dso *dso;
-};
-
-/* A recording's build-id for a path (dso_set_expect). */
-struct dso_expect {
-	char *path;
-	uint8_t bid[20];
-	uint8_t len;
-};
-
-struct dso_set {
-	struct intern *in;
-	struct dso_expect *expect;  /* open addressing by path, DSO_MAX_EXPECTED * 2 slots */
-	size_t nexpect;
-	uint64_t mismatched;  /* binaries whose file here is another build than the recording's */
-	char first_mismatch[64];  /* the notice names it */
-	char notice[200];
-	struct dso_slot *slots;
-	size_t nslots, count;
-	struct dso *all;
-	uint64_t ndsos, opened;  /* opened: open now (each holds a libdwfl handle and its files) */
-	uint64_t clock;
-	uint64_t max_open, closed;
-	uint64_t max_kept, evicted;
-	void (*on_evict)(void *ctx, struct dso *d);
-	void *evict_ctx;
-	unsigned want;        /* SRCINFO_INLINE | SRCINFO_SRCLINE: what lookups add to the ELF symbol */
-	bool wait_fetches;    /* a binary opened by build-id waits for its debuginfod fetch */
-};
 
 static char *dso_debuginfo_path;  /* NULL: libdwfl's default (":.debug:/usr/lib/debug") */
 
@@ -234,8 +161,6 @@ void dso_set_move_names(struct dso_set *set)
 		srcinfo_move_names(d->si);
 	}
 }
-
-static void dso_close(struct dso *d);
 
 void dso_ref(struct dso *d)
 {
@@ -383,6 +308,7 @@ struct dso *dso_set_get(struct dso_set *set, const char *path, const struct dso_
 	d = xcalloc(1, sizeof(*d));
 	d->set = set;
 	d->used = ++set->clock;  /* new: not the next one evicted */
+	d->live_ns = set->sweep_ns;
 	d->path = xstrdup(path);
 	d->name = dso_short_name(set->in, path);
 	d->state = dso_path_is_file(path) ? DSO_NEW : DSO_BROKEN;
@@ -444,7 +370,7 @@ static void dso_open_file(struct dso *d, const char *file);
 /* Back to a dso never opened: its libdwfl handle, files, symbol table and DWARF caches go (the
  * srcinfo cache is saved to its store first); the next lookup opens it again. The names it handed
  * out stay valid (interned). */
-static void dso_close(struct dso *d)
+void dso_close(struct dso *d)
 {
 	if (d->state != DSO_OPEN)
 		return;

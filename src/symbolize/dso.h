@@ -65,6 +65,20 @@ void dso_unref(struct dso *d);
 /* Called with a dso about to be freed by eviction (caches keyed by its pointer drop it). */
 void dso_set_on_evict(struct dso_set *set, void (*fn)(void *ctx, struct dso *d), void *ctx);
 
+/*
+ * Live, binaries no live process maps any more are closed (dso_idle.c): before each sweep the maps
+ * mark with dso_mark_live what their live processes map; dso_set_close_idle (now: now_ns()) then
+ * closes the open binaries neither marked nor looked up for DSO_IDLE_NS, as DSO_MAX_OPEN would
+ * (reopened on their next lookup), and returns how many. dso_idle says whether d is such a binary
+ * (the unwinder unmaps its image too); one read through /proc/PID/ never is: it could not be
+ * reopened once its process is gone. A replay never calls them.
+ */
+#define DSO_IDLE_NS 5000000000ull
+void dso_mark_live(struct dso *d, uint64_t now);
+size_t dso_set_close_idle(struct dso_set *set, uint64_t now);
+bool dso_idle(const struct dso *d);
+uint64_t dso_set_idle_closed(const struct dso_set *set);
+
 /* Short name as perf prints it (basename, or "[vdso]"-style names as they are); interned. */
 const char *dso_name(const struct dso *d);
 const char *dso_path(const struct dso *d);

@@ -468,6 +468,23 @@ void maps_sweep(struct maps *m)
 	}
 }
 
+static void mapset_mark_live(const struct mapset *ms, uint64_t now)
+{
+	for (size_t i = 0; ms && i < ms->n; i++)
+		dso_mark_live(ms->v[i].dso, now);
+}
+
+void maps_mark_live(struct maps *m, uint64_t now)
+{
+	for (size_t i = 0; i < m->procs.cap; i++) {
+		const struct proc *p = m->procs.vals[i];
+		if (p && !p->dead) {
+			mapset_mark_live(p->ms, now);
+			mapset_mark_live(p->pre_exec, now);
+		}
+	}
+}
+
 uint64_t maps_swept(const struct maps *m)
 {
 	return m->swept;

@@ -141,6 +141,11 @@ const char *maps_comm(struct maps *m, uint32_t pid, uint32_t tid);
 void maps_sweep(struct maps *m);
 uint64_t maps_swept(const struct maps *m);
 
+/* Live, before a sweep of idle binaries (dso_set_close_idle): marks live at now the dsos the
+ * processes believed alive map (their maps before an exec too). A dead process's do not count:
+ * it is kept only for late samples, and a lookup marks what those use. */
+void maps_mark_live(struct maps *m, uint64_t now);
+
 /* Processes alive (not exited) and all kept. */
 size_t maps_alive(const struct maps *m);
 size_t maps_kept(const struct maps *m);

@@ -827,6 +827,11 @@ void symbolizer_release_pages(struct symbolizer *s)
 	if (++s->release_calls % 10 == 0)
 		unwind_release_pages(s->uw);
 	kernel_release_pages(s->kernel);
+	/* The binaries of processes gone (a churn runs new ones without end) close, their images go. */
+	uint64_t now = now_ns();
+	maps_mark_live(s->maps, now);
+	dso_set_close_idle(s->dsos, now);
+	unwind_release_idle(s->uw);
 }
 
 void symbolizer_poll(struct symbolizer *s)

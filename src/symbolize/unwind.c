@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 
 #include "record/record.h"
+#include "symbolize/dso.h"
 #include "util/util.h"
 
 /* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h) */
@@ -363,6 +364,15 @@ void unwind_release_pages(struct unwind *u)
 		const struct image *img = u->imgs[i];
 		if (img && img->data && img->size)
 			madvise((void *)img->data, img->size, MADV_DONTNEED);
+	}
+}
+
+void unwind_release_idle(struct unwind *u)
+{
+	for (size_t i = 0; u && i < u->cap; i++) {
+		struct image *img = u->imgs[i];
+		if (img && img->tried && dso_idle(img->dso))
+			image_reset(u, img);
 	}
 }
 

@@ -88,6 +88,9 @@ void unwind_forget(struct unwind *u, uint32_t pid);
  * come back, as minor faults, on the next read): a walk touches a few pages of each binary, and
  * over minutes of process churn the whole .eh_frame of every library stays resident otherwise. */
 void unwind_release_pages(struct unwind *u);
+/* The images of binaries no live process maps any more (dso_idle) are unmapped; the rows cached
+ * from them stay, and a walk that needs one again maps it again. Between walks. */
+void unwind_release_idle(struct unwind *u);
 
 /* Binaries mapped for unwinding (each once), and those without usable tables. */
 void unwind_counts(const struct unwind *u, uint64_t *images, uint64_t *no_info);

@@ -299,8 +299,15 @@ bool image_drop(struct unwind *u, const struct dso *d)
 	return true;
 }
 
-/* Down to 3/4 of UNWIND_MAPPED; between walks, so no walk holds one. The struct stays (the fast
- * path's rows are keyed on it). */
+void image_reset(struct unwind *u, struct image *img)
+{
+	image_unmap(img);
+	struct dso *d = img->dso;
+	*img = (struct image){ .dso = d };
+	u->mapped--;
+}
+
+/* Down to 3/4 of UNWIND_MAPPED; between walks, so no walk holds one. */
 void image_trim(struct unwind *u)
 {
 	while (u->mapped > UNWIND_MAPPED * 3 / 4) {
@@ -312,10 +319,7 @@ void image_trim(struct unwind *u)
 		}
 		if (!lru)
 			return;
-		image_unmap(lru);
-		struct dso *d = lru->dso;
-		*lru = (struct image){ .dso = d };
-		u->mapped--;
+		image_reset(u, lru);
 	}
 }
 

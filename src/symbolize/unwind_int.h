@@ -152,6 +152,9 @@ struct image *image_get(struct unwind *u, struct dso *d);
 bool image_drop(struct unwind *u, const struct dso *d);
 /* Unmaps the least recently used images past UNWIND_MAPPED; only between walks. */
 void image_trim(struct unwind *u);
+/* Back to an image never mapped (its file unmapped); the struct stays, for the fast path's rows are
+ * keyed on it. Only between walks. */
+void image_reset(struct unwind *u, struct image *img);
 /* Every image goes. */
 void image_free_all(struct unwind *u);
 /* Runtime minus file virtual address for a mapping of img at start from file offset pgoff. */
