@@ -36,6 +36,17 @@ static void row_at(struct image *img, uint64_t pc)
 		must(r.cfa_off == r2.cfa_off && r.ra_off == r2.ra_off && r.bp_off == r2.bp_off);
 	}
 	cfi_compute(img, pc, pc + 1, &r);
+	/* A span the row is said to hold for: around pc, and the same row at its ends. */
+	uint64_t lo, hi;
+	if (cfi_compute_span(img, pc, pc, &r, &lo, &hi) && lo < hi) {
+		must(r.ok && lo <= pc && pc < hi);
+		uint64_t ends[2] = { lo, hi - 1 };
+		for (int i = 0; i < 2; i++) {
+			must(cfi_compute(img, ends[i], ends[i], &r2) && r2.ok);
+			must(r2.cfa_reg == r.cfa_reg && r2.ra_rule == r.ra_rule && r2.bp_rule == r.bp_rule);
+			must(r2.cfa_off == r.cfa_off && r2.ra_off == r.ra_off && r2.bp_off == r.bp_off);
+		}
+	}
 }
 
 void probe_image(struct image *img, const uint64_t *extra, int nextra)

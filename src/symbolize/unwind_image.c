@@ -201,6 +201,14 @@ struct image *image_get(struct unwind *u, struct dso *d)
 	return img->data ? img : NULL;
 }
 
+void image_spans_free(struct unwind *u, struct image *img)
+{
+	u->fast.spans -= img->nspans;
+	free(img->spans);
+	img->spans = NULL;
+	img->nspans = img->spans_cap = 0;
+}
+
 /* Lets go of what an image holds: its file's mapping, its built table and its .debug_frame handle. */
 static void image_unmap(struct image *img)
 {
@@ -284,6 +292,7 @@ bool image_drop(struct unwind *u, const struct dso *d)
 	if (img->tried)
 		u->mapped--;
 	image_unmap(img);
+	image_spans_free(u, img);
 	free(img);
 	u->imgs[i] = NULL;
 	u->nimgs--;
@@ -313,8 +322,9 @@ void image_trim(struct unwind *u)
 		if (!lru)
 			return;
 		image_unmap(lru);
-		struct dso *d = lru->dso;
-		*lru = (struct image){ .dso = d };
+		/* The fast path's spans hold for the file, mapped or not: they stay too. */
+		*lru = (struct image){ .dso = lru->dso, .spans = lru->spans, .nspans = lru->nspans,
+				       .spans_cap = lru->spans_cap };
 		u->mapped--;
 	}
 }
@@ -326,6 +336,7 @@ void image_free_all(struct unwind *u)
 		if (!img)
 			continue;
 		image_unmap(img);
+		image_spans_free(u, img);
 		free(img);
 	}
 	free(u->imgs);
