@@ -66,6 +66,8 @@ struct image {
 	/* The fast path's rows by address span (unwind_cfi.c), sorted by address */
 	struct fast_span *spans;
 	uint32_t nspans, spans_cap;
+	/* image_sigreturn's 2 bits per page of the file (searched; a trampoline starts there) */
+	uint8_t *sigpages;
 };
 
 struct space {
@@ -173,7 +175,7 @@ const uint8_t *image_ptr(const struct image *img, uint64_t va, uint64_t len);
 /* len bytes at file virtual address vaddr of img into out; false when the file has none there. */
 bool image_read(const struct image *img, uint64_t vaddr, void *out, size_t len);
 /* Whether img's code at file address va is rt_sigreturn's trampoline. */
-bool image_sigreturn(const struct image *img, uint64_t va);
+bool image_sigreturn(struct image *img, uint64_t va);
 /* Frees img's fast-path spans (unwind_cfi.c's), counted out of u's. */
 void image_spans_free(struct unwind *u, struct image *img);
 
