@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t extra[2] = { pc, va + (size ? pc % size : 0) };
 	probe_image(&img, extra, 2);
 	free(img.ehf_tab);
+	free(img.sigpages);
 	free(sec);
 	return 0;
 }

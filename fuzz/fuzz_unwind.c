@@ -24,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(extra, data + size - 8, 8);
 	probe_image(&img, extra, 1);
 	free(img.ehf_tab);
+	free(img.sigpages);
 	free(copy);
 	return 0;
 }

@@ -36,6 +36,25 @@ static void row_at(struct image *img, uint64_t pc)
 		must(r.cfa_off == r2.cfa_off && r.ra_off == r2.ra_off && r.bp_off == r2.bp_off);
 	}
 	cfi_compute(img, pc, pc + 1, &r);
+	/* A span the row is said to hold for: around pc, and the same row at its ends. */
+	uint64_t lo, hi;
+	if (cfi_compute_span(img, pc, pc, &r, &lo, &hi) && lo < hi) {
+		must(r.ok && lo <= pc && pc < hi);
+		uint64_t ends[2] = { lo, hi - 1 };
+		for (int i = 0; i < 2; i++) {
+			must(cfi_compute(img, ends[i], ends[i], &r2) && r2.ok);
+			must(r2.cfa_reg == r.cfa_reg && r2.ra_rule == r.ra_rule && r2.bp_rule == r.bp_rule);
+			must(r2.cfa_off == r.cfa_off && r2.ra_off == r.ra_off && r2.bp_off == r.bp_off);
+		}
+	}
+}
+
+/* image_sigreturn's answer from its pages' bits is the code's own. */
+static void sigreturn_at(struct image *img, uint64_t va)
+{
+	static const uint8_t code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	const uint8_t *p = image_ptr(img, va, sizeof(code));
+	must(image_sigreturn(img, va) == (p && memcmp(p, code, sizeof(code)) == 0));
 }
 
 void probe_image(struct image *img, const uint64_t *extra, int nextra)
@@ -58,6 +77,8 @@ void probe_image(struct image *img, const uint64_t *extra, int nextra)
 		row_at(img, pc - 1);
 		row_at(img, pc + 4);
 		row_at(img, pc + 17);
+		sigreturn_at(img, pc);
+		sigreturn_at(img, pc + 1);
 	}
 	for (int i = 0; i < nextra; i++)
 		row_at(img, extra[i]);
@@ -65,7 +86,20 @@ void probe_image(struct image *img, const uint64_t *extra, int nextra)
 		uint64_t bias;
 		const struct image_load *l = &img->loads[i];
 		row_at(img, l->vaddr);
-		(void)image_sigreturn(img, l->vaddr);
+		sigreturn_at(img, l->vaddr);
+		/* where the segment has trampolines (the first few), and around them */
+		static const uint8_t code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+		const uint8_t *seg = image_ptr(img, l->vaddr, l->filesz);
+		for (const uint8_t *q = seg; q && q < seg + l->filesz;) {
+			const uint8_t *t = memmem(q, (size_t)(seg + l->filesz - q), code, sizeof(code));
+			if (!t || t - seg > (1 << 20))
+				break;
+			uint64_t va = l->vaddr + (uint64_t)(t - seg);
+			must(image_sigreturn(img, va));
+			sigreturn_at(img, va - 1);
+			sigreturn_at(img, va + 1);
+			q = t + 1;
+		}
 		if (image_bias(img, 0x7f0000000000ull, l->off & ~4095ull, &bias))
 			(void)image_read(img, l->vaddr, &bias, sizeof(bias));
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * unwind_cfi: the fast path, our own CFI rows cached per (binary, address), and the .eh_frame
- * reader (CIE, FDE, their instructions) it computes them with.
+ * unwind_cfi: the fast path, our own CFI rows cached per (binary, address) and per address span,
+ * and the .eh_frame reader (CIE, FDE, their instructions) it computes them with.
  *
  * libunwind re-runs a frame's CFI program (or probes its cache under a lock taken with signals
  * masked: two sigprocmask calls per step) for every frame of every sample, yet a profile's samples
@@ -9,7 +9,9 @@
  * .eh_frame row for an address is computed once from the FDE (found through the same .eh_frame_hdr
  * table) and cached per (image, address) in a compact form: CFA = RSP or RBP + offset, the return
  * address and RBP saved at CFA + offset (or RBP unchanged). A walk is then a hash probe and two
- * loads from the stack copy per frame. Anything this form cannot express (CFA or register
+ * loads from the stack copy per frame. A row holds for a span of addresses (from one advance of the
+ * FDE's program to the next), so each image also keeps its rows by span: an address first seen costs
+ * a binary search when a row around it is known. Anything this form cannot express (CFA or register
  * expressions, other CFA registers, signal frames, an address without an FDE, a read outside the
  * stack copy that is not just past its end) sends the whole sample to libunwind, so the chains are
  * the ones libunwind gives; the tests compare both on every sample of a recording.
@@ -24,10 +26,12 @@
 #include "util/util.h"
 
 #define FAST_SLOTS (1u << 16)   /* cached rows; the table starts over when 3/4 full */
+#define FAST_SPANS (1u << 14)   /* spans over all images; all are dropped past it */
 #define FAST_STATES 8           /* DW_CFA_remember_state nesting we follow */
 
 struct cfi_state {
 	uint8_t cfa_reg, ra_rule, bp_rule, bad;
+	uint8_t expr;            /* a CFA expression was evaluated (it may read the IP) */
 	int64_t cfa_off, ra_off, bp_off;
 };
 
@@ -152,9 +156,11 @@ static int64_t cfi_scaled(uint64_t v, bool is_signed, int64_t daf, struct cfi_st
 }
 
 /* Runs CFI instructions from c while the row's location is <= pc. rip: the frame's own IP (file
- * address), for a CFA expression that reads it (have_rip false: none known, in a CIE). */
+ * address), for a CFA expression that reads it (have_rip false: none known, in a CIE). Each
+ * location compared with pc narrows [*lo, *hi), the addresses the run would go the same way for. */
 static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi_state *init,
-		    uint64_t loc, uint64_t pc, uint64_t rip, bool have_rip, uint64_t caf, int64_t daf)
+		    uint64_t loc, uint64_t pc, uint64_t rip, bool have_rip, uint64_t caf, int64_t daf,
+		    uint64_t *lo, uint64_t *hi)
 {
 	struct cfi_state stack[FAST_STATES];
 	int depth = 0;
@@ -226,15 +232,19 @@ static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi
 				c->p += n;
 				st->cfa_reg = DW_RSP;
 				st->cfa_off = off;
+				st->expr = 1;
 				break;
 			}
 			default: st->bad = 1; break;                            /* the unknown */
 			}
 		}
 		if (advance) {
-			if (loc + adv > pc)
+			if (loc + adv > pc) {
+				*hi = loc + adv < *hi ? loc + adv : *hi;
 				return;
+			}
 			loc += adv;
+			*lo = loc > *lo ? loc : *lo;
 		}
 		continue;
 	set_offset:
@@ -259,11 +269,13 @@ static void cfi_run(struct cfi_cursor *c, struct cfi_state *st, const struct cfi
 /* The row of img's code at file address pc, computed from its .eh_frame FDE (rip: the frame's IP,
  * pc itself or, for a caller, pc + 1). False when no FDE covers pc (row->ok is then 0 too); true
  * when one does, whether or not the row fits row->ok. */
-bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row)
+bool cfi_compute_span(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row, uint64_t *lo,
+		      uint64_t *hi)
 {
 	row->ok = 0;
-	uint64_t fde_va;
-	if (!eh_find(img, pc, &fde_va))
+	*lo = *hi = 0;
+	uint64_t fde_va, slo, shi;
+	if (!eh_find_span(img, pc, &fde_va, &slo, &shi))
 		return false;
 	struct cfi_cursor f;
 	uint64_t fbody;
@@ -285,6 +297,9 @@ bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *
 		return true;
 	if (pc < start || pc - start >= range)
 		return false;
+	slo = start > slo ? start : slo;
+	if (start + range > start && start + range < shi)
+		shi = start + range;
 	if (cie.z) {
 		uint64_t n = cfi_uleb(&f);
 		if (f.bad || (uint64_t)(f.end - f.p) < n)
@@ -293,9 +308,10 @@ bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *
 	}
 	struct cfi_state st = { .cfa_reg = DW_RSP, .ra_rule = RULE_NONE, .bp_rule = RULE_NONE };
 	struct cfi_cursor c = cie.insns;
-	cfi_run(&c, &st, &st, start, UINT64_MAX, 0, false, cie.caf, cie.daf);
+	uint64_t cie_lo = 0, cie_hi = UINT64_MAX;  /* the CIE's run does not depend on pc */
+	cfi_run(&c, &st, &st, start, UINT64_MAX, 0, false, cie.caf, cie.daf, &cie_lo, &cie_hi);
 	struct cfi_state init = st;
-	cfi_run(&f, &st, &init, start, pc, rip, true, cie.caf, cie.daf);
+	cfi_run(&f, &st, &init, start, pc, rip, true, cie.caf, cie.daf, &slo, &shi);
 	if (st.bad || (st.cfa_reg != DW_RSP && st.cfa_reg != DW_RBP) ||
 	    (st.ra_rule != RULE_OFFSET && st.ra_rule != RULE_UNDEF) ||
 	    (st.bp_rule != RULE_NONE && st.bp_rule != RULE_SAME && st.bp_rule != RULE_OFFSET) ||
@@ -305,7 +321,17 @@ bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *
 	*row = (struct fast_row){ .img = img, .va = pc, .ok = 1, .cfa_reg = st.cfa_reg,
 				  .ra_rule = st.ra_rule, .bp_rule = st.bp_rule, .cfa_off = (int32_t)st.cfa_off,
 				  .ra_off = (int32_t)st.ra_off, .bp_off = (int32_t)st.bp_off };
+	if (!st.expr) {
+		*lo = slo;
+		*hi = shi;
+	}
 	return true;
+}
+
+bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row)
+{
+	uint64_t lo, hi;
+	return cfi_compute_span(img, pc, rip, row, &lo, &hi);
 }
 
 /*
@@ -335,12 +361,69 @@ static void go_compute(struct image *img, uint64_t pc, bool first, struct fast_r
 					  .bp_off = -16 };
 }
 
+/* The index of img's last span starting at or below pc, or -1. */
+static long span_find(const struct image *img, uint64_t pc)
+{
+	size_t lo = 0, hi = img->nspans;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->spans[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+/*
+ * Remembers row as the one of img's addresses [lo, hi). A miss in the per-address table then costs
+ * a binary search when another address of a row already computed comes (a function's other call
+ * sites, the other instructions of a loop), not the FDE's search and program again.
+ */
+static void span_add(struct unwind *u, struct image *img, uint64_t lo, uint64_t hi,
+		     const struct fast_row *row)
+{
+	if (u->fast.spans >= FAST_SPANS) {
+		for (size_t i = 0; i < u->cap; i++)
+			if (u->imgs[i])
+				image_spans_free(u, u->imgs[i]);
+	}
+	long at = span_find(img, lo) + 1;
+	if (img->nspans == img->spans_cap) {
+		img->spans_cap = img->spans_cap ? img->spans_cap * 2 : 16;
+		img->spans = xrealloc(img->spans, img->spans_cap * sizeof(*img->spans));
+	}
+	memmove(&img->spans[at + 1], &img->spans[at], (img->nspans - (size_t)at) * sizeof(*img->spans));
+	img->spans[at] = (struct fast_span){ .lo = lo, .hi = hi, .cfa_reg = row->cfa_reg,
+					     .ra_rule = row->ra_rule, .bp_rule = row->bp_rule,
+					     .cfa_off = row->cfa_off, .ra_off = row->ra_off,
+					     .bp_off = row->bp_off };
+	img->nspans++;
+	u->fast.spans++;
+}
+
+/* The row of img's code at file address pc from a span already computed: false when none has it. */
+static bool span_row(const struct image *img, uint64_t pc, struct fast_row *row)
+{
+	long i = span_find(img, pc);
+	if (i < 0 || pc >= img->spans[i].hi)
+		return false;
+	const struct fast_span *s = &img->spans[i];
+	*row = (struct fast_row){ .img = img, .ok = 1, .cfa_reg = s->cfa_reg, .ra_rule = s->ra_rule, .bp_rule = s->bp_rule,
+				  .cfa_off = s->cfa_off, .ra_off = s->ra_off, .bp_off = s->bp_off };
+	return true;
+}
+
 /* The row of img's code at file address pc: from .eh_frame, else .debug_frame, else Go's pcsp. */
 static void fast_compute(struct unwind *u, struct image *img, uint64_t pc, uint64_t rip,
 			 struct fast_row *row)
 {
-	if (cfi_compute(img, pc, rip, row))
+	uint64_t lo, hi;
+	if (cfi_compute_span(img, pc, rip, row, &lo, &hi)) {
+		if (row->ok && lo <= pc && pc < hi)
+			span_add(u, img, lo, hi, row);
 		return;
+	}
 	Dwarf_Frame *f = dbg_frame(u, img, pc);
 	if (f) {
 		dbg_compact(f, row);
@@ -376,7 +459,9 @@ static const struct fast_row *fast_row(struct unwind *u, struct image *img, uint
 		i = (size_t)(h >> 40) & mask;
 		r = &fc->rows[i];
 	}
-	fast_compute(u, img, first ? va : va - 1, va, r);
+	uint64_t pc = first ? va : va - 1;
+	if (!span_row(img, pc, r))
+		fast_compute(u, img, pc, va, r);
 	if (r->ok && image_sigreturn(img, va))
 		r->ok = 0;
 	r->img = img;

@@ -264,27 +264,42 @@ const uint8_t *eh_search_table(struct image *img, uint64_t *count, uint64_t *bas
 	return (const uint8_t *)eh_table(img, count);
 }
 
-bool eh_find(struct image *img, uint64_t pc, uint64_t *fde_va)
+bool eh_find_span(struct image *img, uint64_t pc, uint64_t *fde_va, uint64_t *span_lo,
+		  uint64_t *span_hi)
 {
 	uint64_t count, base;
 	const uint8_t *tab = eh_search_table(img, &count, &base);
 	if (!tab || !count)
 		return false;
-	/* sdata4 pairs relative to base, sorted by location: the last one at or below pc */
+	/* sdata4 pairs relative to base, sorted by location: the last one at or below pc. Every
+	 * location compared narrows the span of addresses the search would take the same way for. */
 	size_t lo = 0, hi = count;
+	uint64_t slo = 0, shi = UINT64_MAX;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		int32_t loc;
 		memcpy(&loc, tab + mid * 8, 4);
-		if ((uint64_t)((int64_t)base + loc) <= pc)
+		uint64_t at = (uint64_t)((int64_t)base + loc);
+		if (at <= pc) {
 			lo = mid + 1;
-		else
+			slo = at > slo ? at : slo;
+		} else {
 			hi = mid;
+			shi = at < shi ? at : shi;
+		}
 	}
 	if (lo == 0)
 		return false;
 	int32_t fde_rel;
 	memcpy(&fde_rel, tab + (lo - 1) * 8 + 4, 4);
 	*fde_va = (uint64_t)((int64_t)base + fde_rel);
+	*span_lo = slo;
+	*span_hi = shi;
 	return true;
+}
+
+bool eh_find(struct image *img, uint64_t pc, uint64_t *fde_va)
+{
+	uint64_t lo, hi;
+	return eh_find_span(img, pc, fde_va, &lo, &hi);
 }

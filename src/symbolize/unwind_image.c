@@ -201,12 +201,22 @@ struct image *image_get(struct unwind *u, struct dso *d)
 	return img->data ? img : NULL;
 }
 
-/* Lets go of what an image holds: its file's mapping, its built table and its .debug_frame handle. */
+void image_spans_free(struct unwind *u, struct image *img)
+{
+	u->fast.spans -= img->nspans;
+	free(img->spans);
+	img->spans = NULL;
+	img->nspans = img->spans_cap = 0;
+}
+
+/* Lets go of what an image holds: its file's mapping, its built table, its .debug_frame handle and
+ * image_sigreturn's bits (of pages no longer mapped). */
 static void image_unmap(struct image *img)
 {
 	if (img->data)
 		munmap((void *)img->data, img->size);
 	free(img->ehf_tab);
+	free(img->sigpages);
 	if (img->dwfl)
 		dwfl_end(img->dwfl);
 }
@@ -264,11 +274,48 @@ const uint8_t *image_ptr(const struct image *img, uint64_t va, uint64_t len)
 }
 
 /* rt_sigreturn's trampoline (mov $15,%rax; syscall), which libunwind treats as a signal frame. */
-bool image_sigreturn(const struct image *img, uint64_t va)
+static const uint8_t sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+
+/* Whether a trampoline starts in p[0, len - 9]: each syscall's second byte (memchr, which is
+ * fast), then the 8 bytes before it; a fifth of memmem's instructions on code. */
+static bool sigreturn_in(const uint8_t *p, size_t len)
 {
-	static const uint8_t code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
-	const uint8_t *p = image_ptr(img, va, sizeof(code));
-	return p && memcmp(p, code, sizeof(code)) == 0;
+	const size_t last = sizeof(sigreturn_code) - 1;
+	for (size_t i = last; i < len;) {
+		const uint8_t *s = memchr(p + i, sigreturn_code[last], len - i);
+		if (!s)
+			return false;
+		if (memcmp(s - last, sigreturn_code, last) == 0)
+			return true;
+		i = (size_t)(s - p) + 1;
+	}
+	return false;
+}
+
+/*
+ * Each first sight of an address asks this, and reading the code there faults its page in (the
+ * unwinder's binaries are mapped, and their pages let go of now and then): so each page of the file
+ * is searched once for a trampoline starting in it, two bits remembering that it was and whether
+ * one was found, and an address in a page without one is answered without its code.
+ */
+bool image_sigreturn(struct image *img, uint64_t va)
+{
+	const uint8_t *p = image_ptr(img, va, sizeof(sigreturn_code));
+	if (!p)
+		return false;
+	uint64_t page = (uint64_t)(p - img->data) >> 12;
+	if (!img->sigpages)
+		img->sigpages = xcalloc((img->size >> 12) / 4 + 1, 1);
+	uint8_t *bits = &img->sigpages[page / 4];
+	unsigned shift = (unsigned)(page % 4) * 2;
+	if (!(*bits >> shift & 1)) {
+		/* the page, and the bytes after it where a trampoline starting in it ends */
+		uint64_t from = page << 12, len = 4096 + sizeof(sigreturn_code) - 1;
+		len = len < img->size - from ? len : img->size - from;
+		bool found = sigreturn_in(img->data + from, len);
+		*bits |= (uint8_t)((1u | (unsigned)found << 1) << shift);
+	}
+	return (*bits >> shift & 2) && memcmp(p, sigreturn_code, sizeof(sigreturn_code)) == 0;
 }
 
 bool image_drop(struct unwind *u, const struct dso *d)
@@ -284,6 +331,7 @@ bool image_drop(struct unwind *u, const struct dso *d)
 	if (img->tried)
 		u->mapped--;
 	image_unmap(img);
+	image_spans_free(u, img);
 	free(img);
 	u->imgs[i] = NULL;
 	u->nimgs--;
@@ -302,8 +350,9 @@ bool image_drop(struct unwind *u, const struct dso *d)
 void image_reset(struct unwind *u, struct image *img)
 {
 	image_unmap(img);
-	struct dso *d = img->dso;
-	*img = (struct image){ .dso = d };
+	/* The fast path's spans hold for the file, mapped or not: they stay too. */
+	*img = (struct image){ .dso = img->dso, .spans = img->spans, .nspans = img->nspans,
+			       .spans_cap = img->spans_cap };
 	u->mapped--;
 }
 
@@ -330,6 +379,7 @@ void image_free_all(struct unwind *u)
 		if (!img)
 			continue;
 		image_unmap(img);
+		image_spans_free(u, img);
 		free(img);
 	}
 	free(u->imgs);

@@ -63,6 +63,11 @@ struct image {
 	Dwarf_CFI *dbg_cfi;
 	uint64_t dbg_bias;      /* CFI address = file virtual address - dbg_bias */
 	uint64_t used;          /* the unwinder's clock at its last use */
+	/* The fast path's rows by address span (unwind_cfi.c), sorted by address */
+	struct fast_span *spans;
+	uint32_t nspans, spans_cap;
+	/* image_sigreturn's 2 bits per page of the file (searched; a trampoline starts there) */
+	uint8_t *sigpages;
 };
 
 struct space {
@@ -92,9 +97,18 @@ struct fast_row {
 	int32_t cfa_off, ra_off, bp_off;
 };
 
+/* A row of the fast path for the file addresses [lo, hi) of an image (unwind_cfi.c's spans), kept
+ * in the image's array sorted by lo; spans never overlap. */
+struct fast_span {
+	uint64_t lo, hi;
+	uint8_t cfa_reg, ra_rule, bp_rule;
+	int32_t cfa_off, ra_off, bp_off;
+};
+
 struct fast_cache {
 	struct fast_row *rows;
 	size_t used;
+	size_t spans;            /* fast_span entries over all images */
 	uint64_t fallbacks;      /* samples handed to libunwind */
 };
 
@@ -152,8 +166,9 @@ struct image *image_get(struct unwind *u, struct dso *d);
 bool image_drop(struct unwind *u, const struct dso *d);
 /* Unmaps the least recently used images past UNWIND_MAPPED; only between walks. */
 void image_trim(struct unwind *u);
-/* Back to an image never mapped (its file unmapped); the struct stays, for the fast path's rows are
- * keyed on it. Only between walks. */
+/* Back to an image never mapped (its file unmapped) but for its spans of CFI rows, which hold for
+ * the file mapped or not; the struct stays, for the fast path's rows are keyed on it. Only
+ * between walks. */
 void image_reset(struct unwind *u, struct image *img);
 /* Every image goes. */
 void image_free_all(struct unwind *u);
@@ -164,7 +179,9 @@ const uint8_t *image_ptr(const struct image *img, uint64_t va, uint64_t len);
 /* len bytes at file virtual address vaddr of img into out; false when the file has none there. */
 bool image_read(const struct image *img, uint64_t vaddr, void *out, size_t len);
 /* Whether img's code at file address va is rt_sigreturn's trampoline. */
-bool image_sigreturn(const struct image *img, uint64_t va);
+bool image_sigreturn(struct image *img, uint64_t va);
+/* Frees img's fast-path spans (unwind_cfi.c's), counted out of u's. */
+void image_spans_free(struct unwind *u, struct image *img);
 
 /* ---- unwind_ehframe.c ---- */
 
@@ -194,6 +211,8 @@ bool cfi_cie(const struct image *img, uint64_t va, struct cfi_cie *cie);
 /* The FDE that may cover file address pc of img (the last one starting at or below it), from its
  * .eh_frame_hdr table or, without one, the table built from .eh_frame on first use. */
 bool eh_find(struct image *img, uint64_t pc, uint64_t *fde_va);
+/* eh_find, and the addresses [*lo, *hi) around pc for which it finds the same FDE the same way. */
+bool eh_find_span(struct image *img, uint64_t pc, uint64_t *fde_va, uint64_t *lo, uint64_t *hi);
 /* img's table built from .eh_frame (on first use) and its pair count; NULL when img has an
  * .eh_frame_hdr (libunwind reads that one in the file), no .eh_frame or no FDE in it. */
 const int32_t *eh_table(struct image *img, uint64_t *count);
@@ -246,6 +265,11 @@ int dbg_resume(struct unwind *u, struct walk *w, unw_cursor_t *c, unw_addr_space
  * or, for a caller, pc + 1). False when no FDE covers pc; true when one does, row->ok saying
  * whether the fast path can use the row. */
 bool cfi_compute(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row);
+/* cfi_compute, and when the row is ok and does not depend on rip, the file addresses [*lo, *hi)
+ * around pc that have that same row (the same FDE, found the same way, the same row of it); else
+ * *lo == *hi. */
+bool cfi_compute_span(struct image *img, uint64_t pc, uint64_t rip, struct fast_row *row, uint64_t *lo,
+		      uint64_t *hi);
 
 /* The walk of w through cached rows, its frames into ips as unwind_sample says. Returns the frames,
  * or -1 when libunwind must do this sample. */
