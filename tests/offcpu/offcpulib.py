@@ -247,7 +247,10 @@ def check_snapshots(snaps, w, tol, what, keep=None, funcs=None):
     rows = [r for sn in snaps for r in sn["rows"] if keep is None or keep(r)]
     lost = sum(sn.get("lost", 0) for sn in snaps)
     dropped = sum(sn.get("dropped", 0) for sn in snaps)
-    print(f"  {what}: {len(snaps)} snapshots, lost {lost}, dropped {dropped}")
+    # The pairing's own counts (cumulative: the last snapshot's), for a failure to be read by:
+    # blocks dropped unpaired and records out of time order.
+    pairing = snaps[-1].get("pairing") if snaps else None
+    print(f"  {what}: {len(snaps)} snapshots, lost {lost}, dropped {dropped}, pairing {pairing}")
     note = f" (perftop lost {lost} and dropped {dropped} records in this run)" if lost + dropped else ""
     return check_functions(sum_rows([{"rows": rows}], lambda r: r["sym"]), w, tol, what, funcs,
                            note=note, blocks=sum_rows([{"rows": rows}], lambda r: r["sym"],
