@@ -14,7 +14,7 @@ set -u
 pt=${1:?usage: test_export_gone.sh PERFTOP FIXTURE_DIR}
 fixtures=${2:?}
 here=$(cd "$(dirname "$0")" && pwd)
-# tm, screen, fail, wait_for: tests/lib/tmuxlib.sh (a skip without tmux or the events)
+# tm, screen, fail, wait_for, write_to: tests/lib/tmuxlib.sh (a skip without tmux or the events)
 . "$here/../lib/tmuxlib.sh" export-gone
 d=$(mktemp -d /tmp/perftop-export-gone-XXXXXX)
 cleanup() { tm kill-server 2>/dev/null; rm -rf "$d"; }
@@ -29,12 +29,7 @@ screen > "$d/paused.txt"
 for _ in $(seq 100); do [ -e "$d/gone_work" ] || break; sleep 0.1; done
 [ -e "$d/gone_work" ] && fail "gone_work did not end within 10 s"
 sleep 2.2 # two refreshes of -d 1 after the exit: whatever a refresh lets go of has gone
-tm send-keys -t t w
-wait_for 'Write to: ' || fail "no prompt"
-for _ in $(seq 40); do tm send-keys -t t BSpace; done
-tm send-keys -t t -l "$d/gone.folded"
-tm send-keys -t t Enter
-wait_for "wrote $d/gone.folded" || fail "no 'wrote $d/gone.folded' on the bottom line"
+write_to "$d/gone.folded"
 tm send-keys -t t q
 wait_for 'PERFTOP-EXITED:0' || fail "perftop did not exit 0"
 

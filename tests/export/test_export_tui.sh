@@ -13,20 +13,11 @@ pt=${1:?usage: test_export_tui.sh PERFTOP FIXTURE_DIR}
 fixtures=${2:?}
 here=$(cd "$(dirname "$0")" && pwd)
 command -v go >/dev/null || { echo "SKIP: go is not installed (golang-go, the Makefile's PACKAGES)"; exit 77; }
-# tm, screen, fail, wait_for, wait_gone: tests/lib/tmuxlib.sh (a skip without tmux or the events)
+# tm, screen, fail, wait_for, wait_gone, write_to: tests/lib/tmuxlib.sh (a skip without tmux or the events)
 . "$here/../lib/tmuxlib.sh" export-tui
 d=$(mktemp -d /tmp/perftop-export-tui-XXXXXX)
 cleanup() { tm kill-server 2>/dev/null; rm -rf "$d"; }
 trap cleanup EXIT
-# Replaces the prompt's text with $1 and presses Enter.
-write_to() {
-	tm send-keys -t t w
-	wait_for 'Write to: perftop-[0-9]{8}-[0-9]{6}\.pb\.gz_' || fail "no prompt with the default name"
-	for _ in $(seq 40); do tm send-keys -t t BSpace; done
-	tm send-keys -t t -l "$1"
-	tm send-keys -t t Enter
-	wait_for "wrote $1" || fail "no 'wrote $1' on the bottom line"
-}
 
 tm new-session -d -s t -x 160 -y 40 \
 	"$pt -d 0.5 -e cpu-clock -- $fixtures/diff_work 30 4 2 1 1; echo PERFTOP-EXITED:\$?; sleep 60"

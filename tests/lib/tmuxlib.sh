@@ -65,3 +65,14 @@ cursor_to() {
 	for ((k = 0; k < idx; k++)); do tm send-keys -t t Down; done
 	wait_for "^ +[0-9.]+% +[0-9.]+% +[0-9]+ +$1 " 20 || fail "cursor not moved to $1"
 }
+# write_to FILE: the view's w key: the prompt comes with its default name
+# (perftop-YYYYmmdd-HHMMSS.pb.gz), which is replaced by FILE; Enter writes it and the bottom line
+# says so.
+write_to() {
+	tm send-keys -t t w
+	wait_for 'Write to: perftop-[0-9]{8}-[0-9]{6}\.pb\.gz_' || fail "no prompt with the default name"
+	for _ in $(seq 40); do tm send-keys -t t BSpace; done
+	tm send-keys -t t -l "$1"
+	tm send-keys -t t Enter
+	wait_for "wrote $1" || fail "no 'wrote $1' on the bottom line"
+}
