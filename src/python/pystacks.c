@@ -184,9 +184,19 @@ static void proc_probe(struct pystacks *p, struct pyprocess *e)
 	e->code_type = 0;
 	memset(e->threads, 0, sizeof(e->threads));
 	e->state = pyproc_find((pid_t)e->pid, &e->proc, err, sizeof(err));
-	if (e->state < 0)
+	if (e->state < 0) {
+		/* A process that exited while it was looked at (a short-lived python3: its maps read,
+		 * its memory gone before the read) has nothing to tell the user: its /proc exe goes
+		 * with its memory, so a failure after that is the exit, not an interpreter unread. */
+		uint64_t dev, ino;
+		exe_id(e->pid, &dev, &ino);
+		if (!dev && !ino) {
+			e->state = PY_GONE;
+			return;
+		}
 		snprintf(p->notice, sizeof(p->notice), "python: pid %u (%.60s): %.150s, native frames only",
 			 e->pid, e->proc.dso, err);
+	}
 }
 
 /* Does the sample's chain run through an interpreter's file (pyproc.c's names)? */
