@@ -32,6 +32,41 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* What the session has to tell on stderr (warnings, each new one once); -q prints only errors. */
+static void batch_tell_notices(struct session *s, const struct cli *c)
+{
+	if (c->quiet)
+		return;
+	/* An event that has not fired (a breakpoint in a VM): said once, on stderr. */
+	const char *notice = session_event_notice(s);
+	static bool told;
+	if (notice && !told) {
+		told = true;
+		warn_msg("%s", notice);
+	}
+	/* A CPython process whose Python frames cannot be read: each new reason once. */
+	const char *py = session_python_notice(s);
+	static char py_told[256];
+	if (py && strcmp(py, py_told) != 0) {
+		snprintf(py_told, sizeof(py_told), "%s", py);
+		warn_msg("%s", py);
+	}
+	/* A node process without JavaScript names: the flag that gives them, once. */
+	static bool hinted;
+	const char *hint = session_hint(s);
+	if (hint && !hinted) {
+		hinted = true;
+		warn_msg("%s", hint);
+	}
+	/* A HotSpot JVM that gives no perf map, or runs without frame pointers: each new notice once. */
+	const char *jvm = session_jvm_notice(s);
+	static char jvm_told[400];
+	if (jvm && strcmp(jvm, jvm_told) != 0) {
+		snprintf(jvm_told, sizeof(jvm_told), "%s", jvm);
+		warn_msg("%s", jvm);
+	}
+}
+
 /* Ends the window and prints its snapshot at time (replay: seconds of recorded time; live: -1, the
  * seconds since the start), one per event. Returns false when stdout is gone (a closed pipe). */
 static bool batch_emit(struct session *s, const struct cli *c, bool zero, double time)
@@ -70,34 +105,7 @@ static bool batch_emit(struct session *s, const struct cli *c, bool zero, double
 		snapshot_free(snaps[e]);
 		ok = ok && fflush(stdout) == 0 && !ferror(stdout);
 	}
-	/* An event that has not fired (a breakpoint in a VM): said once, on stderr. */
-	const char *notice = session_event_notice(s);
-	static bool told;
-	if (notice && !told) {
-		told = true;
-		warn_msg("%s", notice);
-	}
-	/* A CPython process whose Python frames cannot be read: each new reason once. */
-	const char *py = session_python_notice(s);
-	static char py_told[256];
-	if (py && strcmp(py, py_told) != 0) {
-		snprintf(py_told, sizeof(py_told), "%s", py);
-		warn_msg("%s", py);
-	}
-	/* A node process without JavaScript names: the flag that gives them, once. */
-	static bool hinted;
-	const char *hint = session_hint(s);
-	if (hint && !hinted) {
-		hinted = true;
-		warn_msg("%s", hint);
-	}
-	/* A HotSpot JVM that gives no perf map, or runs without frame pointers: each new notice once. */
-	const char *jvm = session_jvm_notice(s);
-	static char jvm_told[400];
-	if (jvm && strcmp(jvm, jvm_told) != 0) {
-		snprintf(jvm_told, sizeof(jvm_told), "%s", jvm);
-		warn_msg("%s", jvm);
-	}
+	batch_tell_notices(s, c);
 	return ok;
 }
 

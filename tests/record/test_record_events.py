@@ -115,4 +115,13 @@ with tempfile.TemporaryDirectory() as d:
         fail(f"not-fired notice: exit {p.returncode}, {len(snaps)} snapshots, {early} early "
              f"samples, stderr {p.stderr.strip()!r}")
     checks += 1
+
+    # -q prints errors only: neither the tables nor that notice (nor any other warning)
+    p = perftop(["-b", "-q", "-d", "0.25", "-e", "cpu-clock", "-e", "alignment-faults", "--"]
+                + WORK[:2] + [WORK[2].replace("1.5", "1.2")])
+    print(f"-q: exit {p.returncode}, stdout {len(p.stdout)} bytes, stderr {p.stderr.strip()!r}")
+    if p.returncode != 0 or p.stdout or p.stderr:
+        fail(f"-q printed: exit {p.returncode}, stdout {p.stdout[:200]!r}, "
+             f"stderr {p.stderr.strip()!r}")
+    checks += 1
 passed(checks)
