@@ -154,11 +154,14 @@ static uint32_t sl_frame_map(struct stacklog *l, uint32_t pid, const struct fram
 	if (c->gen == l->gen && c->pidgen == pidgen && c->pid == pid && c->dso == f->dso &&
 	    f->addr >= c->start && f->addr < c->limit)
 		return c->map;
-	struct stacklog_mapping m;
+	struct stacklog_mapping m = { .start = f->addr, .limit = f->addr + 1 };
 	if (!l->map_fn || !l->map_fn(l->map_ctx, pid, f, &m)) {
-		/* none: that one address is remembered (an unmapped frame comes again and again) */
+		/* none: remembered for what the answer covers (an unmapped frame comes again and
+		 * again; a Python function's frames, at their code objects' addresses, every time) */
+		if (!(m.start <= f->addr && f->addr < m.limit))
+			m.start = f->addr, m.limit = f->addr + 1;
 		*c = (struct sl_cache){ .dso = f->dso, .gen = l->gen, .pidgen = pidgen,
-					.start = f->addr, .limit = f->addr + 1, .pid = pid,
+					.start = m.start, .limit = m.limit, .pid = pid,
 					.map = STACKLOG_NO_MAP };
 		return STACKLOG_NO_MAP;
 	}

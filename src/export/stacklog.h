@@ -39,7 +39,9 @@ struct stacklog_mapping {
 	size_t build_id_size;
 };
 /* The mapping of f's address in pid's address space now; false: none to keep (unmapped, or a
- * frame whose description needs none). */
+ * frame whose description needs none). On false, out->start and out->limit come in as the frame's
+ * address alone and may be widened to the addresses the same answer holds for (a dso whose frames
+ * never need one: every address), so that the log does not ask again for each. */
 typedef bool (*stacklog_map_fn)(void *ctx, uint32_t pid, const struct frame *f,
 				struct stacklog_mapping *out);
 

@@ -83,8 +83,11 @@ static bool session_log_map(void *ctx, uint32_t pid, const struct frame *f,
 			    struct stacklog_mapping *out)
 {
 	struct session *s = ctx;
-	if (f->dso && !strcmp(f->dso, PYSTACKS_DSO))
+	if (f->dso && !strcmp(f->dso, PYSTACKS_DSO)) {
+		out->start = 0;  /* none for any of the process's Python functions */
+		out->limit = UINT64_MAX;
 		return false;
+	}
 	struct symbolizer_mapping m;
 	if (!symbolizer_mapping(s->sym, pid, f->addr, &m))
 		return false;
