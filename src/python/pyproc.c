@@ -30,6 +30,8 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -268,6 +270,76 @@ static void py_scan_symtab(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct pysyms *p
 	}
 }
 
+/*
+ * What a scan of a file found, kept by the file's identity: a pyenv libpython's .symtab is large
+ * (a scan took 6-7 ms), and under a churn of short-lived interpreters (`python3 -c ...` in a
+ * loop) every process is looked at once while it lives. A file changed in place has a new size or
+ * mtime; one replaced has a new inode. Bounded: the least recently used entry goes.
+ */
+#define SYMCACHE_MAX 16
+struct symcache_entry {
+	const char *const *names;    /* which lookup (the callers' static name lists) */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	uint64_t use;
+	int rc;
+	bool dyn;                    /* ET_DYN: placed at the mapping's start minus low */
+	uint64_t low;
+	uint64_t addr[2], size_of[2];
+};
+static struct symcache_entry symcache[SYMCACHE_MAX];
+static uint64_t symcache_clock;
+static pthread_mutex_t symcache_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static bool symcache_same(const struct symcache_entry *c, const struct pysyms *ps,
+			  const struct stat *st)
+{
+	return c->names == ps->names && c->dev == st->st_dev && c->ino == st->st_ino &&
+	       c->size == st->st_size && c->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       c->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* The cached scan of the file st for ps->names, into ps (its bias for mapping m): its rc, or 1 when
+ * not cached. */
+static int symcache_get(const struct stat *st, const struct pymap *m, struct pysyms *ps)
+{
+	int rc = 1;
+	pthread_mutex_lock(&symcache_mu);
+	for (int i = 0; i < SYMCACHE_MAX && rc == 1; i++) {
+		struct symcache_entry *c = &symcache[i];
+		if (!c->use || !symcache_same(c, ps, st))
+			continue;
+		c->use = ++symcache_clock;
+		ps->bias = c->dyn ? m->start - c->low : 0;
+		for (int k = 0; k < 2; k++) {
+			ps->addr[k] = c->addr[k];
+			ps->size[k] = c->size_of[k];
+		}
+		rc = c->rc;
+	}
+	pthread_mutex_unlock(&symcache_mu);
+	return rc;
+}
+
+static void symcache_put(const struct stat *st, const struct pysyms *ps, int rc, bool dyn, uint64_t low)
+{
+	pthread_mutex_lock(&symcache_mu);
+	struct symcache_entry *c = &symcache[0];
+	for (int i = 1; i < SYMCACHE_MAX; i++)
+		if (symcache[i].use < c->use)
+			c = &symcache[i];
+	*c = (struct symcache_entry){ .names = ps->names, .dev = st->st_dev, .ino = st->st_ino,
+				      .size = st->st_size, .mtime = st->st_mtim,
+				      .use = ++symcache_clock, .rc = rc, .dyn = dyn, .low = low };
+	for (int k = 0; k < 2; k++) {
+		c->addr[k] = ps->addr[k];
+		c->size_of[k] = ps->size[k];
+	}
+	pthread_mutex_unlock(&symcache_mu);
+}
+
 /* The symbols ps->names in the ELF file of mapping m (opened through the process's root); 0 when
  * the first is found. */
 static int py_elf_syms(pid_t pid, const struct pymap *m, struct pysyms *ps)
@@ -281,9 +353,14 @@ static int py_elf_syms(pid_t pid, const struct pymap *m, struct pysyms *ps)
 	int fd = safefile_open(m->path, &w, &st, why, sizeof(why));
 	if (fd < 0)
 		return -ENOENT;
+	int rc = symcache_get(&st, m, ps);
+	if (rc != 1) {
+		close(fd);
+		return rc;
+	}
 	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	int rc = -ENOEXEC;
+	rc = -ENOEXEC;
 	GElf_Ehdr eh;
 	if (e && gelf_getehdr(e, &eh)) {
 		uint64_t low = UINT64_MAX;
@@ -294,7 +371,8 @@ static int py_elf_syms(pid_t pid, const struct pymap *m, struct pysyms *ps)
 			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < low)
 				low = ph.p_vaddr & ~(uint64_t)0xfff;
 		}
-		ps->bias = eh.e_type == ET_DYN && low != UINT64_MAX ? m->start - low : 0;
+		bool dyn = eh.e_type == ET_DYN && low != UINT64_MAX;
+		ps->bias = dyn ? m->start - low : 0;
 		for (int pass = 0; pass < 2 && !ps->addr[0]; pass++) {
 			Elf_Scn *scn = NULL;
 			while ((scn = elf_nextscn(e, scn)) != NULL) {
@@ -305,6 +383,7 @@ static int py_elf_syms(pid_t pid, const struct pymap *m, struct pysyms *ps)
 			}
 		}
 		rc = ps->addr[0] ? 0 : -ENOENT;
+		symcache_put(&st, ps, rc, dyn, low);
 	}
 	if (e)
 		elf_end(e);
