@@ -19,8 +19,9 @@ install(FILES ${PERFTOP_DOC_PAGES} DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 
 # The package's Depends are what dpkg-shlibdeps finds perftop linked against (libdw1, libelf1,
 # libncursesw6, libunwind8, libzstd1, libc6 ...). capstone and libdebuginfod are not linked but
-# dlopened on first use (src/symbolize/lazylib.c), so they are Recommends: the packages of the very
-# files the build compiled against (dpkg -S), and elfutils, whose eu-elfcompress the debug cache uses.
+# dlopened on first use (src/symbolize/lazylib.c), and libcurl when --push is given
+# (src/push/lazycurl.c), so they are Recommends: the packages of the very files the build compiled
+# against (dpkg -S), and elfutils, whose eu-elfcompress the debug cache uses.
 function(perftop_deb_package var lib)
   set(${var} "" PARENT_SCOPE)
   if(NOT lib)
@@ -33,7 +34,7 @@ function(perftop_deb_package var lib)
   endif()
 endfunction()
 set(recommends "")
-foreach(lib ${CAPSTONE_SHARED_LIB} ${DEBUGINFOD_SHARED_LIB})
+foreach(lib ${CAPSTONE_SHARED_LIB} ${DEBUGINFOD_SHARED_LIB} ${CURL_SHARED_LIB})
   perftop_deb_package(pkg "${lib}")
   if(pkg)
     list(APPEND recommends ${pkg})

@@ -14,7 +14,6 @@
  */
 #include "push/push.h"
 
-#include <curl/curl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "push/lazycurl.h"
 #include "push/push_int.h"
 #include "util/util.h"
 
@@ -37,6 +37,7 @@ struct push {
 	bool started;                /* the thread: started at the first submit (below) */
 	uint64_t deadline_ns;        /* when stopping: the end of the flush */
 	/* Set before the thread starts, read-only after. */
+	const struct lazy_curl *curl; /* libcurl's functions (loaded by push_new) */
 	struct push_target t;
 	char *app;
 	char *labels[PUSH_MAX_LABELS];
@@ -132,47 +133,48 @@ static long push_send(struct push *p, CURL *curl, const struct push_item *it, ch
 		snprintf(err, errlen, "the ingest URL is too long");
 		return 400; /* it will not get shorter: given up */
 	}
+	const struct lazy_curl *lc = p->curl;
 	char cerr[CURL_ERROR_SIZE] = "";
-	curl_easy_reset(curl);
-	curl_easy_setopt(curl, CURLOPT_URL, url);
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_USERAGENT, "perftop");
-	curl_easy_setopt(curl, CURLOPT_POST, 1L);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, p->headers);
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, p->connect_ms);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, p->timeout_ms);
-	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, cerr);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, push_on_reply);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, p);
-	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, push_on_progress);
-	curl_easy_setopt(curl, CURLOPT_XFERINFODATA, p);
+	lc->easy_reset(curl);
+	lc->easy_setopt(curl, CURLOPT_URL, url);
+	lc->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	lc->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	lc->easy_setopt(curl, CURLOPT_USERAGENT, "perftop");
+	lc->easy_setopt(curl, CURLOPT_POST, 1L);
+	lc->easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+	lc->easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+	lc->easy_setopt(curl, CURLOPT_HTTPHEADER, p->headers);
+	lc->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, p->connect_ms);
+	lc->easy_setopt(curl, CURLOPT_TIMEOUT_MS, p->timeout_ms);
+	lc->easy_setopt(curl, CURLOPT_ERRORBUFFER, cerr);
+	lc->easy_setopt(curl, CURLOPT_WRITEFUNCTION, push_on_reply);
+	lc->easy_setopt(curl, CURLOPT_WRITEDATA, p);
+	lc->easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+	lc->easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, push_on_progress);
+	lc->easy_setopt(curl, CURLOPT_XFERINFODATA, p);
 	/* libcurl's defaults, said here so that no change turns them off: the server's certificate
 	 * is checked against the CAs, and its name against the URL's host */
-	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	lc->easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	lc->easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (p->ca_file)
-		curl_easy_setopt(curl, CURLOPT_CAINFO, p->ca_file);
+		lc->easy_setopt(curl, CURLOPT_CAINFO, p->ca_file);
 	if (p->ca_dir)
-		curl_easy_setopt(curl, CURLOPT_CAPATH, p->ca_dir);
+		lc->easy_setopt(curl, CURLOPT_CAPATH, p->ca_dir);
 	if (p->t.auth) {
-		curl_easy_setopt(curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(curl, CURLOPT_USERNAME, p->t.user);
-		curl_easy_setopt(curl, CURLOPT_PASSWORD, p->t.password);
+		lc->easy_setopt(curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		lc->easy_setopt(curl, CURLOPT_USERNAME, p->t.user);
+		lc->easy_setopt(curl, CURLOPT_PASSWORD, p->t.password);
 	}
 	p->reply_len = 0;
 	p->reply[0] = '\0';
-	CURLcode rc = curl_easy_perform(curl);
+	CURLcode rc = lc->easy_perform(curl);
 	free(json);
 	if (rc != CURLE_OK) {
-		snprintf(err, errlen, "%s", cerr[0] ? cerr : curl_easy_strerror(rc));
+		snprintf(err, errlen, "%s", cerr[0] ? cerr : lc->easy_strerror(rc));
 		return 0;
 	}
 	long status = 0;
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	lc->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	if (push_verdict_of(status) != PUSH_SENT)
 		reply_line(err, errlen, status, p->reply);
 	return status;
@@ -215,7 +217,7 @@ static void push_settle(struct push *p, struct push_item *it, long status, const
 static void *push_main(void *arg)
 {
 	struct push *p = arg;
-	CURL *curl = curl_easy_init();
+	CURL *curl = p->curl->easy_init();
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		struct push_item it;
@@ -242,7 +244,7 @@ static void *push_main(void *arg)
 	}
 	pthread_mutex_unlock(&p->mu);
 	if (curl)
-		curl_easy_cleanup(curl);
+		p->curl->easy_cleanup(curl);
 	return NULL;
 }
 
@@ -255,7 +257,8 @@ static void push_free(struct push *p)
 {
 	push_queue_done(&p->q);
 	push_secrets_free(&p->secrets);
-	curl_slist_free_all(p->headers);
+	if (p->headers)
+		p->curl->slist_free_all(p->headers);
 	for (int i = 0; i < p->nlabels; i++)
 		free(p->labels[i]);
 	free(p->app);
@@ -284,14 +287,14 @@ static int push_configure(struct push *p, const struct push_opts *o, char *err, 
 	/* Pyroscope's body is a gzipped pprof file as it is (no Content-Encoding: the server unpacks
 	 * it as pprof files are), Parca's the JSON of a WriteRawRequest; "Expect:" off, so curl does
 	 * not wait for a 100 Continue. */
-	p->headers = curl_slist_append(p->headers, p->t.kind == PUSH_PARCA
-							   ? "Content-Type: application/json"
-							   : "Content-Type: application/octet-stream");
-	p->headers = curl_slist_append(p->headers, "Expect:");
+	p->headers = p->curl->slist_append(p->headers, p->t.kind == PUSH_PARCA
+							       ? "Content-Type: application/json"
+							       : "Content-Type: application/octet-stream");
+	p->headers = p->curl->slist_append(p->headers, "Expect:");
 	for (int i = 0; i < o->nheaders; i++) {
 		if (push_check_header(o->headers[i], err, errlen))
 			return -1;
-		p->headers = curl_slist_append(p->headers, o->headers[i]);
+		p->headers = p->curl->slist_append(p->headers, o->headers[i]);
 		push_secrets_add_header(&p->secrets, o->headers[i]);
 	}
 	if (p->t.auth) {
@@ -314,11 +317,6 @@ static int push_configure(struct push *p, const struct push_opts *o, char *err, 
 	return 0;
 }
 
-static void push_curl_init(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 /* An environment variable's value, NULL when unset or empty (read once, before the thread
  * starts: getenv is not safe beside a setenv elsewhere). */
 static const char *push_env(const char *name)
@@ -329,11 +327,16 @@ static const char *push_env(const char *name)
 
 struct push *push_new(const struct push_opts *o, char *err, size_t errlen)
 {
-	static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-	/* libcurl's global set-up is not thread-safe: done once, on the caller's thread, before
-	 * any push thread exists. */
-	pthread_once(&curl_once, push_curl_init);
+	/* libcurl is loaded here, not linked (lazycurl.h): its global set-up, which is not
+	 * thread-safe, is done once, on the caller's thread, before any push thread exists. */
+	const char *why;
+	const struct lazy_curl *lc = lazy_curl(&why);
+	if (!lc) {
+		snprintf(err, errlen, "--push needs libcurl: %s", why);
+		return NULL;
+	}
 	struct push *p = xcalloc(1, sizeof(*p));
+	p->curl = lc;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);

@@ -25,8 +25,8 @@ recommends=$(dpkg-deb -f "$deb" Recommends)
 echo "Depends: $depends"
 echo "Recommends: $recommends"
 echo "$depends" | grep -Eq '(^|, )libdw1( |,|$)' || { echo "FAIL: libdw1 not in Depends"; exit 1; }
-# each library perftop itself links (its NEEDED entries, not what they pull in: libcurl's own
-# libraries come with libcurl4) is in a package of Depends
+# each library perftop itself links (its NEEDED entries, not what they pull in: libdw's own
+# libraries come with libdw1) is in a package of Depends
 for soname in $(readelf -d "$build/perftop" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 	lib=$(ldd "$build/perftop" | awk -v n="$soname" '$1 == n && $3 ~ /^\// {print $3}')
 	[ -n "$lib" ] || continue
@@ -35,6 +35,7 @@ for soname in $(readelf -d "$build/perftop" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\
 	echo "$depends" | grep -Eq "(^|, )$pkg( |,|$)" || { echo "FAIL: $lib ($pkg) not in Depends"; exit 1; }
 done
 echo "$recommends" | grep -q libcapstone || { echo "FAIL: capstone not in Recommends"; exit 1; }
+echo "$recommends" | grep -q libcurl || { echo "FAIL: libcurl (--push) not in Recommends"; exit 1; }
 trap 'dpkg -r perftop >/dev/null 2>&1 || true' EXIT
 cp "$deb" /tmp/ && cd /tmp # apt-get reads the file as the _apt user when it can
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=120 \
