@@ -728,7 +728,7 @@ static const struct cli_option options[] = {
 	  .help = "read Python stacks HZ times a second (default: by CPU budget)",
 	  .doc = "read each sampled Python thread's stack HZ times a second on average (1 to 1000; "
 		"not more often than samples come, or than 50 times a second below -F 50). By "
-		"default as often as half of the rest of perftop's CPU allows, from 100 Hz up to "
+		"default as often as a quarter of the rest of perftop's CPU allows, from 100 Hz up to "
 		"the sampling rate: fewer reads cost less, and a sample is further from the read "
 		"that gives its Python stack (see Python frames)" },
 

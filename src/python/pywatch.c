@@ -15,8 +15,9 @@
  *
  * How often: a read is a few microseconds, but waking a thread is not free (about 20 us of CPU a
  * wake in a VM, where timers and idle CPUs trap to the hypervisor), and the bar set for it is that
- * Python frames at most double perftop's CPU. So unless --python-rate fixes the rate, the thread
- * spends at most BUDGET_SHARE of what the rest of perftop spends (its own CPU per round and the
+ * Python frames cost at most a quarter more than the rest of perftop (a whole-machine session
+ * with them costs no more than 0.30 of perf top's CPU: bench/run.sh). So unless --python-rate
+ * fixes the rate, the thread spends at most BUDGET_SHARE of what the rest of perftop spends (its own CPU per round and the
  * process's, measured every TUNE_NS), read as often as that allows between SLOW_NS and the
  * sampling period or FAST_NS, the longer. Each interval is drawn from 0.5 to 1.5 times the mean,
  * so that the reads do not lock onto a periodic program (a read always at the same point of its
@@ -60,7 +61,7 @@
  * average (docs/python.md). */
 #define FAST_NS (1000000ull)
 #define TUNE_NS (1000 * 1000000ull)
-#define BUDGET_SHARE 0.5
+#define BUDGET_SHARE 0.25
 #define FAILS_MAX 3
 /* Sleeps up to this long are not cut short by a stop (watch_sleep). */
 #define SLEEP_PLAIN_NS (20 * 1000000ull)

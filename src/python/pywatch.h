@@ -36,7 +36,7 @@ uint64_t pywatch_nearest(const uint64_t *times, uint64_t ring, uint64_t n, uint6
 void pywatch_counts(struct pywatch *w, uint64_t *reads, uint64_t *cpu_ns, uint64_t *mean_ns,
 		    struct py_io *io);
 /* The budget's rule, pure for the tests: the mean interval at which rounds of per_round_ns of CPU
- * each cost half of the others_ns the rest of perftop spent in wall_ns, within fast_ns..slow_ns
+ * each cost a quarter of the others_ns the rest of perftop spent in wall_ns, within fast_ns..slow_ns
  * (slow_ns when the rest spent nothing). */
 uint64_t pywatch_budget_interval(double per_round_ns, double others_ns, double wall_ns,
 				 uint64_t fast_ns, uint64_t slow_ns);

@@ -290,12 +290,12 @@ static void test_watch(const struct pyproc *p)
 	CHECK(now_ns() - t0 < 30000000000ull);
 }
 
-/* The budget's rule: rounds of 20 us against 5 ms a second of the rest of perftop: 8 ms; within
- * the bounds whatever the figures (none, negative, huge, NaN). */
+/* The budget's rule: rounds of 20 us against 10 ms a second of the rest of perftop (a quarter of it:
+ * 2.5 ms, 125 rounds): 8 ms; within the bounds whatever the figures (none, negative, huge, NaN). */
 static void test_budget(void)
 {
 	const uint64_t fast = 1000000, slow = 10000000;
-	CHECK(pywatch_budget_interval(20000, 5e6, 1e9, fast, slow) == 8000000);
+	CHECK(pywatch_budget_interval(20000, 1e7, 1e9, fast, slow) == 8000000);
 	CHECK(pywatch_budget_interval(20000, 0, 1e9, fast, slow) == slow);
 	CHECK(pywatch_budget_interval(20000, -3e6, 1e9, fast, slow) == slow);
 	CHECK(pywatch_budget_interval(0, 5e6, 1e9, fast, slow) == slow);
