@@ -820,13 +820,15 @@ static void symbolizer_debug_arrived(void *ctx, const uint8_t *bid, size_t len)
 
 void symbolizer_release_pages(struct symbolizer *s)
 {
-	/* The binaries' pages only every tenth call: a walk comes back to the same few pages of the
-	 * same libraries, and faulting them in again each second cost more CPU (a point of a CPU under
-	 * the no-pause churn) than the few MiB are worth; the kernel's table is mostly missed in the
-	 * symbolizer's own cache, so its pages come back rarely. */
-	if (++s->release_calls % 10 == 0)
+	/* The binaries' pages and the kernel's table only every tenth call: a walk comes back to the
+	 * same few pages of the same libraries, and faulting them in again each second cost more CPU
+	 * (a point of a CPU under the no-pause churn) than the few MiB are worth; so did the kernel
+	 * table's, which every process start and exit looks up again (its binary search touches a
+	 * dozen pages a lookup). */
+	if (++s->release_calls % 10 == 0) {
 		unwind_release_pages(s->uw);
-	kernel_release_pages(s->kernel);
+		kernel_release_pages(s->kernel);
+	}
 	/* The binaries of processes gone (a churn runs new ones without end) close, their images go. */
 	uint64_t now = now_ns();
 	maps_mark_live(s->maps, now);
