@@ -27,6 +27,7 @@
 
 #define FAST_SLOTS (1u << 16)   /* cached rows; the table starts over when 3/4 full */
 #define FAST_SPANS (1u << 14)   /* spans over all images; all are dropped past it */
+#define SPAN_PENDING 32         /* new spans of an image merged into its sorted ones together */
 #define FAST_STATES 8           /* DW_CFA_remember_state nesting we follow */
 
 struct cfi_state {
@@ -361,10 +362,10 @@ static void go_compute(struct image *img, uint64_t pc, bool first, struct fast_r
 					  .bp_off = -16 };
 }
 
-/* The index of img's last span starting at or below pc, or -1. */
+/* The index of img's last sorted span starting at or below pc, or -1. */
 static long span_find(const struct image *img, uint64_t pc)
 {
-	size_t lo = 0, hi = img->nspans;
+	size_t lo = 0, hi = img->nsorted;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (img->spans[mid].lo <= pc)
@@ -375,10 +376,37 @@ static long span_find(const struct image *img, uint64_t pc)
 	return (long)lo - 1;
 }
 
+static int span_cmp(const void *a, const void *b)
+{
+	const struct fast_span *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The pending spans sorted and merged into the sorted ones, from the back (in place: the pending
+ * ones wait in a copy). */
+static void span_merge(struct image *img)
+{
+	struct fast_span pend[SPAN_PENDING];
+	size_t np = img->nspans - img->nsorted, ns = img->nsorted;
+	memcpy(pend, &img->spans[ns], np * sizeof(*pend));
+	qsort(pend, np, sizeof(*pend), span_cmp);
+	size_t out = ns + np;
+	while (np > 0) {
+		if (ns > 0 && img->spans[ns - 1].lo > pend[np - 1].lo)
+			img->spans[--out] = img->spans[--ns];
+		else
+			img->spans[--out] = pend[--np];
+	}
+	img->nsorted = img->nspans;
+}
+
 /*
  * Remembers row as the one of img's addresses [lo, hi). A miss in the per-address table then costs
  * a binary search when another address of a row already computed comes (a function's other call
- * sites, the other instructions of a loop), not the FDE's search and program again.
+ * sites, the other instructions of a loop), not the FDE's search and program again. A new span
+ * waits among the last few (looked through one by one) and they are merged into the sorted ones
+ * together: an insertion in place moved half of an image's spans each time, a cost that grew as
+ * the table filled (a slow rise of perftop's CPU over minutes of process churn).
  */
 static void span_add(struct unwind *u, struct image *img, uint64_t lo, uint64_t hi,
 		     const struct fast_row *row)
@@ -388,27 +416,32 @@ static void span_add(struct unwind *u, struct image *img, uint64_t lo, uint64_t 
 			if (u->imgs[i])
 				image_spans_free(u, u->imgs[i]);
 	}
-	long at = span_find(img, lo) + 1;
 	if (img->nspans == img->spans_cap) {
 		img->spans_cap = img->spans_cap ? img->spans_cap * 2 : 16;
 		img->spans = xrealloc(img->spans, img->spans_cap * sizeof(*img->spans));
 	}
-	memmove(&img->spans[at + 1], &img->spans[at], (img->nspans - (size_t)at) * sizeof(*img->spans));
-	img->spans[at] = (struct fast_span){ .lo = lo, .hi = hi, .cfa_reg = row->cfa_reg,
-					     .ra_rule = row->ra_rule, .bp_rule = row->bp_rule,
-					     .cfa_off = row->cfa_off, .ra_off = row->ra_off,
-					     .bp_off = row->bp_off };
-	img->nspans++;
+	img->spans[img->nspans++] = (struct fast_span){ .lo = lo, .hi = hi, .cfa_reg = row->cfa_reg,
+							.ra_rule = row->ra_rule, .bp_rule = row->bp_rule,
+							.cfa_off = row->cfa_off, .ra_off = row->ra_off,
+							.bp_off = row->bp_off };
+	if (img->nspans - img->nsorted >= SPAN_PENDING)
+		span_merge(img);
 	u->fast.spans++;
 }
 
 /* The row of img's code at file address pc from a span already computed: false when none has it. */
 static bool span_row(const struct image *img, uint64_t pc, struct fast_row *row)
 {
-	long i = span_find(img, pc);
-	if (i < 0 || pc >= img->spans[i].hi)
-		return false;
-	const struct fast_span *s = &img->spans[i];
+	const struct fast_span *s = NULL;
+	for (uint32_t k = img->nsorted; k < img->nspans && !s; k++)
+		if (img->spans[k].lo <= pc && pc < img->spans[k].hi)
+			s = &img->spans[k];
+	if (!s) {
+		long i = span_find(img, pc);
+		if (i < 0 || pc >= img->spans[i].hi)
+			return false;
+		s = &img->spans[i];
+	}
 	*row = (struct fast_row){ .img = img, .ok = 1, .cfa_reg = s->cfa_reg, .ra_rule = s->ra_rule, .bp_rule = s->bp_rule,
 				  .cfa_off = s->cfa_off, .ra_off = s->ra_off, .bp_off = s->bp_off };
 	return true;

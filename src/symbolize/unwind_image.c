@@ -206,7 +206,7 @@ void image_spans_free(struct unwind *u, struct image *img)
 	u->fast.spans -= img->nspans;
 	free(img->spans);
 	img->spans = NULL;
-	img->nspans = img->spans_cap = 0;
+	img->nspans = img->spans_cap = img->nsorted = 0;
 }
 
 /* Lets go of what an image holds: its file's mapping, its built table, its .debug_frame handle and
@@ -352,7 +352,7 @@ void image_reset(struct unwind *u, struct image *img)
 	image_unmap(img);
 	/* The fast path's spans hold for the file, mapped or not: they stay too. */
 	*img = (struct image){ .dso = img->dso, .spans = img->spans, .nspans = img->nspans,
-			       .spans_cap = img->spans_cap };
+			       .spans_cap = img->spans_cap, .nsorted = img->nsorted };
 	u->mapped--;
 }
 

@@ -63,9 +63,10 @@ struct image {
 	Dwarf_CFI *dbg_cfi;
 	uint64_t dbg_bias;      /* CFI address = file virtual address - dbg_bias */
 	uint64_t used;          /* the unwinder's clock at its last use */
-	/* The fast path's rows by address span (unwind_cfi.c), sorted by address */
+	/* The fast path's rows by address span (unwind_cfi.c): [0, nsorted) sorted by address, the
+	 * rest the latest few, merged in when there are SPAN_PENDING of them */
 	struct fast_span *spans;
-	uint32_t nspans, spans_cap;
+	uint32_t nspans, spans_cap, nsorted;
 	/* image_sigreturn's 2 bits per page of the file (searched; a trampoline starts there) */
 	uint8_t *sigpages;
 };
