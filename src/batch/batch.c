@@ -32,39 +32,39 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* msg on stderr, the first time there is one. */
+static void tell_once(const char *msg, bool *told)
+{
+	if (msg && !*told) {
+		*told = true;
+		warn_msg("%s", msg);
+	}
+}
+
+/* msg on stderr when it differs from the last one told (kept in told, of cap bytes). */
+static void tell_new(const char *msg, char *told, size_t cap)
+{
+	if (msg && strncmp(msg, told, cap - 1) != 0) {
+		snprintf(told, cap, "%s", msg);
+		warn_msg("%s", msg);
+	}
+}
+
 /* What the session has to tell on stderr (warnings, each new one once); -q prints only errors. */
 static void batch_tell_notices(struct session *s, const struct cli *c)
 {
+	static bool event_told, hint_told;
+	static char py_told[256], jvm_told[400];
 	if (c->quiet)
 		return;
-	/* An event that has not fired (a breakpoint in a VM): said once, on stderr. */
-	const char *notice = session_event_notice(s);
-	static bool told;
-	if (notice && !told) {
-		told = true;
-		warn_msg("%s", notice);
-	}
-	/* A CPython process whose Python frames cannot be read: each new reason once. */
-	const char *py = session_python_notice(s);
-	static char py_told[256];
-	if (py && strcmp(py, py_told) != 0) {
-		snprintf(py_told, sizeof(py_told), "%s", py);
-		warn_msg("%s", py);
-	}
-	/* A node process without JavaScript names: the flag that gives them, once. */
-	static bool hinted;
-	const char *hint = session_hint(s);
-	if (hint && !hinted) {
-		hinted = true;
-		warn_msg("%s", hint);
-	}
-	/* A HotSpot JVM that gives no perf map, or runs without frame pointers: each new notice once. */
-	const char *jvm = session_jvm_notice(s);
-	static char jvm_told[400];
-	if (jvm && strcmp(jvm, jvm_told) != 0) {
-		snprintf(jvm_told, sizeof(jvm_told), "%s", jvm);
-		warn_msg("%s", jvm);
-	}
+	/* an event that has not fired (a breakpoint in a VM) */
+	tell_once(session_event_notice(s), &event_told);
+	/* a CPython process whose Python frames cannot be read: each new reason */
+	tell_new(session_python_notice(s), py_told, sizeof(py_told));
+	/* a node process without JavaScript names: the flag that gives them */
+	tell_once(session_hint(s), &hint_told);
+	/* a HotSpot JVM that gives no perf map, or runs without frame pointers: each new notice */
+	tell_new(session_jvm_notice(s), jvm_told, sizeof(jvm_told));
 }
 
 /* Ends the window and prints its snapshot at time (replay: seconds of recorded time; live: -1, the
