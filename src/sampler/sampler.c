@@ -16,7 +16,7 @@
  *   a record of CPU 1 may be older than one already read from CPU 0. Each pass stages the parsed
  *   records per ring and emits, merged across rings, only those not newer than the start of the
  *   previous pass: by the time the previous pass started, anything older had been written to its
- *   ring, and this pass has read it. The cost is one pass (~40 ms) of latency.
+ *   ring, and this pass has read it. The cost is one pass (~80 ms) of latency.
  * - The thread owns the rings, the staging and the child's reaping; other threads see only the
  *   queue (consumer side) and the atomic counters.
  * - A command is forked in sampler_open but held on a pipe before execvp so that its events exist

@@ -63,10 +63,15 @@
  * switch brings a sample with its chain and raw fields and two context-switch records. */
 #define SAMPLER_SWITCH_RATE 30000u
 #define SAMPLER_SWITCH_RECORD_BYTES 112u
-/* A pass every 40 ms while records flow: the view drains the queue every 50 ms, so passes more
- * often only cost wakes (about 50 us of CPU each in a VM, where a timer and an idle CPU trap to the
- * hypervisor: at 15 ms they were most of this thread's time under process churn). */
-#define SAMPLER_POLL_MS 40
+/* A pass every 80 ms while records flow: each pass wakes this thread and, when it pushed records,
+ * the view's; a wake costs about 50 us of CPU in a VM (a timer and an idle CPU trap to the
+ * hypervisor), and under process churn the wakes of passes every 40 ms were a tenth of perftop's
+ * CPU (every 15 ms, most of this thread's time). The rings hold 200 ms (SAMPLER_RING_SECS) and
+ * wake us at half, so a burst is read before they fill. The first passes of a session keep 40 ms,
+ * so the first rows come no later than they did. */
+#define SAMPLER_POLL_MS 80
+#define SAMPLER_FIRST_POLL_MS 40
+#define SAMPLER_FIRST_NS (1000ull * 1000 * 1000)
 /* A pass that found nothing doubles the wait before the next, up to this: an idle session (a -p
  * target that sleeps) wakes a few times a second, not 66 (the rings wake us anyway when they fill
  * to half, and a target's exit hangs its events up). */

@@ -310,13 +310,14 @@ static void *sampler_thread(void *arg)
 {
 	struct sampler *s = arg;
 	uint64_t prev;
-	int poll_ms = SAMPLER_POLL_MS;
+	int poll_ms = SAMPLER_FIRST_POLL_MS;
 
 	synthesize(s);
 	/* The kernel map and the processes at start: on disk with a valid header before any sample. */
 	record_pass(s, false, true);
 	wake_consumer(s);
 	prev = now_ns();
+	const uint64_t first_until = prev + SAMPLER_FIRST_NS;
 	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
 		nfds_t n = 0;
 		uint64_t start;
@@ -358,7 +359,7 @@ static void *sampler_thread(void *arg)
 		for (int i = 0; i < s->nrings && !staged; i++)
 			staged = s->rings[i].idx_pos < s->rings[i].nidx;
 		if (s->pushed || staged) {
-			poll_ms = SAMPLER_POLL_MS;
+			poll_ms = start < first_until ? SAMPLER_FIRST_POLL_MS : SAMPLER_POLL_MS;
 			if (s->pushed)
 				wake_consumer(s);
 		} else if (poll_ms < SAMPLER_IDLE_POLL_MS) {

@@ -787,6 +787,12 @@ int session_wake_fd(struct session *s)
 	return s->sampler ? sampler_wake_fd(s->sampler) : -1;
 }
 
+bool session_backlog(struct session *s)
+{
+	size_t len;
+	return s->sampler && !s->replay && !s->feed && queue_peek(sampler_queue(s->sampler), &len);
+}
+
 const char *session_notice(struct session *s)
 {
 	if (s->event_notice[0])

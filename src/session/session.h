@@ -56,6 +56,9 @@ long session_poll(struct session *s);
  * sampler's, see sampler.h), so an idle front end can sleep on it; -1 when there is none (a
  * replay, whose records come from a file on the front end's clock). */
 int session_wake_fd(struct session *s);
+/* Whether records wait in the sampler's queue (a live session's last poll stopped at its budget);
+ * false for a replay. */
+bool session_backlog(struct session *s);
 
 /* The snapshot of the window that ends now (ordered by col), then decays or zeroes the profile:
  * the current event's. Every other event's window ends too; its snapshot is held until the next

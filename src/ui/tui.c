@@ -93,7 +93,9 @@ static void tui_wait(const struct tui_source *src, long took, bool have_rows, ui
 	}
 	uint64_t now = now_ns();
 	uint64_t ms = next_refresh > now ? (next_refresh - now + 999999) / 1000000 : 0;
-	if (took > 0 || src->wake_fd < 0) {
+	/* Records left behind are taken after a tick; a drained queue is waited on, so a busy session
+	 * wakes once per batch the sampler hands over, not every tick as well. */
+	if ((took > 0 && (!src->backlog || src->backlog(src->ctx))) || src->wake_fd < 0) {
 		term_wait(-1, ms < (uint64_t)tick ? (int)ms : tick);
 		return;
 	}
