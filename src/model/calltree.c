@@ -24,6 +24,8 @@
 #include "util/util.h"
 
 #define CT_NONE UINT32_MAX
+#define CT_PATH_DEPTH 128
+#define CT_PATH_SLOTS 4  /* a power of two */
 #define CT_MIN_NODES 64
 
 struct ct_live {
@@ -45,6 +47,16 @@ struct calltree {
 	struct ct_runq *runq;
 	size_t runq_cap;
 	uint64_t pruned_nodes, pruned_period;
+	/* The last path (node indices, from the root's child down) of the samples of a few threads,
+	 * by tid: a thread's next sample mostly shares its callers, whose nodes are then checked in
+	 * place instead of looked up (a hash, a table slot and a node each, cache misses all). An
+	 * index is only a guess: it is taken when the node there has the frame's key under the
+	 * parent just found, which no other node can have, so nodes moved or dropped since (decay,
+	 * pruning, a reset) just fail the check. */
+	struct ct_path {
+		uint32_t node[CT_PATH_DEPTH];
+		int n;
+	} paths[CT_PATH_SLOTS];
 };
 
 /* --- hashing ----------------------------------------------------------------------------------- */
@@ -253,10 +265,28 @@ void calltree_add(struct calltree *t, const struct sample_ctx *s)
 	}
 	uint32_t cur = 0;
 	t->nodes[0].total += s->period;
-	for (int i = s->nframes - 1; i >= 0; i--) {
-		cur = child_get(t, cur, &s->frames[i]);
+	struct ct_path *path = &t->paths[s->tid & (CT_PATH_SLOTS - 1)];
+	int depth = 0;
+	bool same = true;
+	for (int i = s->nframes - 1; i >= 0; i--, depth++) {
+		const struct frame *f = &s->frames[i];
+		uint32_t next = CT_NONE;
+		if (same && depth < path->n && path->node[depth] < t->n) {
+			const struct ct_live *c = &t->nodes[path->node[depth]];
+			if (c->parent == cur && c->sym == f->sym && c->dso == f->dso &&
+			    c->inlined == f->inlined)
+				next = path->node[depth];
+		}
+		if (next == CT_NONE) {
+			same = false;
+			next = child_get(t, cur, f);
+		}
+		if (depth < CT_PATH_DEPTH)
+			path->node[depth] = next;
+		cur = next;
 		t->nodes[cur].total += s->period;
 	}
+	path->n = depth < CT_PATH_DEPTH ? depth : CT_PATH_DEPTH;
 	t->nodes[cur].self += s->period;
 	if (runq)
 		calltree_add_runq(t, cur, runq);

@@ -7,13 +7,16 @@
  * recursion (f -> g -> f -> h) counted once; inline frames as nodes of their own; decay and zero
  * with the profile's semantics and Total agreeing with the profile's; ids stable across refreshes
  * and independent of pointers; a -s sym query (any dso); the node cap pruning the coldest subtrees
- * and counting them; and a randomized run where every function's callers and callees sum to its
- * Total in the profile.
+ * and counting them; a randomized run where every function's callers and callees sum to its
+ * Total in the profile; and samples of several threads interleaved (the tree remembers each
+ * thread's last path), through decays that drop nodes, checked node by node against a tree of
+ * paths kept here by brute force.
  */
 #include <stdlib.h>
 
 #include "check.h"
 #include "model/calltree.h"
+#include "model/decay.h"
 #include "model/profile.h"
 #include "model/snapshot.h"
 
@@ -358,6 +361,145 @@ static void test_random_sums(void)
 	profile_free(p);
 }
 
+/* The reference: every path (root first, as the syms' indices in base 8, depth in front) with
+ * its total and self, decayed and dropped as the tree's contract says. */
+#define REF_MAX 4096
+struct ref_path {
+	uint64_t key, total, self;
+	bool gone;
+};
+static struct ref_path refs[REF_MAX];
+static int nrefs;
+
+static struct ref_path *ref_get(uint64_t key)
+{
+	for (int i = 0; i < nrefs; i++)
+		if (refs[i].key == key && !refs[i].gone)
+			return &refs[i];
+	if (nrefs == REF_MAX)
+		return NULL;
+	refs[nrefs] = (struct ref_path){ .key = key };
+	return &refs[nrefs++];
+}
+
+/* A path of depth d whose frames (root first) are syms s[0..d-1]: d in the top byte. */
+static uint64_t ref_key(const int *s, int d)
+{
+	uint64_t k = 0;
+	for (int i = 0; i < d; i++)
+		k = k * 8 + (uint64_t)s[i];
+	return k | (uint64_t)d << 56;
+}
+
+static int ref_depth(uint64_t key)
+{
+	return (int)(key >> 56);
+}
+
+static uint64_t ref_parent(uint64_t key)
+{
+	int d = ref_depth(key);
+	return ((key & ((1ull << 56) - 1)) / 8) | (uint64_t)(d - 1) << 56;
+}
+
+static void test_threads_paths(void)
+{
+	static char fn[8][4] = { "a", "b", "c", "d", "e", "f", "g", "h" };
+	struct calltree *t = calltree_new(0);
+	uint64_t root_total = 0;
+	nrefs = 0;
+	/* Each thread walks a deep stack that changes near its leaf, with now and then a new root:
+	 * the shape whose callers the tree takes from its memory of the thread. */
+	int stacks[7][10], depth[7];
+	for (int th = 0; th < 7; th++) {
+		depth[th] = 3 + th % 5;
+		for (int k = 0; k < 10; k++)
+			stacks[th][k] = (int)(rnd() % 8);
+	}
+	for (int round = 0; round < 6; round++) {
+		for (int i = 0; i < 2000; i++) {
+			int th = (int)(rnd() % 7);
+			if (rnd() % 200 == 0)
+				stacks[th][0] = (int)(rnd() % 8);
+			stacks[th][depth[th] - 1 - (int)(rnd() % 2)] = (int)(rnd() % 8);
+			/* A frame-less thread's sample, a short one, or the whole stack. */
+			int d = rnd() % 9 == 0 ? 1 + (int)(rnd() % (unsigned)depth[th]) : depth[th];
+			struct frame f[10];
+			for (int k = 0; k < d; k++)
+				f[d - 1 - k] = fr(fn[stacks[th][k]], s_app);
+			uint64_t period = 1 + rnd() % 50;
+			struct sample_ctx s = { .comm = s_comm, .pid = 1, .tid = 100 + th,
+						.period = period, .frames = f, .nframes = d };
+			calltree_add(t, &s);
+			root_total += period;
+			for (int k = 1; k <= d; k++) {
+				struct ref_path *r = ref_get(ref_key(stacks[th], k));
+				CHECK(r != NULL);
+				if (!r)
+					continue;
+				r->total += period;
+				if (k == d)
+					r->self += period;
+			}
+		}
+		struct ct_snapshot *s = calltree_snapshot(t);
+		CHECK_EQ_U64(s->total, root_total);
+		/* Both ways: each node of the tree is a path of the reference with its figures, and the
+		 * tree has as many nodes as the reference has paths. */
+		uint64_t *key = calloc(s->n, sizeof(*key));
+		int live = 0;
+		for (int i = 0; i < nrefs; i++)
+			live += !refs[i].gone;
+		CHECK_EQ_U64(s->n - 1, (uint64_t)live);
+		for (size_t i = 1; i < s->n; i++) {
+			const struct ct_snode *c = &s->nodes[i];
+			int sym = c->raw_sym[0] - 'a';
+			uint64_t pk = key[c->parent];
+			int d = c->parent ? ref_depth(pk) + 1 : 1;
+			key[i] = ((pk & ((1ull << 56) - 1)) * 8 + (uint64_t)sym) | (uint64_t)d << 56;
+			struct ref_path *r = NULL;
+			for (int j = 0; j < nrefs && !r; j++)
+				if (refs[j].key == key[i] && !refs[j].gone)
+					r = &refs[j];
+			CHECK(r != NULL);
+			if (r) {
+				CHECK_EQ_U64(c->total, r->total);
+				CHECK_EQ_U64(c->self, r->self);
+			}
+		}
+		free(key);
+		ct_snapshot_free(s);
+		/* The window ends: both decay, and a faded path goes with everything under it. */
+		calltree_end_window(t, false);
+		root_total = decay_x78(root_total);
+		for (int i = 0; i < nrefs; i++) {
+			refs[i].total = decay_x78(refs[i].total);
+			refs[i].self = decay_x78(refs[i].self);
+		}
+		for (int d = 1; d <= 10; d++) {
+			for (int i = 0; i < nrefs; i++) {
+				if (refs[i].gone || ref_depth(refs[i].key) != d)
+					continue;
+				bool parent_gone = false;
+				if (d > 1) {
+					uint64_t pk = ref_parent(refs[i].key);
+					parent_gone = true;
+					for (int j = 0; j < nrefs; j++)
+						if (refs[j].key == pk && !refs[j].gone)
+							parent_gone = false;
+				}
+				refs[i].gone = parent_gone || decay_faded(refs[i].total, root_total);
+			}
+		}
+		int kept = 0;
+		for (int i = 0; i < nrefs; i++)
+			if (!refs[i].gone)
+				refs[kept++] = refs[i];
+		nrefs = kept;
+	}
+	calltree_free(t);
+}
+
 int main(void)
 {
 	test_fixture();
@@ -368,5 +510,6 @@ int main(void)
 	test_faded_nodes_go();
 	test_cap();
 	test_random_sums();
+	test_threads_paths();
 	return CHECK_DONE();
 }
