@@ -50,6 +50,7 @@ struct symbolizer {
 	const char *roots[10]; /* interned names of the functions a thread's stack starts in */
 	const char *why[UNWIND_ERROR + 1]; /* the frame that ends a chain cut short, by reason */
 	struct sym_cached *cache;  /* SYM_CACHE_SLOTS, made on first use */
+	void *cache_mem;           /* what to free */
 	struct hex_cached *hex;    /* HEX_CACHE_SLOTS */
 	struct kern_cached *kcache; /* KERN_CACHE_SLOTS, made on first use */
 	uint64_t kgen;             /* a kcache entry of another generation is empty */
@@ -73,9 +74,11 @@ struct symbolizer {
  * tables: 2^56; AArch64 with 52-bit addresses: 2^52), a chain entry there is not a return address. */
 #define USER_ADDR_END (1ull << 56)
 
-/* What dso_lookup gave for (dso, off): one frame, or nothing (unresolved). */
+/* What dso_lookup gave for (dso, off): one frame, or nothing (unresolved). A cache line each (56
+ * bytes rounded up, the table on a line): most 56-byte entries lay across two, and every frame
+ * of every sample reads one. */
 struct sym_cached {
-	const struct dso *dso;  /* NULL: empty */
+	_Alignas(64) const struct dso *dso;  /* NULL: empty */
 	uint64_t off;
 	const char *sym;        /* NULL: unresolved */
 	const char *srcline;
@@ -161,7 +164,7 @@ void symbolizer_free(struct symbolizer *s)
 	kernel_free(s->kernel);
 	dso_set_free(s->dsos);
 	intern_free(s->in);
-	free(s->cache);
+	free(s->cache_mem);
 	free(s->hex);
 	free(s->kcache);
 	free(s->head_rec);
@@ -530,7 +533,7 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 	const char *dname = dso_name(m->dso);
 	uint64_t off = addr - m->start + m->pgoff;
 	if (!s->cache)
-		s->cache = xcalloc(SYM_CACHE_SLOTS, sizeof(*s->cache));
+		s->cache = xcalloc_lines(SYM_CACHE_SLOTS, sizeof(*s->cache), &s->cache_mem);
 	struct sym_cached *e = &s->cache[cache_slot((uint64_t)(uintptr_t)m->dso, off, 14)];
 	if (e->dso == m->dso && e->off == off) {
 		if (!e->sym) {

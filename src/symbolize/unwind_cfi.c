@@ -477,7 +477,7 @@ static const struct fast_row *fast_row(struct unwind *u, struct image *img, uint
 	struct fast_cache *fc = &u->fast;
 	uint64_t key = first ? va : (va - 1) | FAST_CALLER;
 	if (!fc->rows)
-		fc->rows = xcalloc(FAST_SLOTS, sizeof(*fc->rows));
+		fc->rows = xcalloc_lines(FAST_SLOTS, sizeof(*fc->rows), &fc->rows_mem);
 	uint64_t h = (key ^ ((uint64_t)(uintptr_t)img >> 4)) * 0x9e3779b97f4a7c15ull;
 	size_t mask = FAST_SLOTS - 1, i = (size_t)(h >> 40) & mask;
 	while (fc->rows[i].img && (fc->rows[i].img != img || fc->rows[i].va != key))
@@ -646,7 +646,8 @@ void fast_clear(struct fast_cache *fc)
 
 void fast_free(struct fast_cache *fc)
 {
-	free(fc->rows);
+	free(fc->rows_mem);
 	fc->rows = NULL;
+	fc->rows_mem = NULL;
 	fc->used = 0;
 }

@@ -107,7 +107,8 @@ struct fast_span {
 };
 
 struct fast_cache {
-	struct fast_row *rows;
+	struct fast_row *rows;   /* on a cache line: a row is half of one */
+	void *rows_mem;          /* what to free */
 	size_t used;
 	size_t spans;            /* fast_span entries over all images */
 	uint64_t fallbacks;      /* samples handed to libunwind */

@@ -78,6 +78,15 @@ void *xcalloc(size_t nmemb, size_t size)
 	return p;
 }
 
+void *xcalloc_lines(size_t nmemb, size_t size, void **raw)
+{
+	if (size && nmemb > (SIZE_MAX - 64) / size)
+		out_of_memory(SIZE_MAX);
+	unsigned char *p = xcalloc(1, nmemb * size + 64);
+	*raw = p;
+	return p + (64 - (uintptr_t)p % 64) % 64;
+}
+
 void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);

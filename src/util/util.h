@@ -18,6 +18,10 @@
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
+/* nmemb zeroed elements of size bytes, the first on a cache line (64 bytes): in a table of entries
+ * of a line, or of half of one, no entry then lies across two lines (calloc's 16-byte alignment put
+ * every other 32-byte entry across two). *raw is what to free. */
+void *xcalloc_lines(size_t nmemb, size_t size, void **raw);
 void *xrealloc(void *p, size_t n);
 /* Grows *p (of *cap elements of size elem) so that it holds at least need elements. */
 void xgrow(void **p, size_t *cap, size_t need, size_t elem);
