@@ -54,6 +54,9 @@ struct row_aux {
 	uint64_t votes; /* the majority vote's count for the row's main_pid */
 };
 
+#define PROFILE_PATH_DEPTH 128
+#define PROFILE_PATH_SLOTS 4  /* a power of two */
+
 struct profile {
 	enum sort_key keys[PROFILE_MAX_KEYS];
 	int nkeys;
@@ -82,6 +85,15 @@ struct profile {
 	enum profile_mode mode;
 	double held_secs;  /* the windows' lengths, decayed like the rows */
 	double window_secs; /* the current window's length (profile_add_window_secs) */
+	/* The rows of each frame of the last sample of a few threads (by tid), by depth from the
+	 * root: a thread's next sample mostly has the same callers, whose rows are then checked in
+	 * place instead of looked up in the table (a hash, a slot and a row, cache misses all). A row
+	 * index is only a guess, taken when the row there has the frame's key, which no other row
+	 * has: rows dropped or moved since just fail the check. */
+	struct profile_path {
+		uint32_t row[PROFILE_PATH_DEPTH];
+		int n;
+	} paths[PROFILE_PATH_SLOTS];
 };
 
 const char *sort_key_name(enum sort_key k)
@@ -258,6 +270,14 @@ static size_t row_get(struct profile *p, const struct profile_row *k)
 	return idx;
 }
 
+/* A frame's row: the guess (a row index, or UINT32_MAX) when it holds the key, else the table's. */
+static size_t row_guess_get(struct profile *p, const struct profile_row *k, uint32_t guess)
+{
+	if (guess < p->nrows && same_key(p, &p->rows[guess], k))
+		return guess;
+	return row_get(p, k);
+}
+
 /* --- the profile ----------------------------------------------------------------------------- */
 
 struct profile *profile_new(const enum sort_key *keys, int nkeys)
@@ -425,6 +445,7 @@ static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 	int self = 0;
 	while (self < s->nframes - 1 && s->frames[self].inlined)
 		self++;
+	struct profile_path *path = &p->paths[s->tid & (PROFILE_PATH_SLOTS - 1)];
 	for (int i = -1; i < s->nframes; i++) {
 		const struct frame *f = &s->frames[i < 0 ? self : i];
 		if (p->use[SORT_DSO])
@@ -434,13 +455,20 @@ static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 		if (p->use[SORT_SRCLINE])
 			key.srcline = i < 0 ? s->frames[0].srcline : f->srcline;
 
-		size_t idx = row_get(p, &key);
+		int depth = s->nframes - 1 - i; /* from the root; the Self row (i -1) is not kept */
+		bool kept = i >= 0 && depth < PROFILE_PATH_DEPTH;
+		size_t idx = kept && depth < path->n ? row_guess_get(p, &key, path->row[depth])
+						       : row_get(p, &key);
+		if (kept)
+			path->row[depth] = (uint32_t)idx;
 		if (rows)
 			rows[i + 1] = (uint32_t)idx;
 		if (i < 0)
 			count_self(p, idx, s, timed);
 		count_total(p, idx, s, epoch, timed);
 	}
+	if (s->nframes > 0)
+		path->n = s->nframes < PROFILE_PATH_DEPTH ? s->nframes : PROFILE_PATH_DEPTH;
 }
 
 void profile_add(struct profile *p, const struct sample_ctx *s)

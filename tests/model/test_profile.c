@@ -4,7 +4,8 @@
  *
  * The strings stand in for interned ones: one static array per name, so equal pointers mean equal
  * names, and a second set of arrays with the same contents checks that row ids hash contents, not
- * pointers. A randomized run against a plain per-symbol tally covers table growth and compaction.
+ * pointers. A randomized run against a plain per-symbol tally covers table growth and compaction,
+ * with the samples of several threads interleaved, each keeping its callers for a while.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -25,11 +26,17 @@ static struct frame fr(const char *sym, const char *dso)
 	return (struct frame){ .sym = sym, .dso = dso };
 }
 
-static void add(struct profile *p, uint64_t period, const struct frame *frames, int n)
+static void add_tid(struct profile *p, uint32_t tid, uint64_t period, const struct frame *frames,
+		    int n)
 {
-	struct sample_ctx s = { .comm = s_comm_a, .pid = 1, .tid = 1, .period = period,
+	struct sample_ctx s = { .comm = s_comm_a, .pid = 1, .tid = tid, .period = period,
 				.frames = frames, .nframes = n };
 	profile_add(p, &s);
+}
+
+static void add(struct profile *p, uint64_t period, const struct frame *frames, int n)
+{
+	add_tid(p, 1, period, frames, n);
 }
 
 static const struct snap_row *row_of(const struct snapshot *s, const char *sym)
@@ -610,15 +617,26 @@ static void test_against_tally(void)
 
 	for (int i = 0; i < NSYM; i++)
 		snprintf(names[i], sizeof(names[i]), "fn%d", i);
+	/* Seven threads (the profile remembers the rows of each one's last callers), each mostly
+	 * keeping its callers from one sample to its next: a new leaf, or now and then all new. */
+	static int stack[7][8];
+	static int depth[7];
 	srand(42);
 	for (int round = 0; round < 3; round++) {
 		for (int n = 0; n < 20000; n++) {
 			struct frame f[8];
-			int nf = 1 + rand() % 8;
+			int th = rand() % 7;
+			if (depth[th] == 0 || rand() % 4 == 0) {
+				depth[th] = 1 + rand() % 8;
+				for (int j = 0; j < depth[th]; j++)
+					stack[th][j] = rand() % (round == 1 ? 100 : NSYM); /* round 1: few rows survive */
+			}
+			stack[th][0] = rand() % (round == 1 ? 100 : NSYM);
+			int nf = depth[th];
 			uint64_t period = 1 + (uint64_t)(rand() % 5000);
 			uint64_t tag = (uint64_t)round * 100000 + (uint64_t)n + 1;
 			for (int j = 0; j < nf; j++) {
-				int sym = rand() % (round == 1 ? 100 : NSYM); /* round 1: few rows survive */
+				int sym = stack[th][j];
 				f[j] = fr(names[sym], s_app);
 				if (j == 0) {
 					self[sym] += period;
@@ -630,7 +648,7 @@ static void test_against_tally(void)
 				}
 			}
 			all += period;
-			add(p, period, f, nf);
+			add_tid(p, 100 + (uint32_t)th, period, f, nf);
 		}
 		struct snapshot *s = profile_snapshot(p, COL_SELF);
 		size_t live = 0;
