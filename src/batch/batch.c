@@ -180,6 +180,12 @@ int batch_run(struct session *s, const struct cli *c)
 		struct session_status st;
 		session_get_status(s, &st);
 		if (st.target_exited) {
+			/* The sampler tells the exit once its last records are queued, which may be
+			 * after the drain above: they go into the last snapshot, not nowhere (a block
+			 * ending as the command exits, under load). */
+			do
+				session_poll(s);
+			while (session_backlog(s));
 			batch_emit(s, c, c->zero, -1);
 			if (st.command_name && WIFEXITED(st.exit_status) && WEXITSTATUS(st.exit_status))
 				warn_msg("%s exited with status %d", st.command_name, WEXITSTATUS(st.exit_status));
