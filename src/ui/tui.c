@@ -6,7 +6,8 @@
  * come, between ticks.
  *
  * Timing: the first snapshots are asked for every 20 ms until one has rows, so data shows within
- * a few tenths of a second of the start instead of after the first full interval. Paused, the
+ * a few tenths of a second of the start instead of after the first full interval; so are those
+ * after a zoom, whose aggregation starts over. Paused, the
  * screen keeps the snapshot it had while the windows go on ending (and decaying) on schedule, so a
  * view left paused for a day under churn holds what it held after a minute; resuming refreshes at
  * once.
@@ -93,9 +94,7 @@ static void tui_wait(const struct tui_source *src, long took, bool have_rows, ui
 	}
 	uint64_t now = now_ns();
 	uint64_t ms = next_refresh > now ? (next_refresh - now + 999999) / 1000000 : 0;
-	/* Records left behind are taken after a tick; a drained queue is waited on, so a busy session
-	 * wakes once per batch the sampler hands over, not every tick as well. */
-	if ((took > 0 && (!src->backlog || src->backlog(src->ctx))) || src->wake_fd < 0) {
+	if (took > 0 || src->wake_fd < 0) {
 		term_wait(-1, ms < (uint64_t)tick ? (int)ms : tick);
 		return;
 	}
@@ -122,6 +121,8 @@ struct tui_loop {
 	/* snap: what is shown: full, or its copies: seen through the run-queue view (runq, or full
 	 * itself), then filtered. */
 	struct snapshot *full, *runq, *snap;
+	/* start: of the session, or of the aggregation a zoom started over (the fast refreshes
+	 * until the first rows count from it) */
 	uint64_t start, next_refresh, refresh_ns;
 	bool clear, force_refresh, dirty;
 	int w, h;
@@ -304,6 +305,10 @@ static void loop_key(struct tui_loop *l, int key)
 	if ((act & KEYS_ACT_ZOOM) && src->set_zoom) {
 		src->set_zoom(src->ctx, &v->zoom);
 		l->force_refresh = true;
+		/* Its aggregation starts empty, and the sampler hands records over every 80 ms: refresh
+		 * fast until rows come, as at the start, rather than show an empty window for a
+		 * whole refresh interval. */
+		l->start = now_ns();
 	}
 	if ((act & KEYS_ACT_PAUSE) && !v->paused)
 		l->next_refresh = 0;

@@ -30,13 +30,10 @@ struct tui_settings {
 
 struct tui_source {
 	void *ctx;
-	/* Takes in what the sampler produced so far; called again after a tick (about 50 ms) while
-	 * it leaves records behind (backlog, below). Otherwise the view sleeps until a key, the next
-	 * refresh, or wake_fd (below) says there is something to take. */
+	/* Takes in what the sampler produced so far; called every tick (about 50 ms) while it
+	 * returns > 0 (records taken: data is flowing). When it returns 0 the view sleeps until a key,
+	 * the next refresh, or wake_fd (below) says there is something to take. */
 	long (*poll)(void *ctx);
-	/* Whether the last poll left records to take (it stops after a bounded time); NULL: assume
-	 * so whenever it took any. */
-	bool (*backlog)(void *ctx);
 	/* Readable when poll has something to take (session_wake_fd); -1: none, and an idle view
 	 * then wakes at its refreshes only. */
 	int wake_fd;

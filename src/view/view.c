@@ -35,12 +35,6 @@ static long glue_poll(void *ctx)
 	return taken;
 }
 
-static bool glue_backlog(void *ctx)
-{
-	struct tui_glue *g = ctx;
-	return session_backlog(g->session);
-}
-
 static void glue_rename(void *ctx, struct snapshot *snap, bool demangle)
 {
 	struct tui_glue *g = ctx;
@@ -333,7 +327,6 @@ int view_run(struct session *s, const struct cli *cli, const char *notice)
 	struct tui_source src = {
 		.ctx = &g,
 		.poll = glue_poll,
-		.backlog = glue_backlog,
 		.wake_fd = session_wake_fd(s),
 		.refresh = glue_refresh,
 		.rename = glue_rename,
