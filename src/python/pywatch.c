@@ -4,7 +4,7 @@
  * clock of its own, and keeps each thread's last reads with their times.
  *
  * DESIGN: this is perftop's one thread boundary besides the sampler's queue. Why a thread: the
- * session takes samples in from the sampler's queue 80 to 170 ms after they were taken (the sampler
+ * session takes samples in from the sampler's queue 80 to 210 ms after they were taken (the sampler
  * hands them over every ~80 ms, in bursts), and a stack read then is one stack for the whole burst,
  * tens of ms late; a Python program changes function far more often than that. So the stacks are
  * read here, independently of the samples, and each sample takes the read nearest to its own time
@@ -54,7 +54,7 @@
  * above that. */
 #define SLOW_NS (10 * 1000000ull)
 /* ... and never more often than FAST_NS (1 kHz, the most --python-rate asks for), whatever the
- * sampling rate: SNAP_RING reads then span 256 ms, past the session's 80-170 ms lag. At 4 kHz
+ * sampling rate: SNAP_RING reads then span 256 ms, past the session's 80-210 ms lag. At 4 kHz
  * (-F 4000 beside a budget that allowed ~2,450 reads a second) the ring spanned ~100 ms: a sample
  * taken in later than that found no read left near it; and the reads a budget bought past 1 kHz
  * only told apart switches under a millisecond: at 1 kHz a sample is 0.3 ms from its read on
@@ -435,7 +435,7 @@ int pywatch_lookup(struct pywatch *w, uint32_t pid, uint32_t tid, uint64_t time,
 			continue;
 		/* The reads whose frames are still in the arena: the newest have ones (older reads'
 		 * frames were written over first), found by bisection as the nearest one is: a sample
-		 * comes 80 to 170 ms after its time, hundreds of reads back at a fast rate. */
+		 * comes 80 to 210 ms after its time, hundreds of reads back at a fast rate. */
 		uint64_t have = x->nsnaps < SNAP_RING ? x->nsnaps : SNAP_RING, lo = 0, hi = have;
 		while (lo < hi) {
 			uint64_t mid = lo + (hi - lo + 1) / 2;  /* mid newest reads kept? */
