@@ -270,7 +270,7 @@ static size_t row_get(struct profile *p, const struct profile_row *k)
 	return idx;
 }
 
-/* A frame's row: the guess (a row index, or UINT32_MAX) when it holds the key, else the table's. */
+/* A frame's row: the guess (a row index, maybe stale) when it holds the key, else the table's. */
 static size_t row_guess_get(struct profile *p, const struct profile_row *k, uint32_t guess)
 {
 	if (guess < p->nrows && same_key(p, &p->rows[guess], k))

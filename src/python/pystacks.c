@@ -92,7 +92,7 @@ struct pystacks {
 	const char *idso;          /* PYSTACKS_DSO interned, in generation idso_gen */
 	uint64_t idso_gen;
 	bool srclines;
-	bool lt_read;              /* some code's location table was read (codes[].lt) */
+	bool lt_read;              /* source lines were asked for once: codes[].lt may be set */
 	struct pywatch *watch;
 	struct pyprocess procs[PY_PROCS];
 	uint64_t clock;
@@ -129,7 +129,7 @@ void pystacks_free(struct pystacks *p)
 	if (!p)
 		return;
 	pywatch_free(p->watch);
-	/* Only when a location table was ever read: the loop touches every page of the 2 MiB table,
+	/* Only when one may have been read: the loop touches every page of the 2 MiB table,
 	 * most of which a session never wrote (a page fault each, at exit). */
 	for (int i = 0; p->lt_read && i < PY_CODES; i++)
 		free(p->codes[i].lt);
@@ -141,6 +141,7 @@ void pystacks_free(struct pystacks *p)
 void pystacks_set_srclines(struct pystacks *p, bool on)
 {
 	p->srclines = on;
+	p->lt_read |= on; /* location tables are read only for source lines */
 }
 
 int pystacks_last(const struct pystacks *p, const struct frame **py, const int **group,
@@ -418,7 +419,6 @@ static int read_stack(struct pystacks *p, struct pyprocess *e, uint32_t tid, uin
 		}
 		char line[sizeof(c->file) + 16];
 		const char *src = p->srclines ? code_line(e, c, &p->raw[i], line, sizeof(line)) : NULL;
-		p->lt_read |= c->lt != NULL;
 		if (!c->isym || c->igen != gen) {
 			c->isym = p->intern(p->intern_ctx, c->sym);
 			c->igen = gen;

@@ -371,11 +371,19 @@ struct ref_path {
 static struct ref_path refs[REF_MAX];
 static int nrefs;
 
-static struct ref_path *ref_get(uint64_t key)
+static struct ref_path *ref_find(uint64_t key)
 {
 	for (int i = 0; i < nrefs; i++)
 		if (refs[i].key == key && !refs[i].gone)
 			return &refs[i];
+	return NULL;
+}
+
+static struct ref_path *ref_get(uint64_t key)
+{
+	struct ref_path *r = ref_find(key);
+	if (r)
+		return r;
 	if (nrefs == REF_MAX)
 		return NULL;
 	refs[nrefs] = (struct ref_path){ .key = key };
@@ -457,10 +465,7 @@ static void test_threads_paths(void)
 			uint64_t pk = key[c->parent];
 			int d = c->parent ? ref_depth(pk) + 1 : 1;
 			key[i] = ((pk & ((1ull << 56) - 1)) * 8 + (uint64_t)sym) | (uint64_t)d << 56;
-			struct ref_path *r = NULL;
-			for (int j = 0; j < nrefs && !r; j++)
-				if (refs[j].key == key[i] && !refs[j].gone)
-					r = &refs[j];
+			struct ref_path *r = ref_find(key[i]);
 			CHECK(r != NULL);
 			if (r) {
 				CHECK_EQ_U64(c->total, r->total);
@@ -480,14 +485,7 @@ static void test_threads_paths(void)
 			for (int i = 0; i < nrefs; i++) {
 				if (refs[i].gone || ref_depth(refs[i].key) != d)
 					continue;
-				bool parent_gone = false;
-				if (d > 1) {
-					uint64_t pk = ref_parent(refs[i].key);
-					parent_gone = true;
-					for (int j = 0; j < nrefs; j++)
-						if (refs[j].key == pk && !refs[j].gone)
-							parent_gone = false;
-				}
+				bool parent_gone = d > 1 && !ref_find(ref_parent(refs[i].key));
 				refs[i].gone = parent_gone || decay_faded(refs[i].total, root_total);
 			}
 		}
