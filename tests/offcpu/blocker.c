@@ -14,10 +14,12 @@
  * (CLOCK_MONOTONIC) minus the thread's CPU time over it (CLOCK_THREAD_CPUTIME_ID) is the time the
  * thread spent off the CPU there; getrusage(RUSAGE_THREAD)'s voluntary switches over it tell whether
  * it blocked at all (on tmpfs fdatasync never does). At exit it prints one JSON object: per function
- * its summed off_ns, wall_ns, cpu_ns, calls, blocked_calls and the longest off-CPU time of one call
- * (max_off_ns); per thread name its tid and the wall_ns and cpu_ns of its timed phase, and the
- * kernel's figure of its run-queue waits over it (run_delay_ns, schedstat; 0 without SCHED_INFO)
- * and of its context switches (switches: voluntary and involuntary, getrusage).
+ * its summed off_ns, wall_ns, cpu_ns, calls, blocked_calls, the longest off-CPU time of one call
+ * (max_off_ns) and the thread's context switches inside its calls (switches: voluntary and
+ * involuntary, getrusage: each one a block of that function's for a profiler); per thread name its
+ * tid and the wall_ns and cpu_ns of its timed phase, and the kernel's figure of its run-queue
+ * waits over it (run_delay_ns, schedstat; 0 without SCHED_INFO) and of its context switches
+ * (switches: voluntary and involuntary, getrusage).
  *
  *   blocker SECONDS [--dir DIR] [--out FILE] [--wait-signal]
  *
@@ -64,7 +66,7 @@ static const char *const fname[NFN] = {"sleep_wait", "sync_wait", "lock_wait", "
 				       "spin_work"};
 /* Each function is called by one thread only: no sharing. */
 static struct fstat {
-	uint64_t off_ns, wall_ns, cpu_ns, calls, blocked_calls, max_off_ns;
+	uint64_t off_ns, wall_ns, cpu_ns, calls, blocked_calls, max_off_ns, switches;
 } fst[NFN];
 
 enum { T_SLEEPER, T_SYNCER, T_LOCKER, T_HOLDER, T_SPINNER, NT };
@@ -105,11 +107,13 @@ static uint64_t run_delay_ns(void)
 	return delay;
 }
 
-static long voluntary_switches(void)
+/* The thread's switches so far: voluntary (it blocked) in *vol, every one in *all. */
+static void thread_switches(long *vol, long *all)
 {
 	struct rusage ru;
 	getrusage(RUSAGE_THREAD, &ru);
-	return ru.ru_nvcsw;
+	*vol = ru.ru_nvcsw;
+	*all = ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
 static long all_switches(void)
@@ -263,11 +267,13 @@ static void leave(int t)
 			warmup;                                                            \
 			break;                                                             \
 		}                                                                          \
-		long v0 = voluntary_switches();                                            \
+		long v0, s0;                                                               \
+		thread_switches(&v0, &s0);                                                 \
 		uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), t0 = clock_ns(CLOCK_MONOTONIC); \
 		__VA_ARGS__;                                                               \
 		uint64_t t1 = clock_ns(CLOCK_MONOTONIC), c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID); \
-		long v1 = voluntary_switches();                                            \
+		long v1, s1;                                                               \
+		thread_switches(&v1, &s1);                                                 \
 		uint64_t w = t1 - t0, c = c1 - c0;                                         \
 		fst[f].wall_ns += w;                                                       \
 		fst[f].cpu_ns += c;                                                        \
@@ -276,6 +282,7 @@ static void leave(int t)
 			fst[f].max_off_ns = w - c;                                         \
 		fst[f].calls++;                                                            \
 		fst[f].blocked_calls += v1 > v0;                                           \
+		fst[f].switches += s1 - s0;                                                \
 	} while (0)
 
 static void start_thread(int t)
@@ -368,11 +375,11 @@ static void print_json(FILE *o, double secs, const char *dir, uint64_t phase_ns)
 	       (int)getpid(), secs, dir, (unsigned long long)phase_ns);
 	for (int f = 0; f < NFN; f++)
 		fprintf(o, "%s\"%s\": {\"off_ns\": %llu, \"wall_ns\": %llu, \"cpu_ns\": %llu, \"calls\": %llu, "
-		       "\"blocked_calls\": %llu, \"max_off_ns\": %llu}",
+		       "\"blocked_calls\": %llu, \"max_off_ns\": %llu, \"switches\": %llu}",
 		       f ? ", " : "", fname[f], (unsigned long long)fst[f].off_ns,
 		       (unsigned long long)fst[f].wall_ns, (unsigned long long)fst[f].cpu_ns,
 		       (unsigned long long)fst[f].calls, (unsigned long long)fst[f].blocked_calls,
-		       (unsigned long long)fst[f].max_off_ns);
+		       (unsigned long long)fst[f].max_off_ns, (unsigned long long)fst[f].switches);
 	fprintf(o, "}, \"threads\": {");
 	for (int t = 0; t < NT; t++)
 		fprintf(o, "%s\"%s\": {\"tid\": %ld, \"wall_ns\": %llu, \"cpu_ns\": %llu, "
