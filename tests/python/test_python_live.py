@@ -29,16 +29,20 @@ py = found[0]
 snaps, err = run_json(["-z", "-n", str(SPLIT_SECS), "-d", "1", "--call-graph", "dwarf", "--",
                        py.exe, PYSPLIT, str(SPLIT_SECS)], timeout=120, env=PY_STATS_ENV)
 checks += check_split(snaps, f"{py.label} --call-graph dwarf", reads=watcher_reads(err))
-# One window of 1 s for each of the two checks of what is shown (a line, rows present or absent):
-# about 100 reads of the hottest function's loop body, the one line looked for.
-snaps, _ = run_json(["-z", "-n", "1", "-d", "1", "-s", "sym,srcline", "--", py.exe, PYSPLIT, "2"])
+# One window for each of the two checks of what is shown (a line, rows present or absent), longer
+# than the 2 s program, so that its one snapshot comes at the program's exit and holds the whole
+# run (about 200 reads of the hottest function's loop body, the one line looked for): a window of
+# 1 s from perftop's start held no Python row at all in a CI run, where the interpreter's start
+# and the first reads took most of it.
+WHOLE = ["-z", "-n", "1", "-d", "4"]
+snaps, _ = run_json(WHOLE + ["-s", "sym,srcline", "--", py.exe, PYSPLIT, "2"])
 lines = {r.get("srcline") for s in snaps for r in s["rows"] if r["sym"] == "inner (pysplit.py)"}
 body = [i + 1 for i, l in enumerate(open(PYSPLIT)) if "s += i * i" in l][0]
 if f"pysplit.py:{body}" not in lines:
     fail(f"{py.label} -s srcline: inner's lines are {lines}, without its loop body pysplit.py:{body}")
 checks += 1
 
-snaps, _ = run_json(["-z", "-n", "1", "-d", "1", "--no-python", "--", py.exe, PYSPLIT, "2"])
+snaps, _ = run_json(WHOLE + ["--no-python", "--", py.exe, PYSPLIT, "2"])
 syms = {r["sym"] for s in snaps for r in s["rows"]}
 if any("(pysplit.py)" in x for x in syms) or "_PyEval_EvalFrameDefault" not in syms:
     fail(f"{py.label} --no-python: Python rows, or no _PyEval_EvalFrameDefault: {sorted(syms)[:20]}")

@@ -95,7 +95,9 @@ def refusal_start(version):
     if not found:
         print(f"refusal not checked: no CPython {version} here")
         return None
-    cmd = [perftop_path(), "-b", "--json", "-z", "-n", "1", "-d", "1", "--", found[0].exe, PYSPLIT, "2"]
+    # One window longer than the 2 s program: its snapshot comes at the exit and holds the whole run,
+    # whatever part of the first second the interpreter's start took.
+    cmd = [perftop_path(), "-b", "--json", "-z", "-n", "1", "-d", "4", "--", found[0].exe, PYSPLIT, "2"]
     return found[0], subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
