@@ -4,7 +4,8 @@
  * the samples fed to it directly would (the same folded export, the same frames' mappings); the
  * mapping a user frame had when it came is the one kept, not the one its address has when the log
  * is read; what stacklog_maps_changed says of a process is asked again; names moved by a
- * compaction are followed; a full log refuses a sample whole.
+ * compaction are followed; a full log refuses a sample whole; a log of megabytes (its arena grown
+ * and moved many times) reads back as the collector fed directly.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,9 +199,45 @@ static void test_names_and_bound(void)
 	stacklog_free(l);
 }
 
+/* Megabytes of samples, as a busy window's log is: the arena grows through many sizes; every
+ * sample is still there, in order, and the export is the collector's fed directly. */
+static void test_big_log(void)
+{
+	static const char *const names[] = { "alpha", "beta", "gamma", "delta", "epsilon", "zeta" };
+	struct maps m = { .start = { 0, 0x1000, 0x5000 } };
+	struct stacklog *l = stacklog_new(16u << 20, map_of, &m);
+	struct stackcol *direct = stackcol_new(NULL);
+	size_t n = 0;
+	for (; stacklog_bytes(l) < (5u << 20); n++) {
+		struct frame f[4];
+		for (int k = 0; k < 4; k++)
+			f[k] = (struct frame){ .sym = names[(n + (size_t)k * n / 7) % 6], .dso = "prog",
+					       .addr = 0x1000 + 16 * (uint64_t)((n + (size_t)k) % 97) };
+		struct sample_ctx s = sample(1 + (uint32_t)(n % 2), n % 2 ? "two" : "one", f, 4);
+		CHECK(stacklog_add(l, 0, 1000 + n, &s));
+		stackcol_add(direct, 0, 1000 + n, &s);
+	}
+	printf("%zu samples in a log of %zu bytes\n", n, stacklog_bytes(l));
+	CHECK(stacklog_nsamples(l) == n);
+	struct stacklog_entry e;
+	size_t pos = 0, seen = 0;
+	while (stacklog_next(l, &pos, &e))
+		CHECK_EQ_U64(e.time, 1000 + seen++);
+	CHECK(seen == n);
+	struct stackcol *c = read_into(l);
+	char *x = folded(c), *y = folded(direct);
+	CHECK_STR(x, y);
+	free(x);
+	free(y);
+	stackcol_free(c);
+	stackcol_free(direct);
+	stacklog_free(l);
+}
+
 int main(void)
 {
 	test_same_as_direct();
 	test_names_and_bound();
+	test_big_log();
 	return CHECK_DONE();
 }
