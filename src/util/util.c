@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,6 +86,16 @@ void *xcalloc_lines(size_t nmemb, size_t size, void **raw)
 	unsigned char *p = xcalloc(1, nmemb * size + 64);
 	*raw = p;
 	return p + (64 - (uintptr_t)p % 64) % 64;
+}
+
+void hint_huge_pages(void *p, size_t n)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	if (n < huge)
+		return;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
 void *xrealloc(void *p, size_t n)

@@ -23,6 +23,10 @@ void *xcalloc(size_t nmemb, size_t size);
  * every other 32-byte entry across two). *raw is what to free. */
 void *xcalloc_lines(size_t nmemb, size_t size, void **raw);
 void *xrealloc(void *p, size_t n);
+/* Asks for transparent huge pages under the 2 MiB-aligned part of [p, p + n), for a big array that
+ * is about to be written whole: one fault a 2 MiB page instead of one a 4 KiB page (in a VM that
+ * virtualizes paging, ~11 us each, a snapshot of 25,000 rows took a thousand). Only a hint. */
+void hint_huge_pages(void *p, size_t n);
 /* Grows *p (of *cap elements of size elem) so that it holds at least need elements. */
 void xgrow(void **p, size_t *cap, size_t need, size_t elem);
 char *xstrdup(const char *s);
