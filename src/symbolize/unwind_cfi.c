@@ -26,6 +26,7 @@
 #include "util/util.h"
 
 #define FAST_SLOTS (1u << 16)   /* cached rows; the table starts over when 3/4 full */
+#define FAST_FRONT (1u << 10)   /* the rows' copies in front of them (fast_cache.front) */
 #define FAST_SPANS (1u << 14)   /* spans over all images; all are dropped past it */
 #define SPAN_PENDING 32         /* new spans of an image merged into its sorted ones together */
 #define FAST_STATES 8           /* DW_CFA_remember_state nesting we follow */
@@ -476,19 +477,25 @@ static const struct fast_row *fast_row(struct unwind *u, struct image *img, uint
 {
 	struct fast_cache *fc = &u->fast;
 	uint64_t key = first ? va : (va - 1) | FAST_CALLER;
-	if (!fc->rows)
+	if (!fc->rows) {
 		fc->rows = xcalloc_lines(FAST_SLOTS, sizeof(*fc->rows), &fc->rows_mem);
+		fc->front = xcalloc_lines(FAST_FRONT, sizeof(*fc->front), &fc->front_mem);
+	}
 	uint64_t h = (key ^ ((uint64_t)(uintptr_t)img >> 4)) * 0x9e3779b97f4a7c15ull;
+	struct fast_row *f = &fc->front[(size_t)(h >> 20) & (FAST_FRONT - 1)];
+	if (f->img == img && f->va == key)
+		return f;
 	size_t mask = FAST_SLOTS - 1, i = (size_t)(h >> 40) & mask;
 	while (fc->rows[i].img && (fc->rows[i].img != img || fc->rows[i].va != key))
 		i = (i + 1) & mask;
 	struct fast_row *r = &fc->rows[i];
-	if (r->img)
+	if (r->img) {
+		*f = *r;
 		return r;
+	}
 	if (fc->used + 1 > FAST_SLOTS / 4 * 3) {
 		/* Start over: bounded memory, and a profile's hot addresses come back at once. */
-		memset(fc->rows, 0, FAST_SLOTS * sizeof(*fc->rows));
-		fc->used = 0;
+		fast_clear(fc);
 		i = (size_t)(h >> 40) & mask;
 		r = &fc->rows[i];
 	}
@@ -500,6 +507,7 @@ static const struct fast_row *fast_row(struct unwind *u, struct image *img, uint
 	r->img = img;
 	r->va = key;
 	fc->used++;
+	*f = *r;
 	return r;
 }
 
@@ -639,15 +647,20 @@ int fast_head(struct walk *w, uint64_t *ras, int max)
 
 void fast_clear(struct fast_cache *fc)
 {
-	if (fc->rows)
+	if (fc->rows) {
 		memset(fc->rows, 0, FAST_SLOTS * sizeof(*fc->rows));
+		memset(fc->front, 0, FAST_FRONT * sizeof(*fc->front));
+	}
 	fc->used = 0;
 }
 
 void fast_free(struct fast_cache *fc)
 {
 	free(fc->rows_mem);
+	free(fc->front_mem);
 	fc->rows = NULL;
 	fc->rows_mem = NULL;
+	fc->front = NULL;
+	fc->front_mem = NULL;
 	fc->used = 0;
 }
