@@ -205,12 +205,83 @@ static int (*const comparators[COL_COUNT])(const void *, const void *) = {
 	[COL_CONTAINER] = by_container,
 };
 
+/*
+ * The heat orders (Self or Total first, the other second, then the names) sort a compact array of
+ * the two numbers first, and only runs of equal numbers by the names, then move each row once to
+ * its place. The same order as qsort over the rows with the full comparator (every order here is
+ * total), without loading two whole rows for every comparison: a replay of 25,000 rows, most of
+ * them at 0 Self and a sample's Total, spent a tenth of its main thread in that sort, mostly in
+ * comparing the names of those ties.
+ */
+struct heat_key {
+	uint64_t first, second;
+	uint32_t row;
+};
+
+static int cmp_heat_key(const void *x, const void *y)
+{
+	const struct heat_key *a = x, *b = y;
+	int c = cmp_u64_desc(a->first, b->first);
+	return c ? c : cmp_u64_desc(a->second, b->second);
+}
+
+static int cmp_key_names(const void *x, const void *y, void *rows)
+{
+	const struct snap_row *r = rows;
+	return cmp_names(&r[((const struct heat_key *)x)->row], &r[((const struct heat_key *)y)->row]);
+}
+
+/* Puts rows in the order of keys (keys[i].row: the row that goes to i), each row moved once. */
+static void rows_permute(struct snap_row *rows, struct heat_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (keys[i].row == UINT32_MAX || keys[i].row == i)
+			continue;
+		struct snap_row held = rows[i];
+		size_t to = i;
+		for (;;) {
+			size_t from = keys[to].row;
+			keys[to].row = UINT32_MAX;
+			if (from == i) {
+				rows[to] = held;
+				break;
+			}
+			rows[to] = rows[from];
+			to = from;
+		}
+	}
+}
+
+static void sort_by_heat(struct snapshot *s, bool self_first)
+{
+	size_t n = s->nrows;
+	struct heat_key *keys = xmalloc(n * sizeof(*keys));
+	for (size_t i = 0; i < n; i++) {
+		const struct snap_row *r = &s->rows[i];
+		keys[i] = (struct heat_key){ self_first ? r->self_period : r->total_period,
+					     self_first ? r->total_period : r->self_period, (uint32_t)i };
+	}
+	qsort(keys, n, sizeof(*keys), cmp_heat_key);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !cmp_heat_key(&keys[i], &keys[j]); j++)
+			;
+		if (j - i > 1)
+			qsort_r(keys + i, j - i, sizeof(*keys), cmp_key_names, s->rows);
+	}
+	rows_permute(s->rows, keys, n);
+	free(keys);
+}
+
 void snapshot_sort(struct snapshot *s, enum snap_col order)
 {
 	if ((unsigned)order >= COL_COUNT)
 		order = COL_SELF;
 	s->order = order;
-	if (s->nrows > 1)
+	if (s->nrows <= 1)
+		return;
+	if (s->nrows < UINT32_MAX && (order == COL_SELF || order == COL_TOTAL || order == COL_TIME))
+		sort_by_heat(s, order == COL_SELF);
+	else
 		qsort(s->rows, s->nrows, sizeof(*s->rows), comparators[order]);
 }
 

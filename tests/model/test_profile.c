@@ -8,7 +8,9 @@
  * with the samples of several threads interleaved, each keeping its callers for a while.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "check.h"
@@ -498,6 +500,67 @@ static void test_sort_orders(void)
 	profile_free(p);
 }
 
+/* Strictly before in the heat orders, by an independent reading of them: the first number then the
+ * second descending, then symbol, dso (unknown last) and the id ascending (these rows have no
+ * other keys). */
+static bool heat_before(const struct snap_row *a, const struct snap_row *b, bool self_first)
+{
+	uint64_t a1 = self_first ? a->self_period : a->total_period;
+	uint64_t b1 = self_first ? b->self_period : b->total_period;
+	uint64_t a2 = self_first ? a->total_period : a->self_period;
+	uint64_t b2 = self_first ? b->total_period : b->self_period;
+	if (a1 != b1)
+		return a1 > b1;
+	if (a2 != b2)
+		return a2 > b2;
+	int c = strcmp(a->sym, b->sym);
+	if (c)
+		return c < 0;
+	if (a->dso != b->dso)
+		return !b->dso || (a->dso && strcmp(a->dso, b->dso) < 0);
+	return a->id < b->id;
+}
+
+/* Thousands of rows, most of them tied on both numbers (leaves of one sample, callers with none):
+ * the heat orders list every row once, each before the next by the orders' own rules, and the same
+ * whichever order the rows were in before. */
+static void test_heat_orders_with_ties(void)
+{
+	enum { NAMES = 1500 };
+	static char names[NAMES][16];
+	static const char *dsos[] = { "app", "libc.so.6", NULL };
+	struct profile *p = profile_new(NULL, 0);
+	srand(7);
+	for (int i = 0; i < NAMES; i++)
+		snprintf(names[i], sizeof(names[i]), "f%04d", (i * 7919) % NAMES);
+	for (int k = 0; k < 6000; k++) {
+		struct frame f[2] = { fr(names[rand() % NAMES], dsos[rand() % 3]),
+				      fr(names[rand() % 40], dsos[rand() % 2]) };
+		add(p, (uint64_t)(1 + rand() % 3), f, 1 + rand() % 2);
+	}
+	const enum snap_col orders[] = { COL_SELF, COL_TOTAL, COL_TIME };
+	for (size_t o = 0; o < sizeof(orders) / sizeof(orders[0]); o++) {
+		struct snapshot *s = profile_snapshot(p, COL_SYM);
+		CHECK(s->nrows > 2000);
+		snapshot_sort(s, orders[o]);
+		bool self_first = orders[o] == COL_SELF;
+		size_t bad = 0;
+		for (size_t i = 0; i + 1 < s->nrows; i++)
+			bad += !heat_before(&s->rows[i], &s->rows[i + 1], self_first);
+		CHECK_EQ_U64(bad, 0);
+		struct snapshot *t = profile_snapshot(p, COL_DSO);
+		snapshot_sort(t, orders[o]);
+		CHECK_EQ_U64(t->nrows, s->nrows);
+		size_t differ = 0;
+		for (size_t i = 0; i < s->nrows && i < t->nrows; i++)
+			differ += t->rows[i].id != s->rows[i].id;
+		CHECK_EQ_U64(differ, 0);
+		snapshot_free(t);
+		snapshot_free(s);
+	}
+	profile_free(p);
+}
+
 static void test_stable_ids_and_find(void)
 {
 	/* The same names at other addresses, as another run's interner would give. */
@@ -747,6 +810,7 @@ int main(void)
 	test_container_keys();
 	test_srcline_null_is_a_value();
 	test_sort_orders();
+	test_heat_orders_with_ties();
 	test_stable_ids_and_find();
 	test_sort_keys_parse();
 	test_against_tally();
