@@ -299,9 +299,12 @@ uint64_t pywatch_budget_interval(double per_round_ns, double others_ns, double w
  * timer interrupt of its own: in a VM each is an exit to the hypervisor, measured at a fifth of a
  * round's cost at 100 reads a second. Per thread: the rest of perftop keeps the default slack.
  */
-static void watch_slack(uint64_t slack_ns)
+static void watch_slack(struct pywatch *w)
 {
 	static _Thread_local uint64_t set;
+	pthread_mutex_lock(&w->mu);
+	uint64_t slack_ns = w->mean_ns / WATCH_SLACK_PART;
+	pthread_mutex_unlock(&w->mu);
 	if (slack_ns && slack_ns != set && prctl(PR_SET_TIMERSLACK, (unsigned long)slack_ns, 0, 0, 0) == 0)
 		set = slack_ns;
 }
@@ -330,18 +333,14 @@ static void watch_tune(struct pywatch *w, struct tuning *t, uint64_t rounds)
 	*t = (struct tuning){ wall, proc, self, rounds };
 	pthread_mutex_lock(&w->mu);
 	w->cpu_ns = self;
-	uint64_t slack = w->mean_ns / WATCH_SLACK_PART;
 	pthread_mutex_unlock(&w->mu);
-	watch_slack(slack);
+	watch_slack(w);
 }
 
 static void *watch_thread(void *arg)
 {
 	struct pywatch *w = arg;
-	pthread_mutex_lock(&w->mu);
-	uint64_t slack = w->mean_ns / WATCH_SLACK_PART;
-	pthread_mutex_unlock(&w->mu);
-	watch_slack(slack);
+	watch_slack(w);
 	struct job *jobs = xmalloc(WATCH_MAX * sizeof(*jobs));
 	struct pyraw *raw = xmalloc(READ_MAX * sizeof(*raw));
 	struct tuning tune = { 0 };
