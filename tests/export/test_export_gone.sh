@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The view's w key once the sampled process is gone: a copy of diff_work runs for 2 s under the
-# view (-d 1), the display is paused while its rows are on screen, the process exits and its
-# binary is deleted, two more refreshes pass (sampling goes on while paused), then w writes the
-# paused window as .folded. Everything the export needs must have been taken when the samples came:
+# view (-d 1 -z: each refresh shows one window, the one w writes; in the default decay mode the
+# table also holds the earlier windows, faded), the display is paused while its rows are on
+# screen, the process exits and its binary is deleted, two more refreshes pass (sampling goes on
+# while paused), then the paused screen is read and w writes the paused window as .folded. (A
+# screen paused before it held a whole window takes windows until it does, so it is read last.) Everything the export needs must have been taken when the samples came:
 # its stacks name diff_work's functions (not bare addresses), and the samples of each of the
 # binary's functions on the paused screen are the export's stacks ending in it, both ways (a row
 # the export lacks, or a leaf of the binary the screen does not show, fails).
@@ -21,14 +23,14 @@ cleanup() { tm kill-server 2>/dev/null; rm -rf "$d"; }
 trap cleanup EXIT
 cp "$fixtures/diff_work" "$d/gone_work"
 tm new-session -d -s t -x 160 -y 50 \
-	"$pt -d 1 -e cpu-clock -- sh -c '$d/gone_work 2 3 1 0 0; rm -f $d/gone_work; sleep 60'; echo PERFTOP-EXITED:\$?; sleep 60"
+	"$pt -d 1 -z -e cpu-clock -- sh -c '$d/gone_work 2 3 1 0 0; rm -f $d/gone_work; sleep 60'; echo PERFTOP-EXITED:\$?; sleep 60"
 wait_for 'work_b +gone_work' || fail "no work_b row"
 tm send-keys -t t Space
 wait_for '^ PAUSED ' || fail "Space did not pause the display"
-screen > "$d/paused.txt"
 for _ in $(seq 100); do [ -e "$d/gone_work" ] || break; sleep 0.1; done
 [ -e "$d/gone_work" ] && fail "gone_work did not end within 10 s"
 sleep 2.2 # two refreshes of -d 1 after the exit: whatever a refresh lets go of has gone
+screen > "$d/paused.txt"
 write_to "$d/gone.folded"
 tm send-keys -t t q
 wait_for 'PERFTOP-EXITED:0' || fail "perftop did not exit 0"
