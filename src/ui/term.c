@@ -401,9 +401,11 @@ int term_wait(int fd, int timeout_ms)
 {
 	struct pollfd p[2] = { { .fd = in_fd, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
 	int n = poll(p, fd >= 0 ? 2 : 1, timeout_ms);
-	if (n <= 0)
+	if (n < 0)
+		return errno == EINTR ? TERM_WAIT_SIGNAL : 0;
+	if (n == 0)
 		return 0;
-	return (p[0].revents ? 1 : 0) | (fd >= 0 && p[1].revents ? 2 : 0);
+	return (p[0].revents ? TERM_WAIT_INPUT : 0) | (fd >= 0 && p[1].revents ? TERM_WAIT_FD : 0);
 }
 
 int term_getkey(int timeout_ms)

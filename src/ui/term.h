@@ -31,7 +31,10 @@ void term_blit(const struct surface *s, const struct surface *prev, bool clear);
 /* Waits up to timeout_ms (0: just looks) for a key; returns a keys_code value or KEYS_NONE. */
 /* Sleeps until a key is typed, fd (>= 0) is readable, a signal (a resize) comes, or timeout_ms
  * (-1: none) passes. Call it only after term_getkey returned KEYS_NONE (curses may hold keys it has
- * read already). Returns 1 for input, 2 for fd, 3 for both, 0 otherwise. */
+ * read already). Returns TERM_WAIT_INPUT, TERM_WAIT_FD and TERM_WAIT_SIGNAL or'ed, 0 for none. */
+#define TERM_WAIT_INPUT 1
+#define TERM_WAIT_FD 2
+#define TERM_WAIT_SIGNAL 4
 int term_wait(int fd, int timeout_ms);
 int term_getkey(int timeout_ms);
 

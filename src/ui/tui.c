@@ -86,20 +86,16 @@ static const char *tui_notice(const char *notice, char *buf, size_t len)
  * the next refresh, a key, or the source's wake_fd saying records came: an idle view (a target
  * that sleeps, or has exited) wakes once per refresh.
  */
-static void tui_wait(const struct tui_source *src, long took, bool have_rows, uint64_t next_refresh)
+static int tui_wait(const struct tui_source *src, long took, bool have_rows, uint64_t next_refresh)
 {
 	int tick = have_rows ? TUI_TICK_MS : TUI_EARLY_TICK_MS;
-	if (src->replay) {
-		term_wait(-1, tick);
-		return;
-	}
+	if (src->replay)
+		return term_wait(-1, tick);
 	uint64_t now = now_ns();
 	uint64_t ms = next_refresh > now ? (next_refresh - now + 999999) / 1000000 : 0;
-	if (took > 0 || src->wake_fd < 0) {
-		term_wait(-1, ms < (uint64_t)tick ? (int)ms : tick);
-		return;
-	}
-	term_wait(src->wake_fd, ms > 60000 ? 60000 : (int)ms);
+	if (took > 0 || src->wake_fd < 0)
+		return term_wait(-1, ms < (uint64_t)tick ? (int)ms : tick);
+	return term_wait(src->wake_fd, ms > 60000 ? 60000 : (int)ms);
 }
 
 /* The held snapshot in the view's order: sorted, then reversed when inverted. */
@@ -388,12 +384,13 @@ int tui_run(const struct tui_source *src)
 			l.dirty = false;
 		}
 
-		int key = term_getkey(0);
-		if (key == KEYS_NONE)
-			tui_wait(src, took, l.snap && l.snap->nrows, l.next_refresh);
-		for (key = key != KEYS_NONE ? key : term_getkey(0); key != KEYS_NONE && !l.v.quit;
-		     key = term_getkey(0))
-			loop_key(&l, key);
+		/* Keys are read only when the wait saw input or a signal (a resize comes as a key): the
+		 * drain leaves curses holding none, so otherwise there is nothing to read, and each look
+		 * is a system call (two of the three a quiet turn made). */
+		int woke = tui_wait(src, took, l.snap && l.snap->nrows, l.next_refresh);
+		if (woke & (TERM_WAIT_INPUT | TERM_WAIT_SIGNAL))
+			for (int key = term_getkey(0); key != KEYS_NONE && !l.v.quit; key = term_getkey(0))
+				loop_key(&l, key);
 	}
 
 	util_set_warn_hook(NULL);
