@@ -37,7 +37,13 @@
  * another made at its address (rare: code objects live as long as their functions) would keep the
  * old names. Reading them at every sample was most of the cost. */
 #define PY_CODE_TRUST_NS (1000 * 1000000ull)
-#define PY_EXE_CHECK_NS (100 * 1000000ull)
+/* How often a process's executable is looked at again besides the events (exec, fork, exit), which
+ * say when it changed: PY_EXE_CHECK_NS, for a change whose record went unseen some other way;
+ * PY_EXE_RECHECK_NS once records were lost since the last look (pystacks_records_lost), since the
+ * lost ones may have been its exec's. A look is a stat of /proc/PID/exe, ~57 us on a VM: every
+ * 100 ms it was 1.65% of perftop's CPU beside one Python process. */
+#define PY_EXE_CHECK_NS (2000 * 1000000ull)
+#define PY_EXE_RECHECK_NS (100 * 1000000ull)
 
 /* A thread state found for a tid. */
 struct pythread {
@@ -103,6 +109,7 @@ struct pystacks {
 	struct frame *out;         /* the spliced chain, room for out_cap */
 	int out_cap;
 	char notice[256];
+	uint64_t lost_at;          /* when records were last lost (pystacks_records_lost), or 0 */
 	struct pystacks_stats st;
 	int last_n;                /* pystacks_last */
 	const char *last_dso;
@@ -230,10 +237,22 @@ static int proc_slot(const struct pystacks *p, uint32_t pid)
 	return -1;
 }
 
+void pystacks_records_lost(struct pystacks *p, uint64_t time)
+{
+	p->lost_at = time ? time : now_ns();
+}
+
+/* Is a look at a process's executable due, the last one made at last? */
+static bool exe_due(const struct pystacks *p, uint64_t last, uint64_t now)
+{
+	uint64_t after = p->lost_at > last ? PY_EXE_RECHECK_NS : PY_EXE_CHECK_NS;
+	return now - last > after;
+}
+
 /* The process's entry: looked at when a sample of it first runs through an interpreter, and again
- * when its executable changes (exec: the pyenv shim is bash, then pyenv, then python3; checked
- * every PY_EXE_CHECK_NS besides the events, which a lost record may miss; not its command, which
- * differs between a process's threads). */
+ * when its executable changes (exec: the pyenv shim is bash, then pyenv, then python3; told by the
+ * events, and checked besides them (exe_due) for an exec whose record was lost; not its command,
+ * which differs between a process's threads). */
 static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, uint64_t now,
 				    const struct frame *frames, int n)
 {
@@ -256,9 +275,9 @@ static struct pyprocess *proc_entry(struct pystacks *p, uint32_t pid, uint64_t n
 	bool probe = false;
 	if (e->state == PY_UNSEEN || e->state == PY_GONE) {
 		/* gone: its pid may be another's now, if the fork's record was lost */
-		probe = (e->state == PY_UNSEEN || now - e->probed > PY_EXE_CHECK_NS) &&
+		probe = (e->state == PY_UNSEEN || exe_due(p, e->probed, now)) &&
 			chain_in_interp(frames, n);
-	} else if (now - e->exe_checked > PY_EXE_CHECK_NS) {
+	} else if (exe_due(p, e->exe_checked, now)) {
 		uint64_t dev, ino;
 		exe_id(pid, &dev, &ino);
 		e->exe_checked = now;

@@ -62,6 +62,10 @@ int pystacks_sample(struct pystacks *p, uint32_t pid, uint32_t tid, uint64_t tim
  * was given to a new process): the next sample of pid looks at it again. */
 void pystacks_forget(struct pystacks *p, uint32_t pid);
 
+/* Records were lost at time (the sample clock; 0: now), an exec's or a fork's among them maybe:
+ * the executables of the processes known are looked at again soon, not only every few seconds. */
+void pystacks_records_lost(struct pystacks *p, uint64_t time);
+
 /* The Python frames the last pystacks_sample put in (py[0..n), group[i] their eval-loop calls)
  * and the interpreter's binary they replaced frames of: n, 0 when it put none (pyrecord.h keeps
  * them beside a recording). */

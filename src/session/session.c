@@ -641,6 +641,8 @@ static void session_take(struct session *s, const struct rec *r)
 	case REC_LOST:
 	case REC_LOST_SAMPLES:
 		profile_add_lost(s->ev[session_event_of(s, r)].prof, r->u.lost.lost);
+		if (r->type == REC_LOST && s->py) /* an exec's record may be among them */
+			pystacks_records_lost(s->py, r->time);
 		break;
 	case REC_CGROUP:
 		session_cgroups_learn(s, r);
@@ -1006,6 +1008,8 @@ int session_refresh_all(struct session *s, enum snap_col order, bool zero, struc
 	s->window_start_ns = now;
 	session_counters_window(s, s->last_window_secs);
 	s->last_window_dropped = dropped - s->dropped_at_window_start;
+	if (s->last_window_dropped && s->py)  /* records the queue had no room for: as lost ones */
+		pystacks_records_lost(s->py, 0);
 	s->dropped_at_window_start = dropped;
 	struct sampler_stats ss;
 	sampler_get_stats(s->sampler, &ss);
