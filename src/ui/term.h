@@ -28,7 +28,6 @@ bool term_has_color(void);
  * only what changed is written; with clear, repaints the whole screen instead of what changed. */
 void term_blit(const struct surface *s, const struct surface *prev, bool clear);
 
-/* Waits up to timeout_ms (0: just looks) for a key; returns a keys_code value or KEYS_NONE. */
 /* Sleeps until a key is typed, fd (>= 0) is readable, a signal (a resize) comes, or timeout_ms
  * (-1: none) passes. Call it only after term_getkey returned KEYS_NONE (curses may hold keys it has
  * read already). Returns TERM_WAIT_INPUT, TERM_WAIT_FD and TERM_WAIT_SIGNAL or'ed, 0 for none. */
@@ -36,6 +35,7 @@ void term_blit(const struct surface *s, const struct surface *prev, bool clear);
 #define TERM_WAIT_FD 2
 #define TERM_WAIT_SIGNAL 4
 int term_wait(int fd, int timeout_ms);
+/* Waits up to timeout_ms (0: just looks) for a key; returns a keys_code value or KEYS_NONE. */
 int term_getkey(int timeout_ms);
 
 /* Mouse reporting on or off (--no-mouse leaves it off, and the terminal's own selection works).
