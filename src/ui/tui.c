@@ -10,8 +10,8 @@
  * after a zoom, whose aggregation starts over. Paused, the
  * screen keeps the snapshot it had while the windows go on ending (and decaying) on schedule, so a
  * view left paused for a day under churn holds what it held after a minute; resuming refreshes at
- * once. A screen paused before it held a whole window (just after the start or a zoom) goes on
- * taking windows until it does, rather than hold an empty table.
+ * once. A screen paused while its table is empty (just after the start or a zoom) takes the
+ * first window with rows, rather than hold an empty table.
  *
  * Replay: the same loop; the header's replay figures come from the source's tui_replay every tick,
  * Space pauses the replay itself (the source stops feeding), and a seek or a range change asks for
@@ -121,8 +121,7 @@ struct tui_loop {
 	/* start: of the session, or of the aggregation a zoom started over (the fast refreshes
 	 * until the first rows count from it) */
 	uint64_t start, next_refresh, refresh_ns;
-	/* held_whole: full's window ended a whole refresh interval or more after start */
-	bool clear, force_refresh, dirty, held_whole;
+	bool clear, force_refresh, dirty;
 	int w, h;
 };
 
@@ -265,11 +264,12 @@ static void loop_refresh(struct tui_loop *l)
 	bool paused_live = v->paused && !src->replay;
 	if (!l->force_refresh && !((!v->paused || paused_live) && t >= l->next_refresh))
 		return;
-	/* Paused, the screen keeps what it holds once that is a whole window's; until then (paused
-	 * in the instant after the start or a zoom, when the aggregation has next to nothing) it
-	 * takes each window as it ends, and so does the export's collector (hold_window), which must
-	 * stay the window on screen. */
-	bool take = !v->paused || l->force_refresh || !l->held_whole;
+	/* Paused, the screen keeps what it holds, unless that is nothing: paused in the instant after
+	 * the start or a zoom (their aggregation starts empty), it takes the first window with rows,
+	 * and so does the export's collector (hold_window), which must stay the window on screen. A
+	 * table with rows never changes under a pause: the cursor and clicks are on what was shown. */
+	bool held_rows = l->full && l->full->nrows;
+	bool take = !v->paused || l->force_refresh || !held_rows;
 	bool release = paused_live && take && src->hold_window;
 	if (release)
 		src->hold_window(src->ctx, false);
@@ -281,10 +281,8 @@ static void loop_refresh(struct tui_loop *l)
 		fresh = NULL;
 	}
 	l->force_refresh = false;
-	if (fresh) {
+	if (fresh)
 		loop_take(l, fresh, v->invert);
-		l->held_whole = t - l->start >= l->refresh_ns;
-	}
 	/* Until the first rows are on screen (for a few seconds at most: a target that sleeps may
 	 * never have any), refresh faster: time to first data is what a user notices first. */
 	bool early = !(l->snap && l->snap->nrows) && t - l->start < TUI_EARLY_SECS * 1000000000ull;

@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Space in the instants when the table has next to nothing: at the start (the key is typed before
-# the first rows) and right after a zoom made while paused (its aggregation starts over empty).
-# perftop -d 1 -z -- fixture (-z: the table is one window, the one w writes): paused from its
-# first tick, the screen fills with the fixture's rows within a few refreshes instead of holding
-# an empty table; once it held a whole window it keeps it (two captures two refreshes apart are
-# the same), and w writes that window: the samples of each of the fixture's functions on screen
-# are the export's stacks ending in it, both ways; a dso zoom made while paused fills in the same
-# way, and is then held too; Space resumes and q exits 0.
+# Space when the table is empty: a dso zoom made while paused starts its aggregation over, empty.
+# perftop -d 1 -z -- fixture (-z: the table is one window, the one w writes), paused once its rows
+# show: after d on leaf_a the zoomed table fills with the fixture's rows (leaf_a, and mid, every
+# sample's caller) instead of holding an empty table; once it has rows it keeps them (two captures
+# two refreshes apart are the same), and w writes that window: the samples of each of the
+# fixture's functions on screen are the export's stacks ending in it, both ways; Space resumes and
+# q exits 0. (A table with rows is never changed by a pause: the other tmux tests pause and then
+# move the cursor on what they read.)
 set -u
 pt=${1:?usage: test_pause_tmux.sh PERFTOP FIXTURE}
 fixture=${2:?}
@@ -27,13 +27,18 @@ held() {
 	return 1
 }
 
-# Space reaches perftop with its first key read: before any window ended with rows.
 tm new-session -d -s t -x 140 -y 40 "$pt -d 1 -z -- $fixture 60; echo PERFTOP-EXITED:\$?; sleep 60"
+wait_for " leaf_a +$dso" || fail "no leaf_a row"
 tm send-keys -t t Space
-wait_for '^ PAUSED ' 50 || fail "Space at the start did not pause the display"
-wait_for " leaf_a +$dso" 60 || fail "paused at the start, the table never showed leaf_a"
-wait_for " mid +$dso" 30 || fail "paused at the start, the table never showed mid"
-held || fail "the paused table still changes after it held a whole window"
+wait_for '^ PAUSED ' 50 || fail "Space did not pause the display"
+# A zoom while paused starts its aggregation over: the zoomed table fills in, then holds.
+cursor_to leaf_a
+tm send-keys -t t d
+wait_for "zoom: dso $dso" || fail "no dso zoom after d"
+screen | grep -q '^ PAUSED ' || fail "the zoom resumed the display"
+wait_for " leaf_a +$dso" 60 || fail "zoomed while paused, the table never showed leaf_a"
+wait_for " mid +$dso" 30 || fail "zoomed while paused, the table never showed mid"
+held || fail "the paused zoomed table still changes after it showed rows"
 ok
 tmp=$(mktemp -d /tmp/perftop-pause-XXXXXX)
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -64,15 +69,6 @@ print("screen:", rows, "export:", leaves)
 if not rows or rows != leaves:
     sys.exit("the export's leaf samples of the fixture differ from the paused screen's")
 PY
-ok
-# A zoom while paused starts its aggregation over: the zoomed table fills in, then holds.
-cursor_to leaf_a
-tm send-keys -t t d
-wait_for "zoom: dso $dso" || fail "no dso zoom after d"
-screen | grep -q '^ PAUSED ' || fail "the zoom resumed the display"
-wait_for " leaf_a +$dso" 60 || fail "zoomed while paused, the table never showed leaf_a"
-wait_for " leaf_b +$dso" 30 || fail "zoomed while paused, the table never showed leaf_b"
-held || fail "the paused zoomed table still changes after it held a whole window"
 ok
 tm send-keys -t t Space
 wait_gone '^ PAUSED ' || fail "Space did not resume"

@@ -4,8 +4,8 @@
 # view (-d 1 -z: each refresh shows one window, the one w writes; in the default decay mode the
 # table also holds the earlier windows, faded), the display is paused while its rows are on
 # screen, the process exits and its binary is deleted, two more refreshes pass (sampling goes on
-# while paused), then the paused screen is read and w writes the paused window as .folded. (A
-# screen paused before it held a whole window takes windows until it does, so it is read last.) Everything the export needs must have been taken when the samples came:
+# while paused), then the paused screen is read and w writes the paused window as .folded.
+# Everything the export needs must have been taken when the samples came:
 # its stacks name diff_work's functions (not bare addresses), and the samples of each of the
 # binary's functions on the paused screen are the export's stacks ending in it, both ways (a row
 # the export lacks, or a leaf of the binary the screen does not show, fails).
