@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "python/pystacks.h"
+#include "pystub.h"
 
 int __real_stat(const char *path, struct stat *sb);
 int __wrap_stat(const char *path, struct stat *sb);
@@ -34,18 +35,6 @@ int __wrap_stat(const char *path, struct stat *sb)
 	if (watched && strcmp(path, exe) == 0)
 		exe_looks++;
 	return __real_stat(path, sb);
-}
-
-static const char *same_name(void *ctx, const char *name)
-{
-	(void)ctx;
-	return name;
-}
-
-static uint64_t no_gen(void *ctx)
-{
-	(void)ctx;
-	return 1;
 }
 
 #define MS 1000000ull

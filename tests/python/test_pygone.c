@@ -25,6 +25,7 @@
 
 #include "check.h"
 #include "python/pystacks.h"
+#include "pystub.h"
 
 ssize_t __real_process_vm_readv(pid_t pid, const struct iovec *local, unsigned long nlocal,
 				const struct iovec *remote, unsigned long nremote, unsigned long flags);
@@ -51,18 +52,6 @@ ssize_t __wrap_process_vm_readv(pid_t pid, const struct iovec *local, unsigned l
 		waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
 	}
 	return __real_process_vm_readv(pid, local, nlocal, remote, nremote, flags);
-}
-
-static const char *same_name(void *ctx, const char *name)
-{
-	(void)ctx;
-	return name;
-}
-
-static uint64_t no_gen(void *ctx)
-{
-	(void)ctx;
-	return 1;
 }
 
 /* A python3.X binary of this machine (resolved, so that its file's name is python3.X), or 0. */
