@@ -81,6 +81,7 @@ struct sym_cached {
 	_Alignas(64) const struct dso *dso;  /* NULL: empty */
 	uint64_t off;
 	const char *sym;        /* NULL: unresolved */
+	const char *hex;        /* unresolved: its name, when that depends on the key alone (a file's) */
 	const char *srcline;
 	uint64_t sym_start, va;
 	bool inlined;
@@ -310,10 +311,15 @@ static void frame_unresolved(struct symbolizer *s, struct frame *f, uint64_t add
  * loaded at two addresses, is one row. Memory that is not a file's ([heap], [stack], anonymous
  * memory) keeps the absolute address, as perf's maps of it do.
  */
+static bool unresolved_in_file(const struct map *m, const char *dname)
+{
+	return m->kind != MAP_KIND_ANON && (dname[0] != '[' || m->kind == MAP_KIND_VDSO);
+}
+
 static void frame_unresolved_in(struct symbolizer *s, struct frame *f, uint64_t addr,
 				const struct map *m, const char *dname)
 {
-	bool in_file = m->kind != MAP_KIND_ANON && (dname[0] != '[' || m->kind == MAP_KIND_VDSO);
+	bool in_file = unresolved_in_file(m, dname);
 	frame_unresolved_as(s, f, addr, in_file ? addr - m->start + m->pgoff : addr, dname, false);
 }
 
@@ -537,7 +543,12 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 	struct sym_cached *e = &s->cache[cache_slot((uint64_t)(uintptr_t)m->dso, off, 14)];
 	if (e->dso == m->dso && e->off == off) {
 		if (!e->sym) {
-			frame_unresolved_in(s, &out[0], addr, m, dname);
+			if (e->hex) {  /* a stripped binary's addresses can be most rows: no rehash */
+				out[0] = (struct frame){ .sym = e->hex, .dso = dname, .addr = addr };
+				s->st.unresolved++;
+			} else {
+				frame_unresolved_in(s, &out[0], addr, m, dname);
+			}
 			return 1;
 		}
 		out[0] = (struct frame){ .sym = e->sym, .dso = dname, .srcline = e->srcline, .addr = addr,
@@ -546,8 +557,9 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 	}
 	int n = dso_lookup(m->dso, off, out, max);
 	if (n <= 0) {
-		*e = (struct sym_cached){ .dso = m->dso, .off = off };
 		frame_unresolved_in(s, &out[0], addr, m, dname);
+		*e = (struct sym_cached){ .dso = m->dso, .off = off,
+					  .hex = unresolved_in_file(m, dname) ? out[0].sym : NULL };
 		return 1;
 	}
 	if (n == 1 && max > 1)  /* with max 1, an inline chain would be cut to its first frame */
