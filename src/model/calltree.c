@@ -150,7 +150,7 @@ static uint32_t child_get(struct calltree *t, uint32_t parent, const struct fram
 			return t->table[i] - 1;
 	}
 	size_t idx = t->n;
-	xgrow((void **)&t->nodes, &t->cap, idx + 1, sizeof(*t->nodes));
+	xgrow_huge((void **)&t->nodes, &t->cap, idx + 1, sizeof(*t->nodes));
 	t->nodes[idx] = (struct ct_live){ .sym = f->sym, .dso = f->dso, .parent = parent,
 					  .inlined = f->inlined, .kernel = f->kernel };
 	if (t->runq) {

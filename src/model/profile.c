@@ -246,10 +246,10 @@ static size_t row_get(struct profile *p, const struct profile_row *k)
 			return v;
 
 	size_t idx = p->nrows;
-	xgrow((void **)&p->rows, &p->rows_cap, idx + 1, sizeof(*p->rows));
-	xgrow((void **)&p->aux, &p->aux_cap, idx + 1, sizeof(*p->aux));
+	xgrow_huge((void **)&p->rows, &p->rows_cap, idx + 1, sizeof(*p->rows));
+	xgrow_huge((void **)&p->aux, &p->aux_cap, idx + 1, sizeof(*p->aux));
 	if (p->time) {
-		xgrow((void **)&p->time, &p->time_cap, idx + 1, sizeof(*p->time));
+		xgrow_huge((void **)&p->time, &p->time_cap, idx + 1, sizeof(*p->time));
 		p->time[idx] = (struct profile_time){ 0 };
 	}
 	p->rows[idx] = (struct profile_row){ .comm = k->comm, .pid = k->pid, .tid = k->tid,

@@ -302,8 +302,7 @@ struct snapshot *profile_snapshot(const struct profile *p, enum snap_col order)
 	uint64_t total = profile_total_period(p);
 	double scale = total ? 100.0 / (double)total : 0.0;
 
-	s->rows = xmalloc(n * sizeof(*s->rows));
-	hint_huge_pages(s->rows, n * sizeof(*s->rows));
+	s->rows = xmalloc_huge(n * sizeof(*s->rows));
 	s->nrows = n;
 	s->total_period = total;
 	s->window_samples = profile_window_samples(p);
@@ -419,8 +418,7 @@ struct snapshot *snapshot_runq(const struct snapshot *full, enum runq_view v)
 	struct snapshot *s = xcalloc(1, sizeof(*s));
 	size_t n = full->nrows ? full->nrows : 1;
 	*s = *full;
-	s->rows = xmalloc(n * sizeof(*s->rows));
-	hint_huge_pages(s->rows, n * sizeof(*s->rows));
+	s->rows = xmalloc_huge(n * sizeof(*s->rows));
 	s->times = full->times ? xmalloc(n * sizeof(*s->times)) : NULL;
 	s->nrows = 0;
 	s->total_period = runq_pick(v, full->total_period, full->runq_period);

@@ -98,6 +98,19 @@ void hint_huge_pages(void *p, size_t n)
 		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
+void *xmalloc_huge(size_t n)
+{
+	const size_t huge = (size_t)2 << 20;
+	if (n < huge || n > SIZE_MAX - huge)
+		return xmalloc(n);
+	size_t whole = (n + huge - 1) & ~(huge - 1);
+	void *p = NULL;
+	if (posix_memalign(&p, huge, whole) != 0)
+		out_of_memory(whole);
+	madvise(p, whole, MADV_HUGEPAGE);
+	return p;
+}
+
 void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
@@ -114,6 +127,25 @@ void xgrow(void **p, size_t *cap, size_t need, size_t elem)
 	while (ncap < need)
 		ncap *= 2;
 	*p = xrealloc(*p, ncap * elem);
+	*cap = ncap;
+}
+
+void xgrow_huge(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t ncap = *cap ? *cap : 8;
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap * elem < ((size_t)2 << 20)) {
+		*p = xrealloc(*p, ncap * elem);
+	} else {
+		void *q = xmalloc_huge(ncap * elem);
+		if (*cap)
+			memcpy(q, *p, *cap * elem);
+		free(*p);
+		*p = q;
+	}
 	*cap = ncap;
 }
 

@@ -27,8 +27,15 @@ void *xrealloc(void *p, size_t n);
  * is about to be written whole: one fault a 2 MiB page instead of one a 4 KiB page (in a VM that
  * virtualizes paging, ~11 us each, a snapshot of 25,000 rows took a thousand). Only a hint. */
 void hint_huge_pages(void *p, size_t n);
+/* n bytes for a big array about to be written whole: from 2 MiB on, on 2 MiB-aligned transparent
+ * huge pages (n rounded up to them), so that every page of it is huge, not only the aligned middle
+ * (hint_huge_pages). Freed with free(). */
+void *xmalloc_huge(size_t n);
 /* Grows *p (of *cap elements of size elem) so that it holds at least need elements. */
 void xgrow(void **p, size_t *cap, size_t need, size_t elem);
+/* xgrow for an array that may grow past 2 MiB (a replay's rows): from there on, each new array
+ * is on huge pages (xmalloc_huge), so growing it faults a few times rather than once a 4 KiB page. */
+void xgrow_huge(void **p, size_t *cap, size_t need, size_t elem);
 char *xstrdup(const char *s);
 
 /* Called once, before the message is printed, by die() and by a failed allocation. */
