@@ -433,6 +433,34 @@ static void test_srcline_null_is_a_value(void)
 	profile_free(p);
 }
 
+/* A leaf inlined into foo: Self is foo at the leaf's line, and foo also has a row of its own line
+ * (where it called the inlined code), which holds it in Total; the two must not be taken for one. */
+static void test_srcline_inline_self(void)
+{
+	static char s_inl[] = "inl", s_line2[] = "b.c:2", s_line3[] = "c.c:3";
+	enum sort_key keys[] = { SORT_SYM, SORT_SRCLINE };
+	struct profile *p = profile_new(keys, 2);
+	struct frame f[] = { { .sym = s_inl, .dso = s_app, .srcline = s_line2, .inlined = true },
+			     { .sym = s_foo, .dso = s_app, .srcline = s_line1 },
+			     { .sym = s_main, .dso = s_app, .srcline = s_line3 } };
+	add(p, 10, f, 3);
+	add(p, 10, f, 3);
+	struct snapshot *s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->nrows, 4);
+	bool self_row = false, own_row = false;
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct snap_row *r = &s->rows[i];
+		if (r->sym == s_foo && r->srcline == s_line2)
+			self_row = r->self_period == 20 && r->total_period == 20;
+		if (r->sym == s_foo && r->srcline == s_line1)
+			own_row = r->self_period == 0 && r->total_period == 20;
+	}
+	CHECK(self_row);
+	CHECK(own_row);
+	snapshot_free(s);
+	profile_free(p);
+}
+
 static void test_sort_orders(void)
 {
 	static char n_a[] = "alpha", n_b[] = "beta", n_c[] = "gamma", n_d[] = "delta";
@@ -809,6 +837,7 @@ int main(void)
 	test_context_keys();
 	test_container_keys();
 	test_srcline_null_is_a_value();
+	test_srcline_inline_self();
 	test_sort_orders();
 	test_heat_orders_with_ties();
 	test_stable_ids_and_find();
