@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/radix.h"
 #include "util/util.h"
 
 static const char *const col_names[COL_COUNT] = {
@@ -225,10 +226,55 @@ static int cmp_heat_key(const void *x, const void *y)
 	return c ? c : cmp_u64_desc(a->second, b->second);
 }
 
-static int cmp_key_names(const void *x, const void *y, void *rows)
+/*
+ * A row of a tie (same heat) with its symbol's first 16 bytes, big-endian, zero-padded: comparing
+ * them orders as strcmp does, without a walk to the names (most of a big tie is unresolved
+ * addresses, "0x00007f...", named in a pool far from the rows), which was most of a 25,000-row
+ * sort's time.
+ */
+struct name_key {
+	uint64_t p0, p1;
+	uint32_t row;
+	bool named;
+};
+
+static void name_prefix(const char *sym, uint64_t *p0, uint64_t *p1)
 {
+	unsigned char b[16] = { 0 };
+	for (size_t i = 0; i < sizeof(b) && sym[i]; i++)
+		b[i] = (unsigned char)sym[i];
+	*p0 = *p1 = 0;
+	for (size_t i = 0; i < 8; i++) {
+		*p0 = *p0 << 8 | b[i];
+		*p1 = *p1 << 8 | b[8 + i];
+	}
+}
+
+static int cmp_name_key(const void *x, const void *y, void *rows)
+{
+	const struct name_key *a = x, *b = y;
+	if (a->named && b->named) {
+		if (a->p0 != b->p0)
+			return a->p0 < b->p0 ? -1 : 1;
+		if (a->p1 != b->p1)
+			return a->p1 < b->p1 ? -1 : 1;
+	}
 	const struct snap_row *r = rows;
-	return cmp_names(&r[((const struct heat_key *)x)->row], &r[((const struct heat_key *)y)->row]);
+	return cmp_names(&r[a->row], &r[b->row]);
+}
+
+/* keys[0..n), of one heat, by name (cmp_names); tmp holds n. */
+static void sort_tie(const struct snap_row *rows, struct heat_key *keys, size_t n, struct name_key *tmp)
+{
+	for (size_t k = 0; k < n; k++) {
+		const char *sym = rows[keys[k].row].sym;
+		tmp[k] = (struct name_key){ .row = keys[k].row, .named = sym != NULL };
+		if (sym)
+			name_prefix(sym, &tmp[k].p0, &tmp[k].p1);
+	}
+	qsort_r(tmp, n, sizeof(*tmp), cmp_name_key, (void *)rows);
+	for (size_t k = 0; k < n; k++)
+		keys[k].row = tmp[k].row;
 }
 
 /* Puts rows in the order of keys (keys[i].row: the row that goes to i), each row moved once. */
@@ -252,6 +298,30 @@ static void rows_permute(struct snap_row *rows, struct heat_key *keys, size_t n)
 	}
 }
 
+/* keys by heat, hottest first (cmp_heat_key's order; equal heats in row order): two stable radix
+ * passes, the second column's then the first's, rather than a qsort of a big snapshot's rows. */
+static void heat_order(struct heat_key *keys, size_t n)
+{
+	struct radix_kv *kv = xmalloc(2 * n * sizeof(*kv));
+	for (size_t i = 0; i < n; i++)
+		kv[i] = (struct radix_kv){ .key = ~keys[i].second, .val = i };
+	struct radix_kv *by2 = radix_sort_kv(kv, kv + n, n);
+	struct radix_kv *other = by2 == kv ? kv + n : kv;
+	for (size_t i = 0; i < n; i++)
+		other[i] = (struct radix_kv){ .key = ~keys[by2[i].val].first, .val = by2[i].val };
+	struct radix_kv *by1 = radix_sort_kv(other, by2, n);
+	struct heat_key *sorted = xmalloc(n * sizeof(*sorted));
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = keys[by1[i].val];
+	memcpy(keys, sorted, n * sizeof(*keys));
+	free(sorted);
+	free(kv);
+}
+
+/* Big snapshots: rows gathered into a copy in key order and copied back, sequential writes rather
+ * than rows_permute's cycles of scattered ones. */
+#define GATHER_MIN_ROWS 4096
+
 static void sort_by_heat(struct snapshot *s, bool self_first)
 {
 	size_t n = s->nrows;
@@ -261,14 +331,27 @@ static void sort_by_heat(struct snapshot *s, bool self_first)
 		keys[i] = (struct heat_key){ self_first ? r->self_period : r->total_period,
 					     self_first ? r->total_period : r->self_period, (uint32_t)i };
 	}
-	qsort(keys, n, sizeof(*keys), cmp_heat_key);
+	heat_order(keys, n);
+	struct name_key *tmp = NULL;
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && !cmp_heat_key(&keys[i], &keys[j]); j++)
 			;
-		if (j - i > 1)
-			qsort_r(keys + i, j - i, sizeof(*keys), cmp_key_names, s->rows);
+		if (j - i > 1) {
+			if (!tmp)
+				tmp = xmalloc(n * sizeof(*tmp));
+			sort_tie(s->rows, keys + i, j - i, tmp);
+		}
 	}
-	rows_permute(s->rows, keys, n);
+	free(tmp);
+	if (n >= GATHER_MIN_ROWS) {
+		struct snap_row *rows = xmalloc_huge(n * sizeof(*rows));
+		for (size_t i = 0; i < n; i++)
+			rows[i] = s->rows[keys[i].row];
+		memcpy(s->rows, rows, n * sizeof(*rows));
+		free(rows);
+	} else {
+		rows_permute(s->rows, keys, n);
+	}
 	free(keys);
 }
 

@@ -461,6 +461,29 @@ static void test_srcline_inline_self(void)
 	profile_free(p);
 }
 
+/* A tie between names alike in their first 16 bytes (unresolved addresses) and names that differ
+ * only in a byte above 0x7f: the whole names decide, as strcmp orders them (unsigned bytes). */
+static void test_tie_long_names(void)
+{
+	static char n_1[] = "0x00007f674f8562a1", n_0[] = "0x00007f674f8562a0", n_2[] = "0x00007f674f8562",
+		    n_hi[] = "\xc3\xa9t\xc3\xa9", n_lo[] = "et\xc3\xa9";
+	struct profile *p = profile_new(NULL, 0);
+	const char *order[] = { n_2, n_0, n_1, n_lo, n_hi };
+	struct frame f1[] = { fr(n_1, s_app) }, f0[] = { fr(n_0, s_app) }, f2[] = { fr(n_2, s_app) },
+		     fh[] = { fr(n_hi, s_app) }, fl[] = { fr(n_lo, s_app) };
+	add(p, 10, fh, 1);
+	add(p, 10, f1, 1);
+	add(p, 10, f0, 1);
+	add(p, 10, fl, 1);
+	add(p, 10, f2, 1);
+	struct snapshot *s = profile_snapshot(p, COL_SELF);
+	CHECK_EQ_U64(s->nrows, 5);
+	for (size_t i = 0; i < 5 && i < s->nrows; i++)
+		CHECK_STR(s->rows[i].sym, order[i]);
+	snapshot_free(s);
+	profile_free(p);
+}
+
 static void test_sort_orders(void)
 {
 	static char n_a[] = "alpha", n_b[] = "beta", n_c[] = "gamma", n_d[] = "delta";
@@ -838,6 +861,7 @@ int main(void)
 	test_container_keys();
 	test_srcline_null_is_a_value();
 	test_srcline_inline_self();
+	test_tie_long_names();
 	test_sort_orders();
 	test_heat_orders_with_ties();
 	test_stable_ids_and_find();
