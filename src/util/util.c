@@ -88,16 +88,6 @@ void *xcalloc_lines(size_t nmemb, size_t size, void **raw)
 	return p + (64 - (uintptr_t)p % 64) % 64;
 }
 
-void hint_huge_pages(void *p, size_t n)
-{
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	if (n < huge)
-		return;
-	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-}
-
 void *xmalloc_huge(size_t n)
 {
 	const size_t huge = (size_t)2 << 20;

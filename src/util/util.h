@@ -23,13 +23,10 @@ void *xcalloc(size_t nmemb, size_t size);
  * every other 32-byte entry across two). *raw is what to free. */
 void *xcalloc_lines(size_t nmemb, size_t size, void **raw);
 void *xrealloc(void *p, size_t n);
-/* Asks for transparent huge pages under the 2 MiB-aligned part of [p, p + n), for a big array that
- * is about to be written whole: one fault a 2 MiB page instead of one a 4 KiB page (in a VM that
- * virtualizes paging, ~11 us each, a snapshot of 25,000 rows took a thousand). Only a hint. */
-void hint_huge_pages(void *p, size_t n);
 /* n bytes for a big array about to be written whole: from 2 MiB on, on 2 MiB-aligned transparent
- * huge pages (n rounded up to them), so that every page of it is huge, not only the aligned middle
- * (hint_huge_pages). Freed with free(). */
+ * huge pages (n rounded up to them), one fault a 2 MiB page instead of one a 4 KiB page (in a VM
+ * that virtualizes paging, ~11 us each: a snapshot of 25,000 rows took a thousand). A malloc'd
+ * block is not aligned, so a hint on it reached only its middle. Freed with free(). */
 void *xmalloc_huge(size_t n);
 /* Grows *p (of *cap elements of size elem) so that it holds at least need elements. */
 void xgrow(void **p, size_t *cap, size_t need, size_t elem);
