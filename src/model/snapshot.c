@@ -318,10 +318,6 @@ static void heat_order(struct heat_key *keys, size_t n)
 	free(kv);
 }
 
-/* Big snapshots: rows gathered into a copy in key order and copied back, sequential writes rather
- * than rows_permute's cycles of scattered ones. */
-#define GATHER_MIN_ROWS 4096
-
 static void sort_by_heat(struct snapshot *s, bool self_first)
 {
 	size_t n = s->nrows;
@@ -343,15 +339,7 @@ static void sort_by_heat(struct snapshot *s, bool self_first)
 		}
 	}
 	free(tmp);
-	if (n >= GATHER_MIN_ROWS) {
-		struct snap_row *rows = xmalloc_huge(n * sizeof(*rows));
-		for (size_t i = 0; i < n; i++)
-			rows[i] = s->rows[keys[i].row];
-		memcpy(s->rows, rows, n * sizeof(*rows));
-		free(rows);
-	} else {
-		rows_permute(s->rows, keys, n);
-	}
+	rows_permute(s->rows, keys, n);
 	free(keys);
 }
 
