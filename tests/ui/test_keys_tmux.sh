@@ -100,7 +100,24 @@ rec() { # FILE COMMAND...
 	out=$(perf record -q -N -B --no-bpf-event -g -F 999 -o "$f" -- "$@" 2>&1 >/dev/null) ||
 		{ echo "FAIL: perf record $*: $out"; exit 1; }
 }
-rec "$d/drill.data" "$fixture" 3
+# The function view's part below wants mid called by top alone and top by main alone, which is
+# what the fixture does. A sample taken on mid's or top's first or last instruction (its frame
+# not yet made, or already gone) has the frame-pointer chain skip a caller: perf script shows
+# main -> mid then, and so does perftop, rightly; ~1% of recordings have one. Such a recording
+# is made again (perf script is the judge; perftop is not run), at most 5 times.
+skips_caller() { # FILE: true when a chain has mid under another than top, or top under another than main
+	perf script -i "$1" -F ip,sym 2>/dev/null | awk '
+		NF == 0 { n = 0; next }
+		{ s[++n] = $2; if (n > 1 && ((s[n-1] == "mid" && $2 != "top") || (s[n-1] == "top" && $2 != "main"))) bad = 1 }
+		END { exit !bad }'
+}
+for ((try = 1; try <= 5; try++)); do
+	rec "$d/drill.data" "$fixture" 3
+	skips_caller "$d/drill.data" || break
+	echo "drill.data: perf script shows a chain with a skipped caller of mid or top; recording it again"
+done
+# Five in a row is no chance: this machine's build of the fixture has a frameless mid or top.
+((try <= 5)) || { echo "SKIP: 5 recordings of the fixture all have chains that skip a caller (perf script): its frames are not all made here"; exit 77; }
 rec "$d/cxx.data" "$cxx" 2
 pid=$(perf script -i "$d/drill.data" -F pid,comm 2>/dev/null | awk -v c="$dso" '$1 == c { print $2; exit }')
 [ -n "$pid" ] || { echo "FAIL: perf script shows no sample of $dso in $d/drill.data"; exit 1; }
