@@ -446,7 +446,7 @@ static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 	while (self < s->nframes - 1 && s->frames[self].inlined)
 		self++;
 	struct profile_path *path = &p->paths[s->tid & (PROFILE_PATH_SLOTS - 1)];
-	size_t self_idx = SIZE_MAX;
+	size_t self_idx = 0;  /* set at i -1, the first turn */
 	for (int i = -1; i < s->nframes; i++) {
 		const struct frame *f = &s->frames[i < 0 ? self : i];
 		if (p->use[SORT_DSO])
@@ -459,8 +459,7 @@ static void add(struct profile *p, const struct sample_ctx *s, uint32_t *rows)
 		int depth = s->nframes - 1 - i; /* from the root; the Self row (i -1) is not kept */
 		bool kept = i >= 0 && depth < PROFILE_PATH_DEPTH;
 		size_t idx;
-		if (i == self && self_idx != SIZE_MAX &&
-		    (!p->use[SORT_SRCLINE] || key.srcline == s->frames[0].srcline))
+		if (i == self && (!p->use[SORT_SRCLINE] || key.srcline == s->frames[0].srcline))
 			idx = self_idx;  /* the Self row's key again: half the lookups of a flat profile */
 		else if (kept && depth < path->n)
 			idx = row_guess_get(p, &key, path->row[depth]);

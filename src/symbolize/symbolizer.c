@@ -292,11 +292,17 @@ static const char *symbolizer_hex(struct symbolizer *s, uint64_t addr)
 }
 
 /* A frame named by an address: addr itself, or shown (the address in its binary). */
+static void frame_unresolved_named(struct symbolizer *s, struct frame *f, uint64_t addr, const char *name,
+				   const char *dso, bool kernel)
+{
+	*f = (struct frame){ .sym = name, .dso = dso, .addr = addr, .kernel = kernel };
+	s->st.unresolved++;
+}
+
 static void frame_unresolved_as(struct symbolizer *s, struct frame *f, uint64_t addr, uint64_t shown,
 				const char *dso, bool kernel)
 {
-	*f = (struct frame){ .sym = symbolizer_hex(s, shown), .dso = dso, .addr = addr, .kernel = kernel };
-	s->st.unresolved++;
+	frame_unresolved_named(s, f, addr, symbolizer_hex(s, shown), dso, kernel);
 }
 
 static void frame_unresolved(struct symbolizer *s, struct frame *f, uint64_t addr, const char *dso,
@@ -543,12 +549,10 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 	struct sym_cached *e = &s->cache[cache_slot((uint64_t)(uintptr_t)m->dso, off, 14)];
 	if (e->dso == m->dso && e->off == off) {
 		if (!e->sym) {
-			if (e->hex) {  /* a stripped binary's addresses can be most rows: no rehash */
-				out[0] = (struct frame){ .sym = e->hex, .dso = dname, .addr = addr };
-				s->st.unresolved++;
-			} else {
+			if (e->hex)  /* a stripped binary's addresses can be most rows: no rehash */
+				frame_unresolved_named(s, &out[0], addr, e->hex, dname, false);
+			else
 				frame_unresolved_in(s, &out[0], addr, m, dname);
-			}
 			return 1;
 		}
 		out[0] = (struct frame){ .sym = e->sym, .dso = dname, .srcline = e->srcline, .addr = addr,

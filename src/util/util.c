@@ -88,14 +88,15 @@ void *xcalloc_lines(size_t nmemb, size_t size, void **raw)
 	return p + (64 - (uintptr_t)p % 64) % 64;
 }
 
+#define HUGE_PAGE_BYTES ((size_t)2 << 20)
+
 void *xmalloc_huge(size_t n)
 {
-	const size_t huge = (size_t)2 << 20;
-	if (n < huge || n > SIZE_MAX - huge)
+	if (n < HUGE_PAGE_BYTES || n > SIZE_MAX - HUGE_PAGE_BYTES)
 		return xmalloc(n);
-	size_t whole = (n + huge - 1) & ~(huge - 1);
+	size_t whole = (n + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1);
 	void *p = NULL;
-	if (posix_memalign(&p, huge, whole) != 0)
+	if (posix_memalign(&p, HUGE_PAGE_BYTES, whole) != 0)
 		out_of_memory(whole);
 	madvise(p, whole, MADV_HUGEPAGE);
 	return p;
@@ -109,13 +110,20 @@ void *xrealloc(void *p, size_t n)
 	return q;
 }
 
+/* The capacity an array of cap elements doubles to until it holds need (8 at first). */
+static size_t grown_cap(size_t cap, size_t need)
+{
+	size_t ncap = cap ? cap : 8;
+	while (ncap < need)
+		ncap *= 2;
+	return ncap;
+}
+
 void xgrow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return;
-	size_t ncap = *cap ? *cap : 8;
-	while (ncap < need)
-		ncap *= 2;
+	size_t ncap = grown_cap(*cap, need);
 	*p = xrealloc(*p, ncap * elem);
 	*cap = ncap;
 }
@@ -124,10 +132,8 @@ void xgrow_huge(void **p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return;
-	size_t ncap = *cap ? *cap : 8;
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap * elem < ((size_t)2 << 20)) {
+	size_t ncap = grown_cap(*cap, need);
+	if (ncap * elem < HUGE_PAGE_BYTES) {
 		*p = xrealloc(*p, ncap * elem);
 	} else {
 		void *q = xmalloc_huge(ncap * elem);
