@@ -524,6 +524,18 @@ def _stands_for(one, many, key):
     return min(max(one, max(many)), sum(many))
 
 
+def _true_sum_at_most(shares, section):
+    """The most that printed rows' true shares can add up to. perf prints each share to two
+    decimals, so each may be up to half a unit more than printed; over the hundreds of one-sample
+    rows of a chain's garbage entries that is points. Where every sample weighs one (the event
+    count is the sample count: a tracepoint's period of 1) and a sample is more than a printed
+    unit (N < 10000), each row's sample count is its share's nearest multiple of 1/N: exact."""
+    n = getattr(section, "samples", 0) or 0
+    if 0 < n < 10000 and getattr(section, "event_count", None) == n:
+        return sum(round(p * n / 100.0) for p in shares) * 100.0 / n
+    return sum(shares) + 0.005 * len(shares)
+
+
 def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contexts=(),
             samples=None, whole=True, points=None):
     """perftop's snapshot against perf report's section on key ('self' or 'total'; 'total' needs a
@@ -586,9 +598,10 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
         shares = [r[1] for r in garbage]
         lone_ref = [r for r in lone_ref if r not in garbage]
         lone_ours.remove(o)
-        pairs.append((o[0], _stands_for(o[1], shares, "total"), o[1],
+        most = _true_sum_at_most(shares, section)
+        pairs.append((o[0], min(max(o[1], max(shares)), most), o[1],
                       f" (perf's {len(garbage)} rows of non-canonical entries: "
-                      f"{max(shares):.2f}..{sum(shares):.2f}%: {GARBAGE_REASON})"))
+                      f"{max(shares):.2f}..{most:.2f}%: {GARBAGE_REASON})"))
     # With DWARF, perf 6.1's unwinder ends a chain at a return address in no mapping without a
     # frame, where perftop's ends it with one [unmapped address]: a few such chains (their share
     # within the binomial error of none at this count; more is a fault of perftop's unwinder, and

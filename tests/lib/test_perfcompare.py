@@ -23,9 +23,10 @@ LIBC = "/lib/x86_64-linux-gnu/libc.so.6"
 checks = 0
 
 
-def section(rows, n=2000):
-    """A perf report section of rows [(dso, sym, self, total)]."""
+def section(rows, n=2000, event_count=None):
+    """A perf report section of rows [(dso, sym, self, total)]; event_count: its total period."""
     s = pc.Section("cpu-clock")
+    s.event_count = event_count
     s.rows = [((dso, pc.sym_key(sym)), self_, total, round(self_ * n / 100))
               for dso, sym, self_, total in rows]
     s.samples = n
@@ -38,7 +39,7 @@ def snap(rows, n=2000):
 
 def expect(what, ok_wanted, snap_rows, ref_rows, key="self", recording=None, n=2000, **kw):
     global checks
-    sec = section(ref_rows, n)
+    sec = section(ref_rows, n, kw.pop("event_count", None))
     sec.path = recording
     ok, text = pc.compare(snap(snap_rows, n), sec, key, min_rows=kw.pop("min_rows", 1), **kw)
     print(f"{what}: {'passes' if ok else 'fails'}: {text[:300]}")
@@ -105,6 +106,18 @@ expect("perf's six small non-canonical rows against perftop's one of their sum",
        base + [("[unknown]", "[unmapped address]", 0.0, 0.6)], ref + small, key="total")
 expect("perftop's [unmapped address] above the sum of perf's non-canonical rows", False,
        base + [("[unknown]", "[unmapped address]", 0.0, 5.0)], ref + small, key="total")
+# 2300 chains of 3182 samples, each ending at a garbage entry of its own: perf prints 2300 rows
+# of 0.03% (one sample is 0.0314%), 69.00% in all, where the true sum is 72.28% (3 sigma: 2.38)
+ones = [("[unknown]", f"0x{0xbe55227400000000 + i:016x}", 0.0, 0.03) for i in range(2300)]
+expect("2300 one-sample garbage rows, each printed 0.03%, against perftop's 72.28%, weight 1 each",
+       True, base + [("[unknown]", "[unmapped address]", 0.0, 72.28)], ref + ones, key="total",
+       n=3182, event_count=3182)
+expect("the same against perftop's 78%, above the rows' true sum", False,
+       base + [("[unknown]", "[unmapped address]", 0.0, 78.0)], ref + ones, key="total",
+       n=3182, event_count=3182)
+expect("the same rows of unknown weights against perftop's 72.28% (half a printed unit each)",
+       True, base + [("[unknown]", "[unmapped address]", 0.0, 72.28)], ref + ones, key="total",
+       n=3182)
 expect("perf's user-space address row against perftop's [unmapped address]", False,
        base + [("[unknown]", "[unmapped address]", 0.0, 60.0)],
        ref + [("[unknown]", "0x00007f0000001000", 0.0, 60.0)], key="total")
