@@ -13,17 +13,11 @@ pt=${1:-$here/../build/perftop}
 command -v tmux >/dev/null || { echo "tmux is not installed"; exit 2; }
 [ -x "$pt" ] || { echo "no perftop at $pt (make build)"; exit 2; }
 tmpd=$(mktemp -d)
-printf '%s\n' '#include <pthread.h>' '#include <time.h>' '#include <unistd.h>' \
-	'static volatile unsigned long sink;' \
-	'static void *worker(void *a) { (void)a; struct timespec t = {0, 20000000}; for (int k = 0; k < 25; k++) { for (unsigned long i = 0; i < 200000; i++) sink += i * i; nanosleep(&t, NULL); } return NULL; }' \
-	'int main(void) { for (;;) { pthread_t t; if (pthread_create(&t, NULL, worker, NULL) == 0) pthread_detach(t); usleep(50000); } }' \
-	> "$tmpd/threads.c"
-gcc -O1 -pthread -o "$tmpd/threads" "$tmpd/threads.c" || { rm -rf "$tmpd"; exit 2; }
+. "$here/churnload.sh"
 sock=le-$$
 tm() { tmux -L "$sock" "$@"; }
-"$tmpd/threads" & tp=$!
-( while :; do true; ls / >/dev/null; sh -c 'echo x >/dev/null'; python3 -c pass; awk 'BEGIN{}' ; done ) >/dev/null 2>&1 & cp=$!
-cleanup() { tm kill-server 2>/dev/null; kill $cp $tp 2>/dev/null; rm -rf "$tmpd"; }
+start_churn "$tmpd" || { rm -rf "$tmpd"; exit 2; }
+cleanup() { tm kill-server 2>/dev/null; stop_churn; rm -rf "$tmpd"; }
 trap cleanup EXIT
 trap 'exit 1' PIPE INT TERM
 sleep 2

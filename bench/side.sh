@@ -27,10 +27,12 @@ esac
 for b in "$a_bin" "$b_bin"; do [ -x "$b" ] || { echo "no perftop at $b"; exit 2; }; done
 command -v tmux >/dev/null || { echo "tmux is not installed"; exit 2; }
 tmpd=$(mktemp -d)
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/churnload.sh"
 sock=side-$$
 tm() { tmux -L "$sock" "$@"; }
 pids=()
-cleanup() { tm kill-server 2>/dev/null; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmpd"; }
+cleanup() { tm kill-server 2>/dev/null; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; stop_churn; rm -rf "$tmpd"; }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 if [ "$workload" = run ]; then
@@ -38,15 +40,7 @@ if [ "$workload" = run ]; then
 while True: sum(i*i for i in range(10000))" & pids+=($!)
 	dd if=/dev/zero of=/dev/null bs=4k 2>/dev/null & pids+=($!)
 else
-	printf '%s\n' '#include <pthread.h>' '#include <time.h>' '#include <unistd.h>' \
-		'static volatile unsigned long sink;' \
-		'static void *worker(void *a) { (void)a; struct timespec t = {0, 20000000}; for (int k = 0; k < 25; k++) { for (unsigned long i = 0; i < 200000; i++) sink += i * i; nanosleep(&t, NULL); } return NULL; }' \
-		'int main(void) { for (;;) { pthread_t t; if (pthread_create(&t, NULL, worker, NULL) == 0) pthread_detach(t); usleep(50000); } }' \
-		>"$tmpd/threads.c"
-	gcc -O1 -pthread -o "$tmpd/threads" "$tmpd/threads.c" || exit 2
-	"$tmpd/threads" & pids+=($!)
-	( while :; do true; ls / >/dev/null; sh -c 'echo x >/dev/null'; python3 -c pass; awk 'BEGIN{}'; done ) \
-		>/dev/null 2>&1 & pids+=($!)
+	start_churn "$tmpd" || exit 2
 fi
 sleep 1
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }

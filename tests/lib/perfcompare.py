@@ -515,13 +515,14 @@ def snapshot_rows(snap, sort="dso,sym"):
 
 
 # ---- the comparison ---------------------------------------------------------------------------------
-def _stands_for(one, many, key):
+def _stands_for(one, many, key, most=None):
     """What several rows (shares) of one side amount to against the other side's one row of one:
     their sum for Self; for Total, one itself when it lies between their largest and their sum
-    (rows that overlap where a sample passes two of them), else the nearer bound."""
+    (rows that overlap where a sample passes two of them; most: the sum when the printed one
+    understates it), else the nearer bound."""
     if key == "self":
         return sum(many)
-    return min(max(one, max(many)), sum(many))
+    return min(max(one, max(many)), sum(many) if most is None else most)
 
 
 def _true_sum_at_most(shares, section):
@@ -599,7 +600,7 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
         lone_ref = [r for r in lone_ref if r not in garbage]
         lone_ours.remove(o)
         most = _true_sum_at_most(shares, section)
-        pairs.append((o[0], min(max(o[1], max(shares)), most), o[1],
+        pairs.append((o[0], _stands_for(o[1], shares, "total", most), o[1],
                       f" (perf's {len(garbage)} rows of non-canonical entries: "
                       f"{max(shares):.2f}..{most:.2f}%: {GARBAGE_REASON})"))
     # With DWARF, perf 6.1's unwinder ends a chain at a return address in no mapping without a
