@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Replay of perf record files of several events, against perf report on the same file, per event:
 
-- a perf probe event (made here with perf probe -x on probe_work, deleted at the end) beside
-  cpu-clock, -g: the probe's samples are its hits, exactly the N calls probe_work makes;
+- a perf probe event (made here with perf probe -x on a private copy of probe_work, deleted at the
+  end) beside cpu-clock, -g: the probe's samples and their periods are perf script's. probe_work calls
+  the probed function N times, but the kernel can record one call twice (a uprobe whose out-of-line
+  step is aborted, as when a signal arrives during it, goes back to the breakpoint and runs its
+  handler again: a CI run recorded 20001 hits of 20000 calls, perf script and perftop agreeing), so a
+  recording of other than N hits is printed with its pids and is not perftop's failure;
 - sched:sched_switch beside cpu-clock, -a -g, while a shell sleeps in a loop.
 
 For each event the replay's samples are perf script's, and the Self% and Total% of perf report's top
@@ -15,10 +19,11 @@ write (probe). Once those are there, a perf probe or perf record that fails is a
 
 usage: test_replay_events.py PERFTOP PROBE_WORK probe|sched"""
 import os
+import shutil
 import subprocess
 import sys
 from replaylib import (compare, fail, kinds_for, need_perf_events, need_tool, perf_record,
-                       perf_reports, replay_json, script_counts, skip, tmpdir)
+                       perf_reports, perf_script, replay_json, script_counts, skip, tmpdir)
 
 if len(sys.argv) < 4 or sys.argv[3] not in ("probe", "sched"):
     sys.exit(f"usage: {sys.argv[0]} PERFTOP PROBE_WORK probe|sched")
@@ -44,7 +49,7 @@ def uprobe_events():
     return path
 
 
-def check_events(path, events, exact=None, min_rows={}):
+def check_events(path, events, min_rows={}):
     """The replay of path against perf script's counts and perf report's sections, per event."""
     global checks
     counts = script_counts(path)
@@ -56,8 +61,6 @@ def check_events(path, events, exact=None, min_rows={}):
     for e in events:
         if got[e]["samples"] != counts.get(e):
             fail(f"{e}: the replay has {got[e]['samples']} samples, perf script {counts.get(e)}")
-        if exact is not None and e in exact and got[e]["samples"] != exact[e]:
-            fail(f"{e}: {got[e]['samples']} samples, want exactly {exact[e]}")
         for key, children in (("self", False), ("total", True)):
             if e not in reports[children]:
                 fail(f"{e}: no section in perf report: {sorted(reports[children])}")
@@ -77,20 +80,35 @@ if part == "probe":
     # perf probe wants event names unique across groups: both are ours alone
     group = f"perftop_{os.getpid()}"
     probe = f"{group}:target_{os.getpid()}"
-    p = subprocess.run(["perf", "probe", "-x", work, f"{probe}=probe_target"],
+    # A uprobe lives on the file's inode: a copy of our own keeps other tests' runs of probe_work
+    # (the sched part runs it system-wide) away from it.
+    own = os.path.join(d, "probe_work")
+    shutil.copy2(work, own)
+    p = subprocess.run(["perf", "probe", "-x", own, f"{probe}=probe_target"],
                        capture_output=True, text=True, timeout=60)
     if p.returncode != 0:
-        fail(f"perf probe -x {work} probe_target: {p.stderr.strip()[:300]}")
+        fail(f"perf probe -x {own} probe_target: {p.stderr.strip()[:300]}")
     try:
         f = perf_record(["-e", probe, "-e", "cpu-clock", "-g"], os.path.join(d, "probe.data"),
-                        [work, str(N)])
+                        [own, str(N)])
     finally:
         subprocess.run(["perf", "probe", "-q", "-d", f"{group}:*"], capture_output=True, timeout=60)
     # every hit of the probe is in probe_target: one row of Self; the time is in probe_target, its
     # two callers and the uprobe's slot
-    got = check_events(f, [probe, "cpu-clock"], exact={probe: N}, min_rows={probe: 1, "cpu-clock": 3})
-    if got[probe]["total_period"] != N:
-        fail(f"{probe}: total_period {got[probe]['total_period']}, want {N}")
+    got = check_events(f, [probe, "cpu-clock"], min_rows={probe: 1, "cpu-clock": 3})
+    hits = {}
+    period = 0
+    for line in perf_script(f, "pid,event,period").splitlines():
+        w = line.split()
+        # perf script prints pid, period, event in that order whatever -F's order
+        if len(w) >= 3 and w[2].rstrip(":") == probe:
+            hits[w[0]] = hits.get(w[0], 0) + 1
+            period += int(w[1])
+    if got[probe]["total_period"] != period:
+        fail(f"{probe}: total_period {got[probe]['total_period']}, perf script's periods add to {period}")
+    if sum(hits.values()) != N:
+        print(f"note: the kernel recorded {sum(hits.values())} hits of {N} calls (per pid: {hits}); "
+              "perftop is held to the recording")
     checks += 1
 else:
     # A tracepoint beside a clock, system-wide.
