@@ -507,6 +507,11 @@ static void symbolizer_kernel(struct symbolizer *s, uint64_t addr, struct frame 
 				   .no_map = s->st.no_map != no_map };
 }
 
+/* symbolizer_lookup of a user address; with return_address (a frame-pointer chain's entry past the
+ * first), an address in no mapping and no JIT's code gives no frame (0): see symbolizer_sample. */
+static int lookup_user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool return_address,
+		       struct frame *out, int max);
+
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
 		      struct frame *out, int max)
 {
@@ -517,6 +522,12 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 		symbolizer_kernel(s, addr, out);
 		return 1;
 	}
+	return lookup_user(s, pid, addr, false, out, max);
+}
+
+static int lookup_user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool return_address,
+		       struct frame *out, int max)
+{
 	const struct map *m = maps_find(s->maps, pid, addr);
 	if (!m || m->kind == MAP_KIND_ANON) {
 		/* JIT code: anonymous executable memory (or none we know of) named by the jitdump or
@@ -539,6 +550,8 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 	}
 	if (!m) {
 		s->st.no_map++;
+		if (return_address)
+			return 0;
 		frame_unresolved(s, &out[0], addr, s->unknown, false);
 		return 1;
 	}
@@ -707,10 +720,23 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *o
 				continue;
 		}
 		int k;
-		if (mode == MODE_OTHER)
+		if (mode == MODE_OTHER) {
 			k = symbolizer_other(s, a, false, &out[n]);
-		else
+		} else if (mode == MODE_USER && !first) {
+			/* A return address in no mapping (and no JIT's code) is data the kernel's
+			 * walk read through a frame pointer that was not one (a binary built without
+			 * them keeps anything in rbp): what follows it is no chain either, and each
+			 * such value would be a row of its own. It ends here, said once, as a
+			 * non-canonical one does above and an unwinder's walk does. */
+			s->st.lookups++;
+			k = lookup_user(s, r->pid, a, true, &out[n], max - n);
+			if (k == 0) {
+				out[n++] = (struct frame){ .sym = s->why[UNWIND_UNMAPPED], .dso = s->unknown };
+				break;
+			}
+		} else {
 			k = symbolizer_lookup(s, r->pid, a, mode == MODE_KERNEL, &out[n], max - n);
+		}
 		/* The chain's first address is the IP's function again when it differs from the IP
 		 * only by a precise event's skid, or is that function's entry (an LBR call stack's
 		 * first target): the leaf once, as perf report counts it. */

@@ -78,7 +78,8 @@ const struct rec *symbolizer_fp_head(struct symbolizer *s, const struct rec *r);
  * expanded as symbolizer_lookup does. Without a callchain it is the IP alone. A sample with user
  * registers and stack (--call-graph dwarf) gets its user callers unwound (unwind.h) after the kernel
  * part; a chain that stops before the thread's root ends in a frame saying why ("[stack copy too
- * short]", "[no unwind info: libfoo.so]", "[unmapped address]"). Returns frames written.
+ * short]", "[no unwind info: libfoo.so]", "[unmapped address]": also where a frame-pointer chain's
+ * return address is in no mapping, the rest being data read as a chain). Returns frames written.
  */
 int symbolizer_sample(struct symbolizer *s, const struct rec *sample, struct frame *out, int max);
 

@@ -197,10 +197,11 @@ PAIRINGS = [
             objdump_plt_name(r[0], int(r[1], 16)) == o[1]),
 ]
 
-GARBAGE_REASON = ("perf prints each frame-pointer chain entry that no user address can be (2^56 or "
-                  "more: the kernel's walk read a stack canary or a string as a return address, "
-                  "where a binary without frame pointers left rbp as data) as a row of its own; "
-                  "perftop ends the chain at the first with one [unmapped address] frame")
+GARBAGE_REASON = ("perf prints each frame-pointer chain entry in no mapping (2^56 or more, or no "
+                  "code there: the kernel's walk read a stack canary, a string or a pointer to "
+                  "data as a return address, where a binary without frame pointers left rbp as "
+                  "data) as a row of its own; perftop ends the chain at the first with one "
+                  "[unmapped address] frame")
 
 
 UNMAPPED_DWARF = Explained("perf 6.1's DWARF unwinder ends a chain whose next return address is in "
@@ -210,10 +211,12 @@ UNMAPPED_DWARF = Explained("perf 6.1's DWARF unwinder ends a chain whose next re
                            context="dwarf")
 
 
-def _non_canonical(sym):
-    """An address no user code can be at (2^56 or more: a user-space chain entry there, the
-    kernel half included, is data read as a return address)."""
-    return re.fullmatch(r"0x[0-9a-f]+", sym) is not None and int(sym, 16) >= 1 << 56
+def _garbage_entry(key):
+    """A perf row of a chain entry in no mapping (its shared object [unknown], its symbol the
+    address; 0, where the kernel's walk ended, is explained apart): a user-space return address
+    there is data read as one (2^56 or more, the kernel half included, no user code can be at)."""
+    return key[0] == "[unknown]" and len(key) > 1 and \
+        re.fullmatch(r"0x[0-9a-f]+", key[1]) is not None and int(key[1], 16) != 0
 
 
 # Full paths of the dsos, by the base name rows are compared by (for the checks that read the
@@ -589,10 +592,10 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
             else:
                 lone_ours.append((k, b[i]))
     # A row one side names otherwise (PAIRINGS: each with its reason) is its counterpart there.
-    # perf's rows of chain entries no user address can be (2^56 or more) against perftop's one
-    # [unmapped address], where such a chain ends: a sample's chain is cut at its first such entry,
-    # so perftop's share lies between perf's largest of them and their sum.
-    garbage = [r for r in lone_ref if r[0][0] == "[unknown]" and _non_canonical(r[0][1])]
+    # perf's rows of chain entries in no mapping against perftop's one [unmapped address], where
+    # such a chain ends: a sample's chain is cut at its first such entry, so perftop's share lies
+    # between perf's largest of them and their sum.
+    garbage = [r for r in lone_ref if _garbage_entry(r[0])]
     unmapped = [o for o in lone_ours if o[0] == ("[unknown]", "[unmapped address]")]
     if garbage and len(unmapped) == 1:
         o = unmapped[0]
@@ -601,7 +604,7 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
         lone_ours.remove(o)
         most = _true_sum_at_most(shares, section)
         pairs.append((o[0], _stands_for(o[1], shares, "total", most), o[1],
-                      f" (perf's {len(garbage)} rows of non-canonical entries: "
+                      f" (perf's {len(garbage)} rows of entries in no mapping: "
                       f"{max(shares):.2f}..{most:.2f}%: {GARBAGE_REASON})"))
     # With DWARF, perf 6.1's unwinder ends a chain at a return address in no mapping without a
     # frame, where perftop's ends it with one [unmapped address]: a few such chains (their share

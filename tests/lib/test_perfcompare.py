@@ -118,9 +118,17 @@ expect("the same against perftop's 78%, above the rows' true sum", False,
 expect("the same rows of unknown weights against perftop's 72.28% (half a printed unit each)",
        True, base + [("[unknown]", "[unmapped address]", 0.0, 72.28)], ref + ones, key="total",
        n=3182)
-expect("perf's user-space address row against perftop's [unmapped address]", False,
-       base + [("[unknown]", "[unmapped address]", 0.0, 60.0)],
+# an entry in no mapping (perf's [unknown] row of a user-space address) is garbage too; one in a
+# binary is not, nor does the 0 where the kernel's walk ended stand for one
+expect("perf's row of a user-space address in no mapping against perftop's [unmapped address]",
+       True, base + [("[unknown]", "[unmapped address]", 0.0, 60.0)],
        ref + [("[unknown]", "0x00007f0000001000", 0.0, 60.0)], key="total")
+expect("perf's row of an address in a binary against perftop's [unmapped address]", False,
+       base + [("[unknown]", "[unmapped address]", 0.0, 60.0)],
+       ref + [("libfoo.so", "0x0000000000001000", 0.0, 60.0)], key="total")
+expect("perf's root row 0x0 against perftop's [unmapped address]", False,
+       base + [("[unknown]", "[unmapped address]", 0.0, 60.0)],
+       ref + [("[unknown]", "0x0000000000000000", 0.0, 60.0)], key="total")
 
 # DWARF: a few chains perftop ends with [unmapped address] where perf's unwinder ends them with no
 # frame: 2 samples of 312 (0.64%; 3 sigma of it is 1.36 points) are a few, 12 of 2000 (0.60%, 3

@@ -899,7 +899,7 @@ static void test_kernel(void)
 	/* Kernel part then user part of one callchain. */
 	uint64_t ua = (uint64_t)(uintptr_t)fx_alpha + 4, ub = (uint64_t)(uintptr_t)fx_beta + 4;
 	uint64_t cc[] = { PERF_CONTEXT_KERNEL, addr + 8, addr + 16, PERF_CONTEXT_USER, ua, ub };
-	size_t size = sizeof(struct rec) + sizeof(cc);
+	size_t size = sizeof(struct rec) + 8 * sizeof(uint64_t); /* room for the longer chains below */
 	struct rec *r = xcalloc(1, size);
 	r->size = (uint32_t)size;
 	r->type = REC_SAMPLE;
@@ -1012,7 +1012,7 @@ static void test_sample(void)
 	uint64_t ip = (uint64_t)(uintptr_t)fx_alpha + 4;
 	uint64_t cc[] = { PERF_CONTEXT_USER, ip, (uint64_t)(uintptr_t)fx_beta + 6,
 			  (uint64_t)(uintptr_t)fx_local + 6 };
-	size_t size = sizeof(struct rec) + sizeof(cc);
+	size_t size = sizeof(struct rec) + 8 * sizeof(uint64_t); /* room for the longer chains below */
 	struct rec *r = xcalloc(1, size);
 	r->size = (uint32_t)size;
 	r->type = REC_SAMPLE;
@@ -1064,6 +1064,32 @@ static void test_sample(void)
 	CHECK(n == 3);
 	if (n == 3)
 		CHECK_STR(out[1].sym, "fixture_beta");
+	/* A return address in no mapping is data read through a frame pointer that was not one:
+	 * the chain ends there with one frame, whatever follows (here a real caller again). The IP
+	 * in no mapping is still the sample's own frame, by its address. */
+	uint64_t cc5[] = { PERF_CONTEXT_USER, ip, (uint64_t)(uintptr_t)fx_beta + 6, 0x1000,
+			   (uint64_t)(uintptr_t)fx_local + 6 };
+	r->u.sample.callchain_nr = ARRAY_SIZE(cc5);
+	memcpy((char *)r + sizeof(struct rec), cc5, sizeof(cc5));
+	n = symbolizer_sample(s, r, out, 8);
+	CHECK(n == 3);
+	if (n == 3) {
+		CHECK_STR(out[1].sym, "fixture_beta");
+		CHECK_STR(out[2].sym, "[unmapped address]");
+	}
+	uint64_t cc6[] = { PERF_CONTEXT_USER, 0x1000, (uint64_t)(uintptr_t)fx_beta + 6,
+			   (uint64_t)(uintptr_t)fx_local + 6 };
+	r->u.sample.ip = 0x1000;
+	r->u.sample.callchain_nr = ARRAY_SIZE(cc6);
+	memcpy((char *)r + sizeof(struct rec), cc6, sizeof(cc6));
+	n = symbolizer_sample(s, r, out, 8);
+	CHECK(n == 3);
+	if (n == 3) {
+		CHECK_STR(out[0].sym, "0x0000000000001000");
+		CHECK_STR(out[1].sym, "fixture_beta");
+	}
+	r->u.sample.ip = ip;
+	r->u.sample.callchain_nr = ARRAY_SIZE(cc);
 	memcpy((char *)r + sizeof(struct rec), cc, sizeof(cc));
 
 	/* No callchain: the IP alone. */
