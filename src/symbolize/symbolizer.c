@@ -507,13 +507,13 @@ static void symbolizer_kernel(struct symbolizer *s, uint64_t addr, struct frame 
 				   .no_map = s->st.no_map != no_map };
 }
 
-/* symbolizer_lookup of a user address; with return_address (a frame-pointer chain's entry past the
- * first), an address in no mapping and no JIT's code gives no frame (0): see symbolizer_sample. */
 static int lookup_user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool return_address,
 		       struct frame *out, int max);
 
-int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
-		      struct frame *out, int max)
+/* symbolizer_lookup; with return_address (a frame-pointer chain's user entry past the first), an
+ * address in no mapping and no JIT's code gives no frame (0): see symbolizer_sample. */
+static int lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
+		  bool return_address, struct frame *out, int max)
 {
 	if (max < 1)
 		return 0;
@@ -522,7 +522,13 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool ke
 		symbolizer_kernel(s, addr, out);
 		return 1;
 	}
-	return lookup_user(s, pid, addr, false, out, max);
+	return lookup_user(s, pid, addr, return_address, out, max);
+}
+
+int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
+		      struct frame *out, int max)
+{
+	return lookup(s, pid, addr, kernel, false, out, max);
 }
 
 static int lookup_user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool return_address,
@@ -719,23 +725,18 @@ int symbolizer_sample(struct symbolizer *s, const struct rec *r, struct frame *o
 			if (a == smp->ip)
 				continue;
 		}
-		int k;
-		if (mode == MODE_OTHER) {
-			k = symbolizer_other(s, a, false, &out[n]);
-		} else if (mode == MODE_USER && !first) {
+		int k = mode == MODE_OTHER
+			? symbolizer_other(s, a, false, &out[n])
+			: lookup(s, r->pid, a, mode == MODE_KERNEL, mode == MODE_USER && !first,
+				 &out[n], max - n);
+		if (k == 0) {
 			/* A return address in no mapping (and no JIT's code) is data the kernel's
 			 * walk read through a frame pointer that was not one (a binary built without
 			 * them keeps anything in rbp): what follows it is no chain either, and each
 			 * such value would be a row of its own. It ends here, said once, as a
 			 * non-canonical one does above and an unwinder's walk does. */
-			s->st.lookups++;
-			k = lookup_user(s, r->pid, a, true, &out[n], max - n);
-			if (k == 0) {
-				out[n++] = (struct frame){ .sym = s->why[UNWIND_UNMAPPED], .dso = s->unknown };
-				break;
-			}
-		} else {
-			k = symbolizer_lookup(s, r->pid, a, mode == MODE_KERNEL, &out[n], max - n);
+			out[n++] = (struct frame){ .sym = s->why[UNWIND_UNMAPPED], .dso = s->unknown };
+			break;
 		}
 		/* The chain's first address is the IP's function again when it differs from the IP
 		 * only by a precise event's skid, or is that function's entry (an LBR call stack's

@@ -899,7 +899,7 @@ static void test_kernel(void)
 	/* Kernel part then user part of one callchain. */
 	uint64_t ua = (uint64_t)(uintptr_t)fx_alpha + 4, ub = (uint64_t)(uintptr_t)fx_beta + 4;
 	uint64_t cc[] = { PERF_CONTEXT_KERNEL, addr + 8, addr + 16, PERF_CONTEXT_USER, ua, ub };
-	size_t size = sizeof(struct rec) + 8 * sizeof(uint64_t); /* room for the longer chains below */
+	size_t size = sizeof(struct rec) + sizeof(cc);
 	struct rec *r = xcalloc(1, size);
 	r->size = (uint32_t)size;
 	r->type = REC_SAMPLE;
@@ -1004,6 +1004,14 @@ static void test_kallsyms_file(void)
 	unlink(path);
 }
 
+/* Sample r's IP and callchain (nr entries, within the record's room) set to ip and cc. */
+static void set_chain(struct rec *r, uint64_t ip, const uint64_t *cc, size_t nr)
+{
+	r->u.sample.ip = ip;
+	r->u.sample.callchain_nr = nr;
+	memcpy((char *)r + sizeof(struct rec), cc, nr * sizeof(*cc));
+}
+
 static void test_sample(void)
 {
 	struct symbolizer *s = symbolizer_new();
@@ -1069,8 +1077,7 @@ static void test_sample(void)
 	 * in no mapping is still the sample's own frame, by its address. */
 	uint64_t cc5[] = { PERF_CONTEXT_USER, ip, (uint64_t)(uintptr_t)fx_beta + 6, 0x1000,
 			   (uint64_t)(uintptr_t)fx_local + 6 };
-	r->u.sample.callchain_nr = ARRAY_SIZE(cc5);
-	memcpy((char *)r + sizeof(struct rec), cc5, sizeof(cc5));
+	set_chain(r, ip, cc5, ARRAY_SIZE(cc5));
 	n = symbolizer_sample(s, r, out, 8);
 	CHECK(n == 3);
 	if (n == 3) {
@@ -1079,18 +1086,14 @@ static void test_sample(void)
 	}
 	uint64_t cc6[] = { PERF_CONTEXT_USER, 0x1000, (uint64_t)(uintptr_t)fx_beta + 6,
 			   (uint64_t)(uintptr_t)fx_local + 6 };
-	r->u.sample.ip = 0x1000;
-	r->u.sample.callchain_nr = ARRAY_SIZE(cc6);
-	memcpy((char *)r + sizeof(struct rec), cc6, sizeof(cc6));
+	set_chain(r, 0x1000, cc6, ARRAY_SIZE(cc6));
 	n = symbolizer_sample(s, r, out, 8);
 	CHECK(n == 3);
 	if (n == 3) {
 		CHECK_STR(out[0].sym, "0x0000000000001000");
 		CHECK_STR(out[1].sym, "fixture_beta");
 	}
-	r->u.sample.ip = ip;
-	r->u.sample.callchain_nr = ARRAY_SIZE(cc);
-	memcpy((char *)r + sizeof(struct rec), cc, sizeof(cc));
+	set_chain(r, ip, cc, ARRAY_SIZE(cc));
 
 	/* No callchain: the IP alone. */
 	r->u.sample.callchain_nr = 0;
