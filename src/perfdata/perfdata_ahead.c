@@ -6,9 +6,18 @@
  * filled and not yet given back, the consumer reads chunk given % N once it has been filled. Each
  * side moves only its own counter, under the mutex, and sleeps on its own condition when the other
  * is behind. A thread that found every chunk full sleeps until half of them are free again, so that
- * it is woken once per two chunks rather than once per chunk. Records are parsed straight into the
+ * it is woken once per half a ring rather than once per chunk. Records are parsed straight into the
  * chunk (perfdata_next_into); one that does not fit in what is left opens the next chunk (a chunk
  * holds the largest record the reader makes), so records never straddle chunks.
+ *
+ * The ring is deep (8 MiB) because the two sides are slow at different times. The consumer stops
+ * for tens of milliseconds when a binary's symbols or the kernel's are first needed, mostly early
+ * in a file; with a shallow ring (four chunks, 512 KiB) the thread filled it and slept through
+ * those stops, and afterwards, where the thread is the slower side, the time it had slept was
+ * never made up: on a 40 s system-wide recording (28 MB, 318k samples) both sides waited 30-40 ms
+ * of a 150 ms replay. Thirty-two to sixty-four chunks let the thread read on through the stops.
+ * The ring is one allocation on huge pages, touched only as chunks fill: a short file costs what
+ * it holds (at most one huge page more), and the bound is the ring's size.
  */
 #include "perfdata/perfdata_ahead.h"
 
@@ -19,7 +28,7 @@
 
 #include "util/util.h"
 
-#define AHEAD_CHUNKS 4
+#define AHEAD_CHUNKS 64
 #define AHEAD_CHUNK_BYTES (128u << 10) /* > the largest parsed record (64 KiB of stack + header) */
 
 struct ahead_chunk {
@@ -32,6 +41,8 @@ struct ahead_chunk {
 struct perfdata_ahead {
 	struct perfdata_reader *rd;
 	struct ahead_chunk ch[AHEAD_CHUNKS];
+	unsigned nchunks;          /* in use: AHEAD_CHUNKS, fewer for tests (perfdata_ahead_set_chunks) */
+	unsigned char *ring;       /* the chunks' bytes, one allocation */
 	pthread_t thread;
 	bool running;
 	pthread_mutex_t mu;
@@ -51,14 +62,14 @@ static void *ahead_main(void *arg)
 	struct perfdata_ahead *a = arg;
 	for (;;) {
 		pthread_mutex_lock(&a->mu);
-		if (a->filled - a->given >= AHEAD_CHUNKS) {
+		if (a->filled - a->given >= a->nchunks) {
 			a->filler_waits = true;
-			while (!a->stop && a->filled - a->given > AHEAD_CHUNKS / 2)
+			while (!a->stop && a->filled - a->given > a->nchunks / 2)
 				pthread_cond_wait(&a->can_fill, &a->mu);
 			a->filler_waits = false;
 		}
 		bool stop = a->stop;
-		struct ahead_chunk *c = &a->ch[a->filled % AHEAD_CHUNKS];
+		struct ahead_chunk *c = &a->ch[a->filled % a->nchunks];
 		pthread_mutex_unlock(&a->mu);
 		if (stop)
 			return NULL;
@@ -91,6 +102,7 @@ struct perfdata_ahead *perfdata_ahead_new(struct perfdata_reader *rd)
 {
 	struct perfdata_ahead *a = xcalloc(1, sizeof(*a));
 	a->rd = rd;
+	a->nchunks = AHEAD_CHUNKS;
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->can_fill, NULL);
 	pthread_cond_init(&a->can_read, NULL);
@@ -121,8 +133,7 @@ void perfdata_ahead_free(struct perfdata_ahead *a)
 	if (!a)
 		return;
 	ahead_stop(a);
-	for (int i = 0; i < AHEAD_CHUNKS; i++)
-		free(a->ch[i].buf);
+	free(a->ring);
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->can_fill);
 	pthread_cond_destroy(&a->can_read);
@@ -131,9 +142,11 @@ void perfdata_ahead_free(struct perfdata_ahead *a)
 
 static void ahead_start(struct perfdata_ahead *a)
 {
-	for (int i = 0; i < AHEAD_CHUNKS; i++)
-		if (!a->ch[i].buf)
-			a->ch[i].buf = xmalloc(AHEAD_CHUNK_BYTES);
+	if (!a->ring) {
+		a->ring = xmalloc_huge((size_t)AHEAD_CHUNKS * AHEAD_CHUNK_BYTES);
+		for (unsigned i = 0; i < AHEAD_CHUNKS; i++)
+			a->ch[i].buf = a->ring + (size_t)i * AHEAD_CHUNK_BYTES;
+	}
 	int rc = pthread_create(&a->thread, NULL, ahead_main, a);
 	if (rc != 0)
 		die("cannot start the replay's reader thread: %s", strerror(rc));
@@ -158,7 +171,7 @@ int perfdata_ahead_next(struct perfdata_ahead *a, const struct rec **out)
 		if (c) {
 			a->given++;
 			a->cur = NULL; /* given back: not again if this call returns -EAGAIN */
-			if (a->filler_waits && a->filled - a->given <= AHEAD_CHUNKS / 2)
+			if (a->filler_waits && a->filled - a->given <= a->nchunks / 2)
 				pthread_cond_signal(&a->can_fill);
 		}
 		while (a->given == a->filled) {
@@ -168,11 +181,18 @@ int perfdata_ahead_next(struct perfdata_ahead *a, const struct rec **out)
 			}
 			pthread_cond_wait(&a->can_read, &a->mu);
 		}
-		a->cur = &a->ch[a->given % AHEAD_CHUNKS];
+		a->cur = &a->ch[a->given % a->nchunks];
 		pthread_mutex_unlock(&a->mu);
 		a->pos = 0;
 		a->stats = a->cur->stats;
 	}
+}
+
+void perfdata_ahead_set_chunks(struct perfdata_ahead *a, unsigned n)
+{
+	if (a->running)
+		return;
+	a->nchunks = n < 2 ? 2 : n > AHEAD_CHUNKS ? AHEAD_CHUNKS : n;
 }
 
 void perfdata_ahead_set_nowait(struct perfdata_ahead *a)

@@ -8,8 +8,8 @@
  * the symbolizing instead of before each sample. The records, their order and the counts are the
  * reader's own; only the thread they are read on changes.
  *
- * The thread copies records into a few fixed chunks: it fills one while the consumer reads another,
- * and waits when all are full, so the distance ahead is bounded by their size. Threads meet once per
+ * The thread copies records into a ring of fixed chunks: it fills one while the consumer reads
+ * another, and waits when all are full, so the distance ahead is bounded by their size (8 MiB). Threads meet once per
  * chunk (hundreds of records), never per record. Meant for input that never blocks (a mapped file):
  * a chunk is handed over when full, which on a pipe would hold records back until more arrive.
  */
@@ -33,6 +33,9 @@ int perfdata_ahead_next(struct perfdata_ahead *a, const struct rec **out);
  * hands a chunk over as soon as the reader would wait for the producer, and ahead_next returns
  * -EAGAIN instead of waiting when no chunk is there yet. */
 void perfdata_ahead_set_nowait(struct perfdata_ahead *a);
+/* Uses only n chunks of the ring (2 at least, the ring's own count at most), while the thread is
+ * not running: for tests, so that a small file still fills the ring and wraps it many times. */
+void perfdata_ahead_set_chunks(struct perfdata_ahead *a, unsigned n);
 /* Stops the thread and rewinds the reader (perfdata_rewind's result); the next ahead_next starts
  * again from the first record. */
 int perfdata_ahead_rewind(struct perfdata_ahead *a);

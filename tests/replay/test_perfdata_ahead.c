@@ -7,7 +7,8 @@
  * whose times are shuffled. The records read through perfdata_ahead (a mapped file) must be byte
  * for byte those of a plain reader of the same bytes in memory, in the same order, with the same
  * counts; also after a rewind halfway, after stopping early, and on the file cut in the middle of a
- * record (the same records, the same warning).
+ * record (the same records, the same warning). Each with the whole ring and with a ring of two
+ * chunks, which the file fills and wraps many times (the whole ring only once or twice).
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -140,7 +141,7 @@ static void check_same(const struct seen *want, const struct seen *got, const ch
 	CHECK_STR(got->st.warning, want->st.warning);
 }
 
-static void test_file(const char *path, bool cut)
+static void test_file(const char *path, bool cut, unsigned chunks)
 {
 	size_t len;
 	unsigned char *bytes = slurp(path, &len);
@@ -153,6 +154,8 @@ static void test_file(const char *path, bool cut)
 	if (!r)
 		exit(1);
 	struct perfdata_ahead *a = perfdata_ahead_new(r);
+	if (chunks)
+		perfdata_ahead_set_chunks(a, chunks);
 	struct seen got = read_ahead(a, SIZE_MAX);
 	check_same(&want, &got, path);
 	free(got.bytes);
@@ -190,7 +193,8 @@ int main(void)
 	write_file(path);
 	struct stat st;
 	CHECK(stat(path, &st) == 0 && st.st_size > (6 << 20));
-	test_file(path, false);
+	test_file(path, false, 0);
+	test_file(path, false, 2);
 
 	/* cut in the middle of a record, about two thirds in: a partial result with the warning */
 	size_t len;
@@ -199,7 +203,8 @@ int main(void)
 	CHECK(fd >= 0 && write(fd, bytes, len / 3 * 2 + 13) == (ssize_t)(len / 3 * 2 + 13));
 	close(fd);
 	free(bytes);
-	test_file(cut, true);
+	test_file(cut, true, 0);
+	test_file(cut, true, 2);
 
 	unlink(path);
 	unlink(cut);
