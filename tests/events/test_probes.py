@@ -6,6 +6,10 @@ probe_target calls probed() exactly CALLS times, two thirds from caller_a and on
 caller_b, and says so. perftop -e uprobe:probe_target:probed (a sample at every hit by default)
 must count exactly CALLS samples (the Samples column and the JSON samples), with caller_a's and
 caller_b's Total% at the program's own 2:1; uretprobe: counts CALLS returns, in the same callers.
+The kernel can run a uprobe's handler twice for one call (when the single-step out of line is
+interrupted, it goes back to the breakpoint): a count one or two above CALLS passes, with a note,
+only when perf script finds as many samples in the session's own recording (-o), so the extra
+hits were the kernel's and not perftop's own.
 The same of an entry uprobe on probed_nofp, called as often from the same callers but built
 without a frame pointer: the default call graph's first frames from CFI find its callers.
 The attr the session opened (read back from its own recording by perf evlist) samples every hit
@@ -21,6 +25,7 @@ after it has exited, sometimes fails (its rows become addresses, about 1 run in 
 of the same records resolves them); that is the symbolizer's, not what this test is about.
 
 usage: test_probes.py PERFTOP FIXTURE_DIR"""
+import atexit
 import os
 import re
 import shutil
@@ -50,20 +55,33 @@ def own_counts():
 def probe(kind, extra=(), fn="probed"):
     snaps, _ = run_json(list(extra) + ["-d", "0.5", "-e", f"{kind}:{target}:{fn}", "--",
                                        target, str(CALLS), "0", "0", "300"])
+    if not snaps:
+        fail(f"{kind} {fn}: no snapshot")
     samples = sum(s["samples"] for s in snaps)
     last = snaps[-1]
     rows = {r["sym"]: r for r in last["rows"]}
     return snaps, samples, rows
 
 
+def recorded_samples(rec):
+    """perf script's count of the samples in the session's own recording."""
+    need_tool("perf")
+    out = subprocess.run(["perf", "script", "-i", rec, "-F", "comm"], capture_output=True,
+                         text=True, timeout=120).stdout
+    return sum(1 for line in out.splitlines() if line.strip())
+
+
 calls, from_a, from_b = own_counts()
 share_a, share_b = 100.0 * from_a / calls, 100.0 * from_b / calls
+d = tempfile.mkdtemp(prefix="perftop-probes-")
+atexit.register(shutil.rmtree, d, True)
 
 # probed_nofp has no frame record when the probe at its entry fires, nor a push %rbp there for the
 # kernel to read the return address after: its callers come from the first frames perftop computes
 # from CFI (the default call graph).
 for kind, fn in (("uprobe", "probed"), ("uretprobe", "probed"), ("uprobe", "probed_nofp")):
-    snaps, samples, rows = probe(kind, fn=fn)
+    rec = os.path.join(d, f"{kind}-{fn}.data")
+    snaps, samples, rows = probe(kind, ("-o", rec), fn=fn)
     kind_fn = f"{kind} {fn}"
     if any(s["event"] != f"{kind}:{target}:{fn}" for s in snaps):
         fail(f"{kind}: the snapshots name the event {snaps[0]['event']!r}")
@@ -71,7 +89,12 @@ for kind, fn in (("uprobe", "probed"), ("uretprobe", "probed"), ("uprobe", "prob
     print(f"{kind_fn}: {samples} samples for {calls} calls (lost+dropped {lost}); caller_a "
           f"{rows.get('caller_a', {}).get('total')}%, caller_b {rows.get('caller_b', {}).get('total')}%")
     if samples != calls:
-        fail(f"{kind_fn}: {samples} samples, the program made {calls} calls")
+        kernel = recorded_samples(rec)
+        if not (calls < samples <= calls + 2 and kernel == samples):
+            fail(f"{kind_fn}: {samples} samples, the program made {calls} calls (its recording "
+                 f"holds {kernel})")
+        print(f"note: the kernel gave {kernel} hits for {calls} calls and perftop counted them")
+    os.unlink(rec)
     for name, want in (("caller_a", share_a), ("caller_b", share_b)):
         got = rows.get(name, {}).get("total")
         if got is None or abs(got - want) > 1.0:
@@ -87,7 +110,6 @@ for kind, fn in (("uprobe", "probed"), ("uretprobe", "probed"), ("uprobe", "prob
 
 # What was opened, read back from the session's own recording: every hit, -c, and -F winning.
 need_tool("perf")
-d = tempfile.mkdtemp(prefix="perftop-probes-")
 try:
     for extra, value in (((), 1), (("-c", "7"), 7), (("-F", "200"), 200)):
         rec = os.path.join(d, "p.data")
