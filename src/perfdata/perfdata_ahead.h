@@ -9,9 +9,10 @@
  * reader's own; only the thread they are read on changes.
  *
  * The thread copies records into a ring of fixed chunks: it fills one while the consumer reads
- * another, and waits when all are full, so the distance ahead is bounded by their size (8 MiB). Threads meet once per
- * chunk (hundreds of records), never per record. Meant for input that never blocks (a mapped file):
- * a chunk is handed over when full, which on a pipe would hold records back until more arrive.
+ * another, and waits when all are full, so the distance ahead is bounded by their size (8 MiB).
+ * Threads meet once per chunk (hundreds of records), never per record. Meant for input that never
+ * blocks (a mapped file): a chunk is handed over when full, which on a pipe would hold records back
+ * until more arrive.
  */
 #ifndef PERFTOP_PERFDATA_AHEAD_H
 #define PERFTOP_PERFDATA_AHEAD_H
