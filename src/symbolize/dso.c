@@ -580,8 +580,28 @@ static void dso_open_by_build_id(struct dso *d)
 	}
 }
 
+/* Reopening is dearer than keeping open (the file's ELF read again, its symbol table built, its
+ * unwinding image mapped, and each unmapping a TLB flush on every CPU the sampler ran on): the
+ * binaries a churn runs every few seconds (env, a shell, an interpreter's extension modules) were
+ * closed and opened again, 84 opens a minute in all, at the fixed DSO_IDLE_NS. So one that comes
+ * back soon after its idle close waits longer next time; one run once still goes after
+ * DSO_IDLE_NS. */
+static void dso_idle_reopening(struct dso *d)
+{
+	if (!d->idle_closed_ns)
+		return;
+	uint64_t after = d->idle_ns ? d->idle_ns : DSO_IDLE_NS;
+	if (d->set->sweep_ns - d->idle_closed_ns < DSO_IDLE_RECUR_NS)
+		after = after * 4 < DSO_IDLE_MAX_NS ? after * 4 : DSO_IDLE_MAX_NS;
+	else
+		after = DSO_IDLE_NS;
+	d->idle_ns = after;
+	d->idle_closed_ns = 0;
+}
+
 static void dso_open(struct dso *d)
 {
+	dso_idle_reopening(d);
 	dso_make_room(d->set);
 	dso_take_expected(d);
 	if (d->build_id_size && !d->bid_from_file) {

@@ -74,6 +74,10 @@ void dso_set_on_evict(struct dso_set *set, void (*fn)(void *ctx, struct dso *d),
  * reopened once its process is gone. A replay never calls them.
  */
 #define DSO_IDLE_NS 5000000000ull
+/* A binary opened again within DSO_IDLE_RECUR_NS of its idle close stays open four times as long
+ * next time, up to DSO_IDLE_MAX_NS; one that comes back later starts again at DSO_IDLE_NS. */
+#define DSO_IDLE_RECUR_NS 60000000000ull
+#define DSO_IDLE_MAX_NS 300000000000ull
 void dso_mark_live(struct dso *d, uint64_t now);
 size_t dso_set_close_idle(struct dso_set *set, uint64_t now);
 bool dso_idle(const struct dso *d);

@@ -6,7 +6,8 @@
  * resident set held up to 128 binaries of processes long gone. Each sweep (once a window) the maps
  * mark what their live processes map and a lookup since the last sweep counts as a use too (a
  * late sample of a process just gone); a binary neither for DSO_IDLE_NS is closed, and reopened by
- * the next lookup that wants it. A replay never sweeps: its output does not depend on when.
+ * the next lookup that wants it (one that keeps coming back waits longer: dso_open in dso.c). A
+ * replay never sweeps: its output does not depend on when.
  */
 #include "symbolize/dso.h"
 #include "symbolize/dso_int.h"
@@ -28,7 +29,8 @@ static bool dso_reopenable(const struct dso *d)
 
 bool dso_idle(const struct dso *d)
 {
-	return d->live_ns <= d->set->sweep_ns && d->set->sweep_ns - d->live_ns >= DSO_IDLE_NS &&
+	uint64_t after = d->idle_ns ? d->idle_ns : DSO_IDLE_NS;
+	return d->live_ns <= d->set->sweep_ns && d->set->sweep_ns - d->live_ns >= after &&
 	       dso_reopenable(d);
 }
 
@@ -41,6 +43,7 @@ size_t dso_set_close_idle(struct dso_set *set, uint64_t now)
 			d->live_ns = now;
 		if (d->state == DSO_OPEN && dso_idle(d)) {
 			dso_close(d);
+			d->idle_closed_ns = now ? now : 1;
 			n++;
 		}
 	}

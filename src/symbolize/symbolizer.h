@@ -170,10 +170,11 @@ void symbolizer_configure_debuginfo(const char *symfs, const char *debuginfod_ur
 /* Each tick: reaps finished debuginfod fetches and reopens the binaries whose debug file arrived.
  * Never blocks. */
 void symbolizer_poll(struct symbolizer *s);
-/* The mapped files read for unwinding and the kernel's table leave the resident set until next
- * read; once a window, so that a minute of churn does not keep every library's pages. The binaries
- * no live process has mapped for DSO_IDLE_NS close (dso.h), their unwinding images unmapped. Live
- * only: a replay never calls it. */
+/* Called once a window. Every sixtieth window the mapped files read for unwinding and the
+ * kernel's table leave the resident set until next read, so that a long churn does not keep every
+ * library's pages. Each window the binaries no live process has mapped for DSO_IDLE_NS (longer for
+ * one that keeps coming back) close (dso.h), their unwinding images unmapped. Live only: a replay
+ * never calls it. */
 void symbolizer_release_pages(struct symbolizer *s);
 /* A recording's build-id for a file it mapped (a replay: the file's BUILD_ID section, a stream's
  * HEADER_BUILD_ID records), before the first sample in that file: the symbolizer then reads only a

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test_dso_idle: a binary stays open while a live process maps it or a lookup uses it, is closed
- * (its files with it) once neither has for DSO_IDLE_NS, and is opened again by the next lookup.
+ * (its files with it) once neither has for DSO_IDLE_NS, and is opened again by the next lookup; one
+ * that comes back soon after its close stays open longer the next time, up to DSO_IDLE_MAX_NS.
  * The sweeps' times are made up, so the test never waits.
  */
 #include <dirent.h>
@@ -86,6 +87,33 @@ int main(void)
 	CHECK(open_fds() == fds0);
 	CHECK(dso_symbol_count(d) == nsyms); /* needed again: reopened */
 	CHECK_EQ_U64(dso_set_opened(ds), 1);
+
+	/* Back within DSO_IDLE_RECUR_NS of its close: it waits four times as long before the next. */
+	sweep(m, ds, t += DSO_IDLE_NS);      /* the lookup above: a use */
+	sweep(m, ds, t += 2 * DSO_IDLE_NS);
+	CHECK_EQ_U64(dso_set_opened(ds), 1);
+	sweep(m, ds, t += 2 * DSO_IDLE_NS);  /* 4 x DSO_IDLE_NS unused */
+	CHECK_EQ_U64(dso_set_opened(ds), 0);
+	CHECK_EQ_U64(dso_set_idle_closed(ds), 2);
+	/* Gone for longer than that: the next time it closes after DSO_IDLE_NS again. */
+	sweep(m, ds, t += DSO_IDLE_RECUR_NS + DSO_IDLE_NS);
+	CHECK(dso_symbol_count(d) == nsyms);
+	sweep(m, ds, t += DSO_IDLE_NS);
+	sweep(m, ds, t += DSO_IDLE_NS);
+	CHECK_EQ_U64(dso_set_opened(ds), 0);
+	CHECK_EQ_U64(dso_set_idle_closed(ds), 3);
+	/* Back each time at once: the wait grows to DSO_IDLE_MAX_NS, no further. */
+	for (int i = 0; i < 6; i++) {
+		CHECK(dso_symbol_count(d) == nsyms);
+		sweep(m, ds, t += DSO_IDLE_NS);
+		sweep(m, ds, t += DSO_IDLE_MAX_NS - DSO_IDLE_NS / 2);
+		sweep(m, ds, t += DSO_IDLE_NS);
+	}
+	CHECK_EQ_U64(dso_set_idle_closed(ds), 9);
+	CHECK(dso_symbol_count(d) == nsyms);
+	sweep(m, ds, t += DSO_IDLE_NS);
+	sweep(m, ds, t += DSO_IDLE_MAX_NS - DSO_IDLE_NS / 2);
+	CHECK_EQ_U64(dso_set_opened(ds), 1);  /* not yet DSO_IDLE_MAX_NS unused */
 
 	maps_free(m);
 	dso_set_free(ds);
