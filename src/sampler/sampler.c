@@ -1039,9 +1039,13 @@ void sampler_wake_clear(struct sampler *s)
 		return;  /* nothing signalled since the last clear: no read needed */
 	/* The descriptor is read before the flag is cleared: a write between the two is skipped by
 	 * the thread (the flag still set), but its records are in the queue before the drain that
-	 * follows this clear; every push after the clear finds the flag down and writes. */
+	 * follows this clear; every push after the clear finds the flag down and writes.
+	 * EAGAIN: the thread set the flag and has not written yet. The flag stays up, so that its
+	 * write is read at the next clear: lowered now, the write would leave the descriptor readable
+	 * with the flag down, later clears would skip the read, and a view waiting on it would wake
+	 * at once, turn after turn, until the thread's next push (on an idle target, never). */
 	if (read(s->wake_fd, &v, sizeof(v)) < 0)
-		v = 0;  /* EAGAIN: the thread set the flag and has not written yet; it will */
+		return;
 	atomic_store(&s->wake_pending, false);
 }
 
