@@ -54,6 +54,18 @@ no_info = sum(float(r.get("total", 0)) for r in snap["rows"]
 print(f"unwound to the root: perftop {ours}% (+{no_info:.2f}% ended where no CFI describes the "
       f"code), perf {perf_share:.1f}% ({len(blocks)} samples)")
 if ours is None or ours + no_info + 0.05 < perf_share:
+    # The recording goes with the temporary directory: print what each side left short of a root,
+    # so that the log alone says which samples differ.
+    folded = os.path.join(d, "py.folded")
+    subprocess.run([perftop, "-i", data, "-b", "--export", folded], capture_output=True, timeout=300)
+    if os.path.exists(folded):
+        for line in open(folded):
+            stack, n = line.rstrip("\n").rsplit(" ", 1)
+            if not any(r in stack.split(";") for r in ROOTS):
+                print(f"perftop, short of a root ({n} samples): {stack[:600]}")
+    for b in blocks:
+        if not any(re.search(r"\s%s(\s|$)" % re.escape(r), b) for r in ROOTS):
+            print("perf, short of a root:", " <- ".join(x.strip() for x in b.strip().split("\n"))[:600])
     fail(f"perftop unwound {ours}% of the samples to the root (and {no_info:.2f}% ended at code "
          f"without CFI), perf {perf_share:.1f}%")
 
