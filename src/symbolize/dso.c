@@ -309,6 +309,7 @@ struct dso *dso_set_get(struct dso_set *set, const char *path, const struct dso_
 	d->set = set;
 	d->used = ++set->clock;  /* new: not the next one evicted */
 	d->live_ns = set->sweep_ns;
+	d->idle_ns = DSO_IDLE_NS;
 	d->path = xstrdup(path);
 	d->name = dso_short_name(set->in, path);
 	d->state = dso_path_is_file(path) ? DSO_NEW : DSO_BROKEN;
@@ -590,12 +591,10 @@ static void dso_idle_reopening(struct dso *d)
 {
 	if (!d->idle_closed_ns)
 		return;
-	uint64_t after = d->idle_ns ? d->idle_ns : DSO_IDLE_NS;
 	if (d->set->sweep_ns - d->idle_closed_ns < DSO_IDLE_RECUR_NS)
-		after = after * 4 < DSO_IDLE_MAX_NS ? after * 4 : DSO_IDLE_MAX_NS;
+		d->idle_ns = d->idle_ns * 4 < DSO_IDLE_MAX_NS ? d->idle_ns * 4 : DSO_IDLE_MAX_NS;
 	else
-		after = DSO_IDLE_NS;
-	d->idle_ns = after;
+		d->idle_ns = DSO_IDLE_NS;
 	d->idle_closed_ns = 0;
 }
 

@@ -29,8 +29,7 @@ static bool dso_reopenable(const struct dso *d)
 
 bool dso_idle(const struct dso *d)
 {
-	uint64_t after = d->idle_ns ? d->idle_ns : DSO_IDLE_NS;
-	return d->live_ns <= d->set->sweep_ns && d->set->sweep_ns - d->live_ns >= after &&
+	return d->live_ns <= d->set->sweep_ns && d->set->sweep_ns - d->live_ns >= d->idle_ns &&
 	       dso_reopenable(d);
 }
 

@@ -58,7 +58,8 @@ struct dso {
 	uint64_t used;        /* the set's clock at the last lookup: the least recently used closes */
 	unsigned refs;        /* mappings that point to it (dso_ref) */
 	uint64_t live_ns;     /* last seen mapped by a live process or looked up (dso_idle.c) */
-	uint64_t idle_ns;     /* how long unused before it closes: grows while it keeps coming back */
+	uint64_t idle_ns;     /* how long unused before it closes: DSO_IDLE_NS, more while it keeps
+			       * coming back */
 	uint64_t idle_closed_ns;  /* the sweep that last closed it for being idle, or 0 */
 };
 

@@ -43,7 +43,13 @@ ROOTS = ("__libc_start_call_main", "_start", "start_thread", "clone3", "__clone3
 p = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"], capture_output=True, text=True,
                    timeout=300)
 blocks = [b for b in p.stdout.split("\n\n") if b.strip()]
-rooted = sum(1 for b in blocks if any(re.search(r"\s%s(\s|$)" % re.escape(r), b) for r in ROOTS))
+
+
+def perf_rooted(block):
+    return any(re.search(r"\s%s(\s|$)" % re.escape(r), block) for r in ROOTS)
+
+
+rooted = sum(1 for b in blocks if perf_rooted(b))
 perf_share = 100.0 * rooted / max(1, len(blocks))
 ours = snap.get("unwound")
 # perftop does not guess a caller from RBP where no CFI describes the code (_init, _dl_start_user):
@@ -64,7 +70,7 @@ if ours is None or ours + no_info + 0.05 < perf_share:
             if not any(r in stack.split(";") for r in ROOTS):
                 print(f"perftop, short of a root ({n} samples): {stack[:600]}")
     for b in blocks:
-        if not any(re.search(r"\s%s(\s|$)" % re.escape(r), b) for r in ROOTS):
+        if not perf_rooted(b):
             print("perf, short of a root:", " <- ".join(x.strip() for x in b.strip().split("\n"))[:600])
     fail(f"perftop unwound {ours}% of the samples to the root (and {no_info:.2f}% ended at code "
          f"without CFI), perf {perf_share:.1f}%")
