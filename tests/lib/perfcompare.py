@@ -597,6 +597,18 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
     # between perf's largest of them and their sum.
     garbage = [r for r in lone_ref if _garbage_entry(r[0])]
     unmapped = [o for o in lone_ours if o[0] == ("[unknown]", "[unmapped address]")]
+    if key == "total" and len(unmapped) == 1:
+        # An address in no mapping that is also a sample's own ip (a file read in file order,
+        # where a process's samples come before its MMAPs): both tools show it as a row; perf's
+        # Total adds the samples that pass it as a caller, which perftop's chain cut gives to its
+        # [unmapped address]. Its Self is the part both must show; the rest is a garbage share.
+        self_of = {r[0]: r[1] for r in section.rows}
+        for i, (k, pr, po, note) in enumerate(pairs):
+            if not note and _garbage_entry(k) and len(ref[k]) == 1 and \
+                    pr - self_of.get(k, pr) >= 0.005:
+                garbage.append((k, pr - self_of[k]))
+                pairs[i] = (k, self_of[k], po, " (its Self: the samples that pass it as a caller"
+                            " are in perftop's [unmapped address])")
     if garbage and len(unmapped) == 1:
         o = unmapped[0]
         shares = [r[1] for r in garbage]

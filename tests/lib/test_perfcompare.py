@@ -126,6 +126,21 @@ expect("perf's row of a user-space address in no mapping against perftop's [unma
 expect("perf's row of an address in a binary against perftop's [unmapped address]", False,
        base + [("[unknown]", "[unmapped address]", 0.0, 60.0)],
        ref + [("libfoo.so", "0x0000000000001000", 0.0, 60.0)], key="total")
+# an address in no mapping that is also some samples' own ip (a file read unordered, a process's
+# samples before its MMAPs): perf's Total of it adds the samples passing it as a caller, which
+# perftop's chain cut puts in [unmapped address]; its Self is what both show
+leaf = ("[unknown]", "0x00007f874c34e2ad")
+expect("an address in no mapping, a leaf in 0.5% and a caller in 22%, beside [unmapped address]",
+       True, base + [leaf + (0.5, 0.5), ("[unknown]", "[unmapped address]", 0.0, 22.0)],
+       ref + [leaf + (0.5, 22.5)], key="total")
+expect("the same with perftop's leaf row at 3% (perf's Self 0.5%)", False,
+       base + [leaf + (3.0, 3.0), ("[unknown]", "[unmapped address]", 0.0, 22.0)],
+       ref + [leaf + (0.5, 22.5)], key="total")
+expect("the same with perftop's [unmapped address] at 40%, above what perf's caller share allows",
+       False, base + [leaf + (0.5, 0.5), ("[unknown]", "[unmapped address]", 0.0, 40.0)],
+       ref + [leaf + (0.5, 22.5)], key="total")
+expect("the same with no [unmapped address] on perftop's side", False,
+       base + [leaf + (0.5, 0.5)], ref + [leaf + (0.5, 22.5)], key="total")
 expect("perf's root row 0x0 against perftop's [unmapped address]", False,
        base + [("[unknown]", "[unmapped address]", 0.0, 60.0)],
        ref + [("[unknown]", "0x0000000000000000", 0.0, 60.0)], key="total")
