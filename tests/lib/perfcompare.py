@@ -605,7 +605,7 @@ def compare(snap, section, key="self", sort="dso,sym", min_rows=MIN_ROWS, contex
         self_of = {r[0]: r[1] for r in section.rows}
         for i, (k, pr, po, note) in enumerate(pairs):
             if not note and _garbage_entry(k) and len(ref[k]) == 1 and \
-                    pr - self_of.get(k, pr) >= 0.005:
+                    pr - self_of[k] >= 0.005:
                 garbage.append((k, pr - self_of[k]))
                 pairs[i] = (k, self_of[k], po, " (its Self: the samples that pass it as a caller"
                             " are in perftop's [unmapped address])")
